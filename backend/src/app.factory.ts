@@ -1,0 +1,78 @@
+import { INestApplication, INestApplicationContext, Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { existsSync } from 'fs';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { join, resolve } from 'path';
+import { AppModule } from './app.module';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/app-config';
+import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { runMigrations } from './database/migrate';
+
+export interface StartedDatabase {
+  url: string;
+  stop?: () => Promise<void>;
+}
+
+/** DATABASE_URL, or a real PostgreSQL started from the embedded-postgres package; migrations applied. */
+export async function prepareDatabase(config: AppConfig): Promise<StartedDatabase> {
+  let database: StartedDatabase = { url: config.databaseUrl ?? '' };
+  if (!config.databaseUrl) {
+    database = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, new NestLogger('Database'));
+  }
+  await runMigrations(database.url);
+  return database;
+}
+
+/** The HTTP application: API under /api, OpenAPI at /api/docs, the built React app for everything else. */
+export async function createHttpApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi }),
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.setGlobalPrefix('api');
+  app.use(helmet({ crossOriginEmbedderPolicy: false }));
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+
+  const openApi = new DocumentBuilder()
+    .setTitle('Office licence redemption API')
+    .setDescription('Public redemption calls and the admin console API')
+    .setVersion('1')
+    .addBearerAuth()
+    .build();
+  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
+
+  if (config.serveFrontend) serveFrontend(app);
+  return app;
+}
+
+/** A worker process: the job processors without HTTP (`npm run worker`, needs REDIS_URL). */
+export async function createWorkerContext(config: AppConfig, databaseUrl: string): Promise<INestApplicationContext> {
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { databaseUrl, processJobs: true }), {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  return app;
+}
+
+function serveFrontend(app: NestExpressApplication): void {
+  const dist = resolve(process.cwd(), 'frontend', 'dist');
+  const index = join(dist, 'index.html');
+  app.useStaticAssets(dist, { index: false, maxAge: '1h', immutable: false });
+  // SPA fallback: every non-API GET gets index.html and the client router picks the screen (404 included).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' || req.path.startsWith('/api') || req.path.startsWith('/socket.io')) return next();
+    if (!existsSync(index)) return res.status(503).type('text').send('The web app is not built yet: run npm run build');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+}

@@ -1,0 +1,55 @@
+import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { randomUUID } from 'crypto';
+import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { APP_CONFIG, AppConfig } from './config/app-config';
+import { dataSourceOptions } from './database/data-source-options';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthModule } from './modules/health/health.module';
+import { JobsModule } from './modules/jobs/jobs.module';
+import { LicenseModule } from './modules/license/license.module';
+import { RedemptionModule } from './modules/redemption/redemption.module';
+
+export interface AppModuleOptions {
+  /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
+  databaseUrl: string;
+  processJobs: boolean;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        LoggerModule.forRoot({
+          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+          pinoHttp: {
+            level: config.logLevel,
+            genReqId: (req, res) => {
+              const id = (req.headers['x-request-id'] as string) || randomUUID();
+              res.setHeader('x-request-id', id);
+              return id;
+            },
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            autoLogging: { ignore: (req) => req.url === '/api/health' },
+          },
+        }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl), migrationsRun: true }),
+        JobsModule.forRoot(config, { processJobs: options.processJobs }),
+        AuthModule,
+        LicenseModule,
+        RedemptionModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+      exports: [APP_CONFIG],
+    };
+  }
+}

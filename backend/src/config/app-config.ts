@@ -1,0 +1,176 @@
+import { randomBytes } from 'crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { isIP } from 'net';
+import { join, resolve } from 'path';
+
+/**
+ * Every setting of the service, read once at boot from the environment (and `.env`).
+ * A bad value stops start-up with a message naming the variable (DECISIONS §1).
+ */
+export interface AppConfig {
+  nodeEnv: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  /** Port of the embedded PostgreSQL used when DATABASE_URL is unset. */
+  embeddedPostgresPort: number;
+  redisUrl?: string;
+  /** Key prefix of every Bull queue; lets several apps (and tests) share one Redis. */
+  redisPrefix: string;
+  workersInApi: boolean;
+  adminUsername: string;
+  adminPassword?: string;
+  adminEmail: string;
+  jwtSecret: string;
+  smtpUrl?: string;
+  smtpFallbackUrl?: string;
+  mailFrom: string;
+  geoBlockedCountries: string[];
+  trustProxy: boolean | number | string;
+  redeemRateLimit: number;
+  successTokenTtlHours: number;
+  supportEmail: string;
+  companyName: string;
+  companyAddress: string;
+  /** Attempts of one e-mail job before the redemption is marked failed. */
+  mailAttempts: number;
+  /** First retry delay of an e-mail job; doubles with each attempt. */
+  mailBackoffMs: number;
+  /** How often pending e-mails whose job was lost are re-queued. */
+  mailSweepIntervalMs: number;
+  /** A pending e-mail older than this with no live job is picked up by the sweep. */
+  mailSweepAfterMs: number;
+  logLevel: string;
+  serveFrontend: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const value = optional(env, name);
+  if (!value) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return value;
+}
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = str(env, 'TRUST_PROXY', 'false').trim();
+  if (raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const names = ['loopback', 'linklocal', 'uniquelocal'];
+  const ok = raw
+    .split(',')
+    .map((part) => part.trim())
+    .every((part) => names.includes(part) || isIP(part.split('/')[0]) !== 0);
+  if (!ok) throw new ConfigError(`TRUST_PROXY must be true, false, a hop count, loopback/linklocal/uniquelocal or IP ranges`);
+  return raw;
+}
+
+/** The JWT secret is generated once and kept under the data directory so sessions survive restarts. */
+function jwtSecret(env: Env, dataDir: string, production: boolean): string {
+  const given = optional(env, 'JWT_SECRET');
+  if (given) {
+    if (Buffer.byteLength(given) < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes long');
+    return given;
+  }
+  if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  const dataDir = resolve(str(env, 'DATA_DIR', '.data'));
+  const countries = str(env, 'GEO_BLOCKED_COUNTRIES', 'DE')
+    .split(',')
+    .map((code) => code.trim().toUpperCase())
+    .filter(Boolean);
+  for (const code of countries) {
+    if (!/^[A-Z]{2}$/.test(code)) throw new ConfigError(`GEO_BLOCKED_COUNTRIES must list two-letter ISO codes, got "${code}"`);
+  }
+  const supportEmail = str(env, 'SUPPORT_EMAIL', 'support@example.com');
+  if (!/^[^\s@]+@[^\s@]+$/.test(supportEmail)) throw new ConfigError('SUPPORT_EMAIL must be an e-mail address');
+  const adminPassword = optional(env, 'ADMIN_PASSWORD');
+  if (adminPassword !== undefined && (adminPassword.length < 12 || adminPassword.length > 128)) {
+    throw new ConfigError('ADMIN_PASSWORD must be 12 to 128 characters long');
+  }
+  const adminUsername = str(env, 'ADMIN_USERNAME', 'admin');
+  if (!/^[A-Za-z0-9_]{3,50}$/.test(adminUsername)) {
+    throw new ConfigError('ADMIN_USERNAME must be 3-50 letters, digits or underscores');
+  }
+
+  return {
+    nodeEnv,
+    port: int(env, 'PORT', 3000, 0, 65535),
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: str(env, 'REDIS_PREFIX', 'ovr'),
+    workersInApi: bool(env, 'WORKERS_IN_API', true),
+    adminUsername,
+    adminPassword,
+    adminEmail: str(env, 'ADMIN_EMAIL', 'admin@localhost'),
+    jwtSecret: jwtSecret(env, dataDir, nodeEnv === 'production'),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFallbackUrl: url(env, 'SMTP_FALLBACK_URL', ['smtp:', 'smtps:']),
+    mailFrom: str(env, 'MAIL_FROM', 'Office Licences <no-reply@localhost>'),
+    geoBlockedCountries: countries,
+    trustProxy: trustProxy(env),
+    redeemRateLimit: int(env, 'REDEEM_RATE_LIMIT', 10, 0),
+    successTokenTtlHours: int(env, 'SUCCESS_TOKEN_TTL_HOURS', 72, 1),
+    supportEmail,
+    companyName: str(env, 'COMPANY_NAME', 'Office Licences'),
+    companyAddress: str(env, 'COMPANY_ADDRESS', '8 The Green, Suite 300, Dover, DE 19901, USA'),
+    mailAttempts: int(env, 'MAIL_ATTEMPTS', 5, 1, 100),
+    mailBackoffMs: int(env, 'MAIL_BACKOFF_MS', 30_000, 1),
+    mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100),
+    mailSweepAfterMs: int(env, 'MAIL_SWEEP_AFTER_MS', 120_000, 0),
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
+    serveFrontend: bool(env, 'SERVE_FRONTEND', true),
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,35 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity({ name: 'security_audit_log' })
+export class SecurityAuditLog {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  /** Kept as a plain id (no foreign key) so the trail outlives the user it names. */
+  @Column({ name: 'admin_user_id', type: 'uuid', nullable: true })
+  adminUserId: string | null;
+
+  @Column({ type: 'varchar', length: 100 })
+  action: string;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  resource: string | null;
+
+  @Column({ name: 'resource_id', type: 'varchar', length: 100, nullable: true })
+  resourceId: string | null;
+
+  @Column({ name: 'ip_address', type: 'varchar', length: 45, nullable: true })
+  ipAddress: string | null;
+
+  @Column({ name: 'user_agent', type: 'varchar', length: 500, nullable: true })
+  userAgent: string | null;
+
+  @Column({ type: 'boolean' })
+  success: boolean;
+
+  @Column({ type: 'jsonb', nullable: true })
+  details: Record<string, unknown> | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

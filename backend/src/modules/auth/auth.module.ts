@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { AdminBootstrapService } from './admin-bootstrap.service';
+
+@Module({
+  providers: [AdminBootstrapService],
+})
+export class AuthModule {}

@@ -1,0 +1,51 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'crypto';
+import { promisify } from 'util';
+
+const scrypt = promisify(scryptCb) as (password: string, salt: string, keylen: number, options: object) => Promise<Buffer>;
+
+/*
+ * scrypt with N=2^17, r=8, p=1: OWASP's recommended minimum for scrypt (128 MiB of memory work).
+ * The hash column stores `scrypt$N$r$p$<base64 key>` so parameters can be raised later; the salt has its
+ * own column (SPEC §3, max 32 characters).
+ */
+const PARAMS = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+const KEY_LENGTH = 64;
+
+export interface PasswordHash {
+  hash: string;
+  salt: string;
+}
+
+export async function hashPassword(password: string): Promise<PasswordHash> {
+  const salt = randomBytes(16).toString('hex');
+  const key = await scrypt(password, salt, KEY_LENGTH, PARAMS);
+  return { hash: `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${key.toString('base64')}`, salt };
+}
+
+export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
+  const [scheme, n, r, p, encoded] = stored.hash.split('$');
+  if (scheme !== 'scrypt' || !encoded) return false;
+  const expected = Buffer.from(encoded, 'base64');
+  const key = await scrypt(password, stored.salt, expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: PARAMS.maxmem,
+  });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** A random password that meets the SPEC policy (upper, lower, digit, one of @$!%*?&), 20 characters. */
+export function generatePassword(length = 20): string {
+  const sets = ['ABCDEFGHJKLMNPQRSTUVWXYZ', 'abcdefghijkmnopqrstuvwxyz', '23456789', '@$!%*?&'];
+  const all = sets.join('');
+  const pick = (chars: string) => chars[randomBytes(1)[0] % chars.length];
+  const chars = sets.map(pick);
+  while (chars.length < length) chars.push(pick(all));
+  // Fisher-Yates with crypto randomness so the guaranteed characters are not always first.
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomBytes(1)[0] % (i + 1);
+    [chars[i], chars[j]] = [chars[j], chars[i]];
+  }
+  return chars.join('');
+}

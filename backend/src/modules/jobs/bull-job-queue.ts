@@ -1,0 +1,51 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { JobQueue } from './job-queue';
+import { JOB, QUEUE } from './jobs.constants';
+
+@Injectable()
+export class BullJobQueue extends JobQueue implements OnApplicationBootstrap {
+  private readonly logger = new Logger('BullJobs');
+
+  constructor(
+    @InjectQueue(QUEUE.MAIL) private readonly mailQueue: Queue,
+    @InjectQueue(QUEUE.MAINTENANCE) private readonly maintenanceQueue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+    // Without a listener an 'error' event (Redis down) would crash the process.
+    for (const queue of [mailQueue, maintenanceQueue]) {
+      queue.on('error', (err) => this.logger.warn(`Queue ${queue.name}: ${err.message}`));
+    }
+  }
+
+  enqueueRedemptionMail(redemptionId: string): void {
+    this.mailQueue
+      .add(
+        JOB.SEND_REDEMPTION_MAIL,
+        { redemptionId },
+        {
+          // One live job per redemption; a finished job is removed, so a resend can queue again.
+          jobId: `mail:${redemptionId}`,
+          attempts: this.config.mailAttempts,
+          backoff: { type: 'exponential', delay: this.config.mailBackoffMs },
+          removeOnComplete: true,
+          removeOnFail: 1000,
+        },
+      )
+      .catch((err) => this.logger.warn(`Could not queue e-mail for ${redemptionId} (the sweep will): ${err.message}`));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Repeatable jobs are keyed by name and interval, so every API instance may declare them.
+    this.maintenanceQueue
+      .add(
+        JOB.SWEEP_PENDING_MAIL,
+        {},
+        { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
+      )
+      .catch((err) => this.logger.warn(`Could not schedule the pending-mail sweep: ${err.message}`));
+  }
+}

@@ -1,0 +1,13 @@
+export const QUEUE = {
+  MAIL: 'mail',
+  MAINTENANCE: 'maintenance',
+} as const;
+
+export const JOB = {
+  /** Payload `{redemptionId}`: the worker reloads everything else from the database. */
+  SEND_REDEMPTION_MAIL: 'send-redemption-mail',
+  /** Re-queues pending e-mails whose job was lost. */
+  SWEEP_PENDING_MAIL: 'sweep-pending-mail',
+} as const;
+
+export type JobName = (typeof JOB)[keyof typeof JOB];

@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { mkdirSync } from 'fs';
+import { writeFile } from 'fs/promises';
+import { join } from 'path';
+import { createTransport, Transporter } from 'nodemailer';
+import { randomUUID } from 'crypto';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface ProviderAttempt {
+  provider: string;
+  ok: boolean;
+  messageId?: string;
+  error?: string;
+}
+
+interface Provider {
+  name: string;
+  send(mail: OutgoingMail): Promise<string | undefined>;
+  close(): void;
+}
+
+/**
+ * The "dual e-mail system": the primary SMTP provider, then the fallback (DECISIONS §1).
+ * With neither configured, messages are written as .eml files under `<dataDir>/mail` and count as sent.
+ */
+@Injectable()
+export class MailTransportService implements OnModuleDestroy {
+  private readonly logger = new Logger(MailTransportService.name);
+  private readonly providers: Provider[];
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.providers = [];
+    if (config.smtpUrl) this.providers.push(this.smtp('primary', config.smtpUrl));
+    if (config.smtpFallbackUrl) this.providers.push(this.smtp('fallback', config.smtpFallbackUrl));
+    if (!this.providers.length) this.providers.push(this.file(join(config.dataDir, 'mail')));
+  }
+
+  /** Tries each provider in turn and reports every attempt; the mail is delivered when one succeeds. */
+  async send(mail: OutgoingMail): Promise<ProviderAttempt[]> {
+    const attempts: ProviderAttempt[] = [];
+    for (const provider of this.providers) {
+      try {
+        const messageId = await provider.send(mail);
+        attempts.push({ provider: provider.name, ok: true, messageId });
+        return attempts;
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        this.logger.warn(`E-mail to ${mail.to} failed on ${provider.name}: ${error}`);
+        attempts.push({ provider: provider.name, ok: false, error });
+      }
+    }
+    return attempts;
+  }
+
+  onModuleDestroy(): void {
+    for (const provider of this.providers) provider.close();
+  }
+
+  private smtp(name: string, url: string): Provider {
+    // The URL carries host, port, TLS and credentials; the timeouts keep a dead provider from stalling a job.
+    const transporter: Transporter = createTransport({
+      url,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    } as Parameters<typeof createTransport>[0]);
+    return {
+      name,
+      send: async (mail) => {
+        const info = await transporter.sendMail({ from: this.config.mailFrom, ...mail });
+        return info.messageId;
+      },
+      close: () => transporter.close(),
+    };
+  }
+
+  private file(dir: string): Provider {
+    const transporter = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    return {
+      name: 'file',
+      send: async (mail) => {
+        const info = await transporter.sendMail({ from: this.config.mailFrom, ...mail });
+        mkdirSync(dir, { recursive: true });
+        const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
+        await writeFile(file, info.message as Buffer);
+        return info.messageId;
+      },
+      close: () => transporter.close(),
+    };
+  }
+}

@@ -1,0 +1,39 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Redemption } from './redemption.entity';
+
+@Entity({ name: 'success_tokens' })
+export class SuccessToken {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'varchar', length: 64, unique: true })
+  token: string;
+
+  @Column({ name: 'redemption_id', type: 'uuid' })
+  redemptionId: string;
+
+  @ManyToOne(() => Redemption, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'redemption_id' })
+  redemption?: Redemption;
+
+  @Column({ name: 'customer_email', type: 'varchar', length: 254 })
+  customerEmail: string;
+
+  @Column({ name: 'product_name', type: 'varchar', length: 200 })
+  productName: string;
+
+  @Column({ name: 'license_key', type: 'varchar', length: 100, nullable: true })
+  licenseKey: string | null;
+
+  @Column({ name: 'download_link', type: 'varchar', length: 2048, default: '' })
+  downloadLink: string;
+
+  @Column({ name: 'is_manual_processing', type: 'boolean', default: false })
+  isManualProcessing: boolean;
+
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt: Date;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

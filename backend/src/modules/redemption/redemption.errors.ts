@@ -1,0 +1,23 @@
+import { HttpException } from '@nestjs/common';
+
+export const REGION_MESSAGE =
+  "We're sorry, but this service is currently not available in your region due to regulatory requirements.";
+
+/** 451 with the body the redeem page recognises (SPEC §8, DECISIONS §3). */
+export class GeoBlockedException extends HttpException {
+  constructor() {
+    super(
+      { statusCode: 451, code: 'GEO_BLOCKED', error: 'Access Restricted', message: REGION_MESSAGE },
+      451,
+    );
+  }
+}
+
+export const REDEEM_MESSAGES = {
+  unknownCode: 'Invalid voucher code. Please check the code and try again.',
+  usedCode: 'This voucher code has already been redeemed.',
+  inactiveProduct: 'This product is currently not available for redemption.',
+  alreadyIssued: 'A licence for this product has already been issued to this e-mail address.',
+  invalidToken: 'Invalid or expired access token',
+  rateLimited: 'Too many redemption attempts. Please wait a minute and try again.',
+} as const;

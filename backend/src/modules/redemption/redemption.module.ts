@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { GeoService } from '../geo/geo.service';
+import { LicenseModule } from '../license/license.module';
+import { RedemptionController } from './redemption.controller';
+import { REDEEM_MESSAGES } from './redemption.errors';
+import { RedemptionService } from './redemption.service';
+import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard';
+
+@Module({
+  imports: [
+    LicenseModule,
+    ThrottlerModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        throttlers: [{ name: 'redeem', ttl: 60_000, limit: config.redeemRateLimit }],
+        errorMessage: REDEEM_MESSAGES.rateLimited,
+        skipIf: () => config.redeemRateLimit === 0,
+      }),
+    }),
+  ],
+  controllers: [RedemptionController],
+  providers: [RedemptionService, GeoService, RedeemThrottlerGuard],
+  exports: [RedemptionService, GeoService],
+})
+export class RedemptionModule {}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'crypto';
+import { DataSource } from 'typeorm';
+
+export const PRODUCTS = {
+  proPlusWindows: 'Office 2024 Professional Plus (Windows)',
+  homeBusinessWindows: 'Office 2024 Home & Business (Windows)',
+  homeBusinessMac: 'Office 2024 Home & Business (Mac)',
+} as const;
+
+export async function productId(db: DataSource, name: string): Promise<string> {
+  const [row] = await db.query(`SELECT id FROM products WHERE name = $1`, [name]);
+  if (!row) throw new Error(`no product ${name}`);
+  return row.id;
+}
+
+export function randomCode(prefix = 'TEST'): string {
+  return `${prefix}-${randomBytes(5).toString('hex').toUpperCase()}`;
+}
+
+/** Inserts voucher codes for a product and returns them. */
+export async function addCodes(db: DataSource, product: string, codes: string[]): Promise<string[]> {
+  await db.query(`INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2`, [codes, product]);
+  return codes;
+}
+
+export async function addLicenseKey(
+  db: DataSource,
+  product: string,
+  key: string,
+  opts: { maxActivations?: number; type?: 'single-user' | 'volume'; downloadLink?: string; active?: boolean } = {},
+): Promise<string> {
+  const [row] = await db.query(
+    `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations, is_active)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [
+      product,
+      key,
+      opts.downloadLink ?? 'https://downloads.example.com/office2024.exe',
+      opts.type ?? (opts.maxActivations && opts.maxActivations > 1 ? 'volume' : 'single-user'),
+      opts.maxActivations ?? 1,
+      opts.active ?? true,
+    ],
+  );
+  return row.id;
+}
+
+export interface RedeemBody {
+  voucherCode: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone?: string;
+  acceptPrivacyPolicy: boolean;
+  submissionTime: string;
+  website: string;
+  company_website: string;
+}
+
+export function redeemBody(overrides: Partial<RedeemBody> & { voucherCode: string }): RedeemBody {
+  return {
+    firstName: 'Ann',
+    lastName: 'Lee',
+    email: `ann.${randomBytes(4).toString('hex')}@example.com`,
+    phone: '+1 302 555 0100',
+    acceptPrivacyPolicy: true,
+    submissionTime: String(Date.now()),
+    website: '',
+    company_website: '',
+    ...overrides,
+  };
+}
