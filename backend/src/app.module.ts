@@ -6,6 +6,7 @@ import { randomUUID } from 'crypto';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source-options';
+import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
@@ -40,6 +41,7 @@ export class AppModule {
         }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl), migrationsRun: true }),
         JobsModule.forRoot(config, { processJobs: options.processJobs }),
+        AuditModule,
         AuthModule,
         LicenseModule,
         RedemptionModule,

@@ -1,0 +1,49 @@
+/** Every permission of the admin API, `resource.action` (DECISIONS §7). */
+export enum Permission {
+  DashboardView = 'dashboard.view',
+  SettingsAccess = 'settings.access',
+  SystemCleanup = 'system.cleanup',
+  AdminResetOperator = 'admin.reset-operator',
+  AdminCreateShopManager = 'admin.create-shop-manager',
+  RedemptionsDelete = 'redemptions.delete',
+  ExportRedeemedData = 'export.redeemed-data',
+  ExportUnredeemedVouchers = 'export.unredeemed-vouchers',
+  ExportRedeemedVouchers = 'export.redeemed-vouchers',
+  VouchersUpload = 'vouchers.upload',
+  VouchersDelete = 'vouchers.delete',
+  ProductsEdit = 'products.edit',
+  LicensesManage = 'licenses.manage',
+  LicensesAssign = 'licenses.assign',
+  EmailsResend = 'emails.resend',
+  EmailsFixPending = 'emails.fix-pending',
+}
+
+export enum Role {
+  Admin = 'admin',
+  Operator = 'operator',
+  ShopManager = 'shop-manager',
+}
+
+const ALL = Object.values(Permission);
+
+const OPERATOR_DENIED = new Set<Permission>([
+  Permission.SettingsAccess,
+  Permission.SystemCleanup,
+  Permission.AdminResetOperator,
+  Permission.AdminCreateShopManager,
+  Permission.RedemptionsDelete,
+  Permission.ExportRedeemedData,
+  Permission.ExportUnredeemedVouchers,
+  Permission.EmailsFixPending,
+]);
+
+/** The role matrix. A role not listed here has no permission at all. */
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
+  [Role.Admin]: ALL,
+  [Role.Operator]: ALL.filter((p) => !OPERATOR_DENIED.has(p)),
+  [Role.ShopManager]: [Permission.DashboardView],
+};
+
+export function permissionsOf(role: string): Permission[] {
+  return [...(ROLE_PERMISSIONS[role as Role] ?? [])];
+}
