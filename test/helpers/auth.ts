@@ -1,0 +1,56 @@
+import { JwtService } from '@nestjs/jwt';
+import { randomBytes, createHash } from 'crypto';
+import { hashPassword } from '../../backend/src/modules/auth/password';
+import type { AccessTokenPayload } from '../../backend/src/modules/auth/auth-user';
+import { TestApp } from './app';
+
+export interface TestAdmin {
+  id: string;
+  username: string;
+  password: string;
+  role: string;
+}
+
+/** Inserts an admin user straight into the database (any role, including unknown ones). */
+export async function createAdminUser(
+  t: TestApp,
+  opts: { role?: string; username?: string; password?: string } = {},
+): Promise<TestAdmin> {
+  const role = opts.role ?? 'admin';
+  const username = opts.username ?? `${role.replace(/[^a-z]/g, '')}_${randomBytes(4).toString('hex')}`;
+  const password = opts.password ?? 'Str0ng!Passw0rd#1';
+  const { hash, salt } = await hashPassword(password);
+  const [row] = await t.db.query(
+    `INSERT INTO admin_users (username, email, password_hash, salt, role) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [username, `${username}@example.com`, hash, salt, role],
+  );
+  return { id: row.id, username, password, role };
+}
+
+/** An active session row and a signed access token for it, as a login would issue. */
+export async function issueToken(t: TestApp, adminUserId: string): Promise<{ token: string; sessionId: string }> {
+  const [session] = await t.db.query(
+    `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, expires_at)
+     VALUES ($1, $2, $3, now() + interval '7 days') RETURNING id`,
+    [
+      adminUserId,
+      randomBytes(24).toString('base64url'),
+      createHash('sha256').update(randomBytes(32)).digest('hex'),
+    ],
+  );
+  const payload: AccessTokenPayload = { sub: adminUserId, sid: session.id, typ: 'access' };
+  const token = await new JwtService().signAsync(payload, {
+    secret: t.config.jwtSecret,
+    algorithm: 'HS256',
+    expiresIn: '15m',
+  });
+  return { token, sessionId: session.id };
+}
+
+/** A bearer token for a fresh user of the role: `auth(await tokenFor(t, 'operator'))`. */
+export async function tokenFor(t: TestApp, role = 'admin'): Promise<string> {
+  const user = await createAdminUser(t, { role });
+  return (await issueToken(t, user.id)).token;
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
