@@ -20,5 +20,6 @@ export interface AccessTokenPayload {
 }
 
 export const CurrentUser = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): AuthUser | undefined => (ctx.switchToHttp().getRequest<Request ctx.switchToHttp().getRequest<Request>().user as AuthUser, { user?: AuthUser }>().user),
+  (_data: unknown, ctx: ExecutionContext): AuthUser | undefined =>
+    ctx.switchToHttp().getRequest<Request & { user?: AuthUser }>().user,
 );
