@@ -11,6 +11,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { LicenseModule } from './modules/license/license.module';
+import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RedemptionModule } from './modules/redemption/redemption.module';
 
 export interface AppModuleOptions {
@@ -43,6 +44,7 @@ export class AppModule {
         JobsModule.forRoot(config, { processJobs: options.processJobs }),
         AuditModule,
         AuthModule,
+        RealtimeModule,
         LicenseModule,
         RedemptionModule,
         HealthModule,
