@@ -4,6 +4,7 @@ const tsJest = ['ts-jest', { diagnostics: false }];
 
 module.exports = {
   testTimeout: 60_000,
+  maxWorkers: 2,
   projects: [
     {
       displayName: 'unit',

