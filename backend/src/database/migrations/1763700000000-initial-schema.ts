@@ -87,7 +87,7 @@ export class InitialSchema1763700000000 implements MigrationInterface {
       )`);
     // The pool query: active keys of a product with room left, oldest first.
     await q.query(
-      `CREATE INDEX idx_license_keys_pool ON license_keys (product_id, created_at) WHERE is_active AND current_activations < max_activations`,
+      `CREATE INDEX idx_license_keys_pool ON license_keys (product_id, created_at, id) WHERE is_active AND current_activations < max_activations`,
     );
 
     await q.query(`

@@ -32,7 +32,7 @@ export interface SuccessTokenView {
  * Nothing is written unless every part succeeds; the unique (customer, product) constraint turns a
  * second licence for the same e-mail into an error that rolls the code back to unredeemed.
  */
-const REDEEM_SQL = `
+export const REDEEM_SQL = `
 WITH v AS (
   UPDATE voucher_codes vc SET is_redeemed = true, redeemed_at = now()
     FROM products p
@@ -49,10 +49,12 @@ WITH v AS (
 ), k AS (
   UPDATE license_keys SET current_activations = current_activations + 1, updated_at = now()
    WHERE id = (
-     SELECT lk.id FROM license_keys lk JOIN v ON lk.product_id = v.product_id
-      WHERE v.is_license_managed AND lk.is_active AND lk.current_activations < lk.max_activations
+     -- A scalar product id lets the planner walk idx_license_keys_pool in order and stop at the first free key.
+     SELECT lk.id FROM license_keys lk
+      WHERE lk.product_id = (SELECT product_id FROM v WHERE is_license_managed)
+        AND lk.is_active AND lk.current_activations < lk.max_activations
       ORDER BY lk.created_at, lk.id LIMIT 1
-      FOR UPDATE OF lk SKIP LOCKED)
+      FOR UPDATE SKIP LOCKED)
   RETURNING id, license_key, download_link
 ), r AS (
   INSERT INTO redemptions (voucher_code_id, customer_id, product_id, awaiting_license)

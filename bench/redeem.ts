@@ -1,0 +1,164 @@
+/**
+ * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one
+ * redemption statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench
+ * on the same PostgreSQL. Target: the API reaches at least half of pgbench's transactions per second.
+ *
+ *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS to change the run)
+ */
+import { execFileSync } from 'child_process';
+import { writeFileSync } from 'fs';
+import { Agent, request } from 'http';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { Client } from 'pg';
+import { runMigrations } from '../backend/src/database/migrate';
+import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.service';
+import { cpuMs, machine, REDIS_URL, startApi, withDatabase, writeResult } from './lib';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
+const CODES = 300_000;
+const KEYS = 600_000;
+
+async function seed(url: string): Promise<void> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  const {
+    rows: [product],
+  } = await pg.query(
+    `INSERT INTO products (name, is_license_managed, email_subject, email_template)
+     VALUES ('Bench Pool (Windows)', true, 'Key', '<p>{{license_key}}</p>') RETURNING id`,
+  );
+  // Two disjoint code ranges: PG-n for pgbench, HTTP-n for the API; keys enough for both.
+  await pg.query(
+    `INSERT INTO voucher_codes (code, product_id)
+     SELECT p || n, $1 FROM generate_series(1, $2) n, unnest(ARRAY['PG-', 'HTTP-']) p`,
+    [product.id, CODES],
+  );
+  await pg.query(
+    `INSERT INTO license_keys (product_id, license_key, download_link, created_at)
+     SELECT $1, 'KEY-' || n, 'https://dl.example.com/k', now() - make_interval(secs => $2 - n)
+       FROM generate_series(1, $2) n`,
+    [product.id, KEYS],
+  );
+  await pg.query('VACUUM ANALYZE');
+  await pg.end();
+}
+
+function pgbench(url: string): number {
+  // The API's statement with pgbench variables; random codes can repeat (then it claims nothing, cheaply).
+  const sql = REDEEM_SQL.replace(/--[^\n]*\n/g, '\n')
+    .replace(/\s+/g, ' ')
+    .replace('$1', `'PG-' || :n`)
+    .replace(/\$2/g, `'Ann'`)
+    .replace(/\$3/g, `'Lee'`)
+    .replace(/\$4/g, `'pg' || :n || '@bench.test'`)
+    .replace(/\$5/g, `NULL`)
+    .replace(/\$6/g, `'127.0.0.1'`)
+    .replace(/\$7/g, `NULL`)
+    .replace(/\$8/g, `md5(random()::text) || :n`)
+    .replace(/\$9/g, `72`);
+  const file = join(tmpdir(), 'ovr-redeem.pgbench');
+  writeFileSync(file, `\\set n random(1, ${CODES})\n${sql};\n`);
+  const out = execFileSync(
+    'pgbench',
+    ['-n', '-M', 'prepared', '-f', file, '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), url],
+    { encoding: 'utf8' },
+  );
+  const tps = /tps = ([\d.]+)/.exec(out);
+  if (!tps) throw new Error(out);
+  return Number(tps[1]);
+}
+
+/** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured run. */
+let next = 0;
+
+async function http(baseUrl: string): Promise<{ rps: number; errors: number; p50: number; p99: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const { hostname, port } = new URL(baseUrl);
+  let done = 0;
+  let errors = 0;
+  const latencies: number[] = [];
+  const end = Date.now() + SECONDS * 1000;
+  const one = (n: number) =>
+    new Promise<void>((resolve) => {
+      const body = JSON.stringify({
+        voucherCode: `HTTP-${n}`,
+        firstName: 'Ann',
+        lastName: 'Lee',
+        email: `http${n}@bench.test`,
+        phone: '+1 302 555 0100',
+        acceptPrivacyPolicy: true,
+        submissionTime: String(Date.now()),
+        website: '',
+        company_website: '',
+      });
+      const started = process.hrtime.bigint();
+      const req = request(
+        { agent, hostname, port, path: '/api/redeem-voucher', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+            if (res.statusCode === 201) done++;
+            else errors++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (Date.now() < end) await one(++next);
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: done / ((Date.now() - started) / 1000),
+    errors,
+    p50: latencies[Math.floor(latencies.length * 0.5)],
+    p99: latencies[Math.floor(latencies.length * 0.99)],
+  };
+}
+
+export async function main(): Promise<void> {
+  await withDatabase(async (url) => {
+    await runMigrations(url);
+    await seed(url);
+    const tps = pgbench(url);
+    const prefix = `bench-${Date.now()}`;
+    // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
+    const api = await startApi({ DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false' });
+    let result;
+    let apiCpuPerRequest = NaN;
+    try {
+      await http(api.url); // warm-up is the first run; measure the second
+      const cpuBefore = cpuMs(api.child.pid!);
+      result = await http(api.url);
+      apiCpuPerRequest = (cpuMs(api.child.pid!) - cpuBefore) / (result.rps * SECONDS);
+    } finally {
+      await api.stop();
+      execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}:*' | xargs -r redis-cli del > /dev/null`]);
+    }
+    const ratio = result.rps / tps;
+    const md = `## Redemption throughput
+
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent clients, ${SECONDS} s per run, a pool of ${KEYS.toLocaleString('en-US')} keys.
+
+| what | per second | latency p50 / p99 |
+|---|---|---|
+| pgbench running the redemption statement (prepared) | ${tps.toFixed(0)} tps | |
+| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis) | ${result.rps.toFixed(0)} req/s (${result.errors} errors) | ${result.p50.toFixed(1)} / ${result.p99.toFixed(1)} ms |
+
+API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.5). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.`;
+    console.log(md);
+    writeResult('redeem', md);
+  });
+}
