@@ -15,10 +15,3 @@ export const PASSWORD_MESSAGES = {
   unchanged: 'New password must be different from the current password',
 } as const;
 
-/** The first rule a new password breaks, or null when it meets the policy. */
-export function newPasswordProblem(password: string): string | null {
-  if (password.length < NEW_PASSWORD_MIN) return PASSWORD_MESSAGES.tooShort;
-  if (password.length > NEW_PASSWORD_MAX) return PASSWORD_MESSAGES.tooLong;
-  if (!NEW_PASSWORD_PATTERN.test(password)) return PASSWORD_MESSAGES.weak;
-  return null;
-}
