@@ -177,6 +177,18 @@ describe('Admin authentication', () => {
       expect(released).toEqual({ failed_login_attempts: 0, locked_until: null });
     });
 
+    it('lets no more than 5 parallel guesses through', async () => {
+      const ip = newIp();
+      const user = await createAdminUser(t);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => login({ username: user.username, password: `wrong-password-${i}` }, ip)),
+      );
+      const statuses = answers.map((res) => res.status).sort();
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 423, 423, 423]);
+      const [row] = await t.db.query(`SELECT locked_until FROM admin_users WHERE id = $1`, [user.id]);
+      expect(new Date(row.locked_until).getTime()).toBeGreaterThan(Date.now());
+    });
+
     it('starts a fresh count once an expired lock is followed by another failure', async () => {
       const ip = newIp();
       const user = await createAdminUser(t);

@@ -73,29 +73,37 @@ export class AuthService {
       await this.failed('login.failure', null, meta, { username: dto.username, reason: 'unknown user' });
       throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     }
-    if (user.locked_until && new Date(user.locked_until).getTime() > Date.now()) {
+    // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.
+    const attempt = await this.claimAttempt(user.id);
+    if (attempt === null) {
       await this.failed('login.locked', user.id, meta, { username: dto.username, lockedUntil: user.locked_until });
       throw new HttpException(LOGIN_MESSAGES.locked, HttpStatus.LOCKED);
     }
     const passwordOk = await verifyPassword(dto.password, { hash: user.password_hash, salt: user.salt });
     if (!passwordOk || !user.is_active) {
-      const lock = passwordOk ? null : await this.countFailure(user.id);
+      const lockedUntil = await this.lockIfExhausted(user.id);
       await this.failed('login.failure', user.id, meta, {
         username: dto.username,
         reason: passwordOk ? 'inactive account' : 'wrong password',
-        ...lock,
+        failedAttempts: attempt,
+        lockedUntil,
       });
       throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     }
 
     if (user.two_factor_enabled) {
       if (!dto.twoFactorCode) {
+        // Right password, code still to come: this step is neither a failure nor a success.
+        await this.dataSource.query(
+          `UPDATE admin_users SET failed_login_attempts = greatest(failed_login_attempts - 1, 0) WHERE id = $1`,
+          [user.id],
+        );
         await this.audit.record({ action: 'login.2fa-required', success: true, adminUserId: user.id, resource: 'admin_sessions', ...meta });
         return { requiresTwoFactor: true };
       }
       if (!(await this.twoFactor.consume(user.id, user.two_factor_secret, dto.twoFactorCode))) {
-        const lock = await this.countFailure(user.id);
-        await this.failed('login.2fa-failure', user.id, meta, { username: dto.username, ...lock });
+        const lockedUntil = await this.lockIfExhausted(user.id);
+        await this.failed('login.2fa-failure', user.id, meta, { username: dto.username, failedAttempts: attempt, lockedUntil });
         throw new UnauthorizedException(LOGIN_MESSAGES.invalidCode);
       }
     }
@@ -246,23 +254,38 @@ export class AuthService {
   }
 
   /**
-   * One more failed attempt; the attempt that reaches the limit locks the account. A lock that has
-   * run out starts a fresh count. Settled in one UPDATE, so concurrent failures all count.
+   * Counts a login attempt as failed up front (a success resets the count) and answers its number, or
+   * null when the account is locked or already has as many undecided or failed attempts as allowed.
+   * One conditional UPDATE: concurrent attempts queue on the row lock and at most the limit get through.
+   * An expired lock starts a fresh count; so does a count stuck at the limit with no lock (an attempt cut
+   * off between this claim and its verdict) once a lockout period has passed.
    */
-  private async countFailure(adminUserId: string): Promise<{ failedAttempts: number; lockedUntil: Date | null }> {
-    const [row] = await modifyReturning<{ failed_login_attempts: number; locked_until: Date | null }>(
+  private async claimAttempt(adminUserId: string): Promise<number | null> {
+    const [row] = await modifyReturning<{ failed_login_attempts: number }>(
       this.dataSource.manager,
       `UPDATE admin_users SET
-          failed_login_attempts = CASE WHEN locked_until <= now() THEN 1 ELSE failed_login_attempts + 1 END,
-          locked_until = CASE
-            WHEN (CASE WHEN locked_until <= now() THEN 1 ELSE failed_login_attempts + 1 END) >= $2
-              THEN now() + make_interval(mins => $3)
-            WHEN locked_until <= now() THEN NULL
-            ELSE locked_until END
-        WHERE id = $1 RETURNING failed_login_attempts, locked_until`,
+          failed_login_attempts = CASE WHEN failed_login_attempts >= $2 THEN 1 ELSE failed_login_attempts + 1 END,
+          locked_until = NULL,
+          updated_at = now()
+        WHERE id = $1
+          AND (locked_until IS NULL OR locked_until <= now())
+          AND (failed_login_attempts < $2 OR locked_until <= now() OR updated_at <= now() - make_interval(mins => $3))
+        RETURNING failed_login_attempts`,
       [adminUserId, this.config.loginLockoutAttempts, this.config.loginLockoutMinutes],
     );
-    return { failedAttempts: row.failed_login_attempts, lockedUntil: row.locked_until };
+    return row ? row.failed_login_attempts : null;
+  }
+
+  /** After a failed attempt: the one that used up the allowance locks the account. */
+  private async lockIfExhausted(adminUserId: string): Promise<Date | null> {
+    const [row] = await modifyReturning<{ locked_until: Date }>(
+      this.dataSource.manager,
+      `UPDATE admin_users SET locked_until = now() + make_interval(mins => $3)
+        WHERE id = $1 AND failed_login_attempts >= $2 AND locked_until IS NULL
+        RETURNING locked_until`,
+      [adminUserId, this.config.loginLockoutAttempts, this.config.loginLockoutMinutes],
+    );
+    return row?.locked_until ?? null;
   }
 
   private async failed(action: string, adminUserId: string | null, meta: RequestMeta, details: Record<string, unknown>) {
