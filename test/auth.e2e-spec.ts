@@ -374,6 +374,8 @@ describe('Admin authentication', () => {
       expect(res.body).toEqual({ statusCode: 403, message: 'Access from your IP address has been blocked', error: 'Forbidden' });
       await t.http().post('/api/redeem-voucher').set('X-Forwarded-For', blocked).send(redeemBody({ voucherCode: 'ANY-CODE' })).expect(403);
       await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, blocked).expect(403);
+      await t.http().get('/api/no-such-route').set('X-Forwarded-For', blocked).expect(403);
+      await t.http().get('/api/no-such-route').set('X-Forwarded-For', newIp()).expect(404);
       for (const ip of [expired, inactive]) await t.http().get('/api/health').set('X-Forwarded-For', ip).expect(200);
       await t.http().get('/api/health').set('X-Forwarded-For', newIp()).expect(200);
     });

@@ -12,6 +12,8 @@ import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrations } from './database/migrate';
+import { blockedIpMiddleware } from './modules/auth/blocked-ip.middleware';
+import { BlockedIpService } from './modules/auth/blocked-ip.service';
 
 export interface StartedDatabase {
   url: string;
@@ -37,6 +39,8 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  // Blocked client addresses get 403 on everything, the web app and unknown paths included.
+  app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.setGlobalPrefix('api');
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
   app.useGlobalPipes(createValidationPipe());
