@@ -1,4 +1,4 @@
-import { INestApplication, RequestMethod } from '@nestjs/common';
+import { INestApplication, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { DiscoveryService } from '@nestjs/core/discovery';
@@ -29,7 +29,7 @@ export function registeredRoutes(app: INestApplication, globalPrefix = 'api'): R
   const reflector = app.get(Reflector);
   const routes = new Map<string, RegisteredRoute>();
   for (const wrapper of discovery.getControllers()) {
-    const controller = wrapper.metatype as Function | null;
+    const controller = wrapper.metatype as Type<unknown> | null;
     if (!controller || !wrapper.instance) continue;
     const prototype = Object.getPrototypeOf(wrapper.instance);
     const controllerPaths = [Reflect.getMetadata(PATH_METADATA, controller) ?? '/'].flat() as string[];

@@ -6,8 +6,11 @@ import { Permission } from './permissions';
 /** What a route declares: public, the permissions it needs ([] = any signed-in user), or nothing (refused). */
 export type RouteAccess = 'public' | Permission[] | undefined;
 
+/** A controller class or handler method, as the Reflector takes it. */
+type Target = Parameters<Reflector['get']>[1];
+
 /** The handler's own declaration wins over its controller's. */
-export function routeAccess(reflector: Reflector, handler: Function, controller: Function): RouteAccess {
+export function routeAccess(reflector: Reflector, handler: Target, controller: Target): RouteAccess {
   for (const target of [handler, controller]) {
     if (reflector.get<boolean>(IS_PUBLIC_KEY, target)) return 'public';
     const permissions = reflector.get<Permission[] | undefined>(PERMISSIONS_KEY, target);
