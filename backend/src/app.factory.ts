@@ -39,10 +39,10 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
-  // Blocked client addresses get 403 on everything, the web app and unknown paths included.
-  app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.setGlobalPrefix('api');
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
+  // Blocked client addresses get 403 on everything, the web app and unknown paths included.
+  app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
 
