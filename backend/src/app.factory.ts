@@ -12,6 +12,8 @@ import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrations } from './database/migrate';
+import { blockedIpMiddleware } from './modules/auth/blocked-ip.middleware';
+import { BlockedIpService } from './modules/auth/blocked-ip.service';
 
 export interface StartedDatabase {
   url: string;
@@ -39,6 +41,8 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
   app.disable('x-powered-by');
   app.setGlobalPrefix('api');
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
+  // Blocked client addresses get 403 on everything, the web app and unknown paths included.
+  app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
 

@@ -22,6 +22,17 @@ export interface AppConfig {
   adminPassword?: string;
   adminEmail: string;
   jwtSecret: string;
+  /** Life of an admin session (refresh token); each refresh extends it by this much. */
+  sessionTtlHours: number;
+  /** Consecutive failed logins that lock an account, and for how long. */
+  loginLockoutAttempts: number;
+  loginLockoutMinutes: number;
+  /** Failed logins from one IP within the window that block the IP (0 = never), and for how long. */
+  loginIpBlockThreshold: number;
+  loginIpBlockWindowMinutes: number;
+  loginIpBlockMinutes: number;
+  /** How long the in-memory list of blocked IPs is trusted before it is read again. */
+  blockedIpCacheMs: number;
   smtpUrl?: string;
   smtpFallbackUrl?: string;
   mailFrom: string;
@@ -154,6 +165,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminPassword,
     adminEmail: str(env, 'ADMIN_EMAIL', 'admin@localhost'),
     jwtSecret: jwtSecret(env, dataDir, nodeEnv === 'production'),
+    sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
+    loginLockoutAttempts: int(env, 'LOGIN_LOCKOUT_ATTEMPTS', 5, 1, 1000),
+    loginLockoutMinutes: int(env, 'LOGIN_LOCKOUT_MINUTES', 15, 1, 24 * 60),
+    loginIpBlockThreshold: int(env, 'LOGIN_IP_BLOCK_THRESHOLD', 20, 0, 100_000),
+    loginIpBlockWindowMinutes: int(env, 'LOGIN_IP_BLOCK_WINDOW_MINUTES', 10, 1, 24 * 60),
+    loginIpBlockMinutes: int(env, 'LOGIN_IP_BLOCK_MINUTES', 60, 1, 365 * 24 * 60),
+    blockedIpCacheMs: int(env, 'BLOCKED_IP_CACHE_MS', 5000, 0, 600_000),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFallbackUrl: url(env, 'SMTP_FALLBACK_URL', ['smtp:', 'smtps:']),
     mailFrom: str(env, 'MAIL_FROM', 'Office Licences <no-reply@localhost>'),

@@ -1,7 +1,30 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { AuthController } from './auth.controller';
+import { AuthGuard } from './auth.guard';
+import { AuthService } from './auth.service';
+import { BlockedIpService } from './blocked-ip.service';
+import { SessionService } from './session.service';
+import { TwoFactorService } from './two-factor.service';
 
+/**
+ * Admin sign-in, sessions, 2FA and the global guard that every route passes (deny by default).
+ * `SessionService.verifyAccessToken` is exported for the socket gateway's handshake.
+ */
 @Module({
-  providers: [AdminBootstrapService],
+  // Secret and algorithm are passed on every sign/verify call (SessionService), never defaulted.
+  imports: [JwtModule.register({})],
+  controllers: [AuthController],
+  providers: [
+    AdminBootstrapService,
+    SessionService,
+    BlockedIpService,
+    TwoFactorService,
+    AuthService,
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ],
+  exports: [SessionService, BlockedIpService],
 })
 export class AuthModule {}

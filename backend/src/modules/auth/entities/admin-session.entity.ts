@@ -21,6 +21,10 @@ export class AdminSession {
   @Column({ name: 'refresh_token', type: 'varchar', length: 128, unique: true })
   refreshToken: string;
 
+  /** SHA-256 of the refresh token spent by the last rotation: presenting it again revokes the session. */
+  @Column({ name: 'previous_refresh_token', type: 'varchar', length: 128, nullable: true })
+  previousRefreshToken: string | null;
+
   @Column({ name: 'ip_address', type: 'varchar', length: 45, nullable: true })
   ipAddress: string | null;
 

@@ -1,0 +1,61 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { AuditService } from '../audit/audit.service';
+import { AuthUser } from './auth-user';
+import { BlockedIpService } from './blocked-ip.service';
+import { requestMeta } from './request-meta';
+import { routeAccess } from './route-access';
+import { SessionService } from './session.service';
+
+export const AUTH_MESSAGES = {
+  required: 'Authentication required',
+  invalidToken: 'Invalid or expired token',
+  forbidden: 'You do not have permission to perform this action',
+  ipBlocked: 'Access from your IP address has been blocked',
+} as const;
+
+/**
+ * The one global guard (APP_GUARD). Denies by default:
+ * blocked IP → 403 on every route; `@Public()` passes; otherwise a valid access token of a live session
+ * (401 if not) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly sessions: SessionService,
+    private readonly blockedIps: BlockedIpService,
+    private readonly audit: AuditService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    // The socket.io gateway authenticates its clients itself (DECISIONS §11, handleConnection).
+    if (context.getType() !== 'http') return true;
+    const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
+    const meta = requestMeta(req);
+    if (await this.blockedIps.isBlocked(meta.ipAddress)) throw new ForbiddenException(AUTH_MESSAGES.ipBlocked);
+
+    const access = routeAccess(this.reflector, context.getHandler(), context.getClass());
+    if (access === 'public') return true;
+
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!token) throw new UnauthorizedException(AUTH_MESSAGES.required);
+    const user = await this.sessions.verifyAccessToken(token);
+    if (!user) throw new UnauthorizedException(AUTH_MESSAGES.invalidToken);
+    req.user = user;
+
+    const missing = access ? access.filter((permission) => !user.permissions.includes(permission)) : null;
+    if (missing && missing.length === 0) return true;
+    await this.audit.record({
+      action: 'permission.denied',
+      success: false,
+      adminUserId: user.id,
+      resource: `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100),
+      ipAddress: meta.ipAddress,
+      userAgent: meta.userAgent,
+      details: missing ? { role: user.role, required: access, missing } : { role: user.role, reason: 'route declares no permission' },
+    });
+    throw new ForbiddenException(AUTH_MESSAGES.forbidden);
+  }
+}

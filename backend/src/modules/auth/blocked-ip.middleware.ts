@@ -1,0 +1,20 @@
+import type { NextFunction, Request, Response } from 'express';
+import { clientIp } from '../../common/utils/client-ip';
+import { AUTH_MESSAGES } from './auth.guard';
+import { BlockedIpService } from './blocked-ip.service';
+
+/**
+ * Express middleware for everything the HTTP server answers outside Nest's routes (the web app, 404s).
+ * Nest routes are covered by the global guard as well, so an app built without this still refuses.
+ */
+export function blockedIpMiddleware(blockedIps: BlockedIpService) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    blockedIps.isBlocked(clientIp(req)).then(
+      (blocked) => {
+        if (!blocked) return next();
+        res.status(403).json({ statusCode: 403, message: AUTH_MESSAGES.ipBlocked, error: 'Forbidden' });
+      },
+      next,
+    );
+  };
+}

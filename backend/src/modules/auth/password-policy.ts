@@ -1,0 +1,17 @@
+/** SPEC §5 / §9 rules for admin credentials. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
+export const NEW_PASSWORD_MIN = 12;
+export const NEW_PASSWORD_MAX = 128;
+/** Lower case, upper case, a digit and one of @$!%*?& (other characters are allowed too). */
+export const NEW_PASSWORD_PATTERN = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[@$!%*?&]).*$/s;
+
+export const PASSWORD_MESSAGES = {
+  currentRequired: 'Current password is required',
+  tooShort: 'Password must be at least 12 characters',
+  tooLong: 'Password must be at most 128 characters',
+  weak: 'Password must contain uppercase, lowercase, number, and special character',
+  mismatch: "Passwords don't match",
+  currentWrong: 'Current password is incorrect',
+  unchanged: 'New password must be different from the current password',
+} as const;
+
