@@ -63,7 +63,7 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
   });
 
   it('serves health from the embedded database and redeems a code end to end', async () => {
-    const health = await (await fetch(`http://127.0.0.1:${port}/api/health`)).json();
+    const health: any = await (await fetch(`http://127.0.0.1:${port}/api/health`)).json();
     expect(health.status).toBe('ok');
     expect(health.info.database.status).toBe('up');
     expect(health.info.redis).toBeUndefined();
@@ -92,8 +92,8 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
         }),
       });
       expect(res.status).toBe(201);
-      const { successToken } = await res.json();
-      const view = await (await fetch(`http://127.0.0.1:${port}/api/success-token/${successToken}`)).json();
+      const { successToken } = (await res.json()) as { successToken: string };
+      const view: any = await (await fetch(`http://127.0.0.1:${port}/api/success-token/${successToken}`)).json();
       expect(view).toMatchObject({ licenseKey: 'EMBED-KEY-0001', isManualProcessing: false });
 
       // In-process jobs: the e-mail is written as an .eml file (no SMTP configured) and marked sent.

@@ -118,6 +118,7 @@ describe('Permission matrix over every registered route', () => {
     if (access === 'public') return 'allowed';
     const role = ROLE_OF[variant];
     if (!role) return 401;
+    if (MATRIX[role].length === 0) return 403; // a role outside the matrix gets nothing
     return access.every((p) => MATRIX[role].includes(p)) ? 'allowed' : 403;
   }
 

@@ -46,7 +46,8 @@ export class AuthGuard implements CanActivate {
     req.user = user;
 
     const missing = access ? access.filter((permission) => !user.permissions.includes(permission)) : null;
-    if (missing && missing.length === 0) return true;
+    // A role outside the matrix has no permission at all (DECISIONS §7), not even the signed-in-only routes.
+    if (missing && missing.length === 0 && user.permissions.length > 0) return true;
     await this.audit.record({
       action: 'permission.denied',
       success: false,
@@ -54,7 +55,11 @@ export class AuthGuard implements CanActivate {
       resource: `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100),
       ipAddress: meta.ipAddress,
       userAgent: meta.userAgent,
-      details: missing ? { role: user.role, required: access, missing } : { role: user.role, reason: 'route declares no permission' },
+      details: !missing
+        ? { role: user.role, reason: 'route declares no permission' }
+        : user.permissions.length === 0
+          ? { role: user.role, reason: 'role has no permissions' }
+          : { role: user.role, required: access, missing },
     });
     throw new ForbiddenException(AUTH_MESSAGES.forbidden);
   }
