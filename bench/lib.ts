@@ -1,6 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { AddressInfo, createServer } from 'net';
+import * as os from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
 
@@ -91,7 +92,7 @@ export function writeResult(name: string, markdown: string): void {
 }
 
 export function machine(): string {
-  const cpus = require('os').cpus();
+  const cpus = os.cpus();
   return `${cpus.length} × ${cpus[0]?.model?.trim()}, Node ${process.version}`;
 }
 

@@ -21,7 +21,7 @@ import { PASSWORD_MESSAGES } from './password-policy';
 import { Role } from './permissions';
 import { RequestMeta } from './request-meta';
 import { SessionService } from './session.service';
-import { modifyReturning } from './sql';
+import { queryRows } from '../../common/utils/sql';
 import { TWO_FACTOR_MESSAGES, TwoFactorService } from './two-factor.service';
 
 export const LOGIN_MESSAGES = {
@@ -206,7 +206,7 @@ export class AuthService {
     const newPassword = generatePassword();
     const { hash, salt } = await hashPassword(newPassword);
     await this.dataSource.transaction(async (manager) => {
-      const [operator] = await modifyReturning<{ id: string }>(
+      const [operator] = await queryRows<{ id: string }>(
         manager,
         `UPDATE admin_users SET password_hash = $1, salt = $2, failed_login_attempts = 0, locked_until = NULL, updated_at = now()
           WHERE username = 'operator' RETURNING id`,
@@ -261,7 +261,7 @@ export class AuthService {
    * off between this claim and its verdict) once a lockout period has passed.
    */
   private async claimAttempt(adminUserId: string): Promise<number | null> {
-    const [row] = await modifyReturning<{ failed_login_attempts: number }>(
+    const [row] = await queryRows<{ failed_login_attempts: number }>(
       this.dataSource.manager,
       `UPDATE admin_users SET
           failed_login_attempts = CASE WHEN failed_login_attempts >= $2 THEN 1 ELSE failed_login_attempts + 1 END,
@@ -278,7 +278,7 @@ export class AuthService {
 
   /** After a failed attempt: the one that used up the allowance locks the account. */
   private async lockIfExhausted(adminUserId: string): Promise<Date | null> {
-    const [row] = await modifyReturning<{ locked_until: Date }>(
+    const [row] = await queryRows<{ locked_until: Date }>(
       this.dataSource.manager,
       `UPDATE admin_users SET locked_until = now() + make_interval(mins => $3)
         WHERE id = $1 AND failed_login_attempts >= $2 AND locked_until IS NULL

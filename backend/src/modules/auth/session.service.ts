@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AccessTokenPayload, AuthUser } from './auth-user';
 import { permissionsOf } from './permissions';
 import { RequestMeta } from './request-meta';
-import { modifyReturning } from './sql';
+import { queryRows } from '../../common/utils/sql';
 
 export const ACCESS_TOKEN_TTL = '15m';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,7 +87,7 @@ export class SessionService {
   async refresh(refreshToken: string, meta: RequestMeta): Promise<RefreshOutcome> {
     const presented = hashRefreshToken(refreshToken);
     const next = newRefreshToken();
-    const [rotated] = await modifyReturning<{ id: string; admin_user_id: string }>(
+    const [rotated] = await queryRows<{ id: string; admin_user_id: string }>(
       this.dataSource.manager,
       `UPDATE admin_sessions s
           SET refresh_token = $2, previous_refresh_token = s.refresh_token, last_used_at = now(),
@@ -109,7 +109,7 @@ export class SessionService {
         },
       };
     }
-    const [reused] = await modifyReturning<{ id: string; admin_user_id: string }>(
+    const [reused] = await queryRows<{ id: string; admin_user_id: string }>(
       this.dataSource.manager,
       `UPDATE admin_sessions SET is_active = false WHERE previous_refresh_token = $1 RETURNING id, admin_user_id`,
       [presented],
@@ -124,7 +124,7 @@ export class SessionService {
 
   /** Ends every session of a user, except `keepSessionId` when given. Returns how many were ended. */
   async revokeAllOf(adminUserId: string, keepSessionId?: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
-    const rows = await modifyReturning(
+    const rows = await queryRows(
       manager,
       `UPDATE admin_sessions SET is_active = false
         WHERE admin_user_id = $1 AND is_active AND ($2::uuid IS NULL OR id <> $2::uuid) RETURNING id`,

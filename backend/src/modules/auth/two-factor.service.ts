@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { AuthUser } from './auth-user';
 import { RequestMeta } from './request-meta';
-import { modifyReturning } from './sql';
+import { queryRows } from '../../common/utils/sql';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp';
 
 export const TWO_FACTOR_MESSAGES = {
@@ -32,7 +32,7 @@ export class TwoFactorService {
     if (!secret) return false;
     const step = totpStep(code, secret);
     if (step === null) return false;
-    const claimed = await modifyReturning(
+    const claimed = await queryRows(
       this.dataSource.manager,
       `UPDATE admin_users SET two_factor_last_step = $2
         WHERE id = $1 AND (two_factor_last_step IS NULL OR two_factor_last_step < $2) RETURNING id`,
@@ -43,7 +43,7 @@ export class TwoFactorService {
 
   async setup(user: AuthUser, meta: RequestMeta) {
     const secret = newTotpSecret();
-    const updated = await modifyReturning(
+    const updated = await queryRows(
       this.dataSource.manager,
       `UPDATE admin_users SET two_factor_secret = $2, updated_at = now() WHERE id = $1 AND NOT two_factor_enabled RETURNING id`,
       [user.id, secret],
