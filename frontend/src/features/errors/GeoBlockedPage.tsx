@@ -1,0 +1,5 @@
+export function GeoBlockedPage() {
+  return <main>GeoBlockedPage</main>;
+}
+
+export default GeoBlockedPage;

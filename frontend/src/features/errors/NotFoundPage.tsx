@@ -1,0 +1,5 @@
+export function NotFoundPage() {
+  return <main>NotFoundPage</main>;
+}
+
+export default NotFoundPage;

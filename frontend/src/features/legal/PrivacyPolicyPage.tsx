@@ -1,0 +1,5 @@
+export function PrivacyPolicyPage() {
+  return <main>PrivacyPolicyPage</main>;
+}
+
+export default PrivacyPolicyPage;

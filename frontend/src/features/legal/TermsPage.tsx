@@ -1,0 +1,5 @@
+export function TermsPage() {
+  return <main>TermsPage</main>;
+}
+
+export default TermsPage;

@@ -1,0 +1,5 @@
+export function RedeemPage() {
+  return <main>RedeemPage</main>;
+}
+
+export default RedeemPage;

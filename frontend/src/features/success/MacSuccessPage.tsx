@@ -1,0 +1,5 @@
+export function MacSuccessPage() {
+  return <main>MacSuccessPage</main>;
+}
+
+export default MacSuccessPage;

@@ -1,0 +1,5 @@
+export function WindowsSuccessPage() {
+  return <main>WindowsSuccessPage</main>;
+}
+
+export default WindowsSuccessPage;
