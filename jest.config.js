@@ -1,7 +1,7 @@
 // One `npm test` runs every suite: backend unit specs, API end-to-end specs on real PostgreSQL/Redis/SMTP,
 // frontend component tests (jsdom) and real-browser flows (Debian's Chromium through playwright-core).
 const tsJest = ['ts-jest', { diagnostics: false }];
-const tsJestWeb = ['ts-jest', { diagnostics: false, tsconfig: '<rootDir>/frontend/tsconfig.json' }];
+const tsJestWeb = ['ts-jest', { diagnostics: false, tsconfig: '<rootDir>/frontend/tsconfig.test.json' }];
 
 module.exports = {
   testTimeout: 60_000,
@@ -22,7 +22,7 @@ module.exports = {
     },
     {
       displayName: 'web',
-      testEnvironment: 'jsdom',
+      testEnvironment: '<rootDir>/frontend/src/test/jsdom-environment.js',
       roots: ['<rootDir>/frontend/src'],
       testMatch: ['**/*.test.ts', '**/*.test.tsx'],
       transform: { '^.+\\.tsx?$': tsJestWeb },

@@ -1,7 +1,8 @@
 import Box from '@mui/material/Box';
 import CircularProgress from '@mui/material/CircularProgress';
 import { lazy, Suspense } from 'react';
-import { createBrowserRouter, Outlet, ScrollRestoration, type RouteObject } from 'react-router-dom';
+import { BrowserRouter, Outlet, useLocation, useRoutes, type RouteObject } from 'react-router-dom';
+import { useEffect } from 'react';
 import { Toaster } from '../components/toast';
 
 // Every screen is its own chunk: the redeem page loads no success, policy or admin code.
@@ -30,7 +31,7 @@ function RootLayout() {
         <Outlet />
       </Suspense>
       <Toaster />
-      <ScrollRestoration />
+      <ScrollToTop />
     </>
   );
 }
@@ -52,6 +53,20 @@ export const routes: RouteObject[] = [
   },
 ];
 
-export function createAppRouter() {
-  return createBrowserRouter(routes);
+function ScrollToTop() {
+  const { pathname } = useLocation();
+  useEffect(() => window.scrollTo(0, 0), [pathname]);
+  return null;
+}
+
+export function AppRoutes() {
+  return useRoutes(routes);
+}
+
+export function AppRouter() {
+  return (
+    <BrowserRouter>
+      <AppRoutes />
+    </BrowserRouter>
+  );
 }

@@ -2,7 +2,7 @@ import { render, type RenderOptions } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ReactElement, ReactNode } from 'react';
 import { Provider } from 'react-redux';
-import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
+import { MemoryRouter, useLocation, useRoutes, type Location, type RouteObject } from 'react-router-dom';
 import { makeStore, type AppStore, type RootState } from '../app/store';
 import { AppTheme } from '../theme/AppTheme';
 
@@ -18,12 +18,27 @@ export function renderWithProviders(ui: ReactElement, { preloadedState, store = 
       <AppTheme>{children}</AppTheme>
     </Provider>
   );
-  return { store, user: userEvent.setup(), ...render(ui, { wrapper: Wrapper, ...options }) };
+  return { store, user: userEvent.setup({ delay: null }), ...render(ui, { wrapper: Wrapper, ...options }) };
 }
 
-/** Renders routes in a memory router at `path` with the real store and theme; returns the router to inspect navigation. */
+/** Where the router is now: `location.current.pathname`, `.search`. */
+export interface LocationProbe {
+  current: Location;
+}
+
+function Routes({ routes, probe }: { routes: RouteObject[]; probe: LocationProbe }) {
+  probe.current = useLocation();
+  return useRoutes(routes);
+}
+
+/** Renders routes in a memory router at `path` with the real store and theme; `location` follows navigation. */
 export function renderRoutes(routes: RouteObject[], path: string, options: ExtendedRenderOptions = {}) {
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
-  const result = renderWithProviders(<RouterProvider router={router} />, options);
-  return { ...result, router };
+  const location = {} as LocationProbe;
+  const result = renderWithProviders(
+    <MemoryRouter initialEntries={[path]}>
+      <Routes routes={routes} probe={location} />
+    </MemoryRouter>,
+    options,
+  );
+  return { ...result, location };
 }
