@@ -1,0 +1,27 @@
+import { api } from '../../app/api';
+import type { RedeemVoucherRequest } from './redeemRules';
+
+export interface RedeemVoucherResponse {
+  success: boolean;
+  productName: string;
+  successToken?: string;
+}
+
+export const redeemApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    redeemVoucher: build.mutation<RedeemVoucherResponse, RedeemVoucherRequest>({
+      query: (body) => ({ url: 'redeem-voucher', method: 'POST', body }),
+    }),
+  }),
+});
+
+export const { useRedeemVoucherMutation } = redeemApi;
+
+/** SPEC §9: a product name containing "mac" (any case) is a Mac product. */
+export function isMacProduct(productName: string | undefined): boolean {
+  return !!productName && productName.toLowerCase().includes('mac');
+}
+
+export function successPath(productName: string | undefined, token: string): string {
+  return `/success/${isMacProduct(productName) ? 'mac' : 'windows'}?token=${encodeURIComponent(token)}`;
+}

@@ -1,0 +1,44 @@
+import Box from '@mui/material/Box';
+import Container from '@mui/material/Container';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { Link as RouterLink } from 'react-router-dom';
+import { usePublicConfig } from './usePublicConfig';
+
+/** Footer of the public pages: copyright, postal address, optionally the support e-mail, policy links. */
+export function SiteFooter({ showSupportEmail = false }: { showSupportEmail?: boolean }) {
+  const { companyName, companyAddress, supportEmail } = usePublicConfig();
+  const year = new Date().getFullYear();
+  return (
+    <Box component="footer" sx={{ mt: 6, py: 4, borderTop: 1, borderColor: 'divider', bgcolor: 'background.paper' }}>
+      <Container maxWidth="lg">
+        <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
+          <Box>
+            <Typography variant="body2" color="text.secondary">
+              © {year} {companyName}. All rights reserved.
+            </Typography>
+            {companyAddress && (
+              <Typography variant="body2" color="text.secondary" component="address" sx={{ fontStyle: 'normal' }}>
+                {companyAddress}
+              </Typography>
+            )}
+            {showSupportEmail && supportEmail && (
+              <Typography variant="body2" color="text.secondary">
+                Support: <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>
+              </Typography>
+            )}
+          </Box>
+          <Stack component="nav" aria-label="Legal" direction="row" spacing={3}>
+            <Link component={RouterLink} to="/privacy-policy" variant="body2">
+              Privacy Policy
+            </Link>
+            <Link component={RouterLink} to="/terms-conditions" variant="body2">
+              Terms & Conditions
+            </Link>
+          </Stack>
+        </Stack>
+      </Container>
+    </Box>
+  );
+}

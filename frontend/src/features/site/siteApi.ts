@@ -1,0 +1,16 @@
+import { api } from '../../app/api';
+
+/** `GET /api/public-config`: the support e-mail, company name and postal address shown on every public page. */
+export interface PublicConfig {
+  supportEmail: string;
+  companyName: string;
+  companyAddress: string;
+}
+
+export const siteApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    getPublicConfig: build.query<PublicConfig, void>({ query: () => 'public-config' }),
+  }),
+});
+
+export const { useGetPublicConfigQuery } = siteApi;

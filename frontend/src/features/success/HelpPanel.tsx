@@ -1,0 +1,33 @@
+import HelpOutlineIcon from '@mui/icons-material/HelpOutline';
+import Box from '@mui/material/Box';
+import Link from '@mui/material/Link';
+import Paper from '@mui/material/Paper';
+import Typography from '@mui/material/Typography';
+import { usePublicConfig } from '../site/usePublicConfig';
+
+const TOPICS = ['Installation troubleshooting', 'Activation issues', 'Product key problems', 'Compatibility questions'];
+
+/** "Need help?" panel of the success pages: e-mail support and the topics it covers. */
+export function HelpPanel() {
+  const { supportEmail } = usePublicConfig();
+  return (
+    <Paper variant="outlined" component="section" aria-labelledby="help-title" sx={{ p: 3 }}>
+      <Typography id="help-title" variant="h2" sx={{ fontSize: '1.15rem', display: 'flex', alignItems: 'center', gap: 1, mb: 1 }}>
+        <HelpOutlineIcon color="primary" aria-hidden /> Need Help?
+      </Typography>
+      <Typography variant="body2">
+        E-mail support: {supportEmail && <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>}
+      </Typography>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+        We usually reply within 2-4 hours during business hours. We can help with:
+      </Typography>
+      <Box component="ul" sx={{ m: 0, pl: 3 }}>
+        {TOPICS.map((topic) => (
+          <Typography component="li" variant="body2" key={topic}>
+            {topic}
+          </Typography>
+        ))}
+      </Box>
+    </Paper>
+  );
+}

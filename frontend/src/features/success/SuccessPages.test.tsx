@@ -1,0 +1,144 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { routes } from '../../app/router';
+import { resetToasts } from '../../components/toast/toastStore';
+import { fakeServer, PUBLIC_CONFIG, type Handler } from '../../test/fakeServer';
+import { renderRoutes } from '../../test/renderWithProviders';
+
+let server: ReturnType<typeof fakeServer>;
+
+afterEach(() => {
+  server?.restore();
+  act(() => resetToasts());
+  jest.useRealTimers();
+});
+
+function serve(token: Handler) {
+  server = fakeServer({ 'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }), 'GET /api/success-token/*': token });
+}
+
+const windowsResult = {
+  isManualProcessing: false,
+  customerEmail: 'ann@example.com',
+  licenseKey: 'ABCDE-FGHIJ-KLMNO-PQRST-UVWXY',
+  downloadLink: 'https://downloads.example.com/office2024.exe',
+};
+
+describe('success pages', () => {
+  it('without a token they go home at once', async () => {
+    serve(() => ({ status: 200, body: windowsResult }));
+    const { location } = renderRoutes(routes, '/success/windows');
+    await waitFor(() => expect(location.current.pathname).toBe('/'));
+    expect(server.requests.some((r) => r.path.startsWith('/api/success-token'))).toBe(false);
+  });
+
+  it('show "Verifying access..." while the token is checked', async () => {
+    let answer!: (v: { status: number; body: unknown }) => void;
+    serve(() => new Promise((resolve) => (answer = resolve)));
+    renderRoutes(routes, '/success/windows?token=abc');
+    expect(await screen.findByText('Verifying access...')).toBeInTheDocument();
+    act(() => answer({ status: 200, body: windowsResult }));
+    expect(await screen.findByRole('heading', { name: 'Download Ready' })).toBeInTheDocument();
+  });
+
+  it('a rejected token shows "Access Denied" with the server message, then goes home after 3000 ms', async () => {
+    jest.useFakeTimers();
+    serve(() => ({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
+    const { location } = renderRoutes(routes, '/success/windows?token=nope');
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
+    expect(alert).toHaveTextContent('Invalid or expired access token');
+    expect(alert).toHaveTextContent('Redirecting to home page...');
+    act(() => jest.advanceTimersByTime(2000));
+    expect(location.current.pathname).toBe('/success/windows');
+    act(() => jest.advanceTimersByTime(1000));
+    expect(location.current.pathname).toBe('/');
+  });
+
+  it('a failed check without a message says "Failed to verify token"; no answer at all says "Access denied"', async () => {
+    serve(() => ({ status: 500 }));
+    const first = renderRoutes(routes, '/success/mac?token=t1');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to verify token');
+    first.unmount();
+    server.restore();
+    server = fakeServer({ 'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }) });
+    globalThis.fetch = () => Promise.reject(new TypeError('Failed to fetch'));
+    renderRoutes(routes, '/success/mac?token=t2');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Access denied');
+  });
+
+  it('manual processing: "Processing Your License", three steps and "What\'s Next?"', async () => {
+    serve(() => ({ status: 200, body: { isManualProcessing: true, customerEmail: 'ann@example.com', licenseKey: null, downloadLink: '' } }));
+    renderRoutes(routes, '/success/windows?token=manual');
+    expect(await screen.findByRole('heading', { name: 'Processing Your License' })).toBeInTheDocument();
+    expect(screen.getByText('We are preparing your license key & download link. You will get it shortly within 2-3 hours.')).toBeInTheDocument();
+    for (const step of ['Voucher Successfully Redeemed', 'License Assignment in Progress', 'Email Delivery (2-3 hours)']) {
+      expect(screen.getByText(step)).toBeInTheDocument();
+    }
+    expect(screen.getByText("What's Next?")).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Copy Product Key' })).not.toBeInTheDocument();
+  });
+
+  it('normal case: download button in a new tab, masked key, fixed download information, steps and help', async () => {
+    serve(() => ({ status: 200, body: windowsResult }));
+    const { user } = renderRoutes(routes, '/success/windows?token=ok');
+    expect(await screen.findByRole('heading', { name: 'Download Ready' })).toBeInTheDocument();
+    expect(screen.getByText('ann@example.com')).toBeInTheDocument();
+    const download = screen.getByRole('link', { name: 'Download Now' });
+    expect(download).toHaveAttribute('href', windowsResult.downloadLink);
+    expect(download).toHaveAttribute('target', '_blank');
+    expect(screen.getByTestId('product-key')).toHaveTextContent('ABCDE-•••••-•••••-•••••-UVWXY');
+    await user.click(screen.getByRole('button', { name: 'Show product key' }));
+    expect(screen.getByTestId('product-key')).toHaveTextContent('ABCDE-FGHIJ-KLMNO-PQRST-UVWXY');
+    for (const text of ['Verified & Authenticated', 'Genuine', 'Perpetual License', '3.4 MB', '16.0.17830.20138', 'October 2024', 'English (US)', '64-bit', 'Perpetual']) {
+      expect(screen.getByText(text)).toBeInTheDocument();
+    }
+    const steps = within(screen.getByRole('region', { name: 'Installation Steps' })).getAllByRole('listitem');
+    expect(steps.map((s) => s.textContent)).toEqual([
+      expect.stringMatching(/^Download and install/),
+      expect.stringMatching(/Word, Excel or PowerPoint/),
+      expect.stringMatching(/^Enter the product key/),
+      expect.stringMatching(/^Activate/),
+    ]);
+    const help = screen.getByRole('region', { name: 'Need Help?' });
+    expect(within(help).getByRole('link', { name: 'help@licences.test' })).toHaveAttribute('href', 'mailto:help@licences.test');
+    expect(within(help).getByText('Activation issues')).toBeInTheDocument();
+    await user.click(download);
+    expect(screen.getByText('Initializing download...')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/');
+  });
+
+  it('"Copy Product Key" copies the full key and says so; a refused copy says "Copy failed"', async () => {
+    serve(() => ({ status: 200, body: windowsResult }));
+    const { user } = renderRoutes(routes, '/success/windows?token=ok');
+    await screen.findByRole('heading', { name: 'Download Ready' });
+    await user.click(screen.getByRole('button', { name: 'Copy Product Key' }));
+    expect(await navigator.clipboard.readText()).toBe('ABCDE-FGHIJ-KLMNO-PQRST-UVWXY');
+    const notifications = screen.getByRole('region', { name: 'Notifications (F8)' });
+    await waitFor(() => expect(notifications).toHaveTextContent('Copied!Product Key has been copied to your clipboard'));
+
+    jest.spyOn(navigator.clipboard, 'writeText').mockRejectedValueOnce(new Error('denied'));
+    await user.click(screen.getByRole('button', { name: 'Copy Product Key' }));
+    expect(await within(notifications).findByRole('alert')).toHaveTextContent('Copy failedPlease manually select and copy the text');
+  });
+
+  it('Mac: "Redemption Successful!" with the e-mail, three packages in order, requirements', async () => {
+    serve(() => ({ status: 200, body: { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: 'https://x.test/mac.pkg' } }));
+    renderRoutes(routes, '/success/mac?token=mac');
+    expect(await screen.findByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
+    expect(screen.getByText('mac.user@example.com')).toBeInTheDocument();
+    const packages = within(screen.getByRole('region', { name: 'Installation packages' })).getAllByRole('listitem');
+    expect(packages.map((p) => within(p).getByRole('heading').textContent)).toEqual(['Office Removal Tool', 'Office 2024 Installer', 'License Activation']);
+    expect(packages[0]).toHaveTextContent('5.2 MB');
+    expect(packages[0]).toHaveTextContent('Version 2.0');
+    expect(within(packages[0]).getByRole('link', { name: 'Download Office Removal Tool' })).toHaveAttribute('target', '_blank');
+    expect(packages[1]).toHaveTextContent('2.1 GB');
+    expect(packages[1]).toHaveTextContent('Version 16.89.1');
+    expect(packages[2]).toHaveTextContent('12.4 MB');
+    expect(packages[2]).toHaveTextContent('no manual key entry');
+    for (const req of ['macOS 13.0 or later', 'Intel or Apple Silicon processor', '4 GB RAM (8 GB recommended)', '10 GB of free disk space']) {
+      expect(screen.getByText(req)).toBeInTheDocument();
+    }
+    expect(screen.getByText('The installation may take 10-15 minutes.')).toBeInTheDocument();
+    expect(screen.queryByText('https://x.test/mac.pkg')).not.toBeInTheDocument();
+  });
+});

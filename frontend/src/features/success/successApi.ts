@@ -1,0 +1,24 @@
+import { api } from '../../app/api';
+
+/** GET /api/success-token/{token}: what a success page shows. */
+export interface SuccessTokenView {
+  isManualProcessing: boolean;
+  customerEmail: string;
+  licenseKey: string | null;
+  downloadLink: string;
+  productName?: string;
+}
+
+/** SPEC §9: a verified token is cached for 5 minutes. */
+export const TOKEN_CACHE_SECONDS = 300;
+
+export const successApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    getSuccessToken: build.query<SuccessTokenView, string>({
+      query: (token) => `success-token/${encodeURIComponent(token)}`,
+      keepUnusedDataFor: TOKEN_CACHE_SECONDS,
+    }),
+  }),
+});
+
+export const { useGetSuccessTokenQuery } = successApi;

@@ -1,0 +1,48 @@
+import { useEffect } from 'react';
+import { useNavigate, useSearchParams } from 'react-router-dom';
+import { bodyMessage, httpStatus } from '../../utils/httpError';
+import { useGetSuccessTokenQuery, type SuccessTokenView } from './successApi';
+
+/** SPEC §9: after a failed check the page goes home after 3000 ms. */
+export const ERROR_REDIRECT_MS = 3000;
+export const TOKEN_MISSING = 'Access token missing';
+export const VERIFY_FAILED = 'Failed to verify token';
+export const ACCESS_DENIED = 'Access denied';
+
+export type SuccessTokenState =
+  | { status: 'loading' }
+  | { status: 'error'; message: string }
+  | { status: 'empty' }
+  | { status: 'ready'; data: SuccessTokenView };
+
+/**
+ * SPEC §4 success pages: the `token` query parameter is checked with the server. No token: home at once.
+ * A failed check (server message, else "Failed to verify token"; no answer at all: "Access denied") or an
+ * empty answer: home after 3000 ms.
+ */
+export function useSuccessToken(): SuccessTokenState {
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const token = params.get('token')?.trim() ?? '';
+  const { data, error, isLoading, isFetching, isError } = useGetSuccessTokenQuery(token, { skip: !token });
+
+  let state: SuccessTokenState;
+  if (!token) state = { status: 'error', message: TOKEN_MISSING };
+  else if (isLoading || (isFetching && !data)) state = { status: 'loading' };
+  else if (isError) state = { status: 'error', message: httpStatus(error) !== undefined ? (bodyMessage(error) ?? VERIFY_FAILED) : ACCESS_DENIED };
+  else if (!data) state = { status: 'empty' };
+  else state = { status: 'ready', data };
+
+  useEffect(() => {
+    if (!token) navigate('/', { replace: true });
+  }, [token, navigate]);
+
+  const leaving = !!token && (state.status === 'error' || state.status === 'empty');
+  useEffect(() => {
+    if (!leaving) return;
+    const timer = setTimeout(() => navigate('/', { replace: true }), ERROR_REDIRECT_MS);
+    return () => clearTimeout(timer);
+  }, [leaving, navigate]);
+
+  return state;
+}

@@ -1,0 +1,44 @@
+/**
+ * The network edge for component tests: answers the app's fetch calls with the status and JSON bodies the
+ * API sends (see backend redemption controller and error filter). The real API is exercised by the
+ * browser flows in test/browser.
+ */
+export interface FakeRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+export type Handler = (req: FakeRequest) => { status: number; body?: unknown } | Promise<{ status: number; body?: unknown }>;
+
+export function fakeServer(handlers: Record<string, Handler>) {
+  const requests: FakeRequest[] = [];
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = input instanceof Request ? input : new Request(String(input), init);
+    const url = new URL(request.url);
+    const text = await request.text();
+    const req: FakeRequest = { method: request.method, path: url.pathname, body: text ? JSON.parse(text) : undefined };
+    requests.push(req);
+    const handler = handlers[`${req.method} ${req.path}`] ?? Object.entries(handlers).find(([key]) => matches(key, req))?.[1];
+    const answer = handler ? await handler(req) : { status: 404, body: { statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: 'Not Found' } };
+    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
+      status: answer.status,
+      headers: answer.body === undefined ? {} : { 'Content-Type': 'application/json' },
+    });
+  };
+  return {
+    requests,
+    restore: () => {
+      globalThis.fetch = original;
+    },
+  };
+}
+
+/** "GET /api/success-token/*" matches any last segment. */
+function matches(key: string, req: FakeRequest): boolean {
+  const [method, pattern] = key.split(' ');
+  if (method !== req.method || !pattern.endsWith('*')) return false;
+  return req.path.startsWith(pattern.slice(0, -1));
+}
+
+export const PUBLIC_CONFIG = { supportEmail: 'help@licences.test', companyName: 'Licence Desk Ltd', companyAddress: '1 Main St, Dover, DE 19901, USA' };

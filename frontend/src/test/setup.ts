@@ -1,0 +1,15 @@
+import '@testing-library/jest-dom';
+
+// jsdom has no PointerEvent: without it Testing Library's pointer events lose clientX.
+if (typeof window !== 'undefined' && !('PointerEvent' in window)) {
+  class PointerEvent extends MouseEvent {
+    readonly pointerId: number;
+    readonly pointerType: string;
+    constructor(type: string, init: PointerEventInit = {}) {
+      super(type, init);
+      this.pointerId = init.pointerId ?? 0;
+      this.pointerType = init.pointerType ?? 'mouse';
+    }
+  }
+  Object.assign(window, { PointerEvent });
+}

@@ -1,0 +1,19 @@
+import { maskLicenseKey } from './maskLicenseKey';
+
+describe('licence key masking (SPEC §9)', () => {
+  it('dash-separated keys keep their first and last groups', () => {
+    expect(maskLicenseKey('ABCDE-FGHIJ-KLMNO-PQRST-UVWXY')).toBe('ABCDE-•••••-•••••-•••••-UVWXY');
+    expect(maskLicenseKey('AB12-CD34-EF56')).toBe('AB12-••••-EF56');
+  });
+
+  it('other keys show the first 4 and last 4 characters', () => {
+    expect(maskLicenseKey('ABCDEFGHIJKL')).toBe('ABCD••••IJKL');
+    expect(maskLicenseKey('ABCD1234')).toBe('ABCD1234');
+    expect(maskLicenseKey('ABCDE-FGHIJ')).toBe('ABCD•••GHIJ');
+  });
+
+  it('keys shorter than 8 characters are not masked', () => {
+    expect(maskLicenseKey('ABC-123')).toBe('ABC-123');
+    expect(maskLicenseKey('')).toBe('');
+  });
+});
