@@ -3,16 +3,21 @@ import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'crypto';
+import { Clock } from './common/clock';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source-options';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
+import { ExportModule } from './modules/export/export.module';
 import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { LicenseModule } from './modules/license/license.module';
+import { ProductModule } from './modules/product/product.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RedemptionModule } from './modules/redemption/redemption.module';
+import { StatsModule } from './modules/stats/stats.module';
+import { VoucherModule } from './modules/voucher/voucher.module';
 
 export interface AppModuleOptions {
   /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
@@ -47,13 +52,18 @@ export class AppModule {
         RealtimeModule,
         LicenseModule,
         RedemptionModule,
+        ProductModule,
+        VoucherModule,
+        StatsModule,
+        ExportModule,
         HealthModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        Clock,
       ],
-      exports: [APP_CONFIG],
+      exports: [APP_CONFIG, Clock],
     };
   }
 }

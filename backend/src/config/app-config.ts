@@ -53,6 +53,8 @@ export interface AppConfig {
   mailSweepAfterMs: number;
   logLevel: string;
   serveFrontend: boolean;
+  /** IANA time zone of statistics periods and export file dates (`TZ`, default UTC). */
+  timeZone: string;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +101,16 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
   }
   return value;
+}
+
+function timeZone(env: Env): string {
+  const zone = str(env, 'TZ', 'UTC').trim().replace(/^:/, '');
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw new ConfigError(`TZ must be an IANA time zone such as UTC or Europe/Berlin, got "${zone}"`);
+  }
+  return zone;
 }
 
 function trustProxy(env: Env): boolean | number | string {
@@ -188,6 +200,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailSweepAfterMs: int(env, 'MAIL_SWEEP_AFTER_MS', 120_000, 0),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     serveFrontend: bool(env, 'SERVE_FRONTEND', true),
+    timeZone: timeZone(env),
   };
 }
 

@@ -1,6 +1,12 @@
 import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { SeedProducts1763700000001 } from './1763700000001-seed-products';
+import { VoucherDataIndexes1763700000010 } from './1763700000010-voucher-data-indexes';
 import { AuthRefreshRotation1763700003000 } from './1763700003000-auth-refresh-rotation';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
-export const MIGRATIONS = [InitialSchema1763700000000, SeedProducts1763700000001, AuthRefreshRotation1763700003000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  SeedProducts1763700000001,
+  VoucherDataIndexes1763700000010,
+  AuthRefreshRotation1763700003000,
+];

@@ -1,0 +1,12 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * "Now" for anything that computes periods or dated names (statistics, export file names).
+ * Injected rather than read from `new Date()` so a test can fix the time.
+ */
+@Injectable()
+export class Clock {
+  now(): Date {
+    return new Date();
+  }
+}

@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
+import { UuidParam } from '../../common/pipes/uuid-param.pipe';
+import { auditContext } from '../../common/utils/audit-context';
+import { AuthUser, CurrentUser } from '../auth/auth-user';
+import { Permission } from '../auth/permissions';
+import { CreateProductDto, TestEmailDto, UpdateProductDto } from './dto/product.dto';
+import { ProductService } from './product.service';
+
+const productId = UuidParam('product');
+
+@ApiTags('admin: products')
+@Controller('products')
+export class ProductController {
+  constructor(private readonly products: ProductService) {}
+
+  @Get()
+  @RequirePermissions(Permission.DashboardView)
+  @ApiOperation({ summary: 'Every product with its unredeemed and redeemed code counts' })
+  list() {
+    return this.products.list();
+  }
+
+  @Get(':id')
+  @RequirePermissions(Permission.DashboardView)
+  @ApiOperation({ summary: 'One product with its code counts' })
+  get(@Param('id', productId) id: string) {
+    return this.products.get(id);
+  }
+
+  @Post()
+  @RequirePermissions(Permission.ProductsEdit)
+  @ApiOperation({ summary: 'Create a product' })
+  create(@Body() dto: CreateProductDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+    return this.products.create(dto, auditContext(req, user));
+  }
+
+  @Put(':id')
+  @RequirePermissions(Permission.ProductsEdit)
+  @ApiOperation({ summary: 'Change product fields (partial), e.g. {emailSubject, emailTemplate}' })
+  update(
+    @Param('id', productId) id: string,
+    @Body() dto: UpdateProductDto,
+    @Req() req: Request,
+    @CurrentUser() user?: AuthUser,
+  ) {
+    return this.products.update(id, dto, auditContext(req, user));
+  }
+
+  @Post(':id/test-email')
+  @HttpCode(200)
+  @RequirePermissions(Permission.ProductsEdit)
+  @ApiOperation({ summary: 'Send the (saved or given) e-mail template with sample values to an address' })
+  testEmail(
+    @Param('id', productId) id: string,
+    @Body() dto: TestEmailDto,
+    @Req() req: Request,
+    @CurrentUser() user?: AuthUser,
+  ) {
+    return this.products.sendTestEmail(id, dto, auditContext(req, user));
+  }
+}

@@ -1,0 +1,27 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
+import { Permission } from '../auth/permissions';
+import { STATS_PERIODS } from './stats.periods';
+import { StatsService } from './stats.service';
+
+@ApiTags('admin: statistics')
+@Controller('stats')
+export class StatsController {
+  constructor(private readonly stats: StatsService) {}
+
+  @Get()
+  @RequirePermissions(Permission.DashboardView)
+  @ApiOperation({ summary: 'All-time statistics' })
+  allTime() {
+    return this.stats.stats('alltime');
+  }
+
+  @Get(':period')
+  @RequirePermissions(Permission.DashboardView)
+  @ApiOperation({ summary: 'Statistics of one period, in the server time zone (TZ)' })
+  @ApiParam({ name: 'period', enum: STATS_PERIODS })
+  forPeriod(@Param('period') period: string) {
+    return this.stats.stats(period);
+  }
+}

@@ -1,0 +1,108 @@
+import { StringDecoder } from 'string_decoder';
+import { Transform, TransformCallback } from 'stream';
+import { VOUCHER_CODE_PATTERN } from '../redemption/dto/redeem-voucher.dto';
+
+export const MAX_CODE_LENGTH = 100;
+/** A line longer than this cannot be a code; it is counted invalid without keeping it whole in memory. */
+const MAX_LINE_LENGTH = 10_000;
+const INVALID_SAMPLE_COUNT = 10;
+const HEADER = /^(voucher[ _-]?)?codes?$/i;
+
+export interface CodeCounts {
+  /** Lines that held a well-formed code (duplicates included). */
+  valid: number;
+  invalid: number;
+  invalidSamples: string[];
+}
+
+export class UnreadableFileError extends Error {}
+
+/** Refuses binary content (NUL bytes) so an .exe renamed to .txt is "unreadable", not 100,000 invalid lines. */
+export class TextOnly extends Transform {
+  _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (chunk.includes(0)) return done(new UnreadableFileError('The file is not a readable CSV or text file.'));
+    done(null, chunk);
+  }
+}
+
+/** TXT: one value per line (LF or CRLF), UTF-8 BOM dropped. Emits `[line]` records like csv-parse does. */
+export class LineRecords extends Transform {
+  private rest = '';
+  private first = true;
+  private readonly decoder = new StringDecoder('utf8');
+
+  constructor() {
+    super({ readableObjectMode: true, decodeStrings: true });
+  }
+
+  _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    let text = this.decoder.write(chunk);
+    if (this.first) {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    const lines = (this.rest + text).split('\n');
+    this.rest = lines.pop() ?? '';
+    for (const line of lines) this.pushLine(line);
+    // A line that long is invalid whatever follows; keep only enough of it to stay invalid.
+    if (this.rest.length > MAX_LINE_LENGTH) this.rest = this.rest.slice(0, MAX_LINE_LENGTH);
+    done();
+  }
+
+  _flush(done: TransformCallback): void {
+    this.rest += this.decoder.end();
+    if (this.rest) this.pushLine(this.rest);
+    done();
+  }
+
+  private pushLine(line: string): void {
+    this.push([line.endsWith('\r') ? line.slice(0, -1) : line]);
+  }
+}
+
+/**
+ * Records in, COPY text out: the first column is trimmed and upper-cased; a well-formed code
+ * (SPEC §5 voucher format, max 100) becomes one COPY line, anything else is counted invalid.
+ * Empty lines and a `code` header on the first line are skipped. Output is batched (~64 KB).
+ */
+export class CodeFilter extends Transform {
+  readonly counts: CodeCounts = { valid: 0, invalid: 0, invalidSamples: [] };
+  private seenFirst = false;
+  private batch = '';
+
+  constructor() {
+    super({ writableObjectMode: true });
+  }
+
+  _transform(record: unknown[], _enc: BufferEncoding, done: TransformCallback): void {
+    const raw = record[0] === undefined || record[0] === null ? '' : String(record[0]);
+    const value = raw.trim();
+    if (value === '' && record.every((cell) => String(cell ?? '').trim() === '')) return done();
+    if (!this.seenFirst) {
+      this.seenFirst = true;
+      if (HEADER.test(value)) return done();
+    }
+    const code = value.toUpperCase();
+    if (code.length > MAX_CODE_LENGTH || !VOUCHER_CODE_PATTERN.test(code)) {
+      this.counts.invalid++;
+      if (this.counts.invalidSamples.length < INVALID_SAMPLE_COUNT) {
+        this.counts.invalidSamples.push(value.length > 50 ? `${value.slice(0, 50)}…` : value);
+      }
+      return done();
+    }
+    this.counts.valid++;
+    // The pattern admits no tab, newline or backslash, so the code is a valid COPY text field as is.
+    this.batch += `${code}\n`;
+    if (this.batch.length >= 65_536) {
+      const out = this.batch;
+      this.batch = '';
+      return done(null, out);
+    }
+    done();
+  }
+
+  _flush(done: TransformCallback): void {
+    if (this.batch) this.push(this.batch);
+    done();
+  }
+}

@@ -1,0 +1,192 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { likeContains } from '../../common/database/pg-client';
+import { AuditContext } from '../../common/utils/audit-context';
+import { AuditService } from '../audit/audit.service';
+import { RealtimeService } from '../realtime/realtime.service';
+import { DeleteVoucherCodesDto, VoucherCodeListQuery } from './dto/voucher.dto';
+
+export interface VoucherCodeView {
+  id: string;
+  code: string;
+  isRedeemed: boolean;
+  createdAt: Date;
+  redeemedAt: Date | null;
+  redemption: {
+    id: string;
+    redeemedAt: Date;
+    emailStatus: string;
+    customer: { id: string; firstName: string; lastName: string; email: string };
+  } | null;
+}
+
+export interface VoucherCodePage {
+  codes: VoucherCodeView[];
+  totalCount: number;
+  hasMore: boolean;
+}
+
+interface CodeRow {
+  id: string;
+  code: string;
+  is_redeemed: boolean;
+  created_at: Date;
+  redeemed_at: Date | null;
+  redemption_id: string | null;
+  redemption_at: Date | null;
+  email_status: string | null;
+  customer_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+}
+
+@Injectable()
+export class VoucherService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditService,
+    private readonly realtime: RealtimeService,
+  ) {}
+
+  /**
+   * One page of a product's codes with their redemption and customer: two statements (page + count),
+   * whatever the page size. All/unredeemed: newest first (insertion order); redeemed: most recently redeemed first.
+   * Each ordering has its own index (migration 1763700000010); search uses the trigram index.
+   */
+  async list(productId: string, query: VoucherCodeListQuery): Promise<VoucherCodePage> {
+    await this.requireProduct(productId);
+    const params: unknown[] = [productId];
+    const where = ['v.product_id = $1'];
+    if (query.redeemedOnly === 'true') where.push('v.is_redeemed');
+    if (query.redeemedOnly === 'false') where.push('NOT v.is_redeemed');
+    if (query.search) {
+      params.push(likeContains(query.search));
+      where.push(`v.code ILIKE $${params.length}`);
+    }
+    const order = query.redeemedOnly === 'true' ? 'v.redeemed_at DESC, v.seq DESC' : 'v.seq DESC';
+    const filter = where.join(' AND ');
+    const [rows, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT v.id, v.code, v.is_redeemed, v.created_at, v.redeemed_at, v.seq,
+                r.id AS redemption_id, r.redeemed_at AS redemption_at, r.email_status,
+                c.id AS customer_id, c.first_name, c.last_name, c.email
+           FROM (SELECT * FROM voucher_codes v WHERE ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}) v
+           LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+           LEFT JOIN customers c ON c.id = r.customer_id
+          ORDER BY ${order}`,
+        [...params, query.limit, query.offset],
+      ) as Promise<CodeRow[]>,
+      this.dataSource.query(`SELECT count(*)::int AS total FROM voucher_codes v WHERE ${filter}`, params),
+    ]);
+    return {
+      codes: rows.map(toView),
+      totalCount: total,
+      hasMore: query.offset + rows.length < total,
+    };
+  }
+
+  /** Only unredeemed codes can be deleted; a redeemed one belongs to a customer's history. */
+  async deleteOne(id: string, ctx: AuditContext): Promise<{ message: string }> {
+    const [deleted] = await this.dataSource.query(
+      `DELETE FROM voucher_codes v USING products p
+        WHERE v.id = $1 AND NOT v.is_redeemed AND p.id = v.product_id
+        RETURNING v.code, v.product_id, p.name`,
+      [id],
+    );
+    if (!deleted.length) {
+      const [existing] = await this.dataSource.query(`SELECT is_redeemed FROM voucher_codes WHERE id = $1`, [id]);
+      const error = existing
+        ? new ConflictException('Redeemed voucher codes cannot be deleted.')
+        : new NotFoundException('Voucher code not found.');
+      await this.audit.record({ ...ctx, action: 'vouchers.delete', success: false, resource: 'voucher_code', resourceId: id, details: { reason: error.message } });
+      throw error;
+    }
+    const row = deleted[0];
+    await this.audit.record({
+      ...ctx,
+      action: 'vouchers.delete',
+      success: true,
+      resource: 'voucher_code',
+      resourceId: id,
+      details: { code: row.code, productId: row.product_id },
+    });
+    this.realtime.emit('voucherUpdate', `Voucher code ${row.code} deleted from ${row.name}`);
+    return { message: 'Voucher code deleted successfully.' };
+  }
+
+  /**
+   * `selected`: the given unredeemed codes of this product; `all-unredeemed`: every unredeemed code of it.
+   * Redeemed codes are never deleted: the condition is part of the DELETE, so a code redeemed meanwhile stays.
+   */
+  async deleteMany(
+    productId: string,
+    dto: DeleteVoucherCodesDto,
+    ctx: AuditContext,
+  ): Promise<{ message: string; deletedCount: number; skippedCount: number }> {
+    const product = await this.requireProduct(productId);
+    let deletedCount: number;
+    let skippedCount = 0;
+    if (dto.deleteType === 'selected') {
+      const ids = [...new Set(dto.voucherCodeIds ?? [])];
+      const [, affected] = await this.dataSource.query(
+        `DELETE FROM voucher_codes WHERE product_id = $1 AND id = ANY($2::uuid[]) AND NOT is_redeemed`,
+        [productId, ids],
+      );
+      deletedCount = affected;
+      skippedCount = ids.length - deletedCount;
+    } else {
+      const [, affected] = await this.dataSource.query(
+        `DELETE FROM voucher_codes WHERE product_id = $1 AND NOT is_redeemed`,
+        [productId],
+      );
+      deletedCount = affected;
+    }
+    await this.audit.record({
+      ...ctx,
+      action: 'vouchers.bulk-delete',
+      success: true,
+      resource: 'product',
+      resourceId: productId,
+      details: { deleteType: dto.deleteType, requested: dto.voucherCodeIds?.length, deletedCount, skippedCount },
+    });
+    if (deletedCount > 0) {
+      this.realtime.emit('voucherUpdate', `${deletedCount} voucher code(s) deleted from ${product.name}`);
+    }
+    const skipped = skippedCount ? ` ${skippedCount} redeemed or unknown code(s) were kept.` : '';
+    return {
+      message: `${deletedCount} voucher code${deletedCount === 1 ? '' : 's'} deleted.${skipped}`,
+      deletedCount,
+      skippedCount,
+    };
+  }
+
+  private async requireProduct(id: string): Promise<{ id: string; name: string }> {
+    const [product] = await this.dataSource.query(`SELECT id, name FROM products WHERE id = $1`, [id]);
+    if (!product) throw new NotFoundException('Product not found.');
+    return product;
+  }
+}
+
+function toView(row: CodeRow): VoucherCodeView {
+  return {
+    id: row.id,
+    code: row.code,
+    isRedeemed: row.is_redeemed,
+    createdAt: row.created_at,
+    redeemedAt: row.redeemed_at,
+    redemption: row.redemption_id
+      ? {
+          id: row.redemption_id,
+          redeemedAt: row.redemption_at as Date,
+          emailStatus: row.email_status as string,
+          customer: {
+            id: row.customer_id as string,
+            firstName: row.first_name as string,
+            lastName: row.last_name as string,
+            email: row.email as string,
+          },
+        }
+      : null,
+  };
+}

@@ -1,0 +1,208 @@
+import { startTestApp, TestApp } from './helpers/app';
+import { createProduct, redeem } from './helpers/admin-data';
+import { bearer, tokenFor } from './helpers/auth';
+import { addCodes } from './helpers/factories';
+
+const seq = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+
+describe('voucher codes of a product: list, search, delete', () => {
+  let t: TestApp;
+  let auth: { Authorization: string };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    auth = bearer(await tokenFor(t, 'admin'));
+  });
+  afterAll(() => t.close());
+
+  const list = (product: string, query: Record<string, string | number>) =>
+    t.http().get(`/api/products/${product}/voucher-codes-detailed`).set(auth).query(query);
+
+  describe('GET /api/products/:id/voucher-codes-detailed', () => {
+    it('answers an empty page for a product without codes', async () => {
+      const product = await createProduct(t, auth);
+      const res = await list(product, { limit: 50, offset: 0 }).expect(200);
+      expect(res.body).toEqual({ codes: [], totalCount: 0, hasMore: false });
+    });
+
+    it('pages an exact multiple of the page size and a short last page, newest first', async () => {
+      const product = await createProduct(t, auth);
+      await addCodes(t.db, product, seq('OLD', 40));
+      await addCodes(t.db, product, seq('NEW', 60));
+
+      const first = await list(product, { limit: 50, offset: 0 }).expect(200);
+      expect(first.body.totalCount).toBe(100);
+      expect(first.body.hasMore).toBe(true);
+      expect(first.body.codes).toHaveLength(50);
+      // The later batch comes first, each batch newest-inserted first.
+      expect(first.body.codes[0].code).toBe('NEW-0059');
+      expect(first.body.codes[0]).toEqual({
+        id: expect.any(String),
+        code: 'NEW-0059',
+        isRedeemed: false,
+        createdAt: expect.any(String),
+        redeemedAt: null,
+        redemption: null,
+      });
+
+      const second = await list(product, { limit: 50, offset: 50 }).expect(200);
+      expect(second.body.hasMore).toBe(false);
+      expect(second.body.codes).toHaveLength(50);
+      expect(second.body.codes.at(-1).code).toBe('OLD-0000');
+      const all = [...first.body.codes, ...second.body.codes].map((c: { code: string }) => c.code);
+      expect(new Set(all).size).toBe(100);
+
+      const past = await list(product, { limit: 50, offset: 100 }).expect(200);
+      expect(past.body).toEqual({ codes: [], totalCount: 100, hasMore: false });
+
+      const last = await list(product, { limit: 30, offset: 90 }).expect(200);
+      expect(last.body.codes.map((c: { code: string }) => c.code)).toEqual(seq('OLD', 10).reverse());
+      expect(last.body.hasMore).toBe(false);
+    });
+
+    it('filters redeemed and unredeemed codes; redeemed ones carry redemption and customer', async () => {
+      const product = await createProduct(t, auth);
+      await addCodes(t.db, product, ['RF-A', 'RF-B', 'RF-C']);
+      await redeem(t, 'RF-B', { firstName: 'Rita', lastName: 'Redeemer', email: 'rita@example.com' });
+
+      const redeemed = await list(product, { redeemedOnly: 'true' }).expect(200);
+      expect(redeemed.body.totalCount).toBe(1);
+      expect(redeemed.body.codes[0]).toEqual({
+        id: expect.any(String),
+        code: 'RF-B',
+        isRedeemed: true,
+        createdAt: expect.any(String),
+        redeemedAt: expect.any(String),
+        redemption: {
+          id: expect.any(String),
+          redeemedAt: expect.any(String),
+          emailStatus: expect.stringMatching(/^(pending|sent|failed)$/),
+          customer: { id: expect.any(String), firstName: 'Rita', lastName: 'Redeemer', email: 'rita@example.com' },
+        },
+      });
+
+      const unredeemed = await list(product, { redeemedOnly: 'false' }).expect(200);
+      expect(unredeemed.body.codes.map((c: { code: string }) => c.code)).toEqual(['RF-C', 'RF-A']);
+      const all = await list(product, {}).expect(200);
+      expect(all.body.totalCount).toBe(3);
+    });
+
+    it('searches case-insensitively for part of a code, treating _ and % literally', async () => {
+      const product = await createProduct(t, auth);
+      await addCodes(t.db, product, ['SRCH_ONE-1', 'SRCHXONE-2', 'OTHER-3', 'SRCH_ONE-4']);
+      const res = await list(product, { search: '  h_one ' }).expect(200);
+      expect(res.body.codes.map((c: { code: string }) => c.code)).toEqual(['SRCH_ONE-4', 'SRCH_ONE-1']);
+      expect(res.body.totalCount).toBe(2);
+      const paged = await list(product, { search: 'srch', limit: 2, offset: 0 }).expect(200);
+      expect(paged.body).toMatchObject({ totalCount: 3, hasMore: true });
+      const none = await list(product, { search: '%' }).expect(200);
+      expect(none.body.totalCount).toBe(0);
+    });
+
+    it('refuses bad query values and unknown products', async () => {
+      const product = await createProduct(t, auth);
+      expect((await list(product, { limit: 0 }).expect(400)).body.message).toBe('limit must be at least 1');
+      expect((await list(product, { offset: -1 }).expect(400)).body.message).toBe('offset must be 0 or more');
+      expect((await list(product, { redeemedOnly: 'yes' }).expect(400)).body.message).toBe(
+        'redeemedOnly must be true or false',
+      );
+      const unknown = await list('00000000-0000-4000-8000-000000000000', {}).expect(404);
+      expect(unknown.body.message).toBe('Product not found.');
+      expect((await list('abc', {}).expect(400)).body.message).toBe('Invalid product ID.');
+    });
+  });
+
+  describe('deleting codes', () => {
+    const idOf = async (code: string): Promise<string> =>
+      (await t.db.query(`SELECT id FROM voucher_codes WHERE code = $1`, [code]))[0].id;
+    const exists = async (code: string): Promise<boolean> =>
+      (await t.db.query(`SELECT 1 FROM voucher_codes WHERE code = $1`, [code])).length === 1;
+
+    it('DELETE /api/voucher-codes/:id deletes an unredeemed code and refuses a redeemed one', async () => {
+      const product = await createProduct(t, auth);
+      await addCodes(t.db, product, ['DEL-ONE', 'DEL-USED']);
+      await redeem(t, 'DEL-USED');
+
+      const ok = await t.http().delete(`/api/voucher-codes/${await idOf('DEL-ONE')}`).set(auth).expect(200);
+      expect(ok.body).toEqual({ message: 'Voucher code deleted successfully.' });
+      expect(await exists('DEL-ONE')).toBe(false);
+
+      const used = await t.http().delete(`/api/voucher-codes/${await idOf('DEL-USED')}`).set(auth).expect(409);
+      expect(used.body.message).toBe('Redeemed voucher codes cannot be deleted.');
+      expect(await exists('DEL-USED')).toBe(true);
+
+      const gone = await t.http().delete('/api/voucher-codes/00000000-0000-4000-8000-000000000000').set(auth).expect(404);
+      expect(gone.body.message).toBe('Voucher code not found.');
+
+      const [audit] = await t.db.query(
+        `SELECT success, details FROM security_audit_log WHERE action = 'vouchers.delete' AND success ORDER BY created_at LIMIT 1`,
+      );
+      expect(audit.details).toMatchObject({ code: 'DEL-ONE', productId: product });
+    });
+
+    it('deletes selected codes of the product only, never redeemed ones', async () => {
+      const product = await createProduct(t, auth);
+      const other = await createProduct(t, auth);
+      await addCodes(t.db, product, ['SEL-1', 'SEL-2', 'SEL-3', 'SEL-USED']);
+      await addCodes(t.db, other, ['SEL-OTHER']);
+      await redeem(t, 'SEL-USED');
+      const ids = await Promise.all(['SEL-1', 'SEL-2', 'SEL-USED', 'SEL-OTHER'].map(idOf));
+
+      const res = await t
+        .http()
+        .delete(`/api/products/${product}/voucher-codes`)
+        .set(auth)
+        .send({ deleteType: 'selected', voucherCodeIds: ids })
+        .expect(200);
+      expect(res.body).toEqual({
+        message: '2 voucher codes deleted. 2 redeemed or unknown code(s) were kept.',
+        deletedCount: 2,
+        skippedCount: 2,
+      });
+      expect(await exists('SEL-1')).toBe(false);
+      expect(await exists('SEL-2')).toBe(false);
+      expect(await exists('SEL-3')).toBe(true);
+      expect(await exists('SEL-USED')).toBe(true);
+      expect(await exists('SEL-OTHER')).toBe(true);
+    });
+
+    it('deletes all unredeemed codes of the product and keeps redeemed ones and other products', async () => {
+      const product = await createProduct(t, auth);
+      const other = await createProduct(t, auth);
+      await addCodes(t.db, product, seq('ALLU', 25));
+      await addCodes(t.db, product, ['ALLU-USED']);
+      await addCodes(t.db, other, ['ALLU-OTHER']);
+      await redeem(t, 'ALLU-USED');
+
+      const res = await t
+        .http()
+        .delete(`/api/products/${product}/voucher-codes`)
+        .set(auth)
+        .send({ deleteType: 'all-unredeemed' })
+        .expect(200);
+      expect(res.body).toMatchObject({ deletedCount: 25, skippedCount: 0 });
+      const left = await t.db.query(`SELECT code FROM voucher_codes WHERE product_id = $1`, [product]);
+      expect(left).toEqual([{ code: 'ALLU-USED' }]);
+      expect(await exists('ALLU-OTHER')).toBe(true);
+    });
+
+    it('refuses a bulk delete without a valid type or selection, deleting nothing', async () => {
+      const product = await createProduct(t, auth);
+      await addCodes(t.db, product, ['KEEP-1']);
+      const del = (body: object) => t.http().delete(`/api/products/${product}/voucher-codes`).set(auth).send(body);
+      expect((await del({ deleteType: 'everything' }).expect(400)).body.message).toBe(
+        'deleteType must be selected or all-unredeemed',
+      );
+      expect((await del({ deleteType: 'selected' }).expect(400)).body.message).toBe(
+        'Select at least one voucher code to delete.',
+      );
+      expect((await del({ deleteType: 'selected', voucherCodeIds: [] }).expect(400)).body.message).toBe(
+        'Select at least one voucher code to delete.',
+      );
+      expect((await del({ deleteType: 'selected', voucherCodeIds: ['nope'] }).expect(400)).body.message).toBe(
+        'Invalid voucher code ID.',
+      );
+      expect(await exists('KEEP-1')).toBe(true);
+    });
+  });
+});
