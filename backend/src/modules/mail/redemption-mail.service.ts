@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { returnedRows } from '../../common/utils/sql';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { MailTransportService, ProviderAttempt } from './mail-transport.service';
@@ -46,7 +47,8 @@ export class RedemptionMailService {
    * so the queue retries with backoff; on the last attempt the redemption is marked failed instead.
    */
   async deliver(redemptionId: string, attempt: number, maxAttempts: number): Promise<DeliveryOutcome> {
-    const claimed = await this.dataSource.query(
+    const claimed = returnedRows(
+      await this.dataSource.query(
       `UPDATE redemptions
           SET email_locked_until = now() + make_interval(secs => $2),
               email_attempts = email_attempts + 1,
@@ -54,7 +56,8 @@ export class RedemptionMailService {
         WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
           AND (email_locked_until IS NULL OR email_locked_until < now())
         RETURNING id`,
-      [redemptionId, CLAIM_SECONDS],
+        [redemptionId, CLAIM_SECONDS],
+      ),
     );
     if (!claimed.length) return 'skipped';
 
