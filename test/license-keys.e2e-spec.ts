@@ -92,7 +92,9 @@ describe('Licence pool API', () => {
   });
 
   it('creates volume keys with their activations', async () => {
-    const res = await create(valid({ licenseKey: 'VOLUM-00001', licenseType: 'volume', maxActivations: 25 })).expect(201);
+    const res = await create(valid({ licenseKey: 'VOLUM-00001', licenseType: 'volume', maxActivations: 25 })).expect(
+      201,
+    );
     expect(res.body).toEqual(expect.objectContaining({ licenseType: 'volume', maxActivations: 25 }));
   });
 
@@ -150,15 +152,44 @@ describe('Licence pool API', () => {
     });
 
     it('searches any part of the key in any case, filters by state, pages', async () => {
-      const search = await t.http().get('/api/license-keys').query({ productId: product, search: 'part-' }).set(auth).expect(200);
-      expect(search.body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey)).toEqual(['PART-NEW01', 'PART-OLD01']);
+      const search = await t
+        .http()
+        .get('/api/license-keys')
+        .query({ productId: product, search: 'part-' })
+        .set(auth)
+        .expect(200);
+      expect(search.body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey)).toEqual([
+        'PART-NEW01',
+        'PART-OLD01',
+      ]);
       expect(search.body.summary.totalKeys).toBe(6);
-      const manual = await t.http().get('/api/license-keys').query({ productId: product, search: 'MANUAL' }).set(auth).expect(200);
+      const manual = await t
+        .http()
+        .get('/api/license-keys')
+        .query({ productId: product, search: 'MANUAL' })
+        .set(auth)
+        .expect(200);
       expect(manual.body.licenseKeys).toEqual([]);
-      const full = await t.http().get('/api/license-keys').query({ productId: product, status: 'fully-used' }).set(auth).expect(200);
-      expect(full.body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey)).toEqual(['FULL-NEW01', 'FULL-OLD01']);
-      const page2 = await t.http().get('/api/license-keys').query({ productId: product, limit: 4, page: 2 }).set(auth).expect(200);
-      expect(page2.body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey)).toEqual(['FULL-NEW01', 'FULL-OLD01']);
+      const full = await t
+        .http()
+        .get('/api/license-keys')
+        .query({ productId: product, status: 'fully-used' })
+        .set(auth)
+        .expect(200);
+      expect(full.body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey)).toEqual([
+        'FULL-NEW01',
+        'FULL-OLD01',
+      ]);
+      const page2 = await t
+        .http()
+        .get('/api/license-keys')
+        .query({ productId: product, limit: 4, page: 2 })
+        .set(auth)
+        .expect(200);
+      expect(page2.body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey)).toEqual([
+        'FULL-NEW01',
+        'FULL-OLD01',
+      ]);
       expect(page2.body.pagination).toEqual(
         expect.objectContaining({ totalCount: 6, totalPages: 2, hasPreviousPage: true, hasNextPage: false }),
       );
@@ -172,11 +203,20 @@ describe('Licence pool API', () => {
         `INSERT INTO products (name, is_license_managed, download_link) VALUES ('Inactive Test (Windows)', true, 'https://x.example.com') RETURNING id`,
       );
       const key = await create(valid({ productId: row.id, licenseKey: 'INACT-00001' })).expect(201);
-      const off = await t.http().put(`/api/license-keys/${key.body.id}`).set(auth).send({ isActive: false }).expect(200);
+      const off = await t
+        .http()
+        .put(`/api/license-keys/${key.body.id}`)
+        .set(auth)
+        .send({ isActive: false })
+        .expect(200);
       expect(off.body.isActive).toBe(false);
 
       const [code1, code2] = await addCodes(t.db, row.id, [randomCode(), randomCode()]);
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code1 })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code1 }))
+        .expect(201);
       const fix = await t.http().post('/api/admin/fix-pending-emails').set(auth).expect(200);
       expect(fix.body.assignedCount).toBe(0);
       const [waiting] = await t.db.query(
@@ -189,7 +229,11 @@ describe('Licence pool API', () => {
       await t.http().put(`/api/license-keys/${key.body.id}`).set(auth).send({ isActive: true }).expect(200);
       const again = await t.http().post('/api/admin/fix-pending-emails').set(auth).expect(200);
       expect(again.body.assignedCount).toBe(1);
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code2 })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code2 }))
+        .expect(201);
       const [k] = await t.db.query(`SELECT current_activations FROM license_keys WHERE id = $1`, [key.body.id]);
       expect(k.current_activations).toBe(1);
     });
@@ -212,7 +256,11 @@ describe('Licence pool API', () => {
       );
       const used = await create(valid({ productId: row.id, licenseKey: 'USED0-00001' })).expect(201);
       const [code] = await addCodes(t.db, row.id, [randomCode()]);
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .expect(201);
       const res = await t.http().delete(`/api/license-keys/${used.body.id}`).set(auth).expect(409);
       expect(res.body.message).toBe(
         'This license key has been assigned to 1 redemption(s) and cannot be deleted. Deactivate it instead.',

@@ -83,7 +83,11 @@ describe('Real time (socket.io)', () => {
     await new Promise((resolve) => socket.once('admin-joined', resolve));
     const update = nextUpdate(socket, 'redemptionDeleted');
     const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
-    await t.http().delete(`/api/redemptions/${r.id}`).set(bearer(await tokenFor(t, 'admin'))).expect(200);
+    await t
+      .http()
+      .delete(`/api/redemptions/${r.id}`)
+      .set(bearer(await tokenFor(t, 'admin')))
+      .expect(200);
     expect((await update).type).toBe('redemptionDeleted');
   });
 
@@ -94,7 +98,10 @@ describe('Real time (socket.io)', () => {
       'wrong secret',
       async () => {
         const { JwtService } = await import('@nestjs/jwt');
-        return new JwtService().signAsync({ sub: 'x', sid: 'y', typ: 'access' }, { secret: 'another-secret-of-at-least-32-bytes!!', algorithm: 'HS256' });
+        return new JwtService().signAsync(
+          { sub: 'x', sid: 'y', typ: 'access' },
+          { secret: 'another-secret-of-at-least-32-bytes!!', algorithm: 'HS256' },
+        );
       },
     ],
     [
@@ -134,7 +141,11 @@ describe('Real time (socket.io)', () => {
     watcher.on('dataUpdate', (u: DataUpdate) => seen.push(u));
     const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
     const update = nextUpdate(joined, 'emailResend');
-    await t.http().post(`/api/redemptions/${r.id}/resend-email`).set(bearer(await tokenFor(t, 'admin'))).expect(200);
+    await t
+      .http()
+      .post(`/api/redemptions/${r.id}/resend-email`)
+      .set(bearer(await tokenFor(t, 'admin')))
+      .expect(200);
     await update;
     expect(seen).toEqual([]);
   });
@@ -169,7 +180,11 @@ describe('Real time across API instances (Redis adapter)', () => {
     expect(await joinAdmin(socket, await tokenFor(a, 'admin'))).toBe('joined');
     const r = await redeemNew(b, await productId(b.db, PRODUCTS.homeBusinessMac));
     const update = nextUpdate(socket, 'emailResend', 10_000);
-    await b.http().post(`/api/redemptions/${r.id}/resend-email`).set(bearer(await tokenFor(b, 'admin'))).expect(200);
+    await b
+      .http()
+      .post(`/api/redemptions/${r.id}/resend-email`)
+      .set(bearer(await tokenFor(b, 'admin')))
+      .expect(200);
     expect(await update).toEqual({ type: 'emailResend', message: `E-mail for voucher ${r.code} queued for sending` });
   });
 });

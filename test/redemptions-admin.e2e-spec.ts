@@ -46,7 +46,10 @@ describe('Admin redemption actions', () => {
       const r = await redeemNew(t, mac);
       await eventually(async () => (await emailStatus(t, r.id)) === 'sent', 15_000, 'first e-mail');
       expect(mailsTo(r.email)).toHaveLength(1);
-      await t.db.query(`UPDATE redemptions SET email_status = 'failed', email_locked_until = now() + interval '1 hour' WHERE id = $1`, [r.id]);
+      await t.db.query(
+        `UPDATE redemptions SET email_status = 'failed', email_locked_until = now() + interval '1 hour' WHERE id = $1`,
+        [r.id],
+      );
 
       const res = await t.http().post(`/api/redemptions/${r.id}/resend-email`).set(auth).expect(200);
       expect(res.body).toEqual({ success: true, message: 'Email queued for sending' });
@@ -65,7 +68,9 @@ describe('Admin redemption actions', () => {
       const product = await windowsProduct('Resend Waiting');
       const r = await redeemNew(t, product);
       const res = await t.http().post(`/api/redemptions/${r.id}/resend-email`).set(auth).expect(409);
-      expect(res.body.message).toBe('This redemption has no license key yet. Assign one first; the e-mail is sent with it.');
+      expect(res.body.message).toBe(
+        'This redemption has no license key yet. Assign one first; the e-mail is sent with it.',
+      );
     });
   });
 
@@ -95,7 +100,11 @@ describe('Admin redemption actions', () => {
       ]);
       const view = await t.http().get(`/api/success-token/${token.token}`).expect(200);
       expect(view.body).toEqual(
-        expect.objectContaining({ isManualProcessing: false, licenseKey: 'HAND-KEY-0001', downloadLink: 'https://dl.example.com/hand.exe' }),
+        expect.objectContaining({
+          isManualProcessing: false,
+          licenseKey: 'HAND-KEY-0001',
+          downloadLink: 'https://dl.example.com/hand.exe',
+        }),
       );
       await eventually(async () => (await emailStatus(t, r.id)) === 'sent', 15_000, 'licence e-mail');
       const [mail] = mailsTo(r.email);
@@ -117,7 +126,10 @@ describe('Admin redemption actions', () => {
       const keys = await t.http().get('/api/license-keys').query({ productId: product }).set(auth).expect(200);
       expect(keys.body.licenseKeys).toEqual([]);
       expect(keys.body.summary.totalKeys).toBe(0);
-      const [audit] = await t.db.query(`SELECT success FROM security_audit_log WHERE action = 'redemption.assign-license' AND resource_id = $1`, [r.id]);
+      const [audit] = await t.db.query(
+        `SELECT success FROM security_audit_log WHERE action = 'redemption.assign-license' AND resource_id = $1`,
+        [r.id],
+      );
       expect(audit.success).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(mailsTo(r.email)).toHaveLength(1);
@@ -133,8 +145,13 @@ describe('Admin redemption actions', () => {
         .set(auth)
         .send({ licenseKey: 'NEW-KEY-2', downloadLink: 'https://dl.example.com/new.exe' })
         .expect(200);
-      expect(res.body.assignedLicenseKey).toEqual({ licenseKey: 'MANUAL_NEW-KEY-2', downloadLink: 'https://dl.example.com/new.exe' });
-      const [pool] = await t.db.query(`SELECT current_activations FROM license_keys WHERE license_key = 'POOL-REASSIGN-1'`);
+      expect(res.body.assignedLicenseKey).toEqual({
+        licenseKey: 'MANUAL_NEW-KEY-2',
+        downloadLink: 'https://dl.example.com/new.exe',
+      });
+      const [pool] = await t.db.query(
+        `SELECT current_activations FROM license_keys WHERE license_key = 'POOL-REASSIGN-1'`,
+      );
       expect(pool.current_activations).toBe(1);
     });
 
@@ -167,7 +184,9 @@ describe('Admin redemption actions', () => {
         .set(auth)
         .send({ licenseKey: 'KEY-1', downloadLink: 'https://dl.example.com/x' })
         .expect(404);
-      expect(await t.db.query(`SELECT id FROM license_keys WHERE license_key IN ('MANUAL_MAC-KEY-1', 'MANUAL_KEY-1')`)).toEqual([]);
+      expect(
+        await t.db.query(`SELECT id FROM license_keys WHERE license_key IN ('MANUAL_MAC-KEY-1', 'MANUAL_KEY-1')`),
+      ).toEqual([]);
     });
   });
 
@@ -190,10 +209,18 @@ describe('Admin redemption actions', () => {
         })
         .expect(200);
       expect(res.body).toEqual({ successCount: 2 });
-      expect(await assignmentsOf(a.id)).toEqual([{ license_key: 'MANUAL_VOLUME-KEY-77', max_activations: 2, current_activations: 2 }]);
-      expect(await assignmentsOf(withKey.id)).toEqual([{ license_key: 'POOL-BULK-0001', max_activations: 1, current_activations: 1 }]);
+      expect(await assignmentsOf(a.id)).toEqual([
+        { license_key: 'MANUAL_VOLUME-KEY-77', max_activations: 2, current_activations: 2 },
+      ]);
+      expect(await assignmentsOf(withKey.id)).toEqual([
+        { license_key: 'POOL-BULK-0001', max_activations: 1, current_activations: 1 },
+      ]);
       expect(await assignmentsOf(macOne.id)).toEqual([]);
-      await eventually(async () => mailsTo(a.email).length === 1 && mailsTo(b.email).length === 1, 15_000, 'bulk e-mails');
+      await eventually(
+        async () => mailsTo(a.email).length === 1 && mailsTo(b.email).length === 1,
+        15_000,
+        'bulk e-mails',
+      );
       expect(mailsTo(a.email)[0].html).toContain('Key: VOLUME-KEY-77');
 
       const again = await t
@@ -207,9 +234,19 @@ describe('Admin redemption actions', () => {
 
     it('refuses an empty selection and bad ids', async () => {
       const body = { licenseKey: 'K-1', downloadLink: 'https://dl.example.com/x' };
-      const empty = await t.http().post('/api/redemptions/bulk-assign-license').set(auth).send({ ...body, redemptionIds: [] }).expect(400);
+      const empty = await t
+        .http()
+        .post('/api/redemptions/bulk-assign-license')
+        .set(auth)
+        .send({ ...body, redemptionIds: [] })
+        .expect(400);
       expect(empty.body.message).toBe('Select at least one redemption');
-      const bad = await t.http().post('/api/redemptions/bulk-assign-license').set(auth).send({ ...body, redemptionIds: ['x'] }).expect(400);
+      const bad = await t
+        .http()
+        .post('/api/redemptions/bulk-assign-license')
+        .set(auth)
+        .send({ ...body, redemptionIds: ['x'] })
+        .expect(400);
       expect(bad.body.message).toBe('Invalid redemption id');
     });
 
@@ -326,7 +363,9 @@ describe('Admin redemption actions', () => {
       // A job delivered twice (a stalled Bull job, a duplicate enqueue) finds the e-mail already sent.
       expect(await t.app.get(RedemptionMailService).deliver(manual[0].id, 1, 3)).toBe('skipped');
       expect(mailsTo(manual[0].email)).toHaveLength(1);
-      const [audit] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'emails.fix-pending' ORDER BY created_at DESC LIMIT 1`);
+      const [audit] = await t.db.query(
+        `SELECT details FROM security_audit_log WHERE action = 'emails.fix-pending' ORDER BY created_at DESC LIMIT 1`,
+      );
       expect(audit.details).toEqual({ fixedCount: expect.any(Number), assignedCount: 0 });
     });
 
@@ -351,14 +390,19 @@ describe('Admin redemption actions', () => {
       expect(await t.db.query(`SELECT id FROM redemptions WHERE id = $1`, [r.id])).toEqual([]);
       const [code] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [r.code]);
       expect(code.is_redeemed).toBe(true);
-      const assignments = await t.db.query(`SELECT redemption_id FROM license_assignments WHERE license_key_id = $1`, [keyId]);
+      const assignments = await t.db.query(`SELECT redemption_id FROM license_assignments WHERE license_key_id = $1`, [
+        keyId,
+      ]);
       expect(assignments).toEqual([{ redemption_id: null }]);
       const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE id = $1`, [keyId]);
       expect(key.current_activations).toBe(1);
       // The key is not handed out again.
       const next = await redeemNew(t, product);
       expect(await assignmentsOf(next.id)).toEqual([]);
-      const [audit] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'redemption.delete' AND resource_id = $1`, [r.id]);
+      const [audit] = await t.db.query(
+        `SELECT details FROM security_audit_log WHERE action = 'redemption.delete' AND resource_id = $1`,
+        [r.id],
+      );
       expect(audit.details).toEqual({ voucherCode: r.code });
       await t.http().delete(`/api/redemptions/${r.id}`).set(auth).expect(404);
     });
@@ -408,7 +452,10 @@ describe('DELETE /api/admin/cleanup-redeemed', () => {
     const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE license_key = 'CLEAN-KEY-001'`);
     expect(key.current_activations).toBe(1);
     const [audit] = await t.db.query(`SELECT success, details FROM security_audit_log WHERE action = 'system.cleanup'`);
-    expect(audit).toEqual({ success: true, details: { voucherCodes: 3, customers: 2, redemptions: 2, licenseAssignments: 1 } });
+    expect(audit).toEqual({
+      success: true,
+      details: { voucherCodes: 3, customers: 2, redemptions: 2, licenseAssignments: 1 },
+    });
     const list = await t.http().get('/api/redemptions').set(auth).expect(200);
     expect(list.body.pagination.totalCount).toBe(0);
   });

@@ -23,7 +23,14 @@ describe('GET /api/redemptions', () => {
   it('answers an empty page when there is nothing', async () => {
     expect(await list()).toEqual({
       redemptions: [],
-      pagination: { currentPage: 1, limit: 50, totalCount: 0, totalPages: 0, hasPreviousPage: false, hasNextPage: false },
+      pagination: {
+        currentPage: 1,
+        limit: 50,
+        totalCount: 0,
+        totalPages: 0,
+        hasPreviousPage: false,
+        hasNextPage: false,
+      },
     });
   });
 
@@ -34,21 +41,31 @@ describe('GET /api/redemptions', () => {
     beforeAll(async () => {
       // 10 Mac redemptions, newest first by index: ids[0] is the newest.
       for (let i = 0; i < 10; i++) {
-        const r = await redeemNew(t, mac, { firstName: `Name${String.fromCharCode(65 + i)}`, lastName: 'Tester' }, `LST${i}`);
+        const r = await redeemNew(
+          t,
+          mac,
+          { firstName: `Name${String.fromCharCode(65 + i)}`, lastName: 'Tester' },
+          `LST${i}`,
+        );
         ids.push(r.id);
       }
       for (let i = 0; i < ids.length; i++) {
-        await t.db.query(`UPDATE redemptions SET redeemed_at = now() - make_interval(hours => $2), email_status = $3 WHERE id = $1`, [
-          ids[i],
-          i + 1,
-          i % 3 === 0 ? 'failed' : 'sent',
-        ]);
+        await t.db.query(
+          `UPDATE redemptions SET redeemed_at = now() - make_interval(hours => $2), email_status = $3 WHERE id = $1`,
+          [ids[i], i + 1, i % 3 === 0 ? 'failed' : 'sent'],
+        );
       }
       await addLicenseKey(t.db, proPlus, 'KEYED-00001', { downloadLink: 'https://dl.example.com/pp.exe' });
-      keyed = await redeemNew(t, proPlus, { firstName: 'Ann', lastName: "O'Brien", email: 'ann.obrien@example.org' }, 'KEYED');
-      await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '1 day', exported = true, exported_at = now() WHERE id = $1`, [
-        keyed.id,
-      ]);
+      keyed = await redeemNew(
+        t,
+        proPlus,
+        { firstName: 'Ann', lastName: "O'Brien", email: 'ann.obrien@example.org' },
+        'KEYED',
+      );
+      await t.db.query(
+        `UPDATE redemptions SET redeemed_at = now() - interval '1 day', exported = true, exported_at = now() WHERE id = $1`,
+        [keyed.id],
+      );
     });
 
     it('gives the SPEC shape with customer, product and assigned key', async () => {
@@ -95,17 +112,27 @@ describe('GET /api/redemptions', () => {
       });
       const last = await list({ limit: 5, page: 2 });
       expect(last.redemptions.map((r: { id: string }) => r.id)).toEqual(ids.slice(5));
-      expect(last.pagination).toEqual(expect.objectContaining({ totalPages: 2, hasPreviousPage: true, hasNextPage: false }));
+      expect(last.pagination).toEqual(
+        expect.objectContaining({ totalPages: 2, hasPreviousPage: true, hasNextPage: false }),
+      );
       const partial = await list({ limit: 4, page: 3 });
       expect(partial.redemptions.map((r: { id: string }) => r.id)).toEqual(ids.slice(8));
       expect(partial.pagination).toEqual(expect.objectContaining({ totalPages: 3, hasNextPage: false }));
       const beyond = await list({ limit: 5, page: 3 });
       expect(beyond.redemptions).toEqual([]);
-      expect(beyond.pagination).toEqual(expect.objectContaining({ currentPage: 3, totalCount: 10, hasNextPage: false }));
+      expect(beyond.pagination).toEqual(
+        expect.objectContaining({ currentPage: 3, totalCount: 10, hasNextPage: false }),
+      );
     });
 
     it('refuses bad paging and filter values', async () => {
-      for (const query of [{ page: 0 }, { limit: 501 }, { page: 'x' }, { emailStatus: 'lost' }, { showExported: 'maybe' }]) {
+      for (const query of [
+        { page: 0 },
+        { limit: 501 },
+        { page: 'x' },
+        { emailStatus: 'lost' },
+        { showExported: 'maybe' },
+      ]) {
         const res = await t.http().get('/api/redemptions').query(query).set(auth).expect(400);
         expect(typeof res.body.message).toBe('string');
       }
@@ -132,14 +159,18 @@ describe('GET /api/redemptions', () => {
       expect(byEmail.redemptions.map((r: { id: string }) => r.id)).toEqual([keyed.id]);
       // LIKE wildcards are plain characters.
       expect((await list({ search: '%' })).pagination.totalCount).toBe(0);
-      expect((await list({ search: 'tester', emailStatus: 'failed', limit: 2, page: 2 })).redemptions.map((r: { id: string }) => r.id)).toEqual([
-        ids[6],
-        ids[9],
-      ]);
+      expect(
+        (await list({ search: 'tester', emailStatus: 'failed', limit: 2, page: 2 })).redemptions.map(
+          (r: { id: string }) => r.id,
+        ),
+      ).toEqual([ids[6], ids[9]]);
     });
 
     async function codeOf(id: string): Promise<string> {
-      const [row] = await t.db.query(`SELECT v.code FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE r.id = $1`, [id]);
+      const [row] = await t.db.query(
+        `SELECT v.code FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE r.id = $1`,
+        [id],
+      );
       return row.code;
     }
   });
@@ -148,8 +179,11 @@ describe('GET /api/redemptions', () => {
     // A plan check, not a timing. At this size PostgreSQL may still prefer a scan; with scans priced out it
     // must be able to answer every search branch from an index (at a million rows it picks them by itself).
     const n = 30000;
-    await t.db.query(`INSERT INTO customers (first_name, last_name, email)
-      SELECT 'F' || g, 'L' || g, 'bulk' || g || '@example.net' FROM generate_series(1, $1::int) g`, [n]);
+    await t.db.query(
+      `INSERT INTO customers (first_name, last_name, email)
+      SELECT 'F' || g, 'L' || g, 'bulk' || g || '@example.net' FROM generate_series(1, $1::int) g`,
+      [n],
+    );
     await t.db.query(
       `INSERT INTO voucher_codes (code, product_id, is_redeemed) SELECT 'BULK-' || g, $1, true FROM generate_series(1, $2::int) g`,
       [mac, n],

@@ -50,7 +50,9 @@ describe('Retention job', () => {
     const old = await redeemNew(t, proPlus);
     const kept = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '7 years 2 days' WHERE id = $1`, [old.id]);
-    await t.db.query(`UPDATE customers SET created_at = now() - interval '7 years 2 days' WHERE email = $1`, [old.email]);
+    await t.db.query(`UPDATE customers SET created_at = now() - interval '7 years 2 days' WHERE email = $1`, [
+      old.email,
+    ]);
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
 
     const result = await t.app.get(JobHandlers).runRetention();
@@ -66,9 +68,9 @@ describe('Retention job', () => {
     // The code stays redeemed and the key stays used: nobody gets that key again.
     const [code] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [old.code]);
     expect(code.is_redeemed).toBe(true);
-    expect(await t.db.query(`SELECT redemption_id FROM license_assignments WHERE license_key_id = $1`, [keyId])).toEqual([
-      { redemption_id: null },
-    ]);
+    expect(
+      await t.db.query(`SELECT redemption_id FROM license_assignments WHERE license_key_id = $1`, [keyId]),
+    ).toEqual([{ redemption_id: null }]);
 
     const [run] = await t.db.query(
       `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
@@ -101,10 +103,14 @@ describe('Retention configuration and scheduling', () => {
 
   it('is a repeatable Bull job with the configured interval', async () => {
     const queue = t.app.get<Queue>(getQueueToken(QUEUE.MAINTENANCE));
-    const jobs = await eventually(async () => {
-      const repeatable = await queue.getRepeatableJobs();
-      return repeatable.find((j) => j.name === JOB.RETENTION_CLEANUP);
-    }, 10_000, 'repeatable retention job');
+    const jobs = await eventually(
+      async () => {
+        const repeatable = await queue.getRepeatableJobs();
+        return repeatable.find((j) => j.name === JOB.RETENTION_CLEANUP);
+      },
+      10_000,
+      'repeatable retention job',
+    );
     expect(Number(jobs.every)).toBe(3_600_000);
   });
 

@@ -11,13 +11,17 @@ export class AdminSearchTrigramIndexes1763700000410 implements MigrationInterfac
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
-    await q.query(`CREATE INDEX IF NOT EXISTS idx_voucher_codes_code_trgm ON voucher_codes USING gin (code gin_trgm_ops)`);
+    await q.query(
+      `CREATE INDEX IF NOT EXISTS idx_voucher_codes_code_trgm ON voucher_codes USING gin (code gin_trgm_ops)`,
+    );
     await q.query(`CREATE INDEX IF NOT EXISTS idx_customers_email_trgm ON customers USING gin (email gin_trgm_ops)`);
     // The list searches "first last" as one string, so "Ann Lee" finds Ann Lee.
     await q.query(
       `CREATE INDEX IF NOT EXISTS idx_customers_full_name_trgm ON customers USING gin ((first_name || ' ' || last_name) gin_trgm_ops)`,
     );
-    await q.query(`CREATE INDEX IF NOT EXISTS idx_license_keys_key_trgm ON license_keys USING gin (license_key gin_trgm_ops)`);
+    await q.query(
+      `CREATE INDEX IF NOT EXISTS idx_license_keys_key_trgm ON license_keys USING gin (license_key gin_trgm_ops)`,
+    );
   }
 
   public async down(q: QueryRunner): Promise<void> {

@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Put, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Put,
+  Query,
+  Req,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
@@ -40,7 +53,12 @@ export class LicenseKeyController {
   @Put('license-keys/:id')
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Activate or deactivate a key; inactive keys are never assigned' })
-  update(@Param('id', keyId) id: string, @Body() dto: UpdateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+  update(
+    @Param('id', keyId) id: string,
+    @Body() dto: UpdateLicenseKeyDto,
+    @Req() req: Request,
+    @CurrentUser() user?: AuthUser,
+  ) {
     return this.keys.setActive(id, dto.isActive, requestActor(req, user));
   }
 

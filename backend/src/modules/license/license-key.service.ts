@@ -63,11 +63,15 @@ export class LicenseKeyService {
 
   licenseManagedProducts() {
     return this.dataSource
-      .query(
-        `SELECT id, name, status, download_link FROM products WHERE is_license_managed ORDER BY name`,
-      )
+      .query(`SELECT id, name, status, download_link FROM products WHERE is_license_managed ORDER BY name`)
       .then((rows: Array<{ id: string; name: string; status: string; download_link: string }>) =>
-        rows.map((r) => ({ id: r.id, name: r.name, status: r.status, downloadLink: r.download_link, isLicenseManaged: true })),
+        rows.map((r) => ({
+          id: r.id,
+          name: r.name,
+          status: r.status,
+          downloadLink: r.download_link,
+          isLicenseManaged: true,
+        })),
       );
   }
 
@@ -161,7 +165,9 @@ export class LicenseKeyService {
       throw err;
     }
     if (!rows.length) {
-      const [product] = await this.dataSource.query(`SELECT is_license_managed FROM products WHERE id = $1`, [dto.productId]);
+      const [product] = await this.dataSource.query(`SELECT is_license_managed FROM products WHERE id = $1`, [
+        dto.productId,
+      ]);
       if (!product) throw new NotFoundException(LICENSE_KEY_MESSAGES.productNotFound);
       throw new BadRequestException(LICENSE_KEY_MESSAGES.productNotManaged);
     }
@@ -173,7 +179,12 @@ export class LicenseKeyService {
       resource: 'license_key',
       resourceId: view.id,
       // The key itself is a secret: the audit log keeps only its last characters.
-      details: { productId: view.productId, keyEnd: view.licenseKey.slice(-5), licenseType: view.licenseType, maxActivations },
+      details: {
+        productId: view.productId,
+        keyEnd: view.licenseKey.slice(-5),
+        licenseType: view.licenseType,
+        maxActivations,
+      },
     });
     return view;
   }
@@ -203,7 +214,7 @@ export class LicenseKeyService {
   async remove(id: string, actor: RequestActor): Promise<{ success: true; message: string }> {
     const rows = returnedRows(
       await this.dataSource.query(
-      `DELETE FROM license_keys k
+        `DELETE FROM license_keys k
         WHERE k.id = $1 AND ${NOT_MANUAL} AND k.current_activations = 0
           AND NOT EXISTS (SELECT 1 FROM license_assignments a WHERE a.license_key_id = k.id)
         RETURNING k.id, k.product_id`,
@@ -266,6 +277,7 @@ function toView(row: Record<string, any>): LicenseKeyView {
 }
 
 export function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const driverError = err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : null;
+  const driverError =
+    err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : null;
   return driverError?.code === '23505' && driverError.constraint === constraint;
 }

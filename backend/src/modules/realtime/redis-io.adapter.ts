@@ -15,7 +15,11 @@ export class RedisIoAdapter extends IoAdapter {
   private readonly pub: Redis;
   private readonly sub: Redis;
 
-  constructor(app: INestApplicationContext, redisUrl: string, private readonly keyPrefix: string) {
+  constructor(
+    app: INestApplicationContext,
+    redisUrl: string,
+    private readonly keyPrefix: string,
+  ) {
     super(app);
     this.pub = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
     this.sub = this.pub.duplicate();

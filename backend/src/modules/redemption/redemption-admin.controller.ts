@@ -1,14 +1,33 @@
-import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../auth/auth-user';
 import { Permission } from '../auth/permissions';
-import { AssignLicenseDto, BulkAssignLicenseDto, ListRedemptionsQuery, RedemptionIdsDto } from './dto/redemption-admin.dto';
+import {
+  AssignLicenseDto,
+  BulkAssignLicenseDto,
+  ListRedemptionsQuery,
+  RedemptionIdsDto,
+} from './dto/redemption-admin.dto';
 import { REDEMPTION_ADMIN_MESSAGES, RedemptionAdminService } from './redemption-admin.service';
 
-const redemptionId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound) });
+const redemptionId = new ParseUUIDPipe({
+  exceptionFactory: () => new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound),
+});
 
 @ApiTags('redemptions (admin)')
 @Controller('redemptions')
@@ -56,7 +75,9 @@ export class RedemptionAdminController {
   @Post(':id/assign-license')
   @HttpCode(200)
   @RequirePermissions(Permission.LicensesAssign)
-  @ApiOperation({ summary: 'Assign a key by hand (stored as MANUAL_<key>); the e-mail follows; answers the redemption' })
+  @ApiOperation({
+    summary: 'Assign a key by hand (stored as MANUAL_<key>); the e-mail follows; answers the redemption',
+  })
   assign(
     @Param('id', redemptionId) id: string,
     @Body() dto: AssignLicenseDto,
@@ -83,7 +104,9 @@ export class RedemptionMaintenanceController {
   @Post('fix-pending-emails')
   @HttpCode(200)
   @RequirePermissions(Permission.EmailsFixPending)
-  @ApiOperation({ summary: 'Give waiting redemptions free pool keys and queue pending e-mails; {fixedCount, assignedCount}' })
+  @ApiOperation({
+    summary: 'Give waiting redemptions free pool keys and queue pending e-mails; {fixedCount, assignedCount}',
+  })
   fixPending(@Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.fixPendingEmails(requestActor(req, user));
   }

@@ -143,11 +143,24 @@ export class RedemptionAdminService {
     if (!rows.length) {
       const [row] = await this.dataSource.query(`SELECT awaiting_license FROM redemptions WHERE id = $1`, [id]);
       if (!row) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
-      await this.audit.record({ ...actor, action: 'redemption.resend-email', success: false, resource: 'redemption', resourceId: id, details: { reason: 'awaiting-license' } });
+      await this.audit.record({
+        ...actor,
+        action: 'redemption.resend-email',
+        success: false,
+        resource: 'redemption',
+        resourceId: id,
+        details: { reason: 'awaiting-license' },
+      });
       throw new ConflictException(REDEMPTION_ADMIN_MESSAGES.awaitingLicense);
     }
     this.jobs.enqueueRedemptionMail(id);
-    await this.audit.record({ ...actor, action: 'redemption.resend-email', success: true, resource: 'redemption', resourceId: id });
+    await this.audit.record({
+      ...actor,
+      action: 'redemption.resend-email',
+      success: true,
+      resource: 'redemption',
+      resourceId: id,
+    });
     this.realtime.emit('emailResend', `E-mail for voucher ${rows[0].code} queued for sending`);
     return { success: true, message: 'Email queued for sending' };
   }
@@ -198,7 +211,10 @@ export class RedemptionAdminService {
         await m.query(`INSERT INTO license_assignments (license_key_id, redemption_id) VALUES ($1, $2)`, [key.id, id]);
       } else {
         // The same key again (a corrected link): make it the current one without a second activation.
-        await m.query(`UPDATE license_assignments SET assigned_at = now() WHERE license_key_id = $1 AND redemption_id = $2`, [key.id, id]);
+        await m.query(
+          `UPDATE license_assignments SET assigned_at = now() WHERE license_key_id = $1 AND redemption_id = $2`,
+          [key.id, id],
+        );
       }
       await markLicensed(m, [id], dto.licenseKey, dto.downloadLink);
       await this.audit.record(
@@ -265,14 +281,20 @@ export class RedemptionAdminService {
           action: 'redemption.bulk-assign-license',
           success: true,
           resource: 'redemption',
-          details: { requested: ids.length, assigned: assignedIds.length, keyEnd: dto.licenseKey.slice(-5), redemptionIds: assignedIds },
+          details: {
+            requested: ids.length,
+            assigned: assignedIds.length,
+            keyEnd: dto.licenseKey.slice(-5),
+            redemptionIds: assignedIds,
+          },
         },
         m,
       );
       return assignedIds;
     });
     for (const id of assigned) this.jobs.enqueueRedemptionMail(id);
-    if (assigned.length) this.realtime.emit('licenseAssignment', `License assigned to ${assigned.length} redemption(s)`);
+    if (assigned.length)
+      this.realtime.emit('licenseAssignment', `License assigned to ${assigned.length} redemption(s)`);
     return { successCount: assigned.length };
   }
 
@@ -284,7 +306,14 @@ export class RedemptionAdminService {
       [id],
     );
     if (!row) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
-    await this.audit.record({ ...actor, action: 'redemption.delete', success: true, resource: 'redemption', resourceId: id, details: { voucherCode: row.code } });
+    await this.audit.record({
+      ...actor,
+      action: 'redemption.delete',
+      success: true,
+      resource: 'redemption',
+      resourceId: id,
+      details: { voucherCode: row.code },
+    });
     this.realtime.emit('redemptionDeleted', `Redemption of voucher ${row.code} deleted`);
     return { success: true, message: 'Redemption deleted' };
   }
@@ -344,7 +373,8 @@ export class RedemptionAdminService {
       resource: 'redemption',
       details: { fixedCount: pending.length, assignedCount },
     });
-    if (assignedCount) this.realtime.emit('licenseAssignment', `${assignedCount} waiting redemption(s) received a license`);
+    if (assignedCount)
+      this.realtime.emit('licenseAssignment', `${assignedCount} waiting redemption(s) received a license`);
     if (pending.length) this.realtime.emit('emailResend', `${pending.length} pending e-mail(s) queued`);
     return { fixedCount: pending.length, assignedCount };
   }
@@ -372,7 +402,10 @@ export class RedemptionAdminService {
         redemptions: counts.redemptions as number,
         licenseAssignments: counts.license_assignments as number,
       };
-      await this.audit.record({ ...actor, action: 'system.cleanup', success: true, resource: 'system', details: result }, m);
+      await this.audit.record(
+        { ...actor, action: 'system.cleanup', success: true, resource: 'system', details: result },
+        m,
+      );
       return result;
     });
     this.logger.warn(`System cleaned: ${JSON.stringify(deleted)}`);

@@ -48,7 +48,9 @@ export class ListRedemptionsQuery {
 
   @ApiPropertyOptional({ default: false, description: 'false: Recent Redemptions; true: Exported Vouchers' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' || value === true ? true : value === 'false' || value === false ? false : value))
+  @Transform(({ value }) =>
+    value === 'true' || value === true ? true : value === 'false' || value === false ? false : value,
+  )
   @IsIn([true, false], { message: 'showExported must be true or false' })
   showExported?: boolean;
 
