@@ -1,6 +1,7 @@
 import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
 import { io, Socket } from 'socket.io-client';
+import { RealtimeGateway } from '../backend/src/modules/realtime/realtime.gateway';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, issueToken, tokenFor } from './helpers/auth';
 import { productId, PRODUCTS } from './helpers/factories';
@@ -131,6 +132,24 @@ describe('Real time (socket.io)', () => {
     expect(await error).toEqual({ message: 'Invalid or expired token' });
     await disconnected(socket);
     expect(socket.connected).toBe(false);
+  });
+
+  it('disconnects a joined socket once its session is revoked', async () => {
+    const user = await createAdminUser(t);
+    const { token, sessionId } = await issueToken(t, user.id);
+    const kept = await open();
+    expect(await joinAdmin(kept, await tokenFor(t, 'admin'))).toBe('joined');
+    const socket = await open();
+    expect(await joinAdmin(socket, token)).toBe('joined');
+    const gateway = t.app.get(RealtimeGateway);
+    expect(await gateway.recheckSessions()).toBe(0);
+
+    await t.db.query(`UPDATE admin_sessions SET is_active = false WHERE id = $1`, [sessionId]);
+    const error = new Promise((resolve) => socket.once('join-error', resolve));
+    expect(await gateway.recheckSessions()).toBe(1);
+    expect(await error).toEqual({ message: 'Session ended' });
+    await disconnected(socket);
+    expect(kept.connected).toBe(true);
   });
 
   it('sends nothing to sockets that have not joined', async () => {

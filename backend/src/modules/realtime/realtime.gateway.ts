@@ -1,4 +1,4 @@
-import { Inject, Logger } from '@nestjs/common';
+import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import {
   ConnectedSocket,
@@ -17,18 +17,25 @@ import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 
 export const REALTIME_MESSAGES = {
   invalidToken: 'Invalid or expired token',
+  sessionEnded: 'Session ended',
 } as const;
+
+/** How often joined sockets' sessions are checked again: a logout or revoked session ends the socket too. */
+const SESSION_RECHECK_MS = 60_000;
 
 /**
  * socket.io on the API's own origin (DECISIONS §11). A client joins the `admins` room with
  * `join-admin {token}` (or `auth: {token}` in the handshake); the access token is checked like the HTTP
  * guard checks it: signature, an active unexpired session, an active user whose role may view the dashboard.
- * Anything else gets `join-error` and is disconnected.
+ * Anything else gets `join-error` and is disconnected. Joined sockets whose session ends (logout, revoked,
+ * expired, user deactivated) are disconnected at the next periodic check.
  */
 @WebSocketGateway()
-export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeGateway.name);
   private readonly jwt = new JwtService();
+  private server?: Server;
+  private recheckTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly realtime: RealtimeService,
@@ -37,7 +44,40 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: Server): void {
+    this.server = server;
     this.realtime.attach(server);
+    this.recheckTimer = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
+    this.recheckTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+  }
+
+  /** Disconnects this instance's joined sockets whose session is no longer valid. Returns how many. */
+  async recheckSessions(): Promise<number> {
+    if (!this.server) return 0;
+    const joined = [...this.server.sockets.sockets.values()].filter((s) => s.data.sessionId);
+    if (!joined.length) return 0;
+    let live: Set<string>;
+    try {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT s.id FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
+          WHERE s.id = ANY($1::uuid[]) AND s.is_active AND s.expires_at > now() AND u.is_active`,
+        [[...new Set(joined.map((s) => s.data.sessionId as string))]],
+      );
+      live = new Set(rows.map((r) => r.id));
+    } catch (err) {
+      // The database away is no reason to drop every admin; try again next time.
+      this.logger.warn(`Session re-check skipped: ${err instanceof Error ? err.message : err}`);
+      return 0;
+    }
+    const ended = joined.filter((s) => !live.has(s.data.sessionId));
+    for (const socket of ended) {
+      socket.emit('join-error', { message: REALTIME_MESSAGES.sessionEnded });
+      setImmediate(() => socket.disconnect(true));
+    }
+    return ended.length;
   }
 
   async handleConnection(socket: Socket): Promise<void> {
@@ -53,21 +93,22 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
   }
 
   private async join(socket: Socket, token: unknown): Promise<{ success: boolean; message?: string }> {
-    const userId = await this.verify(token);
-    if (!userId) {
+    const session = await this.verify(token);
+    if (!session) {
       socket.emit('join-error', { message: REALTIME_MESSAGES.invalidToken });
       // Let the error frame leave before the transport closes.
       setImmediate(() => socket.disconnect(true));
       return { success: false, message: REALTIME_MESSAGES.invalidToken };
     }
-    socket.data.adminUserId = userId;
+    socket.data.adminUserId = session.userId;
+    socket.data.sessionId = session.sessionId;
     await socket.join(ADMINS_ROOM);
     socket.emit('admin-joined', { success: true });
     return { success: true };
   }
 
-  /** The admin user's id when the token is a valid access token of a live session, else null. */
-  private async verify(token: unknown): Promise<string | null> {
+  /** The user and session when the token is a valid access token of a live session, else null. */
+  private async verify(token: unknown): Promise<{ userId: string; sessionId: string } | null> {
     if (typeof token !== 'string' || !token || token.length > 4096) return null;
     let payload: AccessTokenPayload;
     try {
@@ -86,7 +127,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
         [payload.sid, payload.sub],
       );
       if (!row || !permissionsOf(row.role).includes(Permission.DashboardView)) return null;
-      return payload.sub;
+      return { userId: payload.sub, sessionId: payload.sid };
     } catch (err) {
       // A malformed id in a correctly signed token, or the database away: refuse, never crash the socket.
       this.logger.warn(`join-admin refused: ${err instanceof Error ? err.message : err}`);
