@@ -11,6 +11,7 @@ import { AppModule } from './app.module';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
 import { runMigrations } from './database/migrate';
 import { blockedIpMiddleware } from './modules/auth/blocked-ip.middleware';
 import { BlockedIpService } from './modules/auth/blocked-ip.service';
@@ -45,6 +46,8 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
+  // Real-time events cross API instances through Redis when there is one (DECISIONS §11).
+  if (config.redisUrl) app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
 
   const openApi = new DocumentBuilder()
     .setTitle('Office licence redemption API')

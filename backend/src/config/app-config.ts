@@ -51,6 +51,14 @@ export interface AppConfig {
   mailSweepIntervalMs: number;
   /** A pending e-mail older than this with no live job is picked up by the sweep. */
   mailSweepAfterMs: number;
+  /** Security audit rows older than this many days are deleted by the retention job (SPEC §1: 1 year). */
+  auditRetentionDays: number;
+  /** E-mail log rows older than this many days are deleted (SPEC §1: 2 years). */
+  emailLogRetentionDays: number;
+  /** Redemptions older than this many days are deleted, with customers left without any (SPEC §1: 7 years). */
+  redemptionRetentionDays: number;
+  /** How often the retention job runs (daily). */
+  retentionIntervalMs: number;
   logLevel: string;
   serveFrontend: boolean;
   /** IANA time zone of statistics periods and export file dates (`TZ`, default UTC). */
@@ -198,6 +206,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailBackoffMs: int(env, 'MAIL_BACKOFF_MS', 30_000, 1),
     mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100),
     mailSweepAfterMs: int(env, 'MAIL_SWEEP_AFTER_MS', 120_000, 0),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1),
+    emailLogRetentionDays: int(env, 'EMAIL_LOG_RETENTION_DAYS', 730, 1),
+    redemptionRetentionDays: int(env, 'REDEMPTION_RETENTION_DAYS', 2557, 1),
+    retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 86_400_000, 1000),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     serveFrontend: bool(env, 'SERVE_FRONTEND', true),
     timeZone: timeZone(env),

@@ -1,6 +1,7 @@
 import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { SeedProducts1763700000001 } from './1763700000001-seed-products';
 import { VoucherDataIndexes1763700000010 } from './1763700000010-voucher-data-indexes';
+import { AdminSearchTrigramIndexes1763700000410 } from './1763700000410-admin-search-trigram-indexes';
 import { AuthRefreshRotation1763700003000 } from './1763700003000-auth-refresh-rotation';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
@@ -8,5 +9,6 @@ export const MIGRATIONS = [
   InitialSchema1763700000000,
   SeedProducts1763700000001,
   VoucherDataIndexes1763700000010,
+  AdminSearchTrigramIndexes1763700000410,
   AuthRefreshRotation1763700003000,
 ];

@@ -47,5 +47,12 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap {
         { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
       )
       .catch((err) => this.logger.warn(`Could not schedule the pending-mail sweep: ${err.message}`));
+    this.maintenanceQueue
+      .add(
+        JOB.RETENTION_CLEANUP,
+        {},
+        { repeat: { every: this.config.retentionIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
+      )
+      .catch((err) => this.logger.warn(`Could not schedule the retention job: ${err.message}`));
   }
 }

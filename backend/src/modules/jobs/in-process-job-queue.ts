@@ -16,6 +16,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationBootstra
   private readonly running = new Set<Promise<unknown>>();
   private readonly queued = new Set<string>();
   private sweepTimer?: NodeJS.Timeout;
+  private retentionTimer?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(
@@ -41,11 +42,16 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationBootstra
     this.sweepTimer.unref();
     // Pick up what a previous run left pending.
     this.schedule(0, () => this.handlers.sweepPendingMail());
+    // Daily retention; also once at start, so a process restarted more often than daily still runs it.
+    this.retentionTimer = setInterval(() => this.track(this.handlers.runRetention()), this.config.retentionIntervalMs);
+    this.retentionTimer.unref();
+    this.schedule(0, () => this.handlers.runRetention());
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.retentionTimer) clearInterval(this.retentionTimer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.running]);

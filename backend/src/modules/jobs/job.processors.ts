@@ -21,4 +21,9 @@ export class MaintenanceProcessor {
   sweep() {
     return this.handlers.sweepPendingMail();
   }
+
+  @Process(JOB.RETENTION_CLEANUP)
+  retention() {
+    return this.handlers.runRetention();
+  }
 }

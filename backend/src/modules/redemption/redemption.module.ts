@@ -3,6 +3,8 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { LicenseModule } from '../license/license.module';
+import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
+import { RedemptionAdminService } from './redemption-admin.service';
 import { RedemptionController } from './redemption.controller';
 import { REDEEM_MESSAGES } from './redemption.errors';
 import { RedemptionService } from './redemption.service';
@@ -20,8 +22,8 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
       }),
     }),
   ],
-  controllers: [RedemptionController],
-  providers: [RedemptionService, GeoService, RedeemThrottlerGuard],
+  controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
+  providers: [RedemptionService, RedemptionAdminService, GeoService, RedeemThrottlerGuard],
   exports: [RedemptionService, GeoService],
 })
 export class RedemptionModule {}

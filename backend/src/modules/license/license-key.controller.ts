@@ -1,0 +1,71 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Put,
+  Query,
+  Req,
+} from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
+import { requestActor } from '../../common/utils/request-actor';
+import { AuthUser, CurrentUser } from '../auth/auth-user';
+import { Permission } from '../auth/permissions';
+import { CreateLicenseKeyDto, ListLicenseKeysQuery, UpdateLicenseKeyDto } from './dto/license-key.dto';
+import { LICENSE_KEY_MESSAGES, LicenseKeyService } from './license-key.service';
+
+const keyId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(LICENSE_KEY_MESSAGES.notFound) });
+
+@ApiTags('licence keys')
+@Controller()
+export class LicenseKeyController {
+  constructor(private readonly keys: LicenseKeyService) {}
+
+  @Get('license-managed-products')
+  @RequirePermissions(Permission.DashboardView)
+  @ApiOperation({ summary: 'Products whose redemptions take keys from the licence pool' })
+  licenseManagedProducts() {
+    return this.keys.licenseManagedProducts();
+  }
+
+  @Get('license-keys')
+  @RequirePermissions(Permission.DashboardView)
+  @ApiOperation({ summary: 'Pool keys with usage state and summary counts (MANUAL_ keys hidden)' })
+  list(@Query() query: ListLicenseKeysQuery) {
+    return this.keys.list(query);
+  }
+
+  @Post('license-keys')
+  @HttpCode(201)
+  @RequirePermissions(Permission.LicensesManage)
+  @ApiOperation({ summary: 'Add a key to a licence-managed product (duplicate per product: 409)' })
+  create(@Body() dto: CreateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+    return this.keys.create(dto, requestActor(req, user));
+  }
+
+  @Put('license-keys/:id')
+  @RequirePermissions(Permission.LicensesManage)
+  @ApiOperation({ summary: 'Activate or deactivate a key; inactive keys are never assigned' })
+  update(
+    @Param('id', keyId) id: string,
+    @Body() dto: UpdateLicenseKeyDto,
+    @Req() req: Request,
+    @CurrentUser() user?: AuthUser,
+  ) {
+    return this.keys.setActive(id, dto.isActive, requestActor(req, user));
+  }
+
+  @Delete('license-keys/:id')
+  @RequirePermissions(Permission.LicensesManage)
+  @ApiOperation({ summary: 'Delete a key that was never assigned (409 otherwise)' })
+  remove(@Param('id', keyId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+    return this.keys.remove(id, requestActor(req, user));
+  }
+}

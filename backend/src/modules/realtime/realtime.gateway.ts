@@ -1,0 +1,137 @@
+import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import {
+  ConnectedSocket,
+  MessageBody,
+  OnGatewayConnection,
+  OnGatewayInit,
+  SubscribeMessage,
+  WebSocketGateway,
+} from '@nestjs/websockets';
+import type { Server, Socket } from 'socket.io';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import type { AccessTokenPayload } from '../auth/auth-user';
+import { Permission, permissionsOf } from '../auth/permissions';
+import { ADMINS_ROOM, RealtimeService } from './realtime.service';
+
+export const REALTIME_MESSAGES = {
+  invalidToken: 'Invalid or expired token',
+  sessionEnded: 'Session ended',
+} as const;
+
+/** How often joined sockets' sessions are checked again: a logout or revoked session ends the socket too. */
+const SESSION_RECHECK_MS = 60_000;
+
+/**
+ * socket.io on the API's own origin (DECISIONS §11). A client joins the `admins` room with
+ * `join-admin {token}` (or `auth: {token}` in the handshake); the access token is checked like the HTTP
+ * guard checks it: signature, an active unexpired session, an active user whose role may view the dashboard.
+ * Anything else gets `join-error` and is disconnected. Joined sockets whose session ends (logout, revoked,
+ * expired, user deactivated) are disconnected at the next periodic check.
+ */
+@WebSocketGateway()
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
+  private readonly logger = new Logger(RealtimeGateway.name);
+  private readonly jwt = new JwtService();
+  private server?: Server;
+  private recheckTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly realtime: RealtimeService,
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  afterInit(server: Server): void {
+    this.server = server;
+    this.realtime.attach(server);
+    this.recheckTimer = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
+    this.recheckTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+  }
+
+  /** Disconnects this instance's joined sockets whose session is no longer valid. Returns how many. */
+  async recheckSessions(): Promise<number> {
+    if (!this.server) return 0;
+    const joined = [...this.server.sockets.sockets.values()].filter((s) => s.data.sessionId);
+    if (!joined.length) return 0;
+    let live: Set<string>;
+    try {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT s.id FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
+          WHERE s.id = ANY($1::uuid[]) AND s.is_active AND s.expires_at > now() AND u.is_active`,
+        [[...new Set(joined.map((s) => s.data.sessionId as string))]],
+      );
+      live = new Set(rows.map((r) => r.id));
+    } catch (err) {
+      // The database away is no reason to drop every admin; try again next time.
+      this.logger.warn(`Session re-check skipped: ${err instanceof Error ? err.message : err}`);
+      return 0;
+    }
+    const ended = joined.filter((s) => !live.has(s.data.sessionId));
+    for (const socket of ended) {
+      socket.emit('join-error', { message: REALTIME_MESSAGES.sessionEnded });
+      setImmediate(() => socket.disconnect(true));
+    }
+    return ended.length;
+  }
+
+  async handleConnection(socket: Socket): Promise<void> {
+    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+    // The handshake token is optional: the SPEC client sends join-admin after connecting.
+    if (token !== undefined) await this.join(socket, token);
+  }
+
+  @SubscribeMessage('join-admin')
+  async joinAdmin(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown) {
+    const token = typeof body === 'string' ? body : (body as { token?: unknown } | undefined)?.token;
+    return this.join(socket, token);
+  }
+
+  private async join(socket: Socket, token: unknown): Promise<{ success: boolean; message?: string }> {
+    const session = await this.verify(token);
+    if (!session) {
+      socket.emit('join-error', { message: REALTIME_MESSAGES.invalidToken });
+      // Let the error frame leave before the transport closes.
+      setImmediate(() => socket.disconnect(true));
+      return { success: false, message: REALTIME_MESSAGES.invalidToken };
+    }
+    socket.data.adminUserId = session.userId;
+    socket.data.sessionId = session.sessionId;
+    await socket.join(ADMINS_ROOM);
+    socket.emit('admin-joined', { success: true });
+    return { success: true };
+  }
+
+  /** The user and session when the token is a valid access token of a live session, else null. */
+  private async verify(token: unknown): Promise<{ userId: string; sessionId: string } | null> {
+    if (typeof token !== 'string' || !token || token.length > 4096) return null;
+    let payload: AccessTokenPayload;
+    try {
+      payload = await this.jwt.verifyAsync<AccessTokenPayload>(token, {
+        secret: this.config.jwtSecret,
+        algorithms: ['HS256'],
+      });
+    } catch {
+      return null;
+    }
+    if (payload?.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
+    try {
+      const [row] = await this.dataSource.query(
+        `SELECT u.role FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
+          WHERE s.id = $1 AND s.admin_user_id = $2 AND s.is_active AND s.expires_at > now() AND u.is_active`,
+        [payload.sid, payload.sub],
+      );
+      if (!row || !permissionsOf(row.role).includes(Permission.DashboardView)) return null;
+      return { userId: payload.sub, sessionId: payload.sid };
+    } catch (err) {
+      // A malformed id in a correctly signed token, or the database away: refuse, never crash the socket.
+      this.logger.warn(`join-admin refused: ${err instanceof Error ? err.message : err}`);
+      return null;
+    }
+  }
+}

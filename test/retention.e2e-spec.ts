@@ -1,0 +1,133 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { randomBytes } from 'crypto';
+import Redis from 'ioredis';
+import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
+import { JOB, QUEUE } from '../backend/src/modules/jobs/jobs.constants';
+import { startTestApp, TestApp } from './helpers/app';
+import { addLicenseKey, productId, PRODUCTS } from './helpers/factories';
+import { eventually, redeemNew } from './helpers/redemptions';
+
+describe('Retention job', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('runs once at start in-process and records it', async () => {
+    await eventually(
+      async () => (await t.db.query(`SELECT 1 FROM security_audit_log WHERE action = 'system.retention'`)).length > 0,
+      10_000,
+      'retention audit row',
+    );
+  });
+
+  it('deletes audit rows after 1 year, e-mail logs after 2 years, redemptions after 7 years', async () => {
+    const audit = async (daysAgo: number) =>
+      (
+        await t.db.query(
+          `INSERT INTO security_audit_log (action, success, created_at) VALUES ('test.retention', true, now() - make_interval(days => $1)) RETURNING id`,
+          [daysAgo],
+        )
+      )[0].id;
+    const emailLog = async (daysAgo: number) =>
+      (
+        await t.db.query(
+          `INSERT INTO email_logs (provider, recipient, subject, status, created_at)
+           VALUES ('test', 'a@example.com', 's', 'sent', now() - make_interval(days => $1)) RETURNING id`,
+          [daysAgo],
+        )
+      )[0].id;
+    const oldAudit = await audit(366);
+    const keptAudit = await audit(364);
+    const oldLog = await emailLog(731);
+    const keptLog = await emailLog(729);
+
+    const proPlus = await productId(t.db, PRODUCTS.proPlusWindows);
+    const keyId = await addLicenseKey(t.db, proPlus, 'RETENTION-KEY-1');
+    const old = await redeemNew(t, proPlus);
+    const kept = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
+    await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '7 years 2 days' WHERE id = $1`, [old.id]);
+    await t.db.query(`UPDATE customers SET created_at = now() - interval '7 years 2 days' WHERE email = $1`, [
+      old.email,
+    ]);
+    await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
+
+    const result = await t.app.get(JobHandlers).runRetention();
+    expect(result).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1 });
+
+    const ids = async (table: string, list: string[]) =>
+      (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [list])).map((r: { id: string }) => r.id);
+    expect(await ids('security_audit_log', [oldAudit, keptAudit])).toEqual([keptAudit]);
+    expect(await ids('email_logs', [oldLog, keptLog])).toEqual([keptLog]);
+    expect(await ids('redemptions', [old.id, kept.id])).toEqual([kept.id]);
+    expect(await t.db.query(`SELECT id FROM customers WHERE email = $1`, [old.email])).toEqual([]);
+    expect(await t.db.query(`SELECT id FROM customers WHERE email = $1`, [kept.email])).toHaveLength(1);
+    // The code stays redeemed and the key stays used: nobody gets that key again.
+    const [code] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [old.code]);
+    expect(code.is_redeemed).toBe(true);
+    expect(
+      await t.db.query(`SELECT redemption_id FROM license_assignments WHERE license_key_id = $1`, [keyId]),
+    ).toEqual([{ redemption_id: null }]);
+
+    const [run] = await t.db.query(
+      `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
+    );
+    expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1 });
+  });
+});
+
+describe('Retention configuration and scheduling', () => {
+  let t: TestApp;
+  const prefix = `ret-${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: prefix,
+      AUDIT_RETENTION_DAYS: '30',
+      EMAIL_LOG_RETENTION_DAYS: '60',
+      REDEMPTION_RETENTION_DAYS: '90',
+      RETENTION_INTERVAL_MS: '3600000',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('is a repeatable Bull job with the configured interval', async () => {
+    const queue = t.app.get<Queue>(getQueueToken(QUEUE.MAINTENANCE));
+    const jobs = await eventually(
+      async () => {
+        const repeatable = await queue.getRepeatableJobs();
+        return repeatable.find((j) => j.name === JOB.RETENTION_CLEANUP);
+      },
+      10_000,
+      'repeatable retention job',
+    );
+    expect(Number(jobs.every)).toBe(3_600_000);
+  });
+
+  it('uses the configured limits', async () => {
+    await t.db.query(
+      `INSERT INTO security_audit_log (action, success, created_at) VALUES ('test.retention', true, now() - interval '31 days'),
+              ('test.retention', true, now() - interval '29 days')`,
+    );
+    await t.db.query(
+      `INSERT INTO email_logs (provider, recipient, subject, status, created_at)
+       VALUES ('t', 'a@example.com', 's', 'sent', now() - interval '61 days'), ('t', 'a@example.com', 's', 'sent', now() - interval '59 days')`,
+    );
+    const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
+    await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '91 days' WHERE id = $1`, [r.id]);
+    const result = await t.app.get(JobHandlers).runRetention();
+    expect(result).toEqual(expect.objectContaining({ auditLogs: 1, emailLogs: 1, redemptions: 1 }));
+    // The customer was created just now: kept until it is older than the limit itself.
+    expect(result.customers).toBe(0);
+  });
+});
