@@ -16,14 +16,6 @@ describe('Retention job', () => {
   });
   afterAll(() => t.close());
 
-  it('runs once at start in-process and records it', async () => {
-    await eventually(
-      async () => (await t.db.query(`SELECT 1 FROM security_audit_log WHERE action = 'system.retention'`)).length > 0,
-      10_000,
-      'retention audit row',
-    );
-  });
-
   it('deletes audit rows after 1 year, e-mail logs after 2 years, redemptions after 7 years', async () => {
     const audit = async (daysAgo: number) =>
       (
@@ -76,6 +68,27 @@ describe('Retention job', () => {
       `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
     );
     expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1 });
+  });
+});
+
+describe('Retention without Redis', () => {
+  it('runs on its interval in-process', async () => {
+    const t = await startTestApp({ RETENTION_INTERVAL_MS: '1000' });
+    try {
+      const [row] = await t.db.query(
+        `INSERT INTO security_audit_log (action, success, created_at)
+         VALUES ('test.retention', true, now() - interval '400 days') RETURNING id`,
+      );
+      await eventually(
+        async () => (await t.db.query(`SELECT 1 FROM security_audit_log WHERE id = $1`, [row.id])).length === 0,
+        10_000,
+        'the interval run',
+      );
+      const [run] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'system.retention'`);
+      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0 });
+    } finally {
+      await t.close();
+    }
   });
 });
 
