@@ -114,17 +114,27 @@ describe('Retention configuration and scheduling', () => {
     await redis.quit();
   });
 
-  it('is a repeatable Bull job with the configured interval', async () => {
+  it('is a repeatable Bull job with the configured interval, replacing an older schedule', async () => {
     const queue = t.app.get<Queue>(getQueueToken(QUEUE.MAINTENANCE));
-    const jobs = await eventually(
-      async () => {
-        const repeatable = await queue.getRepeatableJobs();
-        return repeatable.find((j) => j.name === JOB.RETENTION_CLEANUP);
-      },
-      10_000,
-      'repeatable retention job',
-    );
-    expect(Number(jobs.every)).toBe(3_600_000);
+    const retention = async () =>
+      (await queue.getRepeatableJobs()).filter((j) => j.name === JOB.RETENTION_CLEANUP).map((j) => Number(j.every));
+    expect(
+      await eventually(async () => (await retention()).length > 0 && retention(), 10_000, 'retention schedule'),
+    ).toEqual([3_600_000]);
+
+    // A second API instance started with another interval takes over the schedule.
+    const other = await startTestApp({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: prefix,
+      RETENTION_INTERVAL_MS: '7200000',
+    });
+    try {
+      expect(
+        await eventually(async () => (await retention()).includes(7_200_000) && retention(), 10_000, 'new schedule'),
+      ).toEqual([7_200_000]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('uses the configured limits', async () => {
