@@ -126,6 +126,37 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     expect(await count()).toBe(before);
   });
 
+  it('streams a 200,000-line file with duplicates and invalid lines, counting exactly', async () => {
+    const product = (await t.db.query(`INSERT INTO products (name) VALUES ('Bulk Upload Product') RETURNING id`))[0].id;
+    const lines: string[] = ['code'];
+    for (let i = 0; i < 200_000; i++) {
+      if (i % 1000 === 999) lines.push(`bad line ${i}`); // 200 invalid
+      else if (i % 500 === 0 && i > 0) lines.push(`bulk-${String(i - 1).padStart(7, '0')}`); // repeats the previous line's code
+      else lines.push(`bulk-${String(i).padStart(7, '0')}`);
+    }
+    const valid = lines.slice(1).filter((l) => !l.startsWith('bad'));
+    const repeats = valid.length - new Set(valid).size; // 200: every i = 500 mod 1000 repeats code i - 1
+    const res = await upload(product, lines.join('\r\n'), 'bulk.csv').expect(201);
+    expect(res.body.invalid).toBe(200);
+    expect(repeats).toBe(200);
+    expect(res.body.duplicates).toBe(repeats);
+    expect(res.body.inserted).toBe(200_000 - 200 - repeats);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM voucher_codes WHERE product_id = $1`, [product]);
+    expect(n).toBe(res.body.inserted);
+  }, 120_000);
+
+  it('two concurrent uploads of overlapping files insert each code once and count the rest as duplicates', async () => {
+    const a = Array.from({ length: 3000 }, (_, i) => `RACE-${i}`);
+    const b = Array.from({ length: 3000 }, (_, i) => `RACE-${i + 1500}`);
+    const [ra, rb] = await Promise.all([upload(mac, a.join('\n'), 'a.txt'), upload(mac, b.join('\n'), 'b.txt')]);
+    expect(ra.status).toBe(201);
+    expect(rb.status).toBe(201);
+    expect(ra.body.inserted + rb.body.inserted).toBe(4500);
+    expect(ra.body.duplicates + rb.body.duplicates).toBe(1500);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM voucher_codes WHERE code LIKE 'RACE-%'`);
+    expect(n).toBe(4500);
+  });
+
   it('records the upload in the security audit log', async () => {
     const rows = await t.db.query(
       `SELECT success, details FROM security_audit_log WHERE action = 'vouchers.upload' AND resource_id = $1 ORDER BY created_at`,
