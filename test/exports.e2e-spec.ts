@@ -52,7 +52,11 @@ describe('exports', () => {
           WHERE v.code = ANY($1) ORDER BY v.code`,
         [codes],
       )
-    ).map((r: { code: string; exported: boolean; exported_at: Date | null }) => [r.code, r.exported, r.exported_at !== null]);
+    ).map((r: { code: string; exported: boolean; exported_at: Date | null }) => [
+      r.code,
+      r.exported,
+      r.exported_at !== null,
+    ]);
 
   describe('GET /api/export/redeemed-vouchers', () => {
     beforeAll(async () => {
@@ -74,8 +78,13 @@ describe('exports', () => {
         emailStatus: 'pending',
         redeemedAt: new Date('2026-03-02T09:00:00Z'),
       });
-      const key = await addLicenseKey(t.db, product, 'MANUAL_ABCDE-12345', { downloadLink: 'https://dl.example.com/manual' });
-      await t.db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) VALUES ($1, $2)`, [key, manual]);
+      const key = await addLicenseKey(t.db, product, 'MANUAL_ABCDE-12345', {
+        downloadLink: 'https://dl.example.com/manual',
+      });
+      await t.db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) VALUES ($1, $2)`, [
+        key,
+        manual,
+      ]);
       await storeRedemption(t, {
         product,
         code: 'EXP-FAILED',
@@ -125,7 +134,11 @@ describe('exports', () => {
 
     it('moves exported rows to the exported view: the default view is now empty, showExported=true has them', async () => {
       const none = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv' }).set(auth).expect(404);
-      expect(none.body).toEqual({ statusCode: 404, message: 'No redeemed vouchers found to export.', error: 'Not Found' });
+      expect(none.body).toEqual({
+        statusCode: 404,
+        message: 'No redeemed vouchers found to export.',
+        error: 'Not Found',
+      });
 
       const again = await t
         .http()
@@ -195,7 +208,12 @@ describe('exports', () => {
         .send({ redemptionIds: ['00000000-0000-4000-8000-000000000000'], format: 'csv' })
         .expect(404);
       expect(none.body.message).toBe('No redemptions found to export.');
-      const empty = await t.http().post('/api/export/selected-redemptions').set(auth).send({ redemptionIds: [] }).expect(400);
+      const empty = await t
+        .http()
+        .post('/api/export/selected-redemptions')
+        .set(auth)
+        .send({ redemptionIds: [] })
+        .expect(400);
       expect(empty.body.message).toBe('Select at least one redemption to export.');
     });
   });
@@ -207,14 +225,24 @@ describe('exports', () => {
       await storeRedemption(t, { product: own, code: 'RC-2', redeemedAt: new Date('2026-03-02T00:00:00Z') });
       await addCodes(t.db, own, ['RC-UNUSED']);
 
-      const csv = await t.http().get('/api/export/redeemed-voucher-codes').query({ format: 'csv', productId: own }).set(auth).expect(200);
+      const csv = await t
+        .http()
+        .get('/api/export/redeemed-voucher-codes')
+        .query({ format: 'csv', productId: own })
+        .set(auth)
+        .expect(200);
       expect(csv.headers['content-disposition']).toBe('attachment; filename="redeemed-voucher-codes-2026-03-05.csv"');
       expect(csvRows(csv.text)).toEqual([
         ['Voucher Code', 'Product', 'Redeemed At'],
         ['RC-2', 'Redeemed Codes Product', '2026-03-02T00:00:00.000Z'],
         ['RC-1', 'Redeemed Codes Product', '2026-03-01T00:00:00.000Z'],
       ]);
-      const txt = await t.http().get('/api/export/redeemed-voucher-codes').query({ format: 'txt' }).set(auth).expect(200);
+      const txt = await t
+        .http()
+        .get('/api/export/redeemed-voucher-codes')
+        .query({ format: 'txt' })
+        .set(auth)
+        .expect(200);
       expect(txt.text.split('\r\n')).toEqual(expect.arrayContaining(['RC-1', 'RC-2', 'EXP-FORMULA']));
       expect(txt.text).not.toContain('RC-UNUSED');
       expect(await exportedFlags(['RC-1', 'RC-2'])).toEqual([
@@ -230,7 +258,12 @@ describe('exports', () => {
       await addCodes(t.db, own, ['UN-1', '-UN-2']);
       await storeRedemption(t, { product: own, code: 'UN-USED' });
 
-      const csv = await t.http().get('/api/export/unredeemed-vouchers').query({ productId: own, format: 'csv' }).set(auth).expect(200);
+      const csv = await t
+        .http()
+        .get('/api/export/unredeemed-vouchers')
+        .query({ productId: own, format: 'csv' })
+        .set(auth)
+        .expect(200);
       expect(csv.headers['content-disposition']).toBe('attachment; filename="unredeemed-vouchers-2026-03-05.csv"');
       const rows = csvRows(csv.text);
       expect(rows[0]).toEqual(['Voucher Code', 'Product', 'Created At']);
@@ -239,14 +272,28 @@ describe('exports', () => {
         ['UN-1', 'Unredeemed Product'],
       ]);
 
-      const txt = await t.http().get('/api/export/unredeemed-vouchers').query({ productId: own, format: 'txt' }).set(auth).expect(200);
+      const txt = await t
+        .http()
+        .get('/api/export/unredeemed-vouchers')
+        .query({ productId: own, format: 'txt' })
+        .set(auth)
+        .expect(200);
       expect(txt.text).toBe('-UN-2\r\nUN-1\r\n');
     });
 
     it('answers 404 with SPEC text when a product has no unredeemed code', async () => {
       const own = await createProduct(t, auth, { name: 'Empty Export Product' });
-      const res = await t.http().get('/api/export/unredeemed-vouchers').query({ productId: own, format: 'csv' }).set(auth).expect(404);
-      expect(res.body).toEqual({ statusCode: 404, message: 'No unredeemed voucher codes found to export.', error: 'Not Found' });
+      const res = await t
+        .http()
+        .get('/api/export/unredeemed-vouchers')
+        .query({ productId: own, format: 'csv' })
+        .set(auth)
+        .expect(404);
+      expect(res.body).toEqual({
+        statusCode: 404,
+        message: 'No unredeemed voucher codes found to export.',
+        error: 'Not Found',
+      });
       const unknown = await t
         .http()
         .get('/api/export/unredeemed-vouchers')
@@ -268,7 +315,11 @@ describe('exports', () => {
           'export.unredeemed-vouchers',
         ]),
       );
-      expect(rows[0]).toMatchObject({ action: 'export.redeemed-vouchers', success: true, details: { format: 'csv', rows: 3 } });
+      expect(rows[0]).toMatchObject({
+        action: 'export.redeemed-vouchers',
+        success: true,
+        details: { format: 'csv', rows: 3 },
+      });
     });
   });
 });

@@ -103,13 +103,21 @@ describe('products', () => {
       'Product name is required',
     );
     expect(
-      (await t.http().post('/api/products').set(auth).send({ name: 'X', downloadLink: 'http://plain.example.com' }).expect(400))
-        .body.message,
+      (
+        await t
+          .http()
+          .post('/api/products')
+          .set(auth)
+          .send({ name: 'X', downloadLink: 'http://plain.example.com' })
+          .expect(400)
+      ).body.message,
     ).toBe('Must be an HTTPS URL');
     expect(
       (await t.http().post('/api/products').set(auth).send({ name: 'X', status: 'gone' }).expect(400)).body.message,
     ).toBe('Status must be active or inactive');
-    const [audit] = await t.db.query(`SELECT resource_id, success FROM security_audit_log WHERE action = 'product.create'`);
+    const [audit] = await t.db.query(
+      `SELECT resource_id, success FROM security_audit_log WHERE action = 'product.create'`,
+    );
     expect(audit).toEqual({ resource_id: res.body.id, success: true });
   });
 
@@ -130,12 +138,28 @@ describe('products', () => {
     });
     expect(await eventArrives('productUpdate', 'Product Template Product updated')).toBeDefined();
 
-    const status = await t.http().put(`/api/products/${id}`).set(auth).send({ status: 'inactive', productKey: 'PK-1' }).expect(200);
-    expect(status.body).toMatchObject({ status: 'inactive', productKey: 'PK-1', emailSubject: 'Your key, {{customer_name}}' });
-    const [row] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'product.update' ORDER BY created_at DESC LIMIT 1`);
+    const status = await t
+      .http()
+      .put(`/api/products/${id}`)
+      .set(auth)
+      .send({ status: 'inactive', productKey: 'PK-1' })
+      .expect(200);
+    expect(status.body).toMatchObject({
+      status: 'inactive',
+      productKey: 'PK-1',
+      emailSubject: 'Your key, {{customer_name}}',
+    });
+    const [row] = await t.db.query(
+      `SELECT details FROM security_audit_log WHERE action = 'product.update' ORDER BY created_at DESC LIMIT 1`,
+    );
     expect(row.details.fields.sort()).toEqual(['productKey', 'status']);
 
-    await t.http().put('/api/products/00000000-0000-4000-8000-000000000000').set(auth).send({ status: 'active' }).expect(404);
+    await t
+      .http()
+      .put('/api/products/00000000-0000-4000-8000-000000000000')
+      .set(auth)
+      .send({ status: 'active' })
+      .expect(404);
     expect((await t.http().put(`/api/products/${id}`).set(auth).send({}).expect(400)).body.message).toBe(
       'Nothing to update: send at least one product field.',
     );
@@ -152,7 +176,12 @@ describe('products', () => {
       emailTemplate: '<p>{{customer_name}} / {{voucher_code}} / {{license_key}} / {{download_link}}</p>',
     });
     const before = smtp.messages.length;
-    const res = await t.http().post(`/api/products/${id}/test-email`).set(auth).send({ to: ' Editor@Example.com ' }).expect(200);
+    const res = await t
+      .http()
+      .post(`/api/products/${id}/test-email`)
+      .set(auth)
+      .send({ to: ' Editor@Example.com ' })
+      .expect(200);
     expect(res.body).toEqual({ message: 'Test email sent to editor@example.com' });
     const [mail] = (await smtp.waitFor(before + 1)).slice(before);
     expect(mail.subject).toBe('[TEST] Order for John Doe');
@@ -172,9 +201,9 @@ describe('products', () => {
     expect(draft.subject).toBe('[TEST] Draft');
     expect(draft.html).toContain('<b>SAMPLE-VOUCHER-1234</b>');
 
-    expect((await t.http().post(`/api/products/${id}/test-email`).set(auth).send({ to: 'nope' }).expect(400)).body.message).toBe(
-      'Invalid email address',
-    );
+    expect(
+      (await t.http().post(`/api/products/${id}/test-email`).set(auth).send({ to: 'nope' }).expect(400)).body.message,
+    ).toBe('Invalid email address');
   });
 
   it('an upload announces a voucherUpdate to admins', async () => {

@@ -42,7 +42,13 @@ describe('GET /api/stats/:period (server time zone UTC, clock fixed at 2026-03-1
   });
 
   const stats = async (period?: string) =>
-    (await t.http().get(period ? `/api/stats/${period}` : '/api/stats').set(auth).expect(200)).body;
+    (
+      await t
+        .http()
+        .get(period ? `/api/stats/${period}` : '/api/stats')
+        .set(auth)
+        .expect(200)
+    ).body;
   const ofProduct = (body: { productStats: Array<{ productId: string }> }, id: string) =>
     body.productStats.find((s) => s.productId === id);
 
@@ -66,7 +72,12 @@ describe('GET /api/stats/:period (server time zone UTC, clock fixed at 2026-03-1
 
   it('gives period bounds and one chart entry per day, zero days included', async () => {
     const week = await stats('last7days');
-    expect(week).toMatchObject({ period: 'last7days', from: '2026-03-09T00:00:00.000Z', to: '2026-03-16T00:00:00.000Z', timeZone: 'UTC' });
+    expect(week).toMatchObject({
+      period: 'last7days',
+      from: '2026-03-09T00:00:00.000Z',
+      to: '2026-03-16T00:00:00.000Z',
+      timeZone: 'UTC',
+    });
     expect(week.dailyRedemptions).toEqual([
       { date: '2026-03-09', count: 1 },
       { date: '2026-03-10', count: 0 },
@@ -122,7 +133,11 @@ describe('GET /api/stats/:period in a server time zone with daylight saving (Ame
 
   it('counts local days and months', async () => {
     const today = (await t.http().get('/api/stats/today').set(auth).expect(200)).body;
-    expect(today).toMatchObject({ totalRedemptions: 1, from: '2026-03-15T04:00:00.000Z', to: '2026-03-16T04:00:00.000Z' });
+    expect(today).toMatchObject({
+      totalRedemptions: 1,
+      from: '2026-03-15T04:00:00.000Z',
+      to: '2026-03-16T04:00:00.000Z',
+    });
     const yesterday = (await t.http().get('/api/stats/yesterday').set(auth).expect(200)).body;
     expect(yesterday.totalRedemptions).toBe(1);
     const thisMonth = (await t.http().get('/api/stats/thismonth').set(auth).expect(200)).body;

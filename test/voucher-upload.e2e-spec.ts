@@ -45,7 +45,17 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
 
   it('counts duplicates inside the file and against the database, and invalid lines, exactly', async () => {
     await addCodes(t.db, mac, ['TXT-EXISTING']);
-    const txt = ['txt-b1', 'TXT-B1', '  Txt-B2  ', 'txt-existing', 'bad code!', 'x'.repeat(101), '', 'TXT-B3', 'ÄÖÜ'].join('\n');
+    const txt = [
+      'txt-b1',
+      'TXT-B1',
+      '  Txt-B2  ',
+      'txt-existing',
+      'bad code!',
+      'x'.repeat(101),
+      '',
+      'TXT-B3',
+      'ÄÖÜ',
+    ].join('\n');
     const res = await upload(proPlus, txt, 'CODES.TXT').expect(201);
     expect(res.body).toEqual({
       message: '3 voucher codes uploaded, skipped 2 duplicates and 3 invalid lines.',
@@ -68,7 +78,11 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
   it('refuses an .exe, an empty file, a binary file and a request without a file, writing nothing', async () => {
     const before = await count();
     const exe = await upload(proPlus, 'NEW-CODE-1\n', 'setup.exe').expect(400);
-    expect(exe.body).toEqual({ statusCode: 400, message: 'Only .csv and .txt files are accepted.', error: 'Bad Request' });
+    expect(exe.body).toEqual({
+      statusCode: 400,
+      message: 'Only .csv and .txt files are accepted.',
+      error: 'Bad Request',
+    });
 
     const empty = await upload(proPlus, '', 'empty.csv').expect(400);
     expect(empty.body.message).toBe('The file contains no voucher codes.');
@@ -99,7 +113,12 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
   it('refuses a file with no valid code, reporting the invalid lines', async () => {
     const before = await count();
     const res = await upload(proPlus, 'not valid\nalso/bad\n', 'bad.txt').expect(400);
-    expect(res.body).toMatchObject({ statusCode: 400, inserted: 0, invalid: 2, invalidSamples: ['not valid', 'also/bad'] });
+    expect(res.body).toMatchObject({
+      statusCode: 400,
+      inserted: 0,
+      invalid: 2,
+      invalidSamples: ['not valid', 'also/bad'],
+    });
     expect(res.body.message).toMatch(/^The file contains no valid voucher codes/);
     expect(await count()).toBe(before);
   });
@@ -117,7 +136,11 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     for (let offset = 0, i = 0; offset + line.length <= big.length; offset += line.length, i++) {
       big.write(`BIG-${String(i).padStart(10, '0')}\n`, offset, 'ascii');
     }
-    const res = await upload(proPlus, big.subarray(0, Math.floor(big.length / line.length) * line.length), 'big.txt').expect(413);
+    const res = await upload(
+      proPlus,
+      big.subarray(0, Math.floor(big.length / line.length) * line.length),
+      'big.txt',
+    ).expect(413);
     expect(res.body).toEqual({
       statusCode: 413,
       message: 'The file is too large. The maximum upload size is 50 MB.',
@@ -130,8 +153,10 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     const product = (await t.db.query(`INSERT INTO products (name) VALUES ('Bulk Upload Product') RETURNING id`))[0].id;
     const lines: string[] = ['code'];
     for (let i = 0; i < 200_000; i++) {
-      if (i % 1000 === 999) lines.push(`bad line ${i}`); // 200 invalid
-      else if (i % 500 === 0 && i > 0) lines.push(`bulk-${String(i - 1).padStart(7, '0')}`); // repeats the previous line's code
+      if (i % 1000 === 999)
+        lines.push(`bad line ${i}`); // 200 invalid
+      else if (i % 500 === 0 && i > 0)
+        lines.push(`bulk-${String(i - 1).padStart(7, '0')}`); // repeats the previous line's code
       else lines.push(`bulk-${String(i).padStart(7, '0')}`);
     }
     const valid = lines.slice(1).filter((l) => !l.startsWith('bad'));

@@ -11,7 +11,11 @@ export async function createProduct(
     .http()
     .post('/api/products')
     .set(auth)
-    .send({ name: `Test product ${Math.random().toString(36).slice(2, 10)}`, downloadLink: 'https://dl.example.com/x', ...body })
+    .send({
+      name: `Test product ${Math.random().toString(36).slice(2, 10)}`,
+      downloadLink: 'https://dl.example.com/x',
+      ...body,
+    })
     .expect(201);
   return res.body.id;
 }
@@ -22,7 +26,11 @@ export async function redeem(
   code: string,
   overrides: Partial<ReturnType<typeof redeemBody>> = {},
 ): Promise<string> {
-  await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, ...overrides })).expect(201);
+  await t
+    .http()
+    .post('/api/redeem-voucher')
+    .send(redeemBody({ voucherCode: code, ...overrides }))
+    .expect(201);
   const [row] = await t.db.query(
     `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
     [code.toUpperCase()],

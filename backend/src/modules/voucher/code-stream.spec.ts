@@ -16,7 +16,10 @@ describe('voucher file parsing', () => {
   it('splits TXT lines across chunk boundaries, with CRLF, BOM and a multi-byte character split in two', async () => {
     const text = Buffer.from('\ufeffcode\r\nab-1\r\n  Cd_2  \nÄ-3\nEF-4', 'utf8');
     const split = text.indexOf(Buffer.from('Ä')) + 1; // inside the two bytes of Ä
-    const { out, filter } = await run([text.subarray(0, 9), text.subarray(9, split), text.subarray(split)], new LineRecords());
+    const { out, filter } = await run(
+      [text.subarray(0, 9), text.subarray(9, split), text.subarray(split)],
+      new LineRecords(),
+    );
     expect(out).toBe('AB-1\nCD_2\nEF-4\n');
     expect(filter.counts).toEqual({ valid: 3, invalid: 1, invalidSamples: ['Ä-3'] });
   });
