@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { get as httpGet } from 'http';
 import { Clock } from '../backend/src/common/clock';
 import { startTestApp, TestApp } from './helpers/app';
 import { createProduct, storeRedemption } from './helpers/admin-data';
@@ -169,6 +170,52 @@ describe('exports', () => {
     it('refuses an unknown format', async () => {
       const res = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'xlsx' }).set(auth).expect(400);
       expect(res.body.message).toBe('format must be csv or txt');
+    });
+  });
+
+  describe('an export that breaks off', () => {
+    it('marks nothing when the client goes away mid-file', async () => {
+      const own = await createProduct(t, auth, { name: 'Abort Export Product' });
+      // 20,000 redemptions: far more than socket buffers hold, so the server is still writing when the client leaves.
+      await t.db.query(
+        `WITH v AS (
+           INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
+           SELECT 'ABORT-' || g, $1, true, now() FROM generate_series(1, 20000) g RETURNING id, code),
+         c AS (
+           INSERT INTO customers (first_name, last_name, email)
+           SELECT 'Abort', 'Customer', lower(code) || '@example.com' FROM v RETURNING id, email)
+         INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status)
+         SELECT v.id, c.id, $1, 'sent' FROM v JOIN c ON c.email = lower(v.code) || '@example.com'`,
+        [own],
+      );
+      const url = new URL('/api/export/redeemed-vouchers?format=csv&search=abort-', t.baseUrl);
+      await new Promise<void>((resolve, reject) => {
+        const req = httpGet(url, { headers: auth }, (res) => {
+          expect(res.statusCode).toBe(200);
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      });
+      // The server notices, records the broken-off export and rolls back its marking.
+      for (let i = 0; i < 100; i++) {
+        const [row] = await t.db.query(
+          `SELECT 1 FROM security_audit_log WHERE action = 'export.redeemed-vouchers' AND details->>'reason' = 'aborted'`,
+        );
+        if (row) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const [aborted] = await t.db.query(
+        `SELECT details FROM security_audit_log WHERE action = 'export.redeemed-vouchers' AND details->>'reason' = 'aborted'`,
+      );
+      expect(aborted).toBeDefined();
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM redemptions WHERE product_id = $1 AND exported`,
+        [own],
+      );
+      expect(n).toBe(0);
     });
   });
 

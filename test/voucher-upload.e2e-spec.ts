@@ -90,7 +90,9 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     expect(blank.body.message).toBe('The file contains no voucher codes.');
 
     const binary = await upload(proPlus, Buffer.from([0x4d, 0x5a, 0x00, 0x01, 0x0a, 0x41]), 'renamed.txt').expect(400);
-    expect(binary.body.message).toBe('The file is not a readable CSV or text file.');
+    expect(binary.body.message).toBe(
+      'The file is not a readable CSV or text file. Save it as UTF-8 CSV or plain text.',
+    );
 
     const noFile = await t
       .http()
