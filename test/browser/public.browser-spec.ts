@@ -66,7 +66,7 @@ describe('public pages in a real browser', () => {
 
     await page.getByRole('button', { name: 'Copy Product Key' }).click();
     await page.getByText('Product Key has been copied to your clipboard').waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
 
     // The public pages never download the admin console.
     expect(scripts.length).toBeGreaterThan(0);
@@ -86,7 +86,7 @@ describe('public pages in a real browser', () => {
       await page.keyboard.type(value);
     }
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('acceptPrivacyPolicy');
+    expect(await page.evaluate(`document.activeElement?.getAttribute('name')`)).toBe('acceptPrivacyPolicy');
     await page.keyboard.press('Space');
     await page.keyboard.press('Enter');
 
@@ -115,7 +115,7 @@ describe('public pages in a real browser', () => {
     await dialog.getByRole('button', { name: 'Try Again' }).click();
     await dialog.waitFor({ state: 'detached' });
     await expectValue(page.getByRole('textbox', { name: 'Voucher Code' }), '');
-    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'voucherCode');
+    await page.waitForFunction(`document.activeElement?.getAttribute('name') === 'voucherCode'`);
     expect(await page.getByRole('textbox', { name: 'First Name' }).inputValue()).toBe('Ann');
     await context.close();
   });
