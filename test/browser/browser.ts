@@ -26,5 +26,6 @@ export async function openPage(browser: Browser, baseURL: string, options: Brows
 /** Saves a full-page screenshot to test-results/{name}.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!existsSync(RESULTS)) mkdirSync(RESULTS, { recursive: true });
-  await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true });
+  // Transitions (dialog fade-in, button colours) are finished first so the picture shows the settled page.
+  await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true, animations: 'disabled' });
 }
