@@ -168,6 +168,16 @@ describe('public pages in a real browser', () => {
     await context.close();
   });
 
+  it('the redeem page fits a phone screen without sideways scrolling', async () => {
+    const { context, page, errors } = await openPage(browser, t.baseUrl, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Contact Support' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await screenshot(page, 'redeem-page-mobile');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('policies, region notice and 404 render from the server on a direct visit', async () => {
     const { context, page, errors } = await openPage(browser, t.baseUrl);
     for (const [path, heading, shot] of [
