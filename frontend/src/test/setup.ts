@@ -13,3 +13,6 @@ if (typeof window !== 'undefined' && !('PointerEvent' in window)) {
   }
   Object.assign(window, { PointerEvent });
 }
+
+// jsdom has no layout, so scrolling means nothing there (it logs "Not implemented" instead).
+window.scrollTo = () => undefined;
