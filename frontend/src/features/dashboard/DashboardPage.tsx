@@ -40,10 +40,7 @@ export function DashboardPage() {
       <DashboardHeader />
       <Container component="main" maxWidth="xl" sx={{ py: 3 }}>
         <Stack spacing={3}>
-          <Stack direction="row" justifyContent="flex-end">
-            <DataUpdatedNotice />
-          </Stack>
-          <StatsPanel period={period} onPeriodChange={setPeriod} />
+          <StatsPanel period={period} onPeriodChange={setPeriod} notice={<DataUpdatedNotice />} />
           <Paper variant="outlined">
             <Tabs
               value={current}

@@ -17,7 +17,7 @@ export function DataUpdatedNotice() {
     return () => clearTimeout(timer);
   }, [lastUpdate]);
   return (
-    <div role="status" aria-live="polite" style={{ minHeight: 32 }}>
+    <div role="status" aria-live="polite" style={{ minHeight: 32, display: 'flex', alignItems: 'center' }}>
       <Fade in={visible} unmountOnExit>
         <Chip icon={<Sync />} color="success" label="Data Updated" title={lastUpdate?.message} />
       </Fade>

@@ -6,6 +6,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import type { ReactNode } from 'react';
 import { DailyRedemptionsChart } from './DailyRedemptionsChart';
 import { PERIOD_LABELS, PERIODS, STATS_POLL_MS, useStatsQuery, type Period } from './dashboardApi';
 
@@ -28,19 +29,22 @@ function StatCard({ title, value, caption }: { title: string; value: number | un
 }
 
 /** The period selector, the stat cards (refetched every 10 s) and the daily chart. */
-export function StatsPanel({ period, onPeriodChange }: { period: Period; onPeriodChange: (p: Period) => void }) {
+export function StatsPanel({ period, onPeriodChange, notice }: { period: Period; onPeriodChange: (p: Period) => void; notice?: ReactNode }) {
   const { data } = useStatsQuery(period, { pollingInterval: STATS_POLL_MS });
   return (
     <Stack spacing={2}>
       <Stack direction="row" alignItems="center" justifyContent="space-between" flexWrap="wrap" gap={2}>
-        <Typography variant="h2">Overview</Typography>
+        <Stack direction="row" alignItems="center" spacing={2}>
+          <Typography variant="h2">Overview</Typography>
+          {notice}
+        </Stack>
         <TextField
           select
           size="small"
           label="Time Period"
           value={period}
           onChange={(e) => onPeriodChange(e.target.value as Period)}
-          sx={{ minWidth: 200 }}
+          sx={{ width: 220 }}
         >
           {PERIODS.map((p) => (
             <MenuItem key={p} value={p}>
