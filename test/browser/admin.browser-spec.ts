@@ -49,6 +49,10 @@ async function signIn(user: TestAdmin, password = user.password): Promise<void> 
   await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
 }
 
+/** The SPEC §6 storage keys: adminToken, authToken, adminRefreshToken (evaluated in the page). */
+const storedTokens = () =>
+  page.evaluate<Array<string | null>>(`['adminToken', 'authToken', 'adminRefreshToken'].map((key) => localStorage.getItem(key))`);
+
 const tab = (name: string) => page.getByRole('tab', { name, exact: true });
 const toastTitled = (title: string) => page.getByRole('region', { name: /notifications/i }).getByText(title, { exact: true });
 
@@ -73,7 +77,7 @@ describe('admin console in a real browser', () => {
     await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
     for (const name of ['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']) await tab(name).waitFor();
     await page.getByRole('button', { name: 'Reset Operator' }).waitFor();
-    const stored = await page.evaluate(() => [localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]);
+    const stored = await storedTokens();
     expect(stored[0]).toBeTruthy();
     expect(stored[1]).toBe(stored[0]);
     expect(stored[2]).toBeTruthy();
@@ -82,7 +86,7 @@ describe('admin console in a real browser', () => {
 
     await page.getByRole('button', { name: 'Logout' }).click();
     await page.waitForURL((url) => url.pathname === '/admin/login');
-    expect(await page.evaluate(() => [localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')])).toEqual([null, null, null]);
+    expect(await storedTokens()).toEqual([null, null, null]);
     const [session] = await t.db.query(`SELECT is_active FROM admin_sessions WHERE admin_user_id = $1 ORDER BY created_at DESC LIMIT 1`, [admin.id]);
     expect(session.is_active).toBe(false);
   });
@@ -144,11 +148,10 @@ describe('admin console in a real browser', () => {
     await card.getByRole('button', { name: 'Upload Codes' }).click();
     const progress = card.getByRole('progressbar', { name: 'Upload progress' });
     await progress.waitFor();
-    await page.waitForFunction(() => {
-      const bar = document.querySelector('[aria-label="Upload progress"]');
-      const value = Number(bar?.getAttribute('aria-valuenow'));
+    await page.waitForFunction(`(() => {
+      const value = Number(document.querySelector('[aria-label="Upload progress"]')?.getAttribute('aria-valuenow'));
       return value > 0 && value < 100;
-    });
+    })()`);
     await shot('products-upload-progress');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await card.getByText(`${many.length} inserted`, { exact: false }).waitFor({ timeout: 60_000 });
