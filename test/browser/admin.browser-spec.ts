@@ -1,9 +1,9 @@
-import { mkdirSync } from 'fs';
+import { mkdirSync, readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { authenticator } from 'otplib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createAdminUser, type TestAdmin } from '../helpers/auth';
+import { bearer, createAdminUser, issueToken, type TestAdmin } from '../helpers/auth';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
 
 /**
@@ -210,6 +210,75 @@ describe('admin console in a real browser', () => {
     await dialog.getByRole('tab', { name: 'Unredeemed' }).click();
     await dialog.getByRole('button', { name: 'Delete All Unredeemed' }).waitFor();
     expect(await dialog.getByRole('button', { name: 'Export Codes' }).count()).toBe(0);
+  });
+
+  it("shows another admin's change live: the Data Updated notice and the new counts without a reload", async () => {
+    const admin = await createAdminUser(t, { role: 'admin' });
+    const other = await issueToken(t, (await createAdminUser(t, { role: 'operator' })).id);
+    const product = await productId(t.db, PRODUCTS.proPlusWindows);
+    const codes = await addCodes(t.db, product, [randomCode('RT'), randomCode('RT'), randomCode('RT')]);
+    // Redemptions spread over the last days give the chart something to show.
+    const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    const redeemed = await addCodes(t.db, mac, Array.from({ length: 9 }, () => randomCode('CHART')));
+    for (const [i, code] of redeemed.entries()) {
+      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+      await t.db.query(
+        `UPDATE redemptions SET redeemed_at = now() - make_interval(days => $2)
+          WHERE voucher_code_id = (SELECT id FROM voucher_codes WHERE code = $1)`,
+        [code, [0, 0, 1, 1, 1, 2, 4, 5, 5][i]],
+      );
+    }
+
+    await signIn(admin);
+    const card = page.getByRole('region', { name: PRODUCTS.proPlusWindows });
+    const unredeemed = card.getByTestId('count-unredeemed');
+    const before = Number((await unredeemed.innerText()).replace(/,/g, ''));
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE product_id = $1 AND NOT is_redeemed`, [product]);
+    expect(before).toBe(count);
+
+    const [{ id }] = await t.db.query(`SELECT id FROM voucher_codes WHERE code = $1`, [codes[0]]);
+    await t.http().delete(`/api/voucher-codes/${id}`).set(bearer(other.token)).expect(200);
+    await page.getByRole('status').getByText('Data Updated').waitFor();
+    await unredeemed.filter({ hasText: new RegExp(`^${(before - 1).toLocaleString('en-US')}$`) }).waitFor({ timeout: 5000 });
+    // The notice goes away after 3 s.
+    await page.getByRole('status').getByText('Data Updated').waitFor({ state: 'detached', timeout: 6000 });
+
+    await page.getByRole('combobox', { name: 'Time Period' }).click();
+    await page.getByRole('option', { name: 'Last 7 Days' }).click();
+    await page.getByRole('img', { name: /^Daily redemptions: \d+ over 7 days$/ }).waitFor();
+    await page.getByTestId('stat-Total Redemptions').filter({ hasText: /^([9]|[1-9]\d+)$/ }).waitFor();
+    await page.mouse.move(0, 0);
+    await shot('dashboard-live');
+    if (process.env.UPDATE_DOCS_SCREENSHOTS) {
+      await page.screenshot({ path: join(root, 'docs', 'images', 'dashboard.png'), fullPage: true, animations: 'disabled' });
+    }
+  });
+
+  it('edits an e-mail template with a live preview, sends a test e-mail and saves', async () => {
+    const admin = await createAdminUser(t, { role: 'admin' });
+    await signIn(admin);
+    const card = page.getByRole('region', { name: PRODUCTS.homeBusinessWindows });
+    await card.getByRole('button', { name: 'Email Template' }).click();
+    const dialog = page.getByRole('dialog', { name: `Email Template - ${PRODUCTS.homeBusinessWindows}` });
+    await dialog.getByLabel('Email Subject').fill('Order {{voucher_code}} is ready');
+    await dialog.getByLabel('Email Template').fill('<h1>Hello {{customer_name}}</h1><p>Key: {{ license_key }}</p><a href="{{download_link}}">Download</a>');
+    await dialog.getByTestId('preview-subject').getByText('Order SAMPLE-VOUCHER-1234 is ready').waitFor();
+    const preview = page.frameLocator('iframe[title="Email preview"]');
+    await preview.getByRole('heading', { name: 'Hello John Doe' }).waitFor();
+    await preview.getByText('Key: XXXXX-XXXXX-XXXXX-XXXXX-XXXXX').waitFor();
+    await shot('email-template');
+
+    await dialog.getByLabel('Send test to').fill('qa@example.com');
+    await dialog.getByRole('button', { name: 'Send Test Email' }).click();
+    await page.getByText('Test email sent to qa@example.com').waitFor();
+    const mails = readdirSync(join(t.dataDir, 'mail')).map((f) => readFileSync(join(t.dataDir, 'mail', f), 'utf8'));
+    expect(mails.some((m) => /To: qa@example\.com/.test(m) && m.includes('[TEST] Order SAMPLE-VOUCHER-1234 is ready'))).toBe(true);
+
+    await dialog.getByRole('button', { name: 'Save Template' }).click();
+    await toastTitled('Template Updated').waitFor();
+    const [row] = await t.db.query(`SELECT email_subject, email_template FROM products WHERE name = $1`, [PRODUCTS.homeBusinessWindows]);
+    expect(row.email_subject).toBe('Order {{voucher_code}} is ready');
+    expect(row.email_template).toContain('<h1>Hello {{customer_name}}</h1>');
   });
 
   it('updates the dashboard live when a customer redeems, and Clean System empties the lists', async () => {

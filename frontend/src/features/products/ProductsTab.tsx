@@ -25,7 +25,7 @@ import { VoucherUpload } from './VoucherUpload';
 function Count({ label, value }: { label: string; value: number }) {
   return (
     <Stack>
-      <Typography variant="h3" component="p">
+      <Typography variant="h3" component="p" data-testid={`count-${label.toLowerCase()}`}>
         {value.toLocaleString('en-US')}
       </Typography>
       <Typography variant="caption" color="text.secondary">
