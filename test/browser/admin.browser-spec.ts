@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ baseURL: t.baseUrl, viewport: { width: 1366, height: 900 } });
+  context = await browser.newContext({ baseURL: t.baseUrl, viewport: { width: 1366, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
 });
 
@@ -148,10 +148,14 @@ describe('admin console in a real browser', () => {
     await card.getByRole('button', { name: 'Upload Codes' }).click();
     const progress = card.getByRole('progressbar', { name: 'Upload progress' });
     await progress.waitFor();
-    await page.waitForFunction(`(() => {
-      const value = Number(document.querySelector('[aria-label="Upload progress"]')?.getAttribute('aria-valuenow'));
-      return value > 0 && value < 100;
-    })()`);
+    // The bar moves: some progress is shown before the upload completes.
+    let value = 0;
+    for (let i = 0; i < 200 && !(value > 0 && value < 100); i++) {
+      value = Number(await progress.getAttribute('aria-valuenow'));
+      if (!(value > 0 && value < 100)) await page.waitForTimeout(50);
+    }
+    expect(value).toBeGreaterThan(0);
+    expect(value).toBeLessThan(100);
     await shot('products-upload-progress');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await card.getByText(`${many.length} inserted`, { exact: false }).waitFor({ timeout: 60_000 });
@@ -190,6 +194,14 @@ describe('admin console in a real browser', () => {
     await page.getByRole('cell', { name: codes[0], exact: true }).waitFor({ state: 'detached' });
     const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE code = $1`, [codes[0]]);
     expect(count).toBe(0);
+
+    // Export Unredeemed downloads the server's CSV under its filename.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export Unredeemed' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^unredeemed-vouchers-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv).toContain(codes[1]);
+    expect(csv).not.toContain(codes[0]);
+    await toastTitled('Export Successful').waitFor();
 
     await page.goto('/admin/voucher-codes/not-a-product');
     await page.getByText('Invalid product ID').waitFor();

@@ -1,6 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
 import { toast } from '../../components/toast';
-import { bodyMessage } from '../../utils/httpError';
 import { downloadFile } from '../admin/download';
 import { getAccessToken } from '../auth/tokenStorage';
 import { useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation, useVoucherCodesQuery, type VoucherCode, type VoucherTab } from './vouchersApi';
@@ -80,7 +79,7 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
       kind === 'selected' ? { productId, deleteType: 'selected', voucherCodeIds: [...selected] } : { productId, deleteType: 'all-unredeemed' },
     );
     if ('error' in result) {
-      toast({ title: 'Error', description: bodyMessage(result.error) ?? 'Failed to delete voucher codes.', variant: 'destructive' });
+      toast({ title: 'Error', description: 'Failed to delete voucher codes.', variant: 'destructive' });
       return false;
     }
     setSelected(new Set());
