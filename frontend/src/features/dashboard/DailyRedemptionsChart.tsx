@@ -11,7 +11,8 @@ const PAD_TOP = 14;
 export function DailyRedemptionsChart({ data }: { data: Array<{ date: string; count: number }> }) {
   const theme = useTheme();
   const total = data.reduce((sum, d) => sum + d.count, 0);
-  const max = Math.max(1, ...data.map((d) => d.count));
+  const peak = Math.max(0, ...data.map((d) => d.count));
+  const max = Math.max(1, peak);
   const slot = WIDTH / Math.max(1, data.length);
   const barWidth = Math.max(1, slot * 0.7);
   const plot = HEIGHT - PAD_BOTTOM - PAD_TOP;
@@ -40,7 +41,7 @@ export function DailyRedemptionsChart({ data }: { data: Array<{ date: string; co
           );
         })}
         <text x={2} y={10} fontSize={11} fill={theme.palette.text.secondary}>
-          {`max ${max}`}
+          {`max ${peak}`}
         </text>
         {data.length > 0 && (
           <>
