@@ -113,6 +113,26 @@ describe('voucher codes modal', () => {
     expect((del.body as { voucherCodeIds: string[] }).voucherCodeIds).toHaveLength(5);
   });
 
+  it('"No Data" when there is nothing to export; an expired token is renewed once first', async () => {
+    const { user, dialog } = await openModal('admin');
+    server.restore();
+    server = adminServer({
+      ...calls('admin'),
+      'GET /api/export/unredeemed-vouchers': (req) =>
+        req.auth === 'Bearer access-2'
+          ? { status: 404, body: { statusCode: 404, message: 'No unredeemed voucher codes found', error: 'Not Found' } }
+          : { status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } },
+      'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'access-2', refreshToken: 'refresh-2', requiresTwoFactor: false } }),
+    });
+    await user.click(within(dialog).getByRole('tab', { name: 'Unredeemed' }));
+    await user.click(await within(dialog).findByRole('button', { name: 'Export Codes' }));
+    expect(await screen.findByText('No Data')).toBeInTheDocument();
+    expect(screen.getByText('No unredeemed voucher codes found to export.')).toBeInTheDocument();
+    const exports = server.requests.filter((r) => r.path === '/api/export/unredeemed-vouchers');
+    expect(exports.map((r) => r.auth)).toEqual(['Bearer access-1', 'Bearer access-2']);
+    expect(Object.fromEntries(exports[0].query)).toEqual({ productId: PRODUCT.id, format: 'csv' });
+  });
+
   it('hides Export Codes from an operator', async () => {
     const { user, dialog } = await openModal('operator');
     await user.click(within(dialog).getByRole('tab', { name: 'Unredeemed' }));

@@ -1,6 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { toast } from '../../components/toast';
 import { downloadFile } from '../admin/download';
+import { refreshAccessToken } from '../auth/session';
 import { getAccessToken } from '../auth/tokenStorage';
 import { useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation, useVoucherCodesQuery, type VoucherCode, type VoucherTab } from './vouchersApi';
 
@@ -97,7 +98,15 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
     setExporting(true);
     try {
       const params = new URLSearchParams({ productId, format: 'csv' });
-      await downloadFile(`/api/export/unredeemed-vouchers?${params}`, undefined, `unredeemed-vouchers-${today()}.csv`);
+      const url = `/api/export/unredeemed-vouchers?${params}`;
+      const name = `unredeemed-vouchers-${today()}.csv`;
+      try {
+        await downloadFile(url, undefined, name);
+      } catch (err) {
+        // An access token that expired meanwhile is renewed once, as for every other call.
+        if ((err as { status?: number }).status !== 401 || !(await refreshAccessToken())) throw err;
+        await downloadFile(url, undefined, name);
+      }
       toast({ title: 'Export Successful', description: 'Unredeemed voucher codes have been exported.', variant: 'success' });
     } catch (err) {
       if ((err as { status?: number }).status === 404) {
