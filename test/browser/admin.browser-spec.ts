@@ -38,7 +38,8 @@ afterEach(async () => {
   await context?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: join(results, `admin-${name}.png`), fullPage: true });
+// Transitions finished first (tab indicator, dialog fade), so the picture shows the settled screen.
+const shot = (name: string) => page.screenshot({ path: join(results, `admin-${name}.png`), fullPage: true, animations: 'disabled' });
 
 async function signIn(user: TestAdmin, password = user.password): Promise<void> {
   await page.goto('/admin/login');

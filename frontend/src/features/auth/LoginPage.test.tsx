@@ -113,6 +113,16 @@ describe('admin login', () => {
   });
 });
 
+describe('admin login when already signed in', () => {
+  it('goes straight to the dashboard', async () => {
+    server = adminServer(dashboardCalls);
+    signIn();
+    const { location } = renderRoutes(adminRoutes(), '/admin/login');
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin');
+  });
+});
+
 describe('RequireAuth', () => {
   it('sends a visitor without a token to /admin/login without calling the server', async () => {
     server = adminServer(dashboardCalls);

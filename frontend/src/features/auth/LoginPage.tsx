@@ -7,14 +7,15 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
+import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { useDocumentTitle } from '../site/useDocumentTitle';
-import { useLoginMutation } from './authApi';
+import { useLoginMutation, useMeQuery } from './authApi';
 import { storeTokens } from './tokenStorage';
+import { useAccessToken } from './useAccessToken';
 
 /** SPEC §9: navigation to the dashboard about 100 ms after a successful login. */
 export const LOGIN_NAVIGATION_DELAY_MS = 100;
@@ -33,6 +34,9 @@ export function LoginPage() {
   const [succeeded, setSucceeded] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
+  // Someone already signed in (a valid session) goes straight to the console.
+  const token = useAccessToken();
+  const { data: signedIn } = useMeQuery(undefined, { skip: !token || succeeded });
 
   const from = (location.state as { from?: { pathname?: string } } | null)?.from?.pathname;
   const target = from && from.startsWith('/admin') && from !== '/admin/login' ? from : '/admin';
@@ -72,6 +76,7 @@ export function LoginPage() {
     setPassword('');
   };
 
+  if (signedIn && !succeeded) return <Navigate to={target} replace />;
   const busy = isLoading || succeeded;
   return (
     <Box component="main" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2, bgcolor: 'background.default' }}>

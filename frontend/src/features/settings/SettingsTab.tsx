@@ -31,7 +31,7 @@ function Info({ label, value }: { label: string; value: string | number | undefi
   return (
     <Stack direction="row" justifyContent="space-between" sx={{ py: 0.5 }}>
       <Typography color="text.secondary">{label}</Typography>
-      <Typography fontWeight={600}>{value ?? '—'}</Typography>
+      <Typography fontWeight={600}>{value === undefined ? '—' : typeof value === 'number' ? value.toLocaleString('en-US') : value}</Typography>
     </Stack>
   );
 }
