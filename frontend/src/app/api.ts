@@ -1,4 +1,4 @@
-import { createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
+import { createApi, fetchBaseQuery, type BaseQueryFn, type FetchArgs, type FetchBaseQueryError } from '@reduxjs/toolkit/query/react';
 
 /**
  * The one RTK Query API of the app. Features add their endpoints with `api.injectEndpoints` in
@@ -17,7 +17,7 @@ export function setAccessTokenGetter(getter: typeof accessTokenGetter): void {
   accessTokenGetter = getter;
 }
 
-export const baseQuery = fetchBaseQuery({
+const rawBaseQuery = fetchBaseQuery({
   baseUrl: '/api',
   credentials: 'include',
   prepareHeaders: (headers) => {
@@ -26,6 +26,34 @@ export const baseQuery = fetchBaseQuery({
     return headers;
   },
 });
+
+/**
+ * The admin console registers how to renew its session (`POST /api/admin/refresh`) and what to do when that
+ * fails. A 401 answer is then retried once with the renewed token; login and refresh themselves never are.
+ */
+export interface SessionRenewal {
+  refresh: () => Promise<boolean>;
+  onSessionLost: () => void;
+}
+let sessionRenewal: SessionRenewal | undefined;
+export function setSessionRenewal(renewal: SessionRenewal | undefined): void {
+  sessionRenewal = renewal;
+}
+
+const NEVER_RENEWED = /^\/?admin\/(login|refresh)$/;
+
+export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, queryApi, extra) => {
+  let result = await rawBaseQuery(args, queryApi, extra);
+  const url = typeof args === 'string' ? args : args.url;
+  if (result.error?.status !== 401 || !sessionRenewal || NEVER_RENEWED.test(url) || !accessTokenGetter?.()) return result;
+  const renewal = sessionRenewal;
+  if (await renewal.refresh()) {
+    result = await rawBaseQuery(args, queryApi, extra);
+    if (result.error?.status !== 401) return result;
+  }
+  renewal.onSessionLost();
+  return result;
+};
 
 export const api = createApi({
   reducerPath: 'api',

@@ -1,0 +1,160 @@
+/* Test helpers of the admin console (component tests only; never imported by the app). */
+import { Outlet, type RouteObject } from 'react-router-dom';
+import { Toaster } from '../../components/toast';
+import { LoginPage } from '../auth/LoginPage';
+import { RequireAuth } from '../auth/RequireAuth';
+import { installAdminSession } from '../auth/session';
+import { storeTokens } from '../auth/tokenStorage';
+import { DashboardPage } from '../dashboard/DashboardPage';
+import { VoucherCodesPage } from '../vouchers/VoucherCodesPage';
+
+/** DECISIONS §7 permissions of each role, as `GET /api/admin/me` returns them. */
+export const ALL_PERMISSIONS = [
+  'dashboard.view',
+  'settings.access',
+  'system.cleanup',
+  'admin.reset-operator',
+  'admin.create-shop-manager',
+  'redemptions.delete',
+  'export.redeemed-data',
+  'export.unredeemed-vouchers',
+  'export.redeemed-vouchers',
+  'vouchers.upload',
+  'vouchers.delete',
+  'products.edit',
+  'licenses.manage',
+  'licenses.assign',
+  'emails.resend',
+  'emails.fix-pending',
+];
+const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending'];
+
+export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
+  const permissions =
+    role === 'admin' ? ALL_PERMISSIONS : role === 'operator' ? ALL_PERMISSIONS.filter((p) => !OPERATOR_DENIED.includes(p)) : ['dashboard.view'];
+  return { id: `id-${role}`, username: role === 'shop-manager' ? 'shop_manager' : role, email: `${role}@example.com`, role, permissions, twoFactorEnabled: false };
+}
+
+/** The admin routes of AdminApp without the socket.io connection, plus the toast region. */
+export function adminRoutes(): RouteObject[] {
+  installAdminSession();
+  return [
+    {
+      element: (
+        <>
+          <Outlet />
+          <Toaster />
+        </>
+      ),
+      children: [
+        { path: '/admin/login', element: <LoginPage /> },
+        {
+          element: <RequireAuth />,
+          children: [
+            { path: '/admin', element: <DashboardPage /> },
+            { path: '/admin/voucher-codes/:productId?', element: <VoucherCodesPage /> },
+          ],
+        },
+      ],
+    },
+  ];
+}
+
+export function signIn(accessToken = 'access-1', refreshToken = 'refresh-1'): void {
+  storeTokens(accessToken, refreshToken);
+}
+
+export interface AdminRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  auth: string | null;
+}
+export type AdminHandler = (req: AdminRequest) => { status: number; body?: unknown } | Promise<{ status: number; body?: unknown }>;
+
+/**
+ * The network edge for admin component tests: answers fetch calls with the status and JSON bodies the API
+ * sends; handlers see the query string and the Authorization header. Keys are "METHOD /path", a trailing
+ * `*` matches any rest. Unknown calls answer 404 like the server.
+ */
+export function adminServer(handlers: Record<string, AdminHandler>) {
+  const requests: AdminRequest[] = [];
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = input instanceof Request ? input : new Request(String(input), init);
+    const url = new URL(request.url);
+    const text = await request.text();
+    const req: AdminRequest = {
+      method: request.method,
+      path: url.pathname,
+      query: url.searchParams,
+      body: text ? JSON.parse(text) : undefined,
+      auth: request.headers.get('Authorization'),
+    };
+    requests.push(req);
+    const key = `${req.method} ${req.path}`;
+    const handler =
+      handlers[key] ??
+      Object.entries(handlers).find(([k]) => k.endsWith('*') && key.startsWith(k.slice(0, -1)))?.[1];
+    const answer = handler
+      ? await handler(req)
+      : { status: 404, body: { statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: 'Not Found' } };
+    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
+      status: answer.status,
+      headers: answer.body === undefined ? {} : { 'Content-Type': 'application/json' },
+    });
+  };
+  return {
+    requests,
+    restore: () => {
+      globalThis.fetch = original;
+    },
+  };
+}
+
+export const PRODUCT = {
+  id: '11111111-1111-4111-8111-111111111111',
+  name: 'Office 2024 Professional Plus (Windows)',
+  downloadLink: 'https://dl.example.com/pro',
+  productKey: null,
+  emailTemplate: '<p>Hello {{customer_name}}, your key is {{ license_key }}</p>',
+  emailSubject: 'Your order {{voucher_code}}',
+  status: 'active',
+  isLicenseManaged: true,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  unredeemedCount: 120,
+  redeemedCount: 3,
+  totalCount: 123,
+};
+
+export const STATS = {
+  period: 'today',
+  totalRedemptions: 4,
+  activeVouchers: 120,
+  timeRange: 'Today',
+  productStats: [],
+  dailyRedemptions: [{ date: '2026-11-21', count: 4 }],
+};
+
+/**
+ * A page of voucher codes as the server answers it, with at most `rows` codes (a short page keeps jsdom
+ * renders fast; the paging under test follows totalCount, limit and offset).
+ */
+export function codesPage(offset: number, limit: number, total: number, redeemed = false, rows = 5) {
+  const count = Math.max(0, Math.min(limit, rows, total - offset));
+  return {
+    codes: Array.from({ length: count }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(offset + i).padStart(12, '0')}`,
+      code: `CODE-${String(offset + i).padStart(5, '0')}`,
+      isRedeemed: redeemed,
+      createdAt: '2026-11-01T10:00:00.000Z',
+      redeemedAt: redeemed ? '2026-11-02T10:00:00.000Z' : null,
+      redemption: redeemed
+        ? { id: `r${i}`, redeemedAt: '2026-11-02T10:00:00.000Z', emailStatus: 'sent', customer: { id: `c${i}`, firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' } }
+        : null,
+    })),
+    totalCount: total,
+    hasMore: offset + count < total,
+  };
+}

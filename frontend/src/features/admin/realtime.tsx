@@ -1,0 +1,78 @@
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { io, type Socket } from 'socket.io-client';
+import { api, type TagType } from '../../app/api';
+import { useAppDispatch } from '../../app/store';
+import { refreshAccessToken } from '../auth/session';
+import { getAccessToken } from '../auth/tokenStorage';
+
+/** SPEC §3 real-time event. */
+export interface DataUpdate {
+  type: 'licenseAssignment' | 'emailResend' | 'redemptionDeleted' | 'productUpdate' | 'voucherUpdate' | string;
+  message?: string;
+}
+
+/**
+ * SPEC §4: licence assignments, resends and deletions refresh redemptions and stats; product and voucher
+ * changes refresh products and stats. The voucher-code lists and licence keys follow the same events.
+ */
+export const TAGS_BY_EVENT: Record<string, TagType[]> = {
+  licenseAssignment: ['Redemptions', 'Stats', 'LicenseKeys'],
+  emailResend: ['Redemptions', 'Stats'],
+  redemptionDeleted: ['Redemptions', 'Stats', 'VoucherCodes'],
+  productUpdate: ['Products', 'Stats'],
+  voucherUpdate: ['Products', 'Stats', 'VoucherCodes'],
+};
+
+export interface RealtimeState {
+  /** The last event received, with a counter that changes on every event. */
+  lastUpdate: (DataUpdate & { seq: number }) | null;
+  connected: boolean;
+}
+
+const RealtimeContext = createContext<RealtimeState>({ lastUpdate: null, connected: false });
+
+export function useRealtime(): RealtimeState {
+  return useContext(RealtimeContext);
+}
+
+/**
+ * The admin console's socket.io connection (same origin): after each connect it sends `join-admin {token}`;
+ * `dataUpdate` events invalidate the RTK Query tags of SPEC §4. A refused join (expired access token) renews
+ * the token once and reconnects.
+ */
+export function RealtimeProvider({ children }: { children: ReactNode }) {
+  const dispatch = useAppDispatch();
+  const [state, setState] = useState<RealtimeState>({ lastUpdate: null, connected: false });
+
+  useEffect(() => {
+    let seq = 0;
+    let renewing = false;
+    const socket: Socket = io({ path: '/socket.io', transports: ['websocket', 'polling'], withCredentials: true });
+    socket.on('connect', () => {
+      socket.emit('join-admin', { token: getAccessToken() });
+    });
+    socket.on('admin-joined', () => {
+      renewing = false;
+      setState((s) => ({ ...s, connected: true }));
+    });
+    socket.on('join-error', async () => {
+      setState((s) => ({ ...s, connected: false }));
+      if (renewing) return;
+      renewing = true;
+      if (await refreshAccessToken()) socket.connect();
+    });
+    socket.on('disconnect', () => setState((s) => ({ ...s, connected: false })));
+    socket.on('dataUpdate', (event: DataUpdate) => {
+      const tags = TAGS_BY_EVENT[event?.type] ?? ['Redemptions', 'Products', 'Stats'];
+      dispatch(api.util.invalidateTags(tags));
+      seq += 1;
+      setState((s) => ({ ...s, lastUpdate: { ...event, seq } }));
+    });
+    return () => {
+      socket.removeAllListeners();
+      socket.disconnect();
+    };
+  }, [dispatch]);
+
+  return <RealtimeContext.Provider value={state}>{children}</RealtimeContext.Provider>;
+}

@@ -1,0 +1,179 @@
+import { act, screen, waitFor } from '@testing-library/react';
+import { resetToasts } from '../../components/toast/toastStore';
+import { renderRoutes } from '../../test/renderWithProviders';
+import { adminRoutes, adminServer, meOf, PRODUCT, signIn, STATS, type AdminHandler } from '../admin/adminTesting';
+
+let server: ReturnType<typeof adminServer>;
+
+afterEach(() => {
+  server?.restore();
+  localStorage.clear();
+  act(() => resetToasts());
+});
+
+const dashboardCalls: Record<string, AdminHandler> = {
+  'GET /api/public-config': () => ({ status: 200, body: {} }),
+  'GET /api/admin/me': () => ({ status: 200, body: meOf('admin') }),
+  'GET /api/products': () => ({ status: 200, body: [PRODUCT] }),
+  'GET /api/stats/*': () => ({ status: 200, body: STATS }),
+};
+
+async function fillCredentials(user: ReturnType<typeof renderRoutes>['user'], password = 'Str0ng!Passw0rd#1') {
+  await user.click(screen.getByLabelText(/Username/));
+  await user.paste('alice');
+  await user.click(screen.getByLabelText(/Password/));
+  await user.paste(password);
+}
+
+describe('admin login', () => {
+  it('switches to the 6-digit code step when two-factor is required, then signs in and opens the dashboard', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/login': (req) => {
+        const body = req.body as { twoFactorCode?: string };
+        if (!body.twoFactorCode) return { status: 200, body: { requiresTwoFactor: true } };
+        return { status: 200, body: { accessToken: 'access-2fa', refreshToken: 'refresh-2fa', requiresTwoFactor: false } };
+      },
+    });
+    const { user, location } = renderRoutes(adminRoutes(), '/admin/login');
+    expect(screen.getByRole('button', { name: 'Sign In' })).toBeDisabled();
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+
+    expect(await screen.findByText('Two-Factor Authentication Required')).toBeInTheDocument();
+    expect(screen.getByText('Please enter your 6-digit authentication code.')).toBeInTheDocument();
+    const code = screen.getByLabelText(/Authentication Code/);
+    expect(code).toHaveAttribute('maxLength', '6');
+    expect(screen.getByRole('button', { name: 'Back to Login' })).toBeInTheDocument();
+    expect(screen.queryByLabelText(/Username/)).not.toBeInTheDocument();
+
+    await user.click(code);
+    await user.paste('12a34');
+    expect(code).toHaveValue('1234');
+    expect(screen.getByRole('button', { name: 'Verify Code' })).toBeDisabled();
+    await user.paste('5678');
+    expect(code).toHaveValue('123456');
+    await user.click(screen.getByRole('button', { name: 'Verify Code' }));
+
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin');
+    const logins = server.requests.filter((r) => r.path === '/api/admin/login').map((r) => r.body);
+    expect(logins).toEqual([
+      { username: 'alice', password: 'Str0ng!Passw0rd#1' },
+      { username: 'alice', password: 'Str0ng!Passw0rd#1', twoFactorCode: '123456' },
+    ]);
+    expect([localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]).toEqual([
+      'access-2fa',
+      'access-2fa',
+      'refresh-2fa',
+    ]);
+    expect(server.requests.find((r) => r.path === '/api/admin/me')?.auth).toBe('Bearer access-2fa');
+  });
+
+  it('shows "Authenticating..." while the login runs', async () => {
+    let answer!: (v: { status: number; body: unknown }) => void;
+    server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => new Promise((resolve) => (answer = resolve)) });
+    const { user } = renderRoutes(adminRoutes(), '/admin/login');
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    expect(await screen.findByRole('button', { name: 'Authenticating...' })).toBeDisabled();
+    await act(async () => answer({ status: 401, body: { statusCode: 401, message: 'Invalid username or password', error: 'Unauthorized' } }));
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+  });
+
+  it('"Login Failed" with the server message; a wrong code resets the form and the two-factor step', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/login': (req) =>
+        (req.body as { twoFactorCode?: string }).twoFactorCode
+          ? { status: 401, body: { statusCode: 401, message: 'Invalid two-factor code', error: 'Unauthorized' } }
+          : { status: 200, body: { requiresTwoFactor: true } },
+    });
+    const { user } = renderRoutes(adminRoutes(), '/admin/login');
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    await user.click(await screen.findByLabelText(/Authentication Code/));
+    await user.paste('000000');
+    await user.click(screen.getByRole('button', { name: 'Verify Code' }));
+
+    expect(await screen.findByText('Login Failed')).toBeInTheDocument();
+    expect(screen.getByText('Invalid two-factor code')).toBeInTheDocument();
+    expect(screen.getByLabelText(/Username/)).toHaveValue('alice');
+    expect(screen.getByLabelText(/Password/)).toHaveValue('');
+    expect(screen.queryByLabelText(/Authentication Code/)).not.toBeInTheDocument();
+    expect(localStorage.getItem('adminToken')).toBeNull();
+  });
+
+  it('falls back to SPEC\'s text when the server gives no message', async () => {
+    server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => ({ status: 500 }) });
+    const { user } = renderRoutes(adminRoutes(), '/admin/login');
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    expect(await screen.findByText('Login failed. Please check your credentials.')).toBeInTheDocument();
+  });
+});
+
+describe('admin login when already signed in', () => {
+  it('goes straight to the dashboard', async () => {
+    server = adminServer(dashboardCalls);
+    signIn();
+    const { location } = renderRoutes(adminRoutes(), '/admin/login');
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin');
+  });
+});
+
+describe('RequireAuth', () => {
+  it('sends a visitor without a token to /admin/login without calling the server', async () => {
+    server = adminServer(dashboardCalls);
+    const { location } = renderRoutes(adminRoutes(), '/admin');
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin/login');
+    expect(server.requests.some((r) => r.path === '/api/admin/me')).toBe(false);
+  });
+
+  it('shows the verifying-access screen while the me call runs', async () => {
+    let answer!: (v: { status: number; body: unknown }) => void;
+    server = adminServer({ ...dashboardCalls, 'GET /api/admin/me': () => new Promise((resolve) => (answer = resolve)) });
+    signIn();
+    renderRoutes(adminRoutes(), '/admin');
+    expect(await screen.findByText('Verifying access...')).toBeInTheDocument();
+    await act(async () => answer({ status: 200, body: meOf('admin') }));
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+  });
+
+  it('renews an expired access token once through POST /api/admin/refresh and retries the call', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'GET /api/admin/me': (req) =>
+        req.auth === 'Bearer access-2'
+          ? { status: 200, body: meOf('admin') }
+          : { status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } },
+      'POST /api/admin/refresh': (req) =>
+        (req.body as { refreshToken: string }).refreshToken === 'refresh-1'
+          ? { status: 200, body: { accessToken: 'access-2', refreshToken: 'refresh-2', requiresTwoFactor: false } }
+          : { status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } },
+    });
+    signIn('access-1', 'refresh-1');
+    renderRoutes(adminRoutes(), '/admin');
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(server.requests.filter((r) => r.path === '/api/admin/refresh')).toHaveLength(1);
+    expect(server.requests.filter((r) => r.path === '/api/admin/me').map((r) => r.auth)).toEqual(['Bearer access-1', 'Bearer access-2']);
+    expect(localStorage.getItem('adminRefreshToken')).toBe('refresh-2');
+  });
+
+  it('goes to the login page and forgets the tokens when the session cannot be renewed', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'GET /api/admin/me': () => ({ status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } }),
+      'POST /api/admin/refresh': () => ({ status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } }),
+    });
+    signIn('access-1', 'refresh-1');
+    const { location } = renderRoutes(adminRoutes(), '/admin');
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    await waitFor(() => expect(location.current.pathname).toBe('/admin/login'));
+    expect(server.requests.filter((r) => r.path === '/api/admin/refresh')).toHaveLength(1);
+    expect(localStorage.getItem('adminToken')).toBeNull();
+    expect(localStorage.getItem('adminRefreshToken')).toBeNull();
+  });
+});

@@ -1,0 +1,138 @@
+import LockOutlined from '@mui/icons-material/LockOutlined';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import CardContent from '@mui/material/CardContent';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { api } from '../../app/api';
+import { useAppDispatch } from '../../app/store';
+import { toast } from '../../components/toast';
+import { bodyMessage } from '../../utils/httpError';
+import { useDocumentTitle } from '../site/useDocumentTitle';
+import { useLoginMutation, useMeQuery } from './authApi';
+import { storeTokens } from './tokenStorage';
+import { useAccessToken } from './useAccessToken';
+
+/** SPEC §9: navigation to the dashboard about 100 ms after a successful login. */
+export const LOGIN_NAVIGATION_DELAY_MS = 100;
+
+/** SPEC §2 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
+export function LoginPage() {
+  useDocumentTitle('Admin Login');
+  const [login, { isLoading }] = useLoginMutation();
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [needsCode, setNeedsCode] = useState(false);
+  const [succeeded, setSucceeded] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  // Someone already signed in (a valid session) goes straight to the console.
+  const token = useAccessToken();
+  const { data: signedIn } = useMeQuery(undefined, { skip: !token || succeeded });
+
+  const from = (location.state as { from?: { pathname?: string } } | null)?.from?.pathname;
+  const target = from && from.startsWith('/admin') && from !== '/admin/login' ? from : '/admin';
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (isLoading || succeeded) return;
+    const result = await login({ username: username.trim(), password, ...(needsCode ? { twoFactorCode: code } : {}) });
+    if ('error' in result) {
+      toast({
+        title: 'Login Failed',
+        description: bodyMessage(result.error) ?? 'Login failed. Please check your credentials.',
+        variant: 'destructive',
+      });
+      // SPEC §4: on failure the form and the two-factor state reset.
+      setPassword('');
+      setCode('');
+      setNeedsCode(false);
+      return;
+    }
+    const { accessToken, refreshToken, requiresTwoFactor } = result.data;
+    if (requiresTwoFactor || !accessToken) {
+      setNeedsCode(true);
+      setCode('');
+      toast({ title: 'Two-Factor Authentication Required', description: 'Please enter your 6-digit authentication code.' });
+      return;
+    }
+    dispatch(api.util.resetApiState());
+    storeTokens(accessToken, refreshToken);
+    setSucceeded(true);
+    timer.current = setTimeout(() => navigate(target, { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
+  };
+
+  const backToLogin = () => {
+    setNeedsCode(false);
+    setCode('');
+    setPassword('');
+  };
+
+  if (signedIn && !succeeded) return <Navigate to={target} replace />;
+  const busy = isLoading || succeeded;
+  return (
+    <Box component="main" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2, bgcolor: 'background.default' }}>
+      <Card sx={{ width: '100%', maxWidth: 420 }}>
+        <CardContent sx={{ p: 4 }}>
+          <Stack spacing={1} alignItems="center" sx={{ mb: 3 }}>
+            <LockOutlined color="primary" fontSize="large" aria-hidden />
+            <Typography variant="h1" sx={{ fontSize: '1.6rem' }}>
+              Admin Login
+            </Typography>
+            <Typography color="text.secondary" variant="body2">
+              {needsCode ? 'Enter the 6-digit code from your authenticator app.' : 'Sign in to manage vouchers, licenses and redemptions.'}
+            </Typography>
+          </Stack>
+          <Stack component="form" spacing={2} onSubmit={submit} noValidate>
+            {needsCode ? (
+              <TextField
+                label="Authentication Code"
+                value={code}
+                onChange={(e) => setCode(e.target.value.replace(/\D/g, '').slice(0, 6))}
+                autoFocus
+                autoComplete="one-time-code"
+                required
+                slotProps={{ htmlInput: { maxLength: 6, inputMode: 'numeric', pattern: '[0-9]{6}' } }}
+              />
+            ) : (
+              <>
+                <TextField label="Username" value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" autoFocus required />
+                <TextField
+                  label="Password"
+                  type="password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                  autoComplete="current-password"
+                  required
+                />
+              </>
+            )}
+            <Button
+              type="submit"
+              variant="contained"
+              size="large"
+              disabled={busy || (needsCode ? code.length !== 6 : !username.trim() || !password)}
+            >
+              {busy ? 'Authenticating...' : needsCode ? 'Verify Code' : 'Sign In'}
+            </Button>
+            {needsCode && (
+              <Button variant="text" onClick={backToLogin} disabled={busy}>
+                Back to Login
+              </Button>
+            )}
+          </Stack>
+        </CardContent>
+      </Card>
+    </Box>
+  );
+}
+
+export default LoginPage;

@@ -1,0 +1,29 @@
+import Box from '@mui/material/Box';
+import CircularProgress from '@mui/material/CircularProgress';
+import Typography from '@mui/material/Typography';
+import { Navigate, Outlet, useLocation } from 'react-router-dom';
+import { useMeQuery } from './authApi';
+import { useAccessToken } from './useAccessToken';
+
+export function VerifyingAccess() {
+  return (
+    <Box role="status" aria-live="polite" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', alignContent: 'center', gap: 2 }}>
+      <CircularProgress aria-hidden />
+      <Typography color="text.secondary">Verifying access...</Typography>
+    </Box>
+  );
+}
+
+/**
+ * SPEC §2: the dashboard is guarded. No stored token, or a me call that returns no user, sends the visitor to
+ * /admin/login (remembering where they were going); while the me call runs a verifying-access screen shows.
+ */
+export function RequireAuth() {
+  const token = useAccessToken();
+  const location = useLocation();
+  const { data: user, isLoading, isFetching, isError } = useMeQuery(undefined, { skip: !token });
+  if (!token) return <Navigate to="/admin/login" replace state={{ from: location }} />;
+  if (isLoading || (isFetching && !user)) return <VerifyingAccess />;
+  if (isError || !user) return <Navigate to="/admin/login" replace state={{ from: location }} />;
+  return <Outlet />;
+}

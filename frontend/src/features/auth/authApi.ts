@@ -1,0 +1,51 @@
+import { api } from '../../app/api';
+
+export interface LoginRequest {
+  username: string;
+  password: string;
+  twoFactorCode?: string;
+}
+export interface LoginResponse {
+  accessToken?: string;
+  refreshToken?: string;
+  requiresTwoFactor: boolean;
+}
+export interface AdminUser {
+  id: string;
+  username: string;
+  email: string;
+  role: string;
+  permissions: string[];
+  twoFactorEnabled: boolean;
+}
+export interface ChangePasswordRequest {
+  currentPassword: string;
+  newPassword: string;
+  confirmPassword: string;
+}
+
+/** SPEC §7 "Admin authentication" calls. */
+export const authApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    login: build.mutation<LoginResponse, LoginRequest>({
+      query: (body) => ({ url: 'admin/login', method: 'POST', body }),
+    }),
+    /** The signed-in user; cached 5 minutes, no retry (SPEC §7). */
+    me: build.query<AdminUser, void>({
+      query: () => 'admin/me',
+      keepUnusedDataFor: 300,
+      providesTags: ['Me'],
+    }),
+    logout: build.mutation<unknown, void>({
+      query: () => ({ url: 'admin/logout', method: 'POST' }),
+    }),
+    changePassword: build.mutation<{ message: string }, ChangePasswordRequest>({
+      query: (body) => ({ url: 'admin/change-password', method: 'POST', body }),
+    }),
+    resetOperator: build.mutation<{ username: string; newPassword: string }, void>({
+      query: () => ({ url: 'admin/reset-operator', method: 'POST' }),
+    }),
+  }),
+});
+
+export const { useLoginMutation, useMeQuery, useLogoutMutation, useChangePasswordMutation, useResetOperatorMutation } = authApi;

@@ -1,0 +1,22 @@
+import { useCallback } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { api } from '../../app/api';
+import { useAppDispatch } from '../../app/store';
+import { useLogoutMutation } from './authApi';
+import { clearTokens } from './tokenStorage';
+
+/** SPEC §4: logout calls the server (failure ignored), then always clears tokens and cached data and goes to /admin/login. */
+export function useLogout(): () => Promise<void> {
+  const [logout] = useLogoutMutation();
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  return useCallback(async () => {
+    try {
+      await logout();
+    } finally {
+      clearTokens();
+      dispatch(api.util.resetApiState());
+      navigate('/admin/login', { replace: true });
+    }
+  }, [logout, dispatch, navigate]);
+}

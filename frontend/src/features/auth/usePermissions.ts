@@ -1,0 +1,35 @@
+import { useCallback } from 'react';
+import { useMeQuery } from './authApi';
+import { useAccessToken } from './useAccessToken';
+
+/**
+ * The signed-in user's role and permissions from `GET /api/admin/me` (DECISIONS §7). Controls the server
+ * would refuse are hidden with `can(permission)`.
+ */
+export function usePermissions(): { role: string | null; permissions: string[]; can: (permission: string) => boolean } {
+  const token = useAccessToken();
+  const { data } = useMeQuery(undefined, { skip: !token });
+  const permissions = data?.permissions ?? EMPTY;
+  const can = useCallback((permission: string) => permissions.includes(permission), [permissions]);
+  return { role: data?.role ?? null, permissions, can };
+}
+
+const EMPTY: string[] = [];
+
+/** DECISIONS §7 permission names the console gates on. */
+export const PERMISSIONS = {
+  settingsAccess: 'settings.access',
+  systemCleanup: 'system.cleanup',
+  resetOperator: 'admin.reset-operator',
+  redemptionsDelete: 'redemptions.delete',
+  exportRedeemedData: 'export.redeemed-data',
+  exportUnredeemedVouchers: 'export.unredeemed-vouchers',
+  exportRedeemedVouchers: 'export.redeemed-vouchers',
+  vouchersUpload: 'vouchers.upload',
+  vouchersDelete: 'vouchers.delete',
+  productsEdit: 'products.edit',
+  licensesManage: 'licenses.manage',
+  licensesAssign: 'licenses.assign',
+  emailsResend: 'emails.resend',
+  emailsFixPending: 'emails.fix-pending',
+} as const;

@@ -1,0 +1,132 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { resetToasts } from '../../components/toast/toastStore';
+import { renderRoutes } from '../../test/renderWithProviders';
+import { adminRoutes, adminServer, meOf, PRODUCT, signIn, STATS, type AdminHandler } from '../admin/adminTesting';
+
+let server: ReturnType<typeof adminServer>;
+
+afterEach(() => {
+  server?.restore();
+  localStorage.clear();
+  act(() => resetToasts());
+});
+
+function calls(role: 'admin' | 'operator' | 'shop-manager'): Record<string, AdminHandler> {
+  return {
+    'GET /api/public-config': () => ({ status: 200, body: {} }),
+    'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
+    'GET /api/products': () => ({ status: 200, body: [PRODUCT, { ...PRODUCT, id: '22222222-2222-4222-8222-222222222222', name: 'Office 2024 Home & Business (Mac)', isLicenseManaged: false, status: 'inactive' }] }),
+    'GET /api/stats/*': (req) => ({ status: 200, body: { ...STATS, period: req.path.split('/').pop(), timeRange: `Range ${req.path.split('/').pop()}` } }),
+    'POST /api/admin/logout': () => ({ status: 200, body: { success: true } }),
+  };
+}
+
+async function openDashboard(role: 'admin' | 'operator' | 'shop-manager') {
+  server = adminServer(calls(role));
+  signIn();
+  const view = renderRoutes(adminRoutes(), '/admin');
+  await screen.findByRole('heading', { name: 'Admin Dashboard' });
+  await screen.findByRole('region', { name: PRODUCT.name });
+  return view;
+}
+
+const tabNames = () => screen.getAllByRole('tab').map((t) => t.textContent);
+
+describe('admin dashboard', () => {
+  it('shows an admin the five tabs, the header buttons and Reset Operator', async () => {
+    await openDashboard('admin');
+    expect(tabNames()).toEqual(['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']);
+    for (const name of ['Change Password', 'Reset Operator', 'Logout']) expect(screen.getByRole('button', { name })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Customer View' })).toHaveAttribute('href', '/');
+  });
+
+  it('hides Settings and Reset Operator from an operator (4 tabs)', async () => {
+    await openDashboard('operator');
+    expect(tabNames()).toEqual(['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers']);
+    expect(screen.queryByRole('button', { name: 'Reset Operator' })).not.toBeInTheDocument();
+    // Operators may upload codes and edit templates.
+    const card = screen.getByRole('region', { name: PRODUCT.name });
+    expect(within(card).getByRole('button', { name: 'Upload Codes' })).toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'Email Template' })).toBeInTheDocument();
+  });
+
+  it('shows a role without edit rights no upload and no template editor', async () => {
+    await openDashboard('shop-manager');
+    const card = screen.getByRole('region', { name: PRODUCT.name });
+    expect(within(card).queryByRole('button', { name: 'Upload Codes' })).not.toBeInTheDocument();
+    expect(within(card).queryByRole('button', { name: 'Email Template' })).not.toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'View Voucher Codes' })).toBeInTheDocument();
+  });
+
+  it('shows product cards with status and License Managed badges and code counts', async () => {
+    await openDashboard('admin');
+    const pro = screen.getByRole('region', { name: PRODUCT.name });
+    expect(within(pro).getByText('Active')).toBeInTheDocument();
+    expect(within(pro).getByText('License Managed')).toBeInTheDocument();
+    expect(within(pro).getByText('120')).toBeInTheDocument();
+    expect(within(pro).getByText('Unredeemed')).toBeInTheDocument();
+    expect(within(pro).getByText('3')).toBeInTheDocument();
+    const mac = screen.getByRole('region', { name: 'Office 2024 Home & Business (Mac)' });
+    expect(within(mac).getByText('Inactive')).toBeInTheDocument();
+    expect(within(mac).queryByText('License Managed')).not.toBeInTheDocument();
+  });
+
+  it('offers the seven periods and loads the stats of the chosen one', async () => {
+    const { user } = await openDashboard('admin');
+    expect(await screen.findByText('Range today')).toBeInTheDocument();
+    expect(screen.getByTestId('stat-Total Redemptions')).toHaveTextContent('4');
+    expect(screen.getByRole('img', { name: 'Daily redemptions: 4 over 1 day' })).toBeInTheDocument();
+    await user.click(screen.getByRole('combobox', { name: 'Time Period' }));
+    const options = screen.getAllByRole('option').map((o) => o.textContent);
+    expect(options).toEqual(['Today', 'Yesterday', 'Last 7 Days', 'Last 30 Days', 'This Month', 'Last Month', 'All Time']);
+    await user.click(screen.getByRole('option', { name: 'Last 30 Days' }));
+    expect(await screen.findByText('Range last30days')).toBeInTheDocument();
+    expect(server.requests.some((r) => r.path === '/api/stats/last30days')).toBe(true);
+  });
+
+  it('switching between the lists renders the redemptions tab with showExported', async () => {
+    const { user } = await openDashboard('admin');
+    await user.click(screen.getByRole('tab', { name: 'Exported Vouchers' }));
+    expect(screen.getByRole('tab', { name: 'Exported Vouchers' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByRole('tabpanel')).toHaveAttribute('id', 'panel-exported');
+    await user.click(screen.getByRole('tab', { name: 'Settings' }));
+    expect(await screen.findByRole('heading', { name: 'Danger Zone' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'System Information' })).toBeInTheDocument();
+  });
+
+  it('Clean System runs only after the confirmation is typed', async () => {
+    const { user } = await openDashboard('admin');
+    server.restore();
+    server = adminServer({
+      ...calls('admin'),
+      'DELETE /api/admin/cleanup-redeemed': () => ({
+        status: 200,
+        body: { success: true, message: 'System cleaned successfully', deleted: { voucherCodes: 5, customers: 2, redemptions: 2, licenseAssignments: 1 } },
+      }),
+    });
+    await user.click(screen.getByRole('tab', { name: 'Settings' }));
+    await user.click(await screen.findByRole('button', { name: 'Clean System' }));
+    const dialog = screen.getByRole('dialog');
+    expect(within(dialog).getByText(/all voucher codes, customers, redemptions and license assignments/)).toBeInTheDocument();
+    const confirm = within(dialog).getByRole('button', { name: 'Clean System' });
+    expect(confirm).toBeDisabled();
+    await user.click(within(dialog).getByLabelText('Confirmation'));
+    await user.paste('clean system');
+    expect(confirm).toBeDisabled();
+    await user.clear(within(dialog).getByLabelText('Confirmation'));
+    await user.paste('CLEAN SYSTEM');
+    await user.click(confirm);
+    expect(await screen.findByText('System Cleaned')).toBeInTheDocument();
+    expect(server.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+  });
+
+  it('logout calls the server, clears the tokens and goes to /admin/login even when the call fails', async () => {
+    server = adminServer({ ...calls('admin'), 'POST /api/admin/logout': () => ({ status: 500 }) });
+    signIn();
+    const { user, location } = renderRoutes(adminRoutes(), '/admin');
+    await user.click(await screen.findByRole('button', { name: 'Logout' }));
+    await waitFor(() => expect(location.current.pathname).toBe('/admin/login'));
+    expect(server.requests.some((r) => r.path === '/api/admin/logout' && r.auth === 'Bearer access-1')).toBe(true);
+    expect([localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]).toEqual([null, null, null]);
+  });
+});

@@ -1,0 +1,71 @@
+import Card from '@mui/material/Card';
+import CardContent from '@mui/material/CardContent';
+import Grid from '@mui/material/Grid';
+import MenuItem from '@mui/material/MenuItem';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import type { ReactNode } from 'react';
+import { DailyRedemptionsChart } from './DailyRedemptionsChart';
+import { PERIOD_LABELS, PERIODS, STATS_POLL_MS, useStatsQuery, type Period } from './dashboardApi';
+
+function StatCard({ title, value, caption }: { title: string; value: number | undefined; caption: string }) {
+  return (
+    <Card sx={{ height: '100%' }} aria-label={title}>
+      <CardContent>
+        <Typography variant="subtitle2" color="text.secondary">
+          {title}
+        </Typography>
+        <Typography variant="h2" component="p" sx={{ my: 0.5 }} data-testid={`stat-${title}`}>
+          {value === undefined ? <Skeleton width={60} /> : value.toLocaleString('en-US')}
+        </Typography>
+        <Typography variant="body2" color="text.secondary">
+          {caption}
+        </Typography>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** The period selector, the stat cards (refetched every 10 s) and the daily chart. */
+export function StatsPanel({ period, onPeriodChange, notice }: { period: Period; onPeriodChange: (p: Period) => void; notice?: ReactNode }) {
+  const { data } = useStatsQuery(period, { pollingInterval: STATS_POLL_MS });
+  return (
+    <Stack spacing={2}>
+      <Stack direction="row" alignItems="center" justifyContent="space-between" flexWrap="wrap" gap={2}>
+        <Stack direction="row" alignItems="center" spacing={2}>
+          <Typography variant="h2">Overview</Typography>
+          {notice}
+        </Stack>
+        <TextField
+          select
+          size="small"
+          label="Time Period"
+          value={period}
+          onChange={(e) => onPeriodChange(e.target.value as Period)}
+          sx={{ width: 220 }}
+        >
+          {PERIODS.map((p) => (
+            <MenuItem key={p} value={p}>
+              {PERIOD_LABELS[p]}
+            </MenuItem>
+          ))}
+        </TextField>
+      </Stack>
+      <Grid container spacing={2}>
+        <Grid size={{ xs: 12, sm: 6, md: 3 }}>
+          <StatCard title="Total Redemptions" value={data?.totalRedemptions} caption={data?.timeRange ?? PERIOD_LABELS[period]} />
+        </Grid>
+        <Grid size={{ xs: 12, sm: 6, md: 3 }}>
+          <StatCard title="Active Vouchers" value={data?.activeVouchers} caption="Unredeemed codes available" />
+        </Grid>
+        <Grid size={{ xs: 12, md: 6 }}>
+          <Card sx={{ height: '100%' }}>
+            <CardContent>{data ? <DailyRedemptionsChart data={data.dailyRedemptions} /> : <Skeleton variant="rectangular" height={160} />}</CardContent>
+          </Card>
+        </Grid>
+      </Grid>
+    </Stack>
+  );
+}

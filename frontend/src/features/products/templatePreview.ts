@@ -1,0 +1,18 @@
+/** SPEC §2: the editor's preview substitutes sample values for the four placeholders. */
+export const SAMPLE_VALUES = {
+  customer_name: 'John Doe',
+  voucher_code: 'SAMPLE-VOUCHER-1234',
+  download_link: 'https://example.com/download',
+  license_key: 'XXXXX-XXXXX-XXXXX-XXXXX-XXXXX',
+} as const;
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/** Replaces `{{ name }}` placeholders (spaces inside the braces allowed, DECISIONS §4); unknown ones stay. */
+export function renderTemplatePreview(template: string, values: Record<string, string>, html = true): string {
+  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/gi, (whole, name: string) => {
+    const value = values[name.toLowerCase()];
+    if (value === undefined) return whole;
+    return html ? escapeHtml(value) : value;
+  });
+}

@@ -1,0 +1,59 @@
+import { refreshAccessToken } from '../auth/session';
+import { getAccessToken } from '../auth/tokenStorage';
+import type { UploadReport } from './productsApi';
+
+export class UploadError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** DECISIONS §9 / SPEC §5: the accepted file types. */
+export function isAcceptedVoucherFile(file: File): boolean {
+  return /\.(csv|txt)$/i.test(file.name);
+}
+
+function send(productId: string, file: File, onProgress: (fraction: number) => void): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api/products/${encodeURIComponent(productId)}/voucher-codes`);
+    xhr.withCredentials = true;
+    const token = getAccessToken();
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      let body: unknown = xhr.responseText;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        // plain text body
+      }
+      resolve({ status: xhr.status, body });
+    };
+    xhr.onerror = () => reject(new UploadError('Failed to upload voucher codes.', 0));
+    const form = new FormData();
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+}
+
+/**
+ * Uploads a voucher file with XMLHttpRequest so the upload progress can be shown; a 401 renews the access
+ * token once and sends again. Resolves with the server's report, rejects with its message.
+ */
+export async function uploadVoucherFile(productId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadReport> {
+  let answer = await send(productId, file, onProgress);
+  if (answer.status === 401 && (await refreshAccessToken())) {
+    onProgress(0);
+    answer = await send(productId, file, onProgress);
+  }
+  if (answer.status >= 200 && answer.status < 300) return answer.body as UploadReport;
+  const body = answer.body as { message?: unknown } | string;
+  const message = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : 'Failed to upload voucher codes.';
+  throw new UploadError(message, answer.status);
+}

@@ -1,0 +1,23 @@
+/** A page button (1-based) or a gap. */
+export type PageItem = number | 'start-ellipsis' | 'end-ellipsis';
+
+/** SPEC §2 voucher codes page: every page when there are 7 or fewer, otherwise first, last, the current page's neighbours and ellipses. */
+export const MAX_PAGES_WITHOUT_ELLIPSIS = 7;
+
+export function pageItemsWithEllipsis(current: number, total: number): PageItem[] {
+  if (total <= 0) return [];
+  const page = Math.min(Math.max(1, current), total);
+  if (total <= MAX_PAGES_WITHOUT_ELLIPSIS) return Array.from({ length: total }, (_, i) => i + 1);
+  if (page <= 4) return [1, 2, 3, 4, 5, 'end-ellipsis', total];
+  if (page >= total - 3) return [1, 'start-ellipsis', total - 4, total - 3, total - 2, total - 1, total];
+  return [1, 'start-ellipsis', page - 1, page, page + 1, 'end-ellipsis', total];
+}
+
+/** SPEC §9: up to 5 page buttons around the current page (admin redemption list). */
+export function pageWindow(current: number, total: number, size = 5): number[] {
+  if (total <= 0) return [];
+  const page = Math.min(Math.max(1, current), total);
+  const start = Math.max(1, Math.min(page - Math.floor(size / 2), total - size + 1));
+  const end = Math.min(total, start + size - 1);
+  return Array.from({ length: end - start + 1 }, (_, i) => start + i);
+}
