@@ -9,6 +9,7 @@ const root = join(__dirname, '..');
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
 function newestMtime(dir) {
+  if (!statSync(dir).isDirectory()) return statSync(dir).mtimeMs;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === 'node_modules' || entry.name === 'dist') continue;

@@ -128,6 +128,7 @@ describe('GET /api/redemptions', () => {
     it('refuses bad paging and filter values', async () => {
       for (const query of [
         { page: 0 },
+        { page: '100000000000000000000' },
         { limit: 501 },
         { page: 'x' },
         { emailStatus: 'lost' },

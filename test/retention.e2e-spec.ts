@@ -16,14 +16,6 @@ describe('Retention job', () => {
   });
   afterAll(() => t.close());
 
-  it('runs once at start in-process and records it', async () => {
-    await eventually(
-      async () => (await t.db.query(`SELECT 1 FROM security_audit_log WHERE action = 'system.retention'`)).length > 0,
-      10_000,
-      'retention audit row',
-    );
-  });
-
   it('deletes audit rows after 1 year, e-mail logs after 2 years, redemptions after 7 years', async () => {
     const audit = async (daysAgo: number) =>
       (
@@ -79,6 +71,27 @@ describe('Retention job', () => {
   });
 });
 
+describe('Retention without Redis', () => {
+  it('runs on its interval in-process', async () => {
+    const t = await startTestApp({ RETENTION_INTERVAL_MS: '1000' });
+    try {
+      const [row] = await t.db.query(
+        `INSERT INTO security_audit_log (action, success, created_at)
+         VALUES ('test.retention', true, now() - interval '400 days') RETURNING id`,
+      );
+      await eventually(
+        async () => (await t.db.query(`SELECT 1 FROM security_audit_log WHERE id = $1`, [row.id])).length === 0,
+        10_000,
+        'the interval run',
+      );
+      const [run] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'system.retention'`);
+      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0 });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('Retention configuration and scheduling', () => {
   let t: TestApp;
   const prefix = `ret-${randomBytes(4).toString('hex')}`;
@@ -101,17 +114,27 @@ describe('Retention configuration and scheduling', () => {
     await redis.quit();
   });
 
-  it('is a repeatable Bull job with the configured interval', async () => {
+  it('is a repeatable Bull job with the configured interval, replacing an older schedule', async () => {
     const queue = t.app.get<Queue>(getQueueToken(QUEUE.MAINTENANCE));
-    const jobs = await eventually(
-      async () => {
-        const repeatable = await queue.getRepeatableJobs();
-        return repeatable.find((j) => j.name === JOB.RETENTION_CLEANUP);
-      },
-      10_000,
-      'repeatable retention job',
-    );
-    expect(Number(jobs.every)).toBe(3_600_000);
+    const retention = async () =>
+      (await queue.getRepeatableJobs()).filter((j) => j.name === JOB.RETENTION_CLEANUP).map((j) => Number(j.every));
+    expect(
+      await eventually(async () => (await retention()).length > 0 && retention(), 10_000, 'retention schedule'),
+    ).toEqual([3_600_000]);
+
+    // A second API instance started with another interval takes over the schedule.
+    const other = await startTestApp({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: prefix,
+      RETENTION_INTERVAL_MS: '7200000',
+    });
+    try {
+      expect(
+        await eventually(async () => (await retention()).includes(7_200_000) && retention(), 10_000, 'new schedule'),
+      ).toEqual([7_200_000]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('uses the configured limits', async () => {

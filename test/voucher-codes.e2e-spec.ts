@@ -3,7 +3,8 @@ import { createProduct, redeem } from './helpers/admin-data';
 import { bearer, tokenFor } from './helpers/auth';
 import { addCodes } from './helpers/factories';
 
-const seq = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+const seq = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
 
 describe('voucher codes of a product: list, search, delete', () => {
   let t: TestApp;
@@ -123,15 +124,27 @@ describe('voucher codes of a product: list, search, delete', () => {
       await addCodes(t.db, product, ['DEL-ONE', 'DEL-USED']);
       await redeem(t, 'DEL-USED');
 
-      const ok = await t.http().delete(`/api/voucher-codes/${await idOf('DEL-ONE')}`).set(auth).expect(200);
+      const ok = await t
+        .http()
+        .delete(`/api/voucher-codes/${await idOf('DEL-ONE')}`)
+        .set(auth)
+        .expect(200);
       expect(ok.body).toEqual({ message: 'Voucher code deleted successfully.' });
       expect(await exists('DEL-ONE')).toBe(false);
 
-      const used = await t.http().delete(`/api/voucher-codes/${await idOf('DEL-USED')}`).set(auth).expect(409);
+      const used = await t
+        .http()
+        .delete(`/api/voucher-codes/${await idOf('DEL-USED')}`)
+        .set(auth)
+        .expect(409);
       expect(used.body.message).toBe('Redeemed voucher codes cannot be deleted.');
       expect(await exists('DEL-USED')).toBe(true);
 
-      const gone = await t.http().delete('/api/voucher-codes/00000000-0000-4000-8000-000000000000').set(auth).expect(404);
+      const gone = await t
+        .http()
+        .delete('/api/voucher-codes/00000000-0000-4000-8000-000000000000')
+        .set(auth)
+        .expect(404);
       expect(gone.body.message).toBe('Voucher code not found.');
 
       const [audit] = await t.db.query(

@@ -45,7 +45,17 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
 
   it('counts duplicates inside the file and against the database, and invalid lines, exactly', async () => {
     await addCodes(t.db, mac, ['TXT-EXISTING']);
-    const txt = ['txt-b1', 'TXT-B1', '  Txt-B2  ', 'txt-existing', 'bad code!', 'x'.repeat(101), '', 'TXT-B3', 'ÄÖÜ'].join('\n');
+    const txt = [
+      'txt-b1',
+      'TXT-B1',
+      '  Txt-B2  ',
+      'txt-existing',
+      'bad code!',
+      'x'.repeat(101),
+      '',
+      'TXT-B3',
+      'ÄÖÜ',
+    ].join('\n');
     const res = await upload(proPlus, txt, 'CODES.TXT').expect(201);
     expect(res.body).toEqual({
       message: '3 voucher codes uploaded, skipped 2 duplicates and 3 invalid lines.',
@@ -68,7 +78,11 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
   it('refuses an .exe, an empty file, a binary file and a request without a file, writing nothing', async () => {
     const before = await count();
     const exe = await upload(proPlus, 'NEW-CODE-1\n', 'setup.exe').expect(400);
-    expect(exe.body).toEqual({ statusCode: 400, message: 'Only .csv and .txt files are accepted.', error: 'Bad Request' });
+    expect(exe.body).toEqual({
+      statusCode: 400,
+      message: 'Only .csv and .txt files are accepted.',
+      error: 'Bad Request',
+    });
 
     const empty = await upload(proPlus, '', 'empty.csv').expect(400);
     expect(empty.body.message).toBe('The file contains no voucher codes.');
@@ -76,7 +90,9 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     expect(blank.body.message).toBe('The file contains no voucher codes.');
 
     const binary = await upload(proPlus, Buffer.from([0x4d, 0x5a, 0x00, 0x01, 0x0a, 0x41]), 'renamed.txt').expect(400);
-    expect(binary.body.message).toBe('The file is not a readable CSV or text file.');
+    expect(binary.body.message).toBe(
+      'The file is not a readable CSV or text file. Save it as UTF-8 CSV or plain text.',
+    );
 
     const noFile = await t
       .http()
@@ -99,7 +115,12 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
   it('refuses a file with no valid code, reporting the invalid lines', async () => {
     const before = await count();
     const res = await upload(proPlus, 'not valid\nalso/bad\n', 'bad.txt').expect(400);
-    expect(res.body).toMatchObject({ statusCode: 400, inserted: 0, invalid: 2, invalidSamples: ['not valid', 'also/bad'] });
+    expect(res.body).toMatchObject({
+      statusCode: 400,
+      inserted: 0,
+      invalid: 2,
+      invalidSamples: ['not valid', 'also/bad'],
+    });
     expect(res.body.message).toMatch(/^The file contains no valid voucher codes/);
     expect(await count()).toBe(before);
   });
@@ -117,13 +138,50 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     for (let offset = 0, i = 0; offset + line.length <= big.length; offset += line.length, i++) {
       big.write(`BIG-${String(i).padStart(10, '0')}\n`, offset, 'ascii');
     }
-    const res = await upload(proPlus, big.subarray(0, Math.floor(big.length / line.length) * line.length), 'big.txt').expect(413);
+    const res = await upload(
+      proPlus,
+      big.subarray(0, Math.floor(big.length / line.length) * line.length),
+      'big.txt',
+    ).expect(413);
     expect(res.body).toEqual({
       statusCode: 413,
       message: 'The file is too large. The maximum upload size is 50 MB.',
       error: 'Payload Too Large',
     });
     expect(await count()).toBe(before);
+  });
+
+  it('streams a 200,000-line file with duplicates and invalid lines, counting exactly', async () => {
+    const product = (await t.db.query(`INSERT INTO products (name) VALUES ('Bulk Upload Product') RETURNING id`))[0].id;
+    const lines: string[] = ['code'];
+    for (let i = 0; i < 200_000; i++) {
+      if (i % 1000 === 999)
+        lines.push(`bad line ${i}`); // 200 invalid
+      else if (i % 500 === 0 && i > 0)
+        lines.push(`bulk-${String(i - 1).padStart(7, '0')}`); // repeats the previous line's code
+      else lines.push(`bulk-${String(i).padStart(7, '0')}`);
+    }
+    const valid = lines.slice(1).filter((l) => !l.startsWith('bad'));
+    const repeats = valid.length - new Set(valid).size; // 200: every i = 500 mod 1000 repeats code i - 1
+    const res = await upload(product, lines.join('\r\n'), 'bulk.csv').expect(201);
+    expect(res.body.invalid).toBe(200);
+    expect(repeats).toBe(200);
+    expect(res.body.duplicates).toBe(repeats);
+    expect(res.body.inserted).toBe(200_000 - 200 - repeats);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM voucher_codes WHERE product_id = $1`, [product]);
+    expect(n).toBe(res.body.inserted);
+  }, 120_000);
+
+  it('two concurrent uploads of overlapping files insert each code once and count the rest as duplicates', async () => {
+    const a = Array.from({ length: 3000 }, (_, i) => `RACE-${i}`);
+    const b = Array.from({ length: 3000 }, (_, i) => `RACE-${i + 1500}`);
+    const [ra, rb] = await Promise.all([upload(mac, a.join('\n'), 'a.txt'), upload(mac, b.join('\n'), 'b.txt')]);
+    expect(ra.status).toBe(201);
+    expect(rb.status).toBe(201);
+    expect(ra.body.inserted + rb.body.inserted).toBe(4500);
+    expect(ra.body.duplicates + rb.body.duplicates).toBe(1500);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM voucher_codes WHERE code LIKE 'RACE-%'`);
+    expect(n).toBe(4500);
   });
 
   it('records the upload in the security audit log', async () => {

@@ -23,5 +23,7 @@ export default function buildFrontendIfStale(): void {
   execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'frontend/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root,
     stdio: 'inherit',
+    // jest sets NODE_ENV=test, which would make Vite bundle React's development builds.
+    env: { ...process.env, NODE_ENV: 'production' },
   });
 }

@@ -18,8 +18,8 @@ const AdminApp = lazy(() => import('../features/admin/AdminApp'));
 
 export function PageLoading() {
   return (
-    <Box role="progressbar" aria-label="Loading page" sx={{ display: 'grid', placeItems: 'center', minHeight: '60vh' }}>
-      <CircularProgress />
+    <Box aria-busy="true" sx={{ display: 'grid', placeItems: 'center', minHeight: '60vh' }}>
+      <CircularProgress aria-label="Loading page" />
     </Box>
   );
 }
@@ -55,7 +55,9 @@ export const routes: RouteObject[] = [
 
 function ScrollToTop() {
   const { pathname } = useLocation();
-  useEffect(() => window.scrollTo(0, 0), [pathname]);
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [pathname]);
   return null;
 }
 

@@ -1,4 +1,8 @@
 import '@testing-library/jest-dom';
+import { configure } from '@testing-library/react';
+
+// The whole suite shares two cores with PostgreSQL and the API suites: give findBy/waitFor room under load.
+configure({ asyncUtilTimeout: 5000 });
 
 // jsdom has no PointerEvent: without it Testing Library's pointer events lose clientX.
 if (typeof window !== 'undefined' && !('PointerEvent' in window)) {
@@ -13,3 +17,6 @@ if (typeof window !== 'undefined' && !('PointerEvent' in window)) {
   }
   Object.assign(window, { PointerEvent });
 }
+
+// jsdom has no layout, so scrolling means nothing there (it logs "Not implemented" instead).
+window.scrollTo = () => undefined;

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
  * The caller must `release()` it (pass `true` to discard a client left in an unknown state).
  */
 export function rawPgClient(dataSource: DataSource): Promise<PoolClient> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   return (dataSource.driver as any).master.connect();
 }
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { AuthUser } from '../../modules/auth/auth-user';
-import { clientIp } from './client-ip';
+import { requestMeta } from '../../modules/auth/request-meta';
 
 /** Who did it, for security_audit_log: the signed-in admin (if the guard put one on the request), IP and agent. */
 export interface RequestActor {
@@ -10,9 +10,6 @@ export interface RequestActor {
 }
 
 export function requestActor(req: Request, user: AuthUser | undefined): RequestActor {
-  return {
-    adminUserId: user?.id ?? null,
-    ipAddress: clientIp(req) || null,
-    userAgent: req.headers['user-agent'] ?? null,
-  };
+  const meta = requestMeta(req);
+  return { adminUserId: user?.id ?? null, ipAddress: meta.ipAddress || null, userAgent: meta.userAgent };
 }

@@ -205,7 +205,13 @@ export class ExportService {
       if (first.done) {
         await client.query('ROLLBACK');
         healthy = true;
-        await this.audit.record({ ...ctx, action: `export.${job.kind}`, success: false, resource: 'export', details: { ...job.details, format: job.format, reason: 'empty' } });
+        await this.audit.record({
+          ...ctx,
+          action: `export.${job.kind}`,
+          success: false,
+          resource: 'export',
+          details: { ...job.details, format: job.format, reason: 'empty' },
+        });
         throw new NotFoundException(job.emptyMessage);
       }
       async function* records() {
@@ -231,7 +237,12 @@ export class ExportService {
           };
           await pipeline(
             Readable.from(toCells()),
-            stringify({ bom: true, header: true, columns: job.columns.map((c) => c.header), record_delimiter: 'windows' }),
+            stringify({
+              bom: true,
+              header: true,
+              columns: job.columns.map((c) => c.header),
+              record_delimiter: 'windows',
+            }),
             res,
           );
         } else {
@@ -243,14 +254,28 @@ export class ExportService {
         }
       } catch (err) {
         // Headers are out: the only honest signal left is a broken connection, never a short "complete" file.
-        this.logger.warn(`Export ${job.kind} broke off after ${rowCount} rows: ${err instanceof Error ? err.message : err}`);
+        this.logger.warn(
+          `Export ${job.kind} broke off after ${rowCount} rows: ${err instanceof Error ? err.message : err}`,
+        );
         res.destroy();
-        await this.audit.record({ ...ctx, action: `export.${job.kind}`, success: false, resource: 'export', details: { ...job.details, format: job.format, rows: rowCount, reason: 'aborted' } });
+        await this.audit.record({
+          ...ctx,
+          action: `export.${job.kind}`,
+          success: false,
+          resource: 'export',
+          details: { ...job.details, format: job.format, rows: rowCount, reason: 'aborted' },
+        });
         return;
       }
       await client.query('COMMIT');
       healthy = true;
-      await this.audit.record({ ...ctx, action: `export.${job.kind}`, success: true, resource: 'export', details: { ...job.details, format: job.format, rows: rowCount } });
+      await this.audit.record({
+        ...ctx,
+        action: `export.${job.kind}`,
+        success: true,
+        resource: 'export',
+        details: { ...job.details, format: job.format, rows: rowCount },
+      });
       if (job.marks) this.realtime.emit('voucherUpdate', `${rowCount} redemption(s) exported`);
     } finally {
       // A client left mid-transaction or mid-cursor is discarded: closing it rolls everything back.

@@ -47,12 +47,21 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap {
         { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
       )
       .catch((err) => this.logger.warn(`Could not schedule the pending-mail sweep: ${err.message}`));
-    this.maintenanceQueue
-      .add(
-        JOB.RETENTION_CLEANUP,
-        {},
-        { repeat: { every: this.config.retentionIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
-      )
-      .catch((err) => this.logger.warn(`Could not schedule the retention job: ${err.message}`));
+    this.scheduleRetention().catch((err) => this.logger.warn(`Could not schedule the retention job: ${err.message}`));
+  }
+
+  /** Daily retention; a schedule left by an earlier RETENTION_INTERVAL_MS is removed, or both would run. */
+  private async scheduleRetention(): Promise<void> {
+    const every = this.config.retentionIntervalMs;
+    for (const job of await this.maintenanceQueue.getRepeatableJobs()) {
+      if (job.name === JOB.RETENTION_CLEANUP && Number(job.every) !== every) {
+        await this.maintenanceQueue.removeRepeatableByKey(job.key);
+      }
+    }
+    await this.maintenanceQueue.add(
+      JOB.RETENTION_CLEANUP,
+      {},
+      { repeat: { every }, removeOnComplete: true, removeOnFail: 100 },
+    );
   }
 }

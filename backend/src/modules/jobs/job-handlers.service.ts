@@ -61,8 +61,11 @@ export class JobHandlers {
       ),
     };
     const total = Object.values(result).reduce((a, b) => a + b, 0);
-    if (total) this.logger.log(`Retention removed ${JSON.stringify(result)}`);
-    await this.audit.record({ action: 'system.retention', success: true, resource: 'system', details: { ...result } });
+    // A run that removed nothing changed nothing: no audit row (every process start runs it once).
+    if (total) {
+      this.logger.log(`Retention removed ${JSON.stringify(result)}`);
+      await this.audit.record({ action: 'system.retention', success: true, resource: 'system', details: { ...result } });
+    }
     return result;
   }
 

@@ -1,4 +1,10 @@
-import { BadGatewayException, BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadGatewayException,
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
@@ -107,7 +113,14 @@ export class ProductService {
     } catch (err) {
       throw duplicateName(err);
     }
-    await this.audit.record({ ...ctx, action: 'product.create', success: true, resource: 'product', resourceId: id, details: { name: dto.name } });
+    await this.audit.record({
+      ...ctx,
+      action: 'product.create',
+      success: true,
+      resource: 'product',
+      resourceId: id,
+      details: { name: dto.name },
+    });
     this.realtime.emit('productUpdate', `Product ${dto.name} created`);
     return this.get(id);
   }
@@ -143,7 +156,14 @@ export class ProductService {
     }
     if (!updated.length) throw new NotFoundException('Product not found.');
     const changed = Object.keys(dto).filter((k) => dto[k as keyof UpdateProductDto] !== undefined);
-    await this.audit.record({ ...ctx, action: 'product.update', success: true, resource: 'product', resourceId: id, details: { fields: changed } });
+    await this.audit.record({
+      ...ctx,
+      action: 'product.update',
+      success: true,
+      resource: 'product',
+      resourceId: id,
+      details: { fields: changed },
+    });
     const view = await this.get(id);
     this.realtime.emit('productUpdate', `Product ${view.name} updated`);
     return view;

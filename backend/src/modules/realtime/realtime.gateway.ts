@@ -1,5 +1,4 @@
-import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
+import { Logger, OnModuleDestroy } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -10,9 +9,8 @@ import {
 } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import type { AccessTokenPayload } from '../auth/auth-user';
-import { Permission, permissionsOf } from '../auth/permissions';
+import { Permission } from '../auth/permissions';
+import { SessionService } from '../auth/session.service';
 import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 
 export const REALTIME_MESSAGES = {
@@ -33,14 +31,13 @@ const SESSION_RECHECK_MS = 60_000;
 @WebSocketGateway()
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeGateway.name);
-  private readonly jwt = new JwtService();
   private server?: Server;
   private recheckTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly realtime: RealtimeService,
     private readonly dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sessions: SessionService,
   ) {}
 
   afterInit(server: Server): void {
@@ -110,28 +107,16 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
   /** The user and session when the token is a valid access token of a live session, else null. */
   private async verify(token: unknown): Promise<{ userId: string; sessionId: string } | null> {
     if (typeof token !== 'string' || !token || token.length > 4096) return null;
-    let payload: AccessTokenPayload;
     try {
-      payload = await this.jwt.verifyAsync<AccessTokenPayload>(token, {
-        secret: this.config.jwtSecret,
-        algorithms: ['HS256'],
-      });
-    } catch {
-      return null;
-    }
-    if (payload?.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
-    try {
-      const [row] = await this.dataSource.query(
-        `SELECT u.role FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
-          WHERE s.id = $1 AND s.admin_user_id = $2 AND s.is_active AND s.expires_at > now() AND u.is_active`,
-        [payload.sid, payload.sub],
-      );
-      if (!row || !permissionsOf(row.role).includes(Permission.DashboardView)) return null;
-      return { userId: payload.sub, sessionId: payload.sid };
+      // The same check as the HTTP guard's: signature, live session, active user.
+      const user = await this.sessions.verifyAccessToken(token);
+      if (!user || !user.permissions.includes(Permission.DashboardView)) return null;
+      return { userId: user.id, sessionId: user.sessionId };
     } catch (err) {
-      // A malformed id in a correctly signed token, or the database away: refuse, never crash the socket.
+      // The database away: refuse, never crash the socket.
       this.logger.warn(`join-admin refused: ${err instanceof Error ? err.message : err}`);
       return null;
     }
   }
+
 }

@@ -1,5 +1,13 @@
 /** SPEC §2 time-period selector. */
-export const STATS_PERIODS = ['today', 'yesterday', 'last7days', 'last30days', 'thismonth', 'lastmonth', 'alltime'] as const;
+export const STATS_PERIODS = [
+  'today',
+  'yesterday',
+  'last7days',
+  'last30days',
+  'thismonth',
+  'lastmonth',
+  'alltime',
+] as const;
 export type StatsPeriod = (typeof STATS_PERIODS)[number];
 
 export const PERIOD_LABELS: Record<StatsPeriod, string> = {

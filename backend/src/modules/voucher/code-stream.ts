@@ -20,7 +20,10 @@ export class UnreadableFileError extends Error {}
 /** Refuses binary content (NUL bytes) so an .exe renamed to .txt is "unreadable", not 100,000 invalid lines. */
 export class TextOnly extends Transform {
   _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    if (chunk.includes(0)) return done(new UnreadableFileError('The file is not a readable CSV or text file.'));
+    if (chunk.includes(0))
+      return done(
+        new UnreadableFileError('The file is not a readable CSV or text file. Save it as UTF-8 CSV or plain text.'),
+      );
     done(null, chunk);
   }
 }

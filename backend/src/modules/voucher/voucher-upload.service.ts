@@ -29,7 +29,8 @@ export const UPLOAD_MESSAGES = {
   wrongType: 'Only .csv and .txt files are accepted.',
   tooLarge: 'The file is too large. The maximum upload size is 50 MB.',
   empty: 'The file contains no voucher codes.',
-  noneValid: 'The file contains no valid voucher codes. Codes may only contain letters, numbers, hyphens and underscores (at most 100 characters).',
+  noneValid:
+    'The file contains no valid voucher codes. Codes may only contain letters, numbers, hyphens and underscores (at most 100 characters).',
   unreadable: 'The upload could not be read.',
   productNotFound: 'Product not found.',
 } as const;
@@ -120,7 +121,10 @@ export class VoucherUploadService {
       let bb: busboy.Busboy;
       try {
         // One byte over the limit marks the file truncated: a file of exactly 50 MB is accepted.
-        bb = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 20, parts: 30 } });
+        bb = busboy({
+          headers: req.headers,
+          limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 20, parts: 30 },
+        });
       } catch {
         return reject(new BadRequestException(UPLOAD_MESSAGES.noFile));
       }
@@ -152,7 +156,8 @@ export class VoucherUploadService {
         file.pipe(source);
         job = load(source, { filename: info.filename ?? '', kind: ext === '.csv' ? 'csv' : 'txt' })
           .then((result) => {
-            if ((file as Readable & { truncated?: boolean }).truncated) throw new PayloadTooLargeException(UPLOAD_MESSAGES.tooLarge);
+            if ((file as Readable & { truncated?: boolean }).truncated)
+              throw new PayloadTooLargeException(UPLOAD_MESSAGES.tooLarge);
             return result;
           })
           .finally(() => {
@@ -181,7 +186,11 @@ export class VoucherUploadService {
     });
   }
 
-  private async load(productId: string, source: Readable, info: FileInfo): Promise<{ counts: CodeCounts; inserted: number }> {
+  private async load(
+    productId: string,
+    source: Readable,
+    info: FileInfo,
+  ): Promise<{ counts: CodeCounts; inserted: number }> {
     const client: PoolClient = await rawPgClient(this.dataSource);
     let broken = false;
     try {
@@ -200,7 +209,13 @@ export class VoucherUploadService {
             })
           : new LineRecords();
       try {
-        await pipeline(source, new TextOnly(), records, codes, client.query(copyFrom(`COPY upload_codes (code) FROM STDIN`)));
+        await pipeline(
+          source,
+          new TextOnly(),
+          records,
+          codes,
+          client.query(copyFrom(`COPY upload_codes (code) FROM STDIN`)),
+        );
       } catch (err) {
         if (err instanceof UnreadableFileError) throw new BadRequestException(err.message);
         if (err instanceof CsvError) throw new BadRequestException(`The file could not be read as CSV: ${err.message}`);

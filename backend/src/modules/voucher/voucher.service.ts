@@ -99,7 +99,14 @@ export class VoucherService {
       const error = existing
         ? new ConflictException('Redeemed voucher codes cannot be deleted.')
         : new NotFoundException('Voucher code not found.');
-      await this.audit.record({ ...ctx, action: 'vouchers.delete', success: false, resource: 'voucher_code', resourceId: id, details: { reason: error.message } });
+      await this.audit.record({
+        ...ctx,
+        action: 'vouchers.delete',
+        success: false,
+        resource: 'voucher_code',
+        resourceId: id,
+        details: { reason: error.message },
+      });
       throw error;
     }
     const row = deleted[0];

@@ -171,7 +171,7 @@ export function RedeemForm() {
         })}
 
         {/* Honeypots: invisible to people and to assistive technology; bots fill them in. */}
-        <Box aria-hidden sx={{ position: 'absolute', left: '-10000px', top: 'auto', width: 1, height: 1, overflow: 'hidden' }}>
+        <Box aria-hidden sx={{ position: 'absolute', left: '-10000px', top: 'auto', width: '1px', height: '1px', overflow: 'hidden' }}>
           <label htmlFor="redeem-website">Website</label>
           <input
             id="redeem-website"

@@ -29,7 +29,10 @@ export class ProductExportQuery extends FormatQuery {
 }
 
 export class RedeemedVouchersExportQuery extends FormatQuery {
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: already exported rows (Exported Vouchers tab); otherwise not yet exported ones' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: 'true: already exported rows (Exported Vouchers tab); otherwise not yet exported ones',
+  })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'showExported must be true or false' })
   showExported?: 'true' | 'false';

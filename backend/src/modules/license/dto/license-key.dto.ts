@@ -97,6 +97,8 @@ export class ListLicenseKeysQuery {
   @ApiPropertyOptional({ default: 1, minimum: 1 })
   @IsOptional()
   @Type(() => Number)
+  // Keeps (page - 1) * limit inside PostgreSQL's OFFSET range.
+  @Max(1_000_000, { message: 'page must be at most 1000000' })
   @Min(1, { message: 'page must be at least 1' })
   @IsInt({ message: 'page must be a whole number' })
   page?: number;

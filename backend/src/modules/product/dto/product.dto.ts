@@ -37,7 +37,10 @@ export class CreateProductDto {
   @IsString({ message: 'Must be a valid URL' })
   downloadLink?: string;
 
-  @ApiPropertyOptional({ description: 'Key shown to customers of a product that is not licence-managed', nullable: true })
+  @ApiPropertyOptional({
+    description: 'Key shown to customers of a product that is not licence-managed',
+    nullable: true,
+  })
   @Transform(emptyToNull)
   @ValidateIf((o: CreateProductDto) => o.productKey !== undefined && o.productKey !== null)
   @MaxLength(100, { message: 'Product key must be at most 100 characters' })
@@ -50,7 +53,9 @@ export class CreateProductDto {
   @IsString({ message: 'Email subject must be text' })
   emailSubject?: string;
 
-  @ApiPropertyOptional({ description: 'HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}}' })
+  @ApiPropertyOptional({
+    description: 'HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}}',
+  })
   @IsOptional()
   @MaxLength(100_000, { message: 'Email template must be at most 100000 characters' })
   @IsString({ message: 'Email template must be text' })

@@ -37,7 +37,10 @@ export class VoucherCodeListQuery {
   @IsInt({ message: 'offset must be a whole number' })
   offset: number = 0;
 
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: redeemed only; false: unredeemed only; absent: all' })
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: 'true: redeemed only; false: unredeemed only; absent: all',
+  })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'redeemedOnly must be true or false' })
   redeemedOnly?: 'true' | 'false';
