@@ -38,6 +38,7 @@ import { RedemptionDetailsDialog } from './RedemptionDetailsDialog';
 import { SelectionBar } from './SelectionBar';
 import {
   redemptionListParams,
+  redemptionsApi,
   useBulkAssignLicenseMutation,
   useBulkDeleteRedemptionsMutation,
   useDeleteRedemptionMutation,
@@ -90,10 +91,8 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
   const [assigning, setAssigning] = useState(false);
   const [exporting, setExporting] = useState(false);
 
-  const { data, isFetching, error } = useGetRedemptionsQuery(
-    { page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search },
-    { pollingInterval: REDEMPTIONS_POLL_MS },
-  );
+  const listArgs = { page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search };
+  const { data, isFetching, error } = useGetRedemptionsQuery(listArgs, { pollingInterval: REDEMPTIONS_POLL_MS });
   const [resend] = useResendEmailMutation();
   const [deleteOne, deleteOneState] = useDeleteRedemptionMutation();
   const [deleteMany, deleteManyState] = useBulkDeleteRedemptionsMutation();
@@ -113,6 +112,12 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
   }, [page, totalPages]);
 
   const rows = useMemo(() => data?.redemptions ?? [], [data]);
+
+  // A selected redemption that received a key meanwhile (another admin, Fix Pending Emails) is no longer selectable.
+  useEffect(() => {
+    const taken = rows.filter((r) => !isSelectable(r)).map((r) => r.id);
+    setSelected((prev) => (taken.some((id) => prev.has(id)) ? new Set([...prev].filter((id) => !taken.includes(id))) : prev));
+  }, [rows]);
   const selectableOnPage = rows.filter(isSelectable);
   const selectedOnPage = selectableOnPage.filter((r) => selected.has(r.id));
   const canSelect = !showExported;
@@ -159,6 +164,7 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
         setSelected(new Set());
       } else {
         await deleteOne(targets[0]).unwrap();
+        setSelected((prev) => new Set([...prev].filter((id) => id !== targets[0])));
         toast({ title: 'Redemption deleted', variant: 'success' });
       }
     } catch (err) {
@@ -188,11 +194,21 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
     }
   }
 
-  /** Exports mark redemptions exported on the server: the lists are read again afterwards. */
+  /**
+   * Exports mark redemptions exported on the server: the lists are read again afterwards. A download refused
+   * with 401 (access token expired) is tried once more after an API call, which renews the token the way every
+   * admin request does.
+   */
   async function exportFile(run: () => Promise<void>, failureTitle: string, afterwards?: () => void) {
     setExporting(true);
     try {
-      await run();
+      try {
+        await run();
+      } catch (err) {
+        if ((err as { status?: number }).status !== 401 || !localStorage.getItem('adminToken')) throw err;
+        await dispatch(redemptionsApi.endpoints.getRedemptions.initiate(listArgs, { subscribe: false, forceRefetch: true }));
+        await run();
+      }
       toast({ title: 'Export Successful', variant: 'success' });
       afterwards?.();
     } catch (err) {
