@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createAdminUser, issueToken } from '../helpers/auth';
+import { createAdminUser } from '../helpers/auth';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode } from '../helpers/factories';
 import { eventually, redeemNew } from '../helpers/redemptions';
 import { launchChromium, openPage, screenshot } from './browser';
@@ -10,8 +10,7 @@ import { launchChromium, openPage, screenshot } from './browser';
  * Engineer B's admin screens in Chromium against the real API on a real database: the License Manager's batch
  * entry, the Recent Redemptions list following a customer's redemption made in a second page, the details
  * modal's manual assignment and resend, Export Selected CSV (the downloaded file is read back), and an
- * operator's view without delete or customer-data export. The admin signs in with tokens minted exactly as a
- * login issues them, stored under SPEC §6's keys.
+ * operator's view without delete or customer-data export.
  */
 describe('admin console: licences and redemptions in a real browser', () => {
   let t: TestApp;
@@ -33,13 +32,18 @@ describe('admin console: licences and redemptions in a real browser', () => {
     await t?.close();
   });
 
-  /** A signed-in admin console page for a fresh user of the role. */
+  /**
+   * A signed-in admin console page for a fresh user of the role: real tokens from `POST /api/admin/login`,
+   * stored under SPEC §6's keys before the app starts (the login screen itself is engineer A's flow).
+   */
   async function adminPage(role: 'admin' | 'operator') {
     const user = await createAdminUser(t, { role });
-    const { token } = await issueToken(t, user.id);
+    const login = await t.http().post('/api/admin/login').send({ username: user.username, password: user.password });
+    expect(login.status).toBe(200);
+    const { accessToken, refreshToken } = login.body as { accessToken: string; refreshToken: string };
     const opened = await openPage(browser, t.baseUrl);
     // Page scripts are strings: this project's TypeScript has no DOM types.
-    const tokens = JSON.stringify({ adminToken: token, authToken: token, adminRefreshToken: 'unused-within-the-access-token-lifetime' });
+    const tokens = JSON.stringify({ adminToken: accessToken, authToken: accessToken, adminRefreshToken: refreshToken });
     await opened.context.addInitScript({
       content: `if (!localStorage.getItem('adminToken')) for (const [k, v] of Object.entries(${tokens})) localStorage.setItem(k, v);`,
     });
