@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { execFileSync } from 'child_process';
 import { Client } from 'pg';
 import { closedPort } from './helpers/smtp';
 
@@ -113,5 +114,16 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     } finally {
       await pg.end();
     }
+  });
+
+  it('on SIGTERM closes and stops its PostgreSQL too', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const postgresOfThisRun = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(dataDir) && line.includes('postgres'));
+    expect(postgresOfThisRun()).toEqual([]);
   });
 });

@@ -73,6 +73,23 @@ describe('Real time (socket.io)', () => {
     expect(await update).toEqual({ type: 'emailResend', message: `E-mail for voucher ${r.code} queued for sending` });
   });
 
+  it('a public redemption tells admins, one event per second however many redeem', async () => {
+    const token = await tokenFor(t, 'admin');
+    const socket = await open();
+    expect(await joinAdmin(socket, token)).toBe('joined');
+    const updates: DataUpdate[] = [];
+    socket.on('dataUpdate', (u: DataUpdate) => updates.push(u));
+    const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    const burst = await Promise.all(Array.from({ length: 10 }, () => redeemNew(t, mac)));
+    await new Promise((r) => setTimeout(r, 1500));
+    const voucherUpdates = updates.filter((u) => u.type === 'voucherUpdate');
+    // The first goes out at once, the rest of the burst as one trailing event with the latest message.
+    expect(voucherUpdates.length).toBeGreaterThanOrEqual(1);
+    expect(voucherUpdates.length).toBeLessThanOrEqual(2);
+    expect(burst.map((r) => `Voucher ${r.code} redeemed`)).toContain(voucherUpdates[voucherUpdates.length - 1].message);
+    socket.off('dataUpdate');
+  });
+
   it('accepts the token in the handshake too, and an operator', async () => {
     const socket = io(t.baseUrl, {
       transports: ['websocket'],

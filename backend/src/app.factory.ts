@@ -45,7 +45,6 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   // Real-time events cross API instances through Redis when there is one (DECISIONS §11).
   if (config.redisUrl) app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
 
@@ -67,7 +66,6 @@ export async function createWorkerContext(config: AppConfig, databaseUrl: string
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
   return app;
 }
 

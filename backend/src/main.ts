@@ -10,16 +10,22 @@ async function main(): Promise<void> {
   if (worker && !config.redisUrl) throw new ConfigError('npm run worker needs REDIS_URL: without Redis, jobs run inside the API');
   const database = await prepareDatabase(config);
   const app = worker ? await createWorkerContext(config, database.url) : await createHttpApp(config, database.url);
-  if (database.stop) {
-    // Stop the embedded PostgreSQL after Nest has closed its connections.
-    const stop = async () => {
+  // On SIGINT/SIGTERM: close Nest (HTTP, queues, connections), then stop the embedded PostgreSQL, then exit.
+  // (Nest's own shutdown hooks would re-raise the signal and kill the process before the database stops.)
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    new Logger('Main').log(`${signal}: shutting down`);
+    try {
       await app.close();
-      await database.stop!();
+    } finally {
+      await database.stop?.();
       process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  }
+    }
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   if (!worker) {
     await (app as Awaited<ReturnType<typeof createHttpApp>>).listen(config.port);
     new Logger('Main').log(`Listening on http://localhost:${config.port}`);

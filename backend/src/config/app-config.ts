@@ -154,7 +154,8 @@ function jwtSecret(env: Env, dataDir: string, production: boolean): string {
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const dataDir = resolve(str(env, 'DATA_DIR', '.data'));
-  const countries = str(env, 'GEO_BLOCKED_COUNTRIES', 'DE')
+  // Set but empty switches geo-blocking off (DECISIONS §1); only an unset variable means the default.
+  const countries = (env.GEO_BLOCKED_COUNTRIES ?? 'DE')
     .split(',')
     .map((code) => code.trim().toUpperCase())
     .filter(Boolean);

@@ -15,9 +15,38 @@ export const ADMINS_ROOM = 'admins';
 export class RealtimeService {
   private readonly logger = new Logger(RealtimeService.name);
   private server?: Server;
+  private readonly lastSent = new Map<DataUpdateType, number>();
+  private readonly trailing = new Map<DataUpdateType, { timer: NodeJS.Timeout; message: string }>();
 
   attach(server: Server): void {
     this.server = server;
+  }
+
+  /**
+   * For changes made by public traffic (redemptions): at most one event of a type per window, the last
+   * message winning, so a burst of redemptions does not make every admin console refetch hundreds of times.
+   */
+  emitThrottled(type: DataUpdateType, message: string, windowMs = 1000): void {
+    if (!this.server) return;
+    const pending = this.trailing.get(type);
+    if (pending) {
+      pending.message = message;
+      return;
+    }
+    const wait = (this.lastSent.get(type) ?? 0) + windowMs - Date.now();
+    if (wait <= 0) {
+      this.lastSent.set(type, Date.now());
+      this.emit(type, message);
+      return;
+    }
+    const timer = setTimeout(() => {
+      const latest = this.trailing.get(type)!.message;
+      this.trailing.delete(type);
+      this.lastSent.set(type, Date.now());
+      this.emit(type, latest);
+    }, wait);
+    timer.unref();
+    this.trailing.set(type, { timer, message });
   }
 
   emit(type: DataUpdateType, message: string): void {

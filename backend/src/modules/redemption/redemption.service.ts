@@ -6,6 +6,7 @@ import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
 import { LicensePoolService } from '../license/license-pool.service';
 import { stripManualPrefix } from '../mail/redemption-mail.service';
+import { RealtimeService } from '../realtime/realtime.service';
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
 import { GeoBlockedException, REDEEM_MESSAGES } from './redemption.errors';
 
@@ -70,7 +71,7 @@ WITH v AS (
          coalesce(k.download_link, v.download_link), r.awaiting_license, now() + make_interval(hours => $9)
     FROM v CROSS JOIN r LEFT JOIN k ON true
 )
-SELECT r.id, r.awaiting_license, v.name FROM r, v`;
+SELECT r.id, r.awaiting_license, v.name, v.is_license_managed FROM r, v`;
 
 @Injectable()
 export class RedemptionService {
@@ -79,6 +80,7 @@ export class RedemptionService {
     private readonly geo: GeoService,
     private readonly pool: LicensePoolService,
     private readonly jobs: JobQueue,
+    private readonly realtime: RealtimeService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -87,7 +89,7 @@ export class RedemptionService {
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
 
     const token = randomBytes(32).toString('base64url');
-    let rows: Array<{ id: string; awaiting_license: boolean; name: string }>;
+    let rows: Array<{ id: string; awaiting_license: boolean; name: string; is_license_managed: boolean }>;
     try {
       rows = await this.dataSource.query(REDEEM_SQL, [
         dto.voucherCode,
@@ -113,6 +115,11 @@ export class RedemptionService {
     let manual = rows[0].awaiting_license;
     if (manual) manual = !(await this.pool.assignFromPool(id));
     if (!manual) this.jobs.enqueueRedemptionMail(id);
+    // A redeemed code changes the product counts and stats; a pool key handed out is a licence assignment.
+    this.realtime.emitThrottled(
+      rows[0].is_license_managed && !manual ? 'licenseAssignment' : 'voucherUpdate',
+      `Voucher ${dto.voucherCode} redeemed`,
+    );
     return { success: true, productName: name, successToken: token, redemptionId: id, isManualProcessing: manual };
   }
 

@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  let dataDir: string;
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'ovr-config-'))));
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir, ...env });
+
+  it('applies the documented defaults', () => {
+    const config = load({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      workersInApi: true,
+      adminUsername: 'admin',
+      adminEmail: 'admin@localhost',
+      mailFrom: 'Office Licences <no-reply@localhost>',
+      geoBlockedCountries: ['DE'],
+      trustProxy: false,
+      redeemRateLimit: 10,
+      successTokenTtlHours: 72,
+      supportEmail: 'support@example.com',
+      companyName: 'Office Licences',
+    });
+  });
+
+  it('generates a JWT secret once and keeps it in the data folder', () => {
+    const first = load({}).jwtSecret;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8')).toBe(first);
+    expect(load({}).jwtSecret).toBe(first);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
+    [{ WORKERS_IN_API: 'maybe' }, 'WORKERS_IN_API'],
+    [{ GEO_BLOCKED_COUNTRIES: 'DEU' }, 'GEO_BLOCKED_COUNTRIES'],
+    [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
+    [{ REDEEM_RATE_LIMIT: '-1' }, 'REDEEM_RATE_LIMIT'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
+    [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
+  ])('refuses %j with a message naming %s', (env, variable) => {
+    expect(() => load(env)).toThrow(ConfigError);
+    expect(() => load(env)).toThrow(new RegExp(`^${variable}`));
+  });
+
+  it('accepts an empty geo list (geo-blocking off) and trust-proxy forms', () => {
+    expect(load({ GEO_BLOCKED_COUNTRIES: '' }).geoBlockedCountries).toEqual([]);
+    expect(load({ GEO_BLOCKED_COUNTRIES: 'de, at' }).geoBlockedCountries).toEqual(['DE', 'AT']);
+    expect(load({ GEO_BLOCKED_COUNTRIES: ' ' }).geoBlockedCountries).toEqual([]);
+    expect(load({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+    expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(load({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toBe('10.0.0.0/8');
+  });
+});
