@@ -54,8 +54,8 @@ import { useDebouncedValue } from './useDebouncedValue';
 /** SPEC §9: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
 /**
- * A redemption sends no real-time event (SPEC §3 has no such type), so the list follows new redemptions the
- * way the stat cards do (SPEC §9: every 10 s); real-time events refresh it at once.
+ * A manual or Mac redemption is announced only as `voucherUpdate` (SPEC §4: products and stats), so the list
+ * also follows new redemptions the way the stat cards do (SPEC §9: every 10 s).
  */
 export const REDEMPTIONS_POLL_MS = 10_000;
 
