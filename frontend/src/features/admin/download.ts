@@ -1,37 +1,84 @@
-import { getAccessToken } from '../auth/tokenStorage';
-
 /**
- * Placeholder so engineer A's pages compile before engineer B's version is merged (B owns this file).
- * Fetches with the bearer token, throws Error(message) with the server's JSON `message` on non-OK (status in
- * `(err as any).status`), saves the blob under the Content-Disposition filename or `fallbackName`.
+ * File downloads of the admin console (SPEC §7 Exports): the request carries the stored bearer token, a
+ * non-OK answer throws an Error with the server's JSON `message` (HTTP status in `status`), and the file is
+ * saved under the name from `Content-Disposition`, else `fallbackName`.
  */
-export async function downloadFile(url: string, init: RequestInit | undefined, fallbackName: string): Promise<void> {
-  const token = getAccessToken();
-  const headers = new Headers(init?.headers);
-  if (token) headers.set('Authorization', `Bearer ${token}`);
-  const res = await fetch(url, { credentials: 'include', ...init, headers });
-  if (!res.ok) {
-    let message = res.statusText || 'Export failed';
-    try {
-      const body = (await res.json()) as { message?: string };
-      if (body?.message) message = body.message;
-    } catch {
-      // not JSON
-    }
-    const err = new Error(message) as Error & { status?: number };
-    err.status = res.status;
-    throw err;
+export const AUTH_REQUIRED_MESSAGE = 'Authentication required';
+
+export class DownloadError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'DownloadError';
   }
-  const disposition = res.headers.get('Content-Disposition') ?? '';
-  const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
-  const name = match ? decodeURIComponent(match[1]) : fallbackName;
-  const blob = await res.blob();
+}
+
+function storedToken(): string | null {
+  try {
+    return localStorage.getItem('adminToken') ?? localStorage.getItem('authToken');
+  } catch {
+    return null;
+  }
+}
+
+/** `attachment; filename="a.csv"` or RFC 5987 `filename*=UTF-8''a.csv`. */
+export function filenameFromDisposition(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
+    } catch {
+      /* fall through to the plain parameter */
+    }
+  }
+  const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/.exec(header);
+  const name = (plain?.[2] ?? plain?.[1])?.trim();
+  return name || undefined;
+}
+
+/** `{date}` of SPEC's dated default names, e.g. `unredeemed-vouchers-2025-08-15.csv`. */
+export function today(): string {
+  const d = new Date();
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+async function errorMessage(res: Response): Promise<string> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body?.message === 'string' && body.message) return body.message;
+    if (Array.isArray(body?.message) && body.message.length) return String(body.message[0]);
+  } catch {
+    /* not JSON */
+  }
+  return text || res.statusText || `Request failed with status ${res.status}`;
+}
+
+function save(blob: Blob, filename: string): void {
   const href = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = href;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
+  const link = document.createElement('a');
+  link.href = href;
+  link.download = filename;
+  link.style.display = 'none';
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  // Give the browser a moment to start the download before the blob URL goes away.
   setTimeout(() => URL.revokeObjectURL(href), 1000);
+}
+
+export async function downloadFile(url: string, init: RequestInit | undefined, fallbackName: string): Promise<void> {
+  const token = storedToken();
+  if (!token) throw new DownloadError(AUTH_REQUIRED_MESSAGE, 401);
+  const headers = new Headers(init?.headers);
+  headers.set('Authorization', `Bearer ${token}`);
+  if (typeof init?.body === 'string' && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
+  const res = await fetch(url, { credentials: 'include', ...init, headers });
+  if (!res.ok) throw new DownloadError(await errorMessage(res), res.status);
+  const blob = await res.blob();
+  save(blob, filenameFromDisposition(res.headers.get('Content-Disposition')) ?? fallbackName);
 }

@@ -1,6 +1,256 @@
+import AddIcon from '@mui/icons-material/Add';
+import CheckIcon from '@mui/icons-material/Check';
+import ContentCopyIcon from '@mui/icons-material/ContentCopy';
+import DeleteIcon from '@mui/icons-material/Delete';
+import VisibilityIcon from '@mui/icons-material/Visibility';
+import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import FormControl from '@mui/material/FormControl';
+import IconButton from '@mui/material/IconButton';
+import InputLabel from '@mui/material/InputLabel';
+import LinearProgress from '@mui/material/LinearProgress';
+import MenuItem from '@mui/material/MenuItem';
+import Paper from '@mui/material/Paper';
+import Select from '@mui/material/Select';
+import Stack from '@mui/material/Stack';
+import Switch from '@mui/material/Switch';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
+import { useEffect, useState } from 'react';
+import { toast } from '../../components/toast';
+import { maskLicenseKey } from '../../utils/maskLicenseKey';
+import { usePermissions } from '../auth/usePermissions';
+import { ConfirmDialog } from '../redemptions/ConfirmDialog';
+import { errorText } from '../redemptions/errors';
+import { formatDateTime } from '../redemptions/formatDate';
+import { NumberedPagination } from '../redemptions/ListPagination';
+import { useDebouncedValue } from '../redemptions/useDebouncedValue';
+import { AddLicenseKeyForm } from './AddLicenseKeyForm';
+import { LICENSE_TYPE_LABELS, sortByUsage, USAGE_LABELS, usageStatusOf } from './licenseRules';
+import {
+  useDeleteLicenseKeyMutation,
+  useGetLicenseKeysQuery,
+  useGetLicenseManagedProductsQuery,
+  useUpdateLicenseKeyMutation,
+  type LicenseKey,
+} from './licensesApi';
+import { useCopyKey } from './useCopyKey';
 
-/** Placeholder so the dashboard compiles before engineer B's tab is merged (B owns this file). */
-export function LicenseManagerTab() {
-  return <Typography color="text.secondary">License Manager</Typography>;
+export const LICENSE_PAGE_SIZE = 50;
+
+const USAGE_COLORS = { available: 'success', 'partially-used': 'warning', 'fully-used': 'error' } as const;
+
+function SummaryCard({ label, value }: { label: string; value: number | undefined }) {
+  return (
+    <Paper variant="outlined" sx={{ p: 2, flex: 1, minWidth: 140 }} role="group" aria-label={label}>
+      <Typography variant="body2" color="text.secondary">
+        {label}
+      </Typography>
+      <Typography sx={{ fontSize: '1.6rem', fontWeight: 700 }}>{value ?? '–'}</Typography>
+    </Paper>
+  );
 }
+
+function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copied: boolean; onCopy: () => void }) {
+  const [revealed, setRevealed] = useState(false);
+  return (
+    <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
+      <Typography data-testid="license-key-text" variant="body2" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
+        {revealed ? licenseKey.licenseKey : maskLicenseKey(licenseKey.licenseKey)}
+      </Typography>
+      <Tooltip title={revealed ? 'Hide' : 'Reveal'}>
+        <IconButton size="small" aria-label={revealed ? 'Hide license key' : 'Reveal license key'} aria-pressed={revealed} onClick={() => setRevealed((r) => !r)}>
+          {revealed ? <VisibilityOffIcon fontSize="small" /> : <VisibilityIcon fontSize="small" />}
+        </IconButton>
+      </Tooltip>
+      <Tooltip title={copied ? 'Copied' : 'Copy'}>
+        <IconButton size="small" aria-label={copied ? 'License key copied' : 'Copy license key'} onClick={onCopy} color={copied ? 'success' : 'default'}>
+          {copied ? <CheckIcon fontSize="small" /> : <ContentCopyIcon fontSize="small" />}
+        </IconButton>
+      </Tooltip>
+    </Stack>
+  );
+}
+
+/** SPEC §2 License key management panel (License Manager tab). */
+export function LicenseManagerTab() {
+  const { can } = usePermissions();
+  const canManage = can('licenses.manage');
+  const [page, setPage] = useState(1);
+  const [productId, setProductId] = useState('');
+  const [searchInput, setSearchInput] = useState('');
+  const search = useDebouncedValue(searchInput).trim();
+  const [adding, setAdding] = useState(false);
+  const [toDelete, setToDelete] = useState<LicenseKey | null>(null);
+  const { copy, copiedId } = useCopyKey();
+
+  const products = useGetLicenseManagedProductsQuery();
+  const { data, isFetching, error } = useGetLicenseKeysQuery({ page, limit: LICENSE_PAGE_SIZE, productId, search });
+  const [update] = useUpdateLicenseKeyMutation();
+  const [remove, removeState] = useDeleteLicenseKeyMutation();
+
+  useEffect(() => setPage(1), [search, productId]);
+  const totalPages = data?.pagination.totalPages ?? 0;
+  useEffect(() => {
+    if (totalPages > 0 && page > totalPages) setPage(totalPages);
+  }, [page, totalPages]);
+
+  async function toggleActive(key: LicenseKey) {
+    try {
+      await update({ id: key.id, isActive: !key.isActive }).unwrap();
+    } catch (err) {
+      toast({ title: 'Failed to update license key', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+    }
+  }
+
+  async function confirmDelete() {
+    if (!toDelete) return;
+    try {
+      await remove(toDelete.id).unwrap();
+      toast({ title: 'License key deleted', variant: 'success' });
+    } catch (err) {
+      toast({ title: 'Failed to delete license key', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+    } finally {
+      setToDelete(null);
+    }
+  }
+
+  const keys = sortByUsage(data?.licenseKeys ?? []);
+  const summary = data?.summary;
+
+  return (
+    <Box>
+      <Stack direction="row" spacing={2} sx={{ mb: 2, flexWrap: 'wrap', rowGap: 2 }}>
+        <SummaryCard label="Total Keys" value={summary?.totalKeys} />
+        <SummaryCard label="Active" value={summary?.active} />
+        <SummaryCard label="Fully Used" value={summary?.fullyUsed} />
+        <SummaryCard label="Available" value={summary?.available} />
+      </Stack>
+
+      <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ mb: 2, alignItems: { md: 'center' } }}>
+        <TextField
+          label="Search"
+          placeholder="Part of a license key"
+          size="small"
+          value={searchInput}
+          onChange={(e) => setSearchInput(e.target.value)}
+          sx={{ flex: 1 }}
+          slotProps={{ htmlInput: { 'aria-label': 'Search license keys', maxLength: 100 } }}
+        />
+        <FormControl size="small" sx={{ minWidth: 260 }}>
+          <InputLabel id="license-filter-product">Product</InputLabel>
+          <Select labelId="license-filter-product" label="Product" value={productId} onChange={(e) => setProductId(e.target.value)}>
+            <MenuItem value="">All Products</MenuItem>
+            {(products.data ?? []).map((p) => (
+              <MenuItem key={p.id} value={p.id}>
+                {p.name}
+              </MenuItem>
+            ))}
+          </Select>
+        </FormControl>
+        {canManage && (
+          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setAdding((a) => !a)} aria-expanded={adding}>
+            Add License Key
+          </Button>
+        )}
+      </Stack>
+
+      {canManage && adding && <AddLicenseKeyForm products={products.data ?? []} onClose={() => setAdding(false)} />}
+
+      {error && (
+        <Alert severity="error" sx={{ mb: 2 }}>
+          {errorText(error, 'Failed to load license keys.')}
+        </Alert>
+      )}
+
+      <TableContainer component={Paper} variant="outlined">
+        {isFetching && <LinearProgress aria-label="Loading license keys" />}
+        <Table size="small" aria-label="License keys">
+          <TableHead>
+            <TableRow>
+              <TableCell>License Key</TableCell>
+              <TableCell>Product</TableCell>
+              <TableCell>Type</TableCell>
+              <TableCell>Usage</TableCell>
+              <TableCell>Status</TableCell>
+              <TableCell>Created</TableCell>
+              {canManage && <TableCell align="right">Actions</TableCell>}
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {data && keys.length === 0 && (
+              <TableRow>
+                <TableCell colSpan={7} align="center" sx={{ py: 6, color: 'text.secondary' }}>
+                  No license keys found.
+                </TableCell>
+              </TableRow>
+            )}
+            {keys.map((k) => {
+              const usage = usageStatusOf(k);
+              return (
+                <TableRow key={k.id} hover data-testid="license-key-row">
+                  <TableCell>
+                    <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.id, k.licenseKey)} />
+                  </TableCell>
+                  <TableCell>{k.productName}</TableCell>
+                  <TableCell>{LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType}</TableCell>
+                  <TableCell>
+                    <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                      <Chip size="small" label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
+                      <Typography variant="caption" color="text.secondary">{`${k.currentActivations}/${k.maxActivations}`}</Typography>
+                    </Stack>
+                  </TableCell>
+                  <TableCell>
+                    <Chip size="small" label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
+                  </TableCell>
+                  <TableCell>{formatDateTime(k.createdAt)}</TableCell>
+                  {canManage && (
+                    <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                      <Tooltip title={k.isActive ? 'Deactivate' : 'Activate'}>
+                        <Switch
+                          size="small"
+                          checked={k.isActive}
+                          onChange={() => void toggleActive(k)}
+                          slotProps={{ input: { 'aria-label': `${k.isActive ? 'Deactivate' : 'Activate'} ${maskLicenseKey(k.licenseKey)}` } }}
+                        />
+                      </Tooltip>
+                      <Tooltip title="Delete">
+                        <IconButton size="small" color="error" aria-label={`Delete ${maskLicenseKey(k.licenseKey)}`} onClick={() => setToDelete(k)}>
+                          <DeleteIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                    </TableCell>
+                  )}
+                </TableRow>
+              );
+            })}
+          </TableBody>
+        </Table>
+      </TableContainer>
+
+      {data && data.pagination.totalPages > 1 && <NumberedPagination pagination={data.pagination} onPage={setPage} />}
+
+      <ConfirmDialog
+        open={toDelete !== null}
+        title="Delete License Key"
+        message={`Are you sure you want to delete the license key ${toDelete ? maskLicenseKey(toDelete.licenseKey) : ''}? This action cannot be undone.`}
+        confirmLabel="Delete"
+        busy={removeState.isLoading}
+        onConfirm={() => void confirmDelete()}
+        onClose={() => setToDelete(null)}
+      />
+    </Box>
+  );
+}
+
+export default LicenseManagerTab;

@@ -1,0 +1,20 @@
+import Chip from '@mui/material/Chip';
+
+/** SPEC §4: sent green, failed red, pending yellow, anything else grey. */
+export function emailStatusColor(status: string): 'success' | 'error' | 'warning' | 'default' {
+  switch (status) {
+    case 'sent':
+      return 'success';
+    case 'failed':
+      return 'error';
+    case 'pending':
+      return 'warning';
+    default:
+      return 'default';
+  }
+}
+
+export function EmailStatusChip({ status }: { status: string }) {
+  const color = emailStatusColor(status);
+  return <Chip size="small" label={status} color={color} data-color={color} variant={color === 'default' ? 'outlined' : 'filled'} sx={{ textTransform: 'capitalize' }} />;
+}

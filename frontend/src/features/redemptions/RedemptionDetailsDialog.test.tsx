@@ -1,0 +1,148 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { Toaster } from '../../components/toast';
+import { resetToasts } from '../../components/toast/toastStore';
+import { renderWithProviders } from '../../test/renderWithProviders';
+import { adminServer, aRedemption, meOf, type AdminHandler } from './adminTestServer';
+import { RedemptionDetailsDialog } from './RedemptionDetailsDialog';
+import type { AdminRedemption } from './redemptionsApi';
+
+let server: ReturnType<typeof adminServer>;
+
+beforeEach(() => localStorage.setItem('adminToken', 'test-token'));
+afterEach(() => {
+  server?.restore();
+  act(() => resetToasts());
+  localStorage.clear();
+});
+
+const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
+
+function open(redemption: AdminRedemption, extra: Record<string, AdminHandler> = {}, role: 'admin' | 'operator' | 'shop-manager' = 'admin') {
+  server = adminServer({
+    'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
+    [`GET /api/redemptions/${redemption.id}`]: () => ({ status: 200, body: redemption }),
+    ...extra,
+  });
+  const onClose = jest.fn();
+  const view = renderWithProviders(
+    <>
+      <RedemptionDetailsDialog redemption={redemption} onClose={onClose} />
+      <Toaster />
+    </>,
+  );
+  return { ...view, onClose };
+}
+
+const section = (name: string) => screen.getByRole('region', { name });
+
+describe('redemption details modal', () => {
+  it('shows every section; a MANUAL_ key is shown without its prefix', async () => {
+    const r = aRedemption({
+      code: 'DETAIL-001',
+      emailStatus: 'sent',
+      assignedLicenseKey: { licenseKey: 'MANUAL_ABCDE-12345-FGHIJ', downloadLink: 'https://dl.example.com/office.exe' },
+    });
+    open(r);
+    await screen.findByRole('dialog', { name: /Redemption Details/ });
+    expect(section('Customer Information')).toHaveTextContent(`Ann ${r.customer.lastName}`);
+    expect(section('Customer Information')).toHaveTextContent(r.customer.email);
+    expect(section('Customer Information')).toHaveTextContent('Not provided');
+    expect(section('Product Information')).toHaveTextContent('Office 2024 Professional Plus (Windows)');
+    expect(section('Product Information')).toHaveTextContent('DETAIL-001');
+    expect(within(section('License Key')).getByTestId('details-license-key')).toHaveTextContent(/^ABCDE-12345-FGHIJ$/);
+    expect(screen.getByRole('dialog')).not.toHaveTextContent('MANUAL_');
+    expect(screen.queryByRole('region', { name: 'License Activation' })).not.toBeInTheDocument();
+    expect(within(section('Download Link')).getByRole('link')).toHaveAttribute('href', 'https://dl.example.com/office.exe');
+    expect(section('Redemption Status')).toHaveTextContent('sent');
+    await waitFor(() => expect(within(section('Redemption Status')).getByRole('button', { name: 'Resend Email' })).toBeInTheDocument());
+  });
+
+  it('Mac products have no licence key section but a License Activation section', async () => {
+    open(aRedemption({ code: 'MAC-00001', product: { id: 'p-mac', name: 'Office 2024 Home & Business (Mac)' } }));
+    await screen.findByRole('dialog');
+    expect(screen.queryByRole('region', { name: 'License Key' })).not.toBeInTheDocument();
+    expect(section('License Activation')).toHaveTextContent(/activated automatically/);
+    expect(screen.queryByRole('button', { name: /Assign License|Edit License/ })).not.toBeInTheDocument();
+  });
+
+  it('manual assignment: Save is disabled while a field is empty after trim, says SPEC\'s messages, sends trimmed values, Cancel returns to view', async () => {
+    const r = aRedemption({ code: 'MANUAL-001', isManualProcessing: true });
+    const assigned = { ...r, isManualProcessing: false, emailStatus: 'pending', assignedLicenseKey: { licenseKey: 'MANUAL_NEW-KEY-777', downloadLink: 'https://dl.example.com/new.exe' } };
+    let current: AdminRedemption = r;
+    const { user } = open(r, {
+      [`GET /api/redemptions/${r.id}`]: () => ({ status: 200, body: current }),
+      [`POST /api/redemptions/${r.id}/assign-license`]: () => {
+        current = assigned;
+        return { status: 200, body: assigned };
+      },
+    });
+    await screen.findByRole('dialog');
+    expect(section('License Key')).toHaveTextContent('No license key assigned yet (manual processing).');
+
+    await user.click(await screen.findByRole('button', { name: 'Assign License' }));
+    const key = within(section('License Key')).getByRole('textbox', { name: /License Key/ });
+    const link = within(section('License Key')).getByRole('textbox', { name: /Download Link/ });
+    const save = within(section('License Key')).getByRole('button', { name: 'Save' });
+    expect(save).toBeDisabled();
+    fireEvent.change(key, { target: { value: '   ' } });
+    expect(screen.getByText('License key is required.')).toBeInTheDocument();
+    // A url input drops surrounding blanks itself (value sanitisation), so blank it from a value.
+    fireEvent.change(link, { target: { value: 'x' } });
+    fireEvent.change(link, { target: { value: '  ' } });
+    expect(screen.getByText('Download link is required.')).toBeInTheDocument();
+    fireEvent.change(key, { target: { value: '  NEW-KEY-777 ' } });
+    expect(save).toBeDisabled();
+    fireEvent.change(link, { target: { value: ' https://dl.example.com/new.exe ' } });
+    expect(save).toBeEnabled();
+
+    await user.click(within(section('License Key')).getByRole('button', { name: 'Cancel' }));
+    expect(within(section('License Key')).queryByRole('textbox')).not.toBeInTheDocument();
+    expect(server.of('POST', `/api/redemptions/${r.id}/assign-license`)).toHaveLength(0);
+
+    await user.click(screen.getByRole('button', { name: 'Assign License' }));
+    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /License Key/ }), { target: { value: '  NEW-KEY-777 ' } });
+    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /Download Link/ }), { target: { value: ' https://dl.example.com/new.exe ' } });
+    await user.click(within(section('License Key')).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('License assigned successfully'));
+    expect(server.of('POST', `/api/redemptions/${r.id}/assign-license`)[0].body).toEqual({ licenseKey: 'NEW-KEY-777', downloadLink: 'https://dl.example.com/new.exe' });
+    await waitFor(() => expect(within(section('License Key')).getByTestId('details-license-key')).toHaveTextContent(/^NEW-KEY-777$/));
+  });
+
+  it('editing an assigned key starts from the key without MANUAL_; a refused assignment toasts the server message', async () => {
+    const r = aRedemption({ code: 'EDIT-0001', assignedLicenseKey: { licenseKey: 'MANUAL_OLD-KEY-1', downloadLink: 'https://dl.example.com/old.exe' } });
+    const { user } = open(r, {
+      [`POST /api/redemptions/${r.id}/assign-license`]: () => ({ status: 400, body: { statusCode: 400, message: 'Must be a valid URL', error: 'Bad Request' } }),
+    });
+    await user.click(await screen.findByRole('button', { name: 'Edit License' }));
+    expect(within(section('License Key')).getByRole('textbox', { name: /License Key/ })).toHaveValue('OLD-KEY-1');
+    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /Download Link/ }), { target: { value: 'not a url' } });
+    await user.click(within(section('License Key')).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to assign license'));
+    expect(toasts()).toHaveTextContent('Must be a valid URL');
+    expect(within(section('License Key')).getByRole('button', { name: 'Save' })).toBeInTheDocument();
+  });
+
+  it('Resend Email says "Email sent successfully", or "Failed to Send Email" with the reason', async () => {
+    const r = aRedemption({ code: 'RESEND-01', assignedLicenseKey: { licenseKey: 'POOL-KEY-1', downloadLink: 'https://dl.example.com/a.exe' } });
+    let fail = false;
+    const { user } = open(r, {
+      [`POST /api/redemptions/${r.id}/resend-email`]: () =>
+        fail ? { status: 409, body: { statusCode: 409, message: 'This redemption has no license key yet.', error: 'Conflict' } } : { status: 200, body: { success: true, message: 'Email queued for sending' } },
+    });
+    await user.click(await screen.findByRole('button', { name: 'Resend Email' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Email sent successfully'));
+    fail = true;
+    await user.click(screen.getByRole('button', { name: 'Resend Email' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to Send Email'));
+    expect(toasts()).toHaveTextContent('This redemption has no license key yet.');
+  });
+
+  it('a user without permissions sees no assign or resend controls', async () => {
+    open(aRedemption({ code: 'NOPERM-01' }), {}, 'shop-manager');
+    await screen.findByRole('dialog');
+    await waitFor(() => expect(server.of('GET', '/api/admin/me')).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByRole('button', { name: 'Assign License' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Resend Email' })).not.toBeInTheDocument();
+  });
+});

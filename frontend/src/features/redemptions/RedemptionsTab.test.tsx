@@ -1,0 +1,352 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { Toaster } from '../../components/toast';
+import { resetToasts } from '../../components/toast/toastStore';
+import { renderWithProviders } from '../../test/renderWithProviders';
+import { adminServer, aRedemption, meOf, pageOf, type AdminHandler } from './adminTestServer';
+import { pageWindow, showingText } from './ListPagination';
+import { RedemptionsTab } from './RedemptionsTab';
+import { redemptionListParams, type AdminRedemption } from './redemptionsApi';
+
+let server: ReturnType<typeof adminServer>;
+
+beforeEach(() => localStorage.setItem('adminToken', 'test-token'));
+afterEach(() => {
+  server?.restore();
+  act(() => resetToasts());
+  localStorage.clear();
+});
+
+function open(showExported: boolean, { role = 'admin' as 'admin' | 'operator', list, extra = {} }: { role?: 'admin' | 'operator'; list: AdminHandler; extra?: Record<string, AdminHandler> }) {
+  server = adminServer({ 'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }), 'GET /api/redemptions': list, ...extra });
+  return renderWithProviders(
+    <>
+      <RedemptionsTab showExported={showExported} />
+      <Toaster />
+    </>,
+  );
+}
+
+const table = () => screen.getByRole('table');
+/** The toast region (outside an open dialog, so looked up by its label rather than by role). */
+const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
+const rowOf = (code: string) => within(table()).getByText(code).closest('tr')!;
+
+describe('page buttons and "showing" text', () => {
+  it('shows up to 5 page buttons around the current page, kept inside the range', () => {
+    expect(pageWindow(1, 1)).toEqual([1]);
+    expect(pageWindow(1, 3)).toEqual([1, 2, 3]);
+    expect(pageWindow(1, 10)).toEqual([1, 2, 3, 4, 5]);
+    expect(pageWindow(5, 10)).toEqual([3, 4, 5, 6, 7]);
+    expect(pageWindow(9, 10)).toEqual([6, 7, 8, 9, 10]);
+    expect(pageWindow(10, 10)).toEqual([6, 7, 8, 9, 10]);
+    expect(pageWindow(1, 0)).toEqual([]);
+  });
+
+  it('says "Showing x-y of total"', () => {
+    expect(showingText({ currentPage: 1, limit: 50, totalCount: 120 })).toBe('Showing 1-50 of 120');
+    expect(showingText({ currentPage: 3, limit: 50, totalCount: 120 })).toBe('Showing 101-120 of 120');
+    expect(showingText({ currentPage: 1, limit: 50, totalCount: 0 })).toBe('Showing 0-0 of 0');
+  });
+});
+
+describe('Recent Redemptions tab', () => {
+  it('lists redemptions with the columns of SPEC, status colours and the numbered pagination', async () => {
+    const rows = [
+      aRedemption({ code: 'SENT-0001', emailStatus: 'sent' }),
+      aRedemption({ code: 'FAIL-0001', emailStatus: 'failed' }),
+      aRedemption({ code: 'PEND-0001', emailStatus: 'pending' }),
+      aRedemption({ code: 'ODD-00001', emailStatus: 'queued' }),
+      aRedemption({ code: 'PLAIN-001', voucherCode: 'PLAIN-001' } as Partial<AdminRedemption>),
+    ];
+    const { user } = open(false, { list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 120 }) }) });
+    await screen.findByText('SENT-0001');
+    const headers = within(table()).getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toEqual(['', 'Voucher Code', 'Customer', 'Product', 'Email Status', 'Redeemed At', 'Actions']);
+    expect(within(rowOf('SENT-0001')).getByText('sent').closest('[data-color]')).toHaveAttribute('data-color', 'success');
+    expect(within(rowOf('FAIL-0001')).getByText('failed').closest('[data-color]')).toHaveAttribute('data-color', 'error');
+    expect(within(rowOf('PEND-0001')).getByText('pending').closest('[data-color]')).toHaveAttribute('data-color', 'warning');
+    expect(within(rowOf('ODD-00001')).getByText('queued').closest('[data-color]')).toHaveAttribute('data-color', 'default');
+    expect(within(rowOf('PLAIN-001')).getByText(rows[4].customer.email)).toBeInTheDocument();
+
+    const nav = screen.getByRole('navigation', { name: 'Pagination' });
+    expect(nav).toHaveTextContent('Showing 1-50 of 120');
+    expect(within(nav).getAllByRole('button', { name: /^Page \d+$/ }).map((b) => b.textContent)).toEqual(['1', '2', '3']);
+    expect(within(nav).getByRole('button', { name: 'Previous' })).toBeDisabled();
+    expect(server.of('GET', '/api/redemptions')[0].query.toString()).toBe('page=1&limit=50&showExported=false');
+
+    await user.click(within(nav).getByRole('button', { name: 'Page 3' }));
+    await waitFor(() => expect(nav).toHaveTextContent('Showing 101-120 of 120'));
+    expect(within(nav).getByRole('button', { name: 'Next' })).toBeDisabled();
+    expect(within(nav).getByRole('button', { name: 'Page 3' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('shows SPEC\'s empty message', async () => {
+    open(false, { list: () => ({ status: 200, body: pageOf([]) }) });
+    expect(await screen.findByText('No redemptions found. Redemptions will appear here once customers start redeeming vouchers.')).toBeInTheDocument();
+    expect(screen.queryByRole('navigation', { name: 'Pagination' })).not.toBeInTheDocument();
+  });
+
+  it('searches 500 ms after typing stops, trimmed, and sends no search for blank text; filters by e-mail status', async () => {
+    const { user } = open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'ANY-00001' })]) }) });
+    await screen.findByText('ANY-00001');
+    fireEvent.change(screen.getByRole('textbox', { name: 'Search redemptions' }), { target: { value: '  ann lee  ' } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.of('GET', '/api/redemptions').some((r) => r.query.has('search'))).toBe(false);
+    await waitFor(() => expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('search')).toBe('ann lee'), { timeout: 1000 });
+
+    // Blank text means no search: the first (unsearched) list comes back and no request carries a blank search.
+    fireEvent.change(screen.getByRole('textbox', { name: 'Search redemptions' }), { target: { value: '   ' } });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(server.of('GET', '/api/redemptions').every((r) => r.query.get('search') !== '' && r.query.get('search') !== '   ')).toBe(true);
+    expect(redemptionListParams({ emailStatus: 'all', showExported: false, search: '   ' })).toEqual({ showExported: 'false' });
+    expect(redemptionListParams({ emailStatus: 'sent', showExported: true, search: ' x ', page: 2, limit: 50 })).toEqual({ page: '2', limit: '50', emailStatus: 'sent', showExported: 'true', search: 'x' });
+
+    await user.click(screen.getByRole('combobox', { name: 'Email Status' }));
+    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual(['All', 'Pending', 'Sent', 'Failed']);
+    await user.click(screen.getByRole('option', { name: 'Failed' }));
+    await waitFor(() => expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('emailStatus')).toBe('failed'));
+    expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('page')).toBe('1');
+  });
+
+  it('a redemption with a licence key cannot be selected; select-all takes the others; Delete Selected asks with SPEC\'s text', async () => {
+    const free1 = aRedemption({ code: 'FREE-0001' });
+    const free2 = aRedemption({ code: 'FREE-0002' });
+    const keyed = aRedemption({ code: 'KEYED-001', assignedLicenseKey: { licenseKey: 'ABCDE-12345', downloadLink: 'https://dl.example.com/x' } });
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([free1, keyed, free2]) }),
+      extra: { 'POST /api/redemptions/bulk-delete': (req) => ({ status: 200, body: { deletedCount: (req.body as { redemptionIds: string[] }).redemptionIds.length } }) },
+    });
+    await screen.findByText('FREE-0001');
+    expect(within(rowOf('KEYED-001')).getByRole('checkbox')).toBeDisabled();
+    expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('checkbox', { name: 'Select all on this page' }));
+    const bar = screen.getByRole('region', { name: 'Selection' });
+    expect(bar).toHaveTextContent('2 selected');
+    expect(within(rowOf('KEYED-001')).getByRole('checkbox')).not.toBeChecked();
+    for (const name of ['Clear Selection', 'Export Selected CSV', 'Export Selected TXT', 'Assign Licenses', 'Delete Selected']) {
+      expect(within(bar).getByRole('button', { name })).toBeInTheDocument();
+    }
+
+    await user.click(within(bar).getByRole('button', { name: 'Delete Selected' }));
+    const dialog = screen.getByRole('dialog');
+    expect(dialog).toHaveTextContent('Are you sure you want to delete 2 redemption(s)? This action cannot be undone.');
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(server.of('POST', '/api/redemptions/bulk-delete')).toHaveLength(1));
+    expect(server.of('POST', '/api/redemptions/bulk-delete')[0].body).toEqual({ redemptionIds: [free1.id, free2.id] });
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
+    expect(toasts()).toHaveTextContent('2 redemption(s) deleted.');
+
+    await user.click(within(rowOf('FREE-0001')).getByRole('checkbox'));
+    expect(screen.getByRole('region', { name: 'Selection' })).toHaveTextContent('1 selected');
+    await user.click(screen.getByRole('button', { name: 'Clear Selection' }));
+    expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
+  });
+
+  it('the Assign Licenses dialog needs both fields after trim, warns, sends them trimmed and says "Assigning..."', async () => {
+    let answer!: (v: { status: number; body: unknown }) => void;
+    const a = aRedemption({ code: 'WAIT-0001', isManualProcessing: true });
+    const b = aRedemption({ code: 'WAIT-0002', isManualProcessing: true });
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([a, b]) }),
+      extra: { 'POST /api/redemptions/bulk-assign-license': () => new Promise((resolve) => (answer = resolve)) },
+    });
+    await screen.findByText('WAIT-0001');
+    await user.click(screen.getByRole('checkbox', { name: 'Select all on this page' }));
+    await user.click(screen.getByRole('button', { name: 'Assign Licenses' }));
+    const dialog = screen.getByRole('dialog', { name: 'Assign Licenses' });
+    expect(dialog).toHaveTextContent(/same license key and download link will be assigned to all 2 selected redemptions/);
+    expect(dialog).toHaveTextContent(/multiple activations/);
+    const submit = within(dialog).getByRole('button', { name: 'Assign to 2 Redemptions' });
+    expect(submit).toBeDisabled();
+    const key = within(dialog).getByRole('textbox', { name: /License Key/ });
+    const link = within(dialog).getByRole('textbox', { name: /Download Link/ });
+    expect(key.tagName).toBe('TEXTAREA');
+    expect(link).toHaveAttribute('type', 'url');
+    fireEvent.change(key, { target: { value: '   ' } });
+    fireEvent.blur(key);
+    expect(within(dialog).getByText('License key is required.')).toBeInTheDocument();
+    fireEvent.change(link, { target: { value: 'https://dl.example.com/office.exe' } });
+    expect(submit).toBeDisabled();
+    fireEvent.change(key, { target: { value: '  VOL-KEY-12345  ' } });
+    expect(submit).toBeEnabled();
+    fireEvent.change(link, { target: { value: '  ' } });
+    fireEvent.blur(link);
+    expect(submit).toBeDisabled();
+    expect(within(dialog).getByText('Download link is required.')).toBeInTheDocument();
+    fireEvent.change(link, { target: { value: ' https://dl.example.com/office.exe ' } });
+    await user.click(submit);
+    expect(await within(dialog).findByRole('button', { name: 'Assigning...' })).toBeDisabled();
+    expect(server.of('POST', '/api/redemptions/bulk-assign-license')[0].body).toEqual({
+      redemptionIds: [a.id, b.id],
+      licenseKey: 'VOL-KEY-12345',
+      downloadLink: 'https://dl.example.com/office.exe',
+    });
+    act(() => answer({ status: 200, body: { successCount: 2 } }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('License assigned successfully'));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('a failed bulk assignment says so with the server message', async () => {
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'WAIT-0003' })]) }),
+      extra: { 'POST /api/redemptions/bulk-assign-license': () => ({ status: 400, body: { statusCode: 400, message: 'Must be a valid URL', error: 'Bad Request' } }) },
+    });
+    await screen.findByText('WAIT-0003');
+    await user.click(within(rowOf('WAIT-0003')).getByRole('checkbox'));
+    await user.click(screen.getByRole('button', { name: 'Assign Licenses' }));
+    const dialog = screen.getByRole('dialog');
+    fireEvent.change(within(dialog).getByRole('textbox', { name: /License Key/ }), { target: { value: 'K-1' } });
+    fireEvent.change(within(dialog).getByRole('textbox', { name: /Download Link/ }), { target: { value: 'nope' } });
+    await user.click(within(dialog).getByRole('button', { name: 'Assign to 1 Redemptions' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to assign licenses to selected redemptions'));
+    expect(toasts()).toHaveTextContent('Must be a valid URL');
+    expect(screen.getByRole('dialog')).toBeInTheDocument();
+  });
+
+  it('admin sees Fix Pending Emails, exports and delete; resend and fix report their results', async () => {
+    const r = aRedemption({ code: 'ADM-00001' });
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([r]) }),
+      extra: {
+        'POST /api/admin/fix-pending-emails': () => ({ status: 200, body: { fixedCount: 3, assignedCount: 1 } }),
+        [`POST /api/redemptions/${r.id}/resend-email`]: () => ({ status: 500, body: { statusCode: 500, message: 'SMTP down', error: 'Internal Server Error' } }),
+      },
+    });
+    await screen.findByText('ADM-00001');
+    await screen.findByRole('button', { name: 'Fix Pending Emails' });
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Export TXT' })).toBeInTheDocument();
+    expect(within(rowOf('ADM-00001')).getByRole('button', { name: 'Delete ADM-00001' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Fix Pending Emails' }));
+    expect(await screen.findByRole('status')).toHaveTextContent('3 email(s) queued, 1 license(s) assigned.');
+    await user.click(within(rowOf('ADM-00001')).getByRole('button', { name: 'Resend email for ADM-00001' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Failed to Send Email');
+    expect(alert).toHaveTextContent('SMTP down');
+  });
+
+  it('an operator sees no delete, no customer-data export and no Fix Pending Emails, but may export selected rows and assign', async () => {
+    const { user } = open(false, { role: 'operator', list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'OPS-00001' })]) }) });
+    await screen.findByText('OPS-00001');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Export Redeemed Codes' })).toBeInTheDocument());
+    expect(screen.queryByRole('button', { name: 'Fix Pending Emails' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Export CSV' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
+    await user.click(within(rowOf('OPS-00001')).getByRole('checkbox'));
+    const bar = screen.getByRole('region', { name: 'Selection' });
+    expect(within(bar).getByRole('button', { name: 'Export Selected CSV' })).toBeInTheDocument();
+    expect(within(bar).getByRole('button', { name: 'Assign Licenses' })).toBeInTheDocument();
+    expect(within(bar).queryByRole('button', { name: 'Delete Selected' })).not.toBeInTheDocument();
+  });
+
+  it('a failed export shows the server message', async () => {
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXP-00001' })]) }),
+      extra: { 'GET /api/export/redeemed-vouchers': () => ({ status: 404, body: { statusCode: 404, message: 'No redeemed vouchers found to export.', error: 'Not Found' } }) },
+    });
+    await screen.findByText('EXP-00001');
+    await user.click(await screen.findByRole('button', { name: 'Export CSV' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Export failed');
+    expect(alert).toHaveTextContent('No redeemed vouchers found to export.');
+    const req = server.of('GET', '/api/export/redeemed-vouchers')[0];
+    expect(req.query.get('format')).toBe('csv');
+  });
+});
+
+describe('exports', () => {
+  const saved: string[] = [];
+  let click: jest.SpyInstance;
+  beforeEach(() => {
+    saved.length = 0;
+    // jsdom has no blob URLs and no downloads: record the name the file would be saved under.
+    Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => undefined });
+    click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(this.download);
+    });
+  });
+  afterEach(() => click.mockRestore());
+
+  const csvFile = (name: string) => ({ status: 200, body: 'Voucher Code\r\nX\r\n', headers: { 'Content-Type': 'text/csv', 'Content-Disposition': `attachment; filename="${name}"` } });
+
+  it('Export Selected TXT posts the selected ids, saves the server\'s filename, clears the selection and reloads the list', async () => {
+    const a = aRedemption({ code: 'SEL-00001' });
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([a]) }),
+      extra: { 'POST /api/export/selected-redemptions': () => csvFile('selected-redemptions-2025-09-01.txt') },
+    });
+    await screen.findByText('SEL-00001');
+    await user.click(within(rowOf('SEL-00001')).getByRole('checkbox'));
+    const listCalls = server.of('GET', '/api/redemptions').length;
+    await user.click(screen.getByRole('button', { name: 'Export Selected TXT' }));
+    await waitFor(() => expect(saved).toEqual(['selected-redemptions-2025-09-01.txt']));
+    expect(server.of('POST', '/api/export/selected-redemptions')[0].body).toEqual({ redemptionIds: [a.id], format: 'txt' });
+    await waitFor(() => expect(toasts()).toHaveTextContent('Export Successful'));
+    expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
+    await waitFor(() => expect(server.of('GET', '/api/redemptions').length).toBeGreaterThan(listCalls));
+  });
+
+  it('Export CSV of the exported tab sends its filter; a 401 is tried again once after an API call', async () => {
+    let calls = 0;
+    const { user } = open(true, {
+      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXPD-0009', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' })]) }),
+      extra: {
+        'GET /api/export/redeemed-vouchers': () =>
+          ++calls === 1 ? { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } } : csvFile('redeemed-vouchers-2025-09-01.csv'),
+      },
+    });
+    await screen.findByText('EXPD-0009');
+    await user.click(screen.getByRole('combobox', { name: 'Email Status' }));
+    await user.click(screen.getByRole('option', { name: 'Sent' }));
+    await user.click(await screen.findByRole('button', { name: 'Export CSV' }));
+    await waitFor(() => expect(saved).toEqual(['redeemed-vouchers-2025-09-01.csv']));
+    const [first, second] = server.of('GET', '/api/export/redeemed-vouchers');
+    expect(Object.fromEntries(second.query)).toEqual({ format: 'csv', emailStatus: 'sent', showExported: 'true' });
+    expect(first.query.toString()).toBe(second.query.toString());
+  });
+
+  it('without a stored token an export says "Authentication required"', async () => {
+    const { user } = open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'NOTOK-001' })]) }) });
+    await screen.findByText('NOTOK-001');
+    const exportCsv = await screen.findByRole('button', { name: 'Export CSV' });
+    localStorage.clear();
+    await user.click(exportCsv);
+    await waitFor(() => expect(toasts()).toHaveTextContent('Authentication required'));
+    expect(server.of('GET', '/api/export/redeemed-vouchers')).toHaveLength(0);
+  });
+});
+
+describe('Exported Vouchers tab', () => {
+  it('adds Exported At ("Not available" when empty), has no select or delete, keeps view and resend, and pages with "Page x of y"', async () => {
+    const rows = [
+      aRedemption({ code: 'EXPD-0001', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' }),
+      aRedemption({ code: 'EXPD-0002', exported: true, exportedAt: null }),
+    ];
+    const { user } = open(true, { list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 140 }) }) });
+    await screen.findByText('EXPD-0001');
+    const headers = within(table()).getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toEqual(['Voucher Code', 'Customer', 'Product', 'Email Status', 'Redeemed At', 'Exported At', 'Actions']);
+    expect(within(rowOf('EXPD-0002')).getByText('Not available')).toBeInTheDocument();
+    expect(within(rowOf('EXPD-0001')).queryByText('Not available')).not.toBeInTheDocument();
+    expect(screen.queryByRole('checkbox')).not.toBeInTheDocument();
+    await waitFor(() => expect(within(rowOf('EXPD-0001')).getByRole('button', { name: 'Resend email for EXPD-0001' })).toBeInTheDocument());
+    expect(within(rowOf('EXPD-0001')).getByRole('button', { name: 'View details of EXPD-0001' })).toBeInTheDocument();
+    expect(within(rowOf('EXPD-0001')).queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
+    expect(server.of('GET', '/api/redemptions')[0].query.get('showExported')).toBe('true');
+
+    const nav = screen.getByRole('navigation', { name: 'Pagination' });
+    expect(nav).toHaveTextContent('Page 1 of 3');
+    expect(within(nav).queryByRole('button', { name: /^Page \d/ })).not.toBeInTheDocument();
+    await user.click(within(nav).getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(nav).toHaveTextContent('Page 2 of 3'));
+    expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('page')).toBe('2');
+  });
+
+  it('shows SPEC\'s empty message', async () => {
+    open(true, { list: () => ({ status: 200, body: pageOf([]) }) });
+    expect(await screen.findByText('No exported vouchers found. Vouchers will appear here after they have been exported.')).toBeInTheDocument();
+  });
+});

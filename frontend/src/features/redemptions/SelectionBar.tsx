@@ -1,0 +1,55 @@
+import Button from '@mui/material/Button';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+
+interface Props {
+  count: number;
+  canExport: boolean;
+  canDelete: boolean;
+  canAssign: boolean;
+  busy: boolean;
+  onClear: () => void;
+  onExport: (format: 'csv' | 'txt') => void;
+  onDelete: () => void;
+  onAssign: () => void;
+}
+
+/** SPEC §2 selection bar: count, clear selection, Export Selected (CSV/TXT), Delete Selected, Assign Licenses. */
+export function SelectionBar({ count, canExport, canDelete, canAssign, busy, onClear, onExport, onDelete, onAssign }: Props) {
+  return (
+    <Paper
+      role="region"
+      aria-label="Selection"
+      variant="outlined"
+      sx={{ p: 1.5, mb: 2, display: 'flex', flexWrap: 'wrap', gap: 1, alignItems: 'center', bgcolor: 'primary.50', borderColor: 'primary.light' }}
+    >
+      <Typography sx={{ fontWeight: 600, mr: 1 }}>{count} selected</Typography>
+      <Button size="small" onClick={onClear}>
+        Clear Selection
+      </Button>
+      <Stack direction="row" spacing={1} sx={{ ml: 'auto', flexWrap: 'wrap', rowGap: 1 }}>
+        {canExport && (
+          <>
+            <Button size="small" variant="outlined" disabled={busy} onClick={() => onExport('csv')}>
+              Export Selected CSV
+            </Button>
+            <Button size="small" variant="outlined" disabled={busy} onClick={() => onExport('txt')}>
+              Export Selected TXT
+            </Button>
+          </>
+        )}
+        {canAssign && (
+          <Button size="small" variant="contained" disabled={busy} onClick={onAssign}>
+            Assign Licenses
+          </Button>
+        )}
+        {canDelete && (
+          <Button size="small" variant="contained" color="error" disabled={busy} onClick={onDelete}>
+            Delete Selected
+          </Button>
+        )}
+      </Stack>
+    </Paper>
+  );
+}

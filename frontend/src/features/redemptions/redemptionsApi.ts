@@ -1,0 +1,132 @@
+import { api } from '../../app/api';
+
+export type EmailStatus = 'pending' | 'sent' | 'failed';
+export type EmailStatusFilter = 'all' | EmailStatus;
+
+export interface AdminRedemption {
+  id: string;
+  voucherCodeId: string;
+  customerId: string;
+  productId: string;
+  /** SPEC §3: an object with code, or a plain string. */
+  voucherCode: { id?: string; code: string } | string;
+  customer: {
+    id: string;
+    firstName: string;
+    lastName: string;
+    email: string;
+    phone?: string | null;
+    country?: string | null;
+    zipCode?: string | null;
+  };
+  product: { id: string; name: string };
+  emailStatus: string;
+  isManualProcessing?: boolean;
+  redeemedAt: string;
+  exported: boolean;
+  exportedAt: string | null;
+  assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
+}
+
+export interface Pagination {
+  currentPage: number;
+  limit: number;
+  totalCount: number;
+  totalPages: number;
+  hasPreviousPage: boolean;
+  hasNextPage: boolean;
+}
+
+export interface RedemptionsPage {
+  redemptions: AdminRedemption[];
+  pagination: Pagination;
+}
+
+export interface RedemptionsQuery {
+  page: number;
+  limit: number;
+  emailStatus: EmailStatusFilter;
+  showExported: boolean;
+  /** Already trimmed; sent only when non-empty (SPEC §5 Other). */
+  search: string;
+}
+
+/** The query string of a redemption list (and of the matching export): empty search and "all" are left out. */
+export function redemptionListParams(q: Omit<RedemptionsQuery, 'page' | 'limit'> & Partial<Pick<RedemptionsQuery, 'page' | 'limit'>>) {
+  const params: Record<string, string> = {};
+  if (q.page !== undefined) params.page = String(q.page);
+  if (q.limit !== undefined) params.limit = String(q.limit);
+  if (q.emailStatus !== 'all') params.emailStatus = q.emailStatus;
+  params.showExported = String(q.showExported);
+  const search = q.search.trim();
+  if (search) params.search = search;
+  return params;
+}
+
+const LIST = { type: 'Redemptions' as const, id: 'LIST' };
+
+export const redemptionsApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    getRedemptions: build.query<RedemptionsPage, RedemptionsQuery>({
+      query: (q) => ({ url: 'redemptions', params: redemptionListParams(q) }),
+      providesTags: (result) => [LIST, ...(result?.redemptions ?? []).map((r) => ({ type: 'Redemptions' as const, id: r.id }))],
+    }),
+    getRedemption: build.query<AdminRedemption, string>({
+      query: (id) => `redemptions/${id}`,
+      providesTags: (_r, _e, id) => [{ type: 'Redemptions', id }],
+    }),
+    resendEmail: build.mutation<{ success: boolean; message: string }, string>({
+      query: (id) => ({ url: `redemptions/${id}/resend-email`, method: 'POST' }),
+      invalidatesTags: (_r, _e, id) => [{ type: 'Redemptions', id }, LIST, 'Stats'],
+    }),
+    assignLicense: build.mutation<AdminRedemption, { id: string; licenseKey: string; downloadLink: string }>({
+      query: ({ id, ...body }) => ({ url: `redemptions/${id}/assign-license`, method: 'POST', body }),
+      invalidatesTags: (_r, _e, { id }) => [{ type: 'Redemptions', id }, LIST, 'Stats', 'Products', 'LicenseKeys'],
+    }),
+    bulkAssignLicense: build.mutation<{ successCount: number }, { redemptionIds: string[]; licenseKey: string; downloadLink: string }>({
+      query: (body) => ({ url: 'redemptions/bulk-assign-license', method: 'POST', body }),
+      invalidatesTags: (_r, _e, { redemptionIds }) => [...redemptionIds.map((id) => ({ type: 'Redemptions' as const, id })), LIST, 'Stats', 'Products', 'LicenseKeys'],
+    }),
+    deleteRedemption: build.mutation<{ success: boolean; message: string }, string>({
+      query: (id) => ({ url: `redemptions/${id}`, method: 'DELETE' }),
+      invalidatesTags: (_r, _e, id) => [{ type: 'Redemptions', id }, LIST, 'Stats', 'Products'],
+    }),
+    bulkDeleteRedemptions: build.mutation<{ deletedCount: number }, string[]>({
+      query: (redemptionIds) => ({ url: 'redemptions/bulk-delete', method: 'POST', body: { redemptionIds } }),
+      invalidatesTags: (_r, _e, ids) => [...ids.map((id) => ({ type: 'Redemptions' as const, id })), LIST, 'Stats', 'Products'],
+    }),
+    fixPendingEmails: build.mutation<{ fixedCount: number; assignedCount: number }, void>({
+      query: () => ({ url: 'admin/fix-pending-emails', method: 'POST' }),
+      invalidatesTags: [LIST, 'Redemptions', 'Stats', 'LicenseKeys'],
+    }),
+  }),
+});
+
+export const {
+  useGetRedemptionsQuery,
+  useGetRedemptionQuery,
+  useResendEmailMutation,
+  useAssignLicenseMutation,
+  useBulkAssignLicenseMutation,
+  useDeleteRedemptionMutation,
+  useBulkDeleteRedemptionsMutation,
+  useFixPendingEmailsMutation,
+} = redemptionsApi;
+
+/** SPEC §3: voucherCode is an object with code, or a plain string. */
+export function voucherCodeOf(r: Pick<AdminRedemption, 'voucherCode'>): string {
+  return typeof r.voucherCode === 'string' ? r.voucherCode : (r.voucherCode?.code ?? '');
+}
+
+export const MANUAL_PREFIX = 'MANUAL_';
+
+/** SPEC §2: a key with the MANUAL_ prefix is shown without it. */
+export function displayLicenseKey(key: string | null | undefined): string {
+  if (!key) return '';
+  return key.startsWith(MANUAL_PREFIX) ? key.slice(MANUAL_PREFIX.length) : key;
+}
+
+/** SPEC §9: a product name containing "mac" (any case) is a Mac product. */
+export function isMacProduct(name: string | null | undefined): boolean {
+  return !!name && name.toLowerCase().includes('mac');
+}
