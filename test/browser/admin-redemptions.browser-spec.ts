@@ -8,7 +8,7 @@ import { launchChromium, openPage, screenshot } from './browser';
 
 /**
  * Engineer B's admin screens in Chromium against the real API on a real database: the License Manager's batch
- * entry, the Recent Redemptions list following a customer's redemption made in a second page, the details
+ * entry, the Recent Redemptions list and the stat card following a customer's redemption made in a second page, the details
  * modal's manual assignment and resend, Export Selected CSV (the downloaded file is read back), and an
  * operator's view without delete or customer-data export.
  */
@@ -32,27 +32,22 @@ describe('admin console: licences and redemptions in a real browser', () => {
     await t?.close();
   });
 
-  /**
-   * A signed-in admin console page for a fresh user of the role: real tokens from `POST /api/admin/login`,
-   * stored under SPEC §6's keys before the app starts (the login screen itself is engineer A's flow).
-   */
+  /** A fresh user of the role signed in through the login form, on the dashboard. */
   async function adminPage(role: 'admin' | 'operator') {
     const user = await createAdminUser(t, { role });
-    const login = await t.http().post('/api/admin/login').send({ username: user.username, password: user.password });
-    expect(login.status).toBe(200);
-    const { accessToken, refreshToken } = login.body as { accessToken: string; refreshToken: string };
     const opened = await openPage(browser, t.baseUrl);
-    // Page scripts are strings: this project's TypeScript has no DOM types.
-    const tokens = JSON.stringify({ adminToken: accessToken, authToken: accessToken, adminRefreshToken: refreshToken });
-    await opened.context.addInitScript({
-      content: `if (!localStorage.getItem('adminToken')) for (const [k, v] of Object.entries(${tokens})) localStorage.setItem(k, v);`,
-    });
-    await opened.page.goto('/admin');
+    const { page } = opened;
+    await page.goto('/admin/login');
+    await page.getByLabel('Username').fill(user.username);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.waitForURL((url) => url.pathname === '/admin');
+    await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
     return opened;
   }
 
   async function openTab(page: Page, name: 'License Manager' | 'Recent Redemptions' | 'Exported Vouchers') {
-    await page.getByRole('tab', { name }).click();
+    await page.getByRole('tab', { name, exact: true }).click();
   }
 
   const rowOf = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text });
@@ -107,6 +102,9 @@ describe('admin console: licences and redemptions in a real browser', () => {
     const { context, page, errors } = await adminPage('admin');
     await openTab(page, 'Recent Redemptions');
     await page.getByRole('table', { name: 'Recent redemptions' }).waitFor();
+    const totalCard = page.getByTestId('stat-Total Redemptions');
+    await totalCard.filter({ hasText: /^\d/ }).waitFor();
+    const totalBefore = Number((await totalCard.textContent())!.replace(/\D/g, ''));
 
     // The customer, in a page of their own.
     const customer = await openPage(browser, t.baseUrl);
@@ -125,6 +123,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
     const row = rowOf(page, code);
     await row.waitFor({ timeout: 20_000 });
     expect(await row.textContent()).toContain('Grace Hopper');
+    await totalCard.filter({ hasText: new RegExp(`^${(totalBefore + 1).toLocaleString('en-US')}$`) }).waitFor({ timeout: 20_000 });
     await screenshot(page, 'admin-recent-redemptions');
 
     // Details: manual processing, assign by hand, resend.
