@@ -87,7 +87,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
     // The list shows the new keys masked, the summary counts them.
     await page.getByRole('group', { name: 'Total Keys' }).getByText('3', { exact: true }).waitFor();
     const row = rowOf(page, PRODUCTS.proPlusWindows).filter({ has: page.getByTestId('license-key-text') }).first();
-    expect(await row.getByTestId('license-key-text').textContent()).toContain('•');
+    expect(await row.getByTestId('license-key-text').textContent()).toMatch(/^\*+$/);
     await screenshot(page, 'admin-license-manager-batch');
     // The browser logs the two refused lines' answers (409, 400); nothing else may go wrong.
     expect(errors.filter((e) => !/status of (409|400) /.test(e))).toEqual([]);

@@ -66,7 +66,8 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
   return (
     <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
       <Typography data-testid="license-key-text" variant="body2" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
-        {revealed ? licenseKey.licenseKey : maskLicenseKey(licenseKey.licenseKey)}
+        {/* SPEC §2: the list masks the whole key with asterisks until revealed. */}
+        {revealed ? licenseKey.licenseKey : '*'.repeat(licenseKey.licenseKey.length)}
       </Typography>
       <Tooltip title={revealed ? 'Hide' : 'Reveal'}>
         <IconButton size="small" aria-label={revealed ? 'Hide license key' : 'Reveal license key'} aria-pressed={revealed} onClick={() => setRevealed((r) => !r)}>
