@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 
 /**
@@ -6,8 +6,12 @@ import { DataSource } from 'typeorm';
  * The caller must `release()` it (pass `true` to discard a client left in an unknown state).
  */
 export function rawPgClient(dataSource: DataSource): Promise<PoolClient> {
-   
-  return (dataSource.driver as any).master.connect();
+  return pgPool(dataSource).connect();
+}
+
+/** TypeORM's own pg pool, for hot paths that want named (prepared) statements. */
+export function pgPool(dataSource: DataSource): Pool {
+  return (dataSource.driver as any).master;
 }
 
 /** Escapes LIKE wildcards so user text matches literally (voucher codes may contain `_`). */

@@ -1,6 +1,7 @@
 import { ConflictException, Inject, Injectable, NotFoundException, BadRequestException } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import { DataSource, QueryFailedError } from 'typeorm';
+import { pgPool } from '../../common/database/pg-client';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
@@ -89,19 +90,21 @@ export class RedemptionService {
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
 
     const token = randomBytes(32).toString('base64url');
+    const values = [
+      dto.voucherCode,
+      dto.firstName,
+      dto.lastName,
+      dto.email,
+      dto.phone || null,
+      ip || null,
+      country,
+      token,
+      this.config.successTokenTtlHours,
+    ];
     let rows: Array<{ id: string; awaiting_license: boolean; name: string; is_license_managed: boolean }>;
     try {
-      rows = await this.dataSource.query(REDEEM_SQL, [
-        dto.voucherCode,
-        dto.firstName,
-        dto.lastName,
-        dto.email,
-        dto.phone || null,
-        ip || null,
-        country,
-        token,
-        this.config.successTokenTtlHours,
-      ]);
+      // A named statement: each pooled connection parses and plans it once (the hot path of the service).
+      ({ rows } = await pgPool(this.dataSource).query({ name: 'redeem-voucher', text: REDEEM_SQL, values }));
     } catch (err) {
       if (isUniqueViolation(err, 'uq_redemptions_customer_product')) {
         throw new ConflictException(REDEEM_MESSAGES.alreadyIssued);
@@ -164,6 +167,7 @@ export class RedemptionService {
 }
 
 function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const driverError = err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : null;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
+  // A pg error straight from the pool, or the same wrapped by TypeORM.
+  const pgError = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string; constraint?: string };
+  return pgError?.code === '23505' && pgError.constraint === constraint;
 }
