@@ -2,6 +2,8 @@
 const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   redeem: () => import('./redeem'),
   upload: () => import('./upload'),
+  lists: () => import('./lists'),
+  export: () => import('./export'),
 };
 
 async function run(): Promise<void> {

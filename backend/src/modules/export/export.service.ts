@@ -53,7 +53,7 @@ const REDEMPTION_COLUMNS: Column[] = [
  * licence (MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
  * PostgreSQL runs the data-modifying WITH to completion on the first fetch; rows then come in batches.
  */
-const markAndSelect = (where: string) => `
+export const markAndSelect = (where: string) => `
 WITH marked AS (
   UPDATE redemptions r SET exported = true, exported_at = now()
     FROM voucher_codes v, customers c
