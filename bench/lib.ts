@@ -117,7 +117,13 @@ export async function startApi(
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A graceful shutdown that hangs must not hang the benchmark: SIGKILL after 15 s (and say so).
+      const timer = setTimeout(() => {
+        console.warn(`process ${child.pid} did not exit 15 s after SIGTERM; killing it`);
+        child.kill('SIGKILL');
+      }, 15_000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }

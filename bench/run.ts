@@ -4,6 +4,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   upload: () => import('./upload'),
   lists: () => import('./lists'),
   export: () => import('./export'),
+  resilience: () => import('./resilience'),
 };
 
 async function run(): Promise<void> {

@@ -30,6 +30,7 @@ describe('GET /api/redemptions', () => {
         totalPages: 0,
         hasPreviousPage: false,
         hasNextPage: false,
+        totalCountExact: true,
       },
     });
   });
@@ -109,6 +110,7 @@ describe('GET /api/redemptions', () => {
         totalPages: 2,
         hasPreviousPage: false,
         hasNextPage: true,
+        totalCountExact: true,
       });
       const last = await list({ limit: 5, page: 2 });
       expect(last.redemptions.map((r: { id: string }) => r.id)).toEqual(ids.slice(5));

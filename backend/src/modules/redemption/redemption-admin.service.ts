@@ -65,6 +65,13 @@ SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.a
 /** Both list indexes are (exported, [email_status,] redeemed_at DESC, id): this order reads them directly. */
 const LIST_ORDER = 'r.redeemed_at DESC, r.id';
 
+/** Up to this many matches the list's `totalCount` is exact; beyond it, an estimate. */
+export const COUNT_CAP = 1000;
+/** A search PostgreSQL expects to match more rows than this walks the list in order… */
+const SEARCH_WALK_ABOVE = 2000;
+/** …through at most this many of its newest rows (more if the matches are sparse: then the indexes answer). */
+const SEARCH_WALK_ROWS = 20_000;
+
 @Injectable()
 export class RedemptionAdminService {
   private readonly logger = new Logger(RedemptionAdminService.name);
@@ -77,38 +84,78 @@ export class RedemptionAdminService {
     private readonly realtime: RealtimeService,
   ) {}
 
-  /** SPEC §3 paginated redemptions: one query for the page, one for the count. */
+  /**
+   * SPEC §3 paginated redemptions, fast at a million rows (docs/benchmarks.md, "lists"):
+   * - The page reads ids from the list index first (index-only, so a deep OFFSET skips index entries, not
+   *   table rows), then joins the 50 rows it shows. One row more than the page tells `hasNextPage` exactly.
+   * - `totalCount` is exact up to COUNT_CAP matches; beyond that it is PostgreSQL's estimate
+   *   (`totalCountExact: false`): counting 700,000 rows exactly costs more than the whole page.
+   * - A search matching many rows walks the list in order and keeps the matches (a few thousand rows
+   *   read for a page), instead of collecting every match through the trigram indexes and sorting them;
+   *   a search matching few rows uses the trigram indexes. The planner's estimate of the matches decides.
+   */
   async list(query: ListRedemptionsQuery) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 50;
+    const offset = (page - 1) * limit;
     const params: unknown[] = [query.showExported ?? false];
     const where = ['r.exported = $1'];
     if (query.emailStatus) {
       params.push(query.emailStatus);
       where.push(`r.email_status = $${params.length}`);
     }
+    const base = where.join(' AND ');
+    let filter = base;
+    let walkFilter: string | undefined;
     if (query.search) {
       params.push(likePattern(query.search));
       const p = `$${params.length}`;
       // Two index-driven branches (trigram indexes on code, e-mail and full name) instead of one OR across
       // joined tables, which PostgreSQL could only answer by reading every redemption.
-      where.push(`r.id IN (
+      filter = `${base} AND r.id IN (
         SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
         UNION
         SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id
-         WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`);
+         WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`;
+      // The same test row by row, for walking the list in order.
+      walkFilter = `(EXISTS (SELECT 1 FROM voucher_codes v2 WHERE v2.id = w.voucher_code_id AND v2.code ILIKE ${p})
+        OR EXISTS (SELECT 1 FROM customers c3 WHERE c3.id = w.customer_id
+                    AND (c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})))`;
     }
-    const filter = where.join(' AND ');
     const n = params.length;
-    const [rows, [count]] = await Promise.all([
-      this.dataSource.query(
-        `${VIEW_SQL(`(SELECT * FROM redemptions r WHERE ${filter} ORDER BY ${LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2})`)}
-         ORDER BY ${LIST_ORDER}`,
-        [...params, limit, (page - 1) * limit],
-      ),
-      this.dataSource.query(`SELECT count(*)::int AS n FROM redemptions r WHERE ${filter}`, params),
+    const estimate = await this.estimateRows(`SELECT 1 FROM redemptions r WHERE ${filter}`, params);
+
+    let ids: string[] | undefined;
+    if (walkFilter && estimate > SEARCH_WALK_ABOVE && offset + limit < SEARCH_WALK_ROWS) {
+      // Broad search: the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row.
+      const walked: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT w.id FROM (SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
+                            WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${SEARCH_WALK_ROWS}) w
+          WHERE ${walkFilter}
+          ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, limit + 1, offset],
+      );
+      // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
+      if (walked.length > limit) ids = walked.map((r) => r.id);
+    }
+    if (!ids) {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT r.id FROM redemptions r WHERE ${filter} ORDER BY ${LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, limit + 1, offset],
+      );
+      ids = rows.map((r) => r.id);
+    }
+    const hasNextPage = ids.length > limit;
+    ids = ids.slice(0, limit);
+
+    const [rows, counted] = await Promise.all([
+      ids.length
+        ? this.dataSource.query(`${VIEW_SQL('redemptions')} WHERE r.id = ANY($1::uuid[]) ORDER BY ${LIST_ORDER}`, [ids])
+        : Promise.resolve([]),
+      this.cappedCount(`SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate),
     ]);
-    const totalCount: number = count.n;
+    // An estimate never contradicts what this page has seen.
+    const totalCount = counted.exact ? counted.count : Math.max(counted.count, offset + ids.length + (hasNextPage ? 1 : 0));
     const totalPages = Math.ceil(totalCount / limit);
     return {
       redemptions: rows.map(toView),
@@ -118,9 +165,28 @@ export class RedemptionAdminService {
         totalCount,
         totalPages,
         hasPreviousPage: page > 1,
-        hasNextPage: page < totalPages,
+        hasNextPage,
+        totalCountExact: counted.exact,
       },
     };
+  }
+
+  /** PostgreSQL's estimate of the rows a statement returns (a plan, not a run: about a millisecond). */
+  private async estimateRows(sql: string, params: unknown[]): Promise<number> {
+    const [row] = await this.dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+    const plan = row['QUERY PLAN'];
+    return Math.round((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan['Plan Rows']);
+  }
+
+  /** Exact up to COUNT_CAP (a bounded scan); beyond that the estimate, raised to more than the cap. */
+  private async cappedCount(sql: string, params: unknown[], estimate: number): Promise<{ count: number; exact: boolean }> {
+    if (estimate > COUNT_CAP * 20) return { count: estimate, exact: false };
+    const [{ n }] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM (${sql} LIMIT ${COUNT_CAP + 1}) capped`,
+      params,
+    );
+    if (n <= COUNT_CAP) return { count: n, exact: true };
+    return { count: Math.max(estimate, COUNT_CAP + 1), exact: false };
   }
 
   async findOne(id: string, manager: EntityManager = this.dataSource.manager): Promise<AdminRedemptionView> {
