@@ -6,17 +6,28 @@
  */
 import { runMigrations } from '../backend/src/database/migrate';
 import { adminToken, machine, startApi, withDatabase, writeResult } from './lib';
-import { seedRedemptions } from './seed';
+import { findSeeded, Seeded, seedRedemptions } from './seed';
 
 const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 30);
 const TARGET_MS = 50;
 
-export async function main(): Promise<void> {
-  await withDatabase(async (url) => {
+/** BENCH_LISTS_DB: an already seeded database (kept), to iterate on queries without seeding again. */
+async function onDatabase(fn: (url: string, seeded: Seeded) => Promise<void>): Promise<void> {
+  const given = process.env.BENCH_LISTS_DB;
+  if (given) {
+    await runMigrations(given);
+    return fn(given, await findSeeded(given));
+  }
+  return withDatabase(async (url) => {
     await runMigrations(url);
     console.log('seeding…');
-    const seeded = await seedRedemptions(url, { redemptions: REDEMPTIONS, exportedShare: 0.3, unredeemed: 200_000 });
+    await fn(url, await seedRedemptions(url, { redemptions: REDEMPTIONS, exportedShare: 0.3, unredeemed: 200_000 }));
+  });
+}
+
+export async function main(): Promise<void> {
+  await onDatabase(async (url, seeded) => {
     const api = await startApi({ DATABASE_URL: url });
     const rows: string[] = [];
     let misses = 0;

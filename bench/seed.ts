@@ -59,8 +59,8 @@ export async function seedRedemptions(
     await pg.query(
       `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at)
        SELECT v.id, c.id, s.product_id,
-              CASE WHEN s.n % 50 < 3 THEN 'pending' WHEN s.n % 50 < 5 THEN 'failed' ELSE 'sent' END,
-              s.at, s.n % 100 < $1, CASE WHEN s.n % 100 < $1 THEN s.at + interval '1 day' END
+              CASE WHEN (s.n / 3) % 50 < 3 THEN 'pending' WHEN (s.n / 3) % 50 < 5 THEN 'failed' ELSE 'sent' END,
+              s.at, (s.n / 7) % 100 < $1, CASE WHEN (s.n / 7) % 100 < $1 THEN s.at + interval '1 day' END
          FROM s JOIN voucher_codes v ON v.code = s.code JOIN customers c ON c.email = 'user' || s.n || '@mail' || (s.n % 40) || '.test'
         ORDER BY s.n DESC`,
       [Math.round(opts.exportedShare * 100)],
@@ -92,6 +92,25 @@ export async function seedRedemptions(
       rows: [some],
     } = await pg.query(`SELECT code FROM s WHERE n = $1`, [Math.floor(n / 3)]);
     return { windows: windows.id, mac: mac.id, someCode: some.code };
+  } finally {
+    await pg.end();
+  }
+}
+
+/** The products and a code of a database `seedRedemptions` filled earlier. */
+export async function findSeeded(url: string): Promise<Seeded> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    const { rows } = await pg.query(`SELECT id, name FROM products WHERE name LIKE 'Bench Office 2024%'`);
+    const { rows: codes } = await pg.query(`SELECT count(*)::int AS n FROM redemptions`);
+    const n = Math.floor(codes[0].n / 3);
+    const { rows: some } = await pg.query(`SELECT code FROM voucher_codes WHERE code LIKE $1`, [`RC${n}-%`]);
+    return {
+      windows: rows.find((r) => r.name.includes('Windows')).id,
+      mac: rows.find((r) => r.name.includes('Mac')).id,
+      someCode: some[0].code,
+    };
   } finally {
     await pg.end();
   }

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { cappedCount, COUNT_CAP, estimateRows } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
@@ -65,8 +66,6 @@ SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.a
 /** Both list indexes are (exported, [email_status,] redeemed_at DESC, id): this order reads them directly. */
 const LIST_ORDER = 'r.redeemed_at DESC, r.id';
 
-/** Up to this many matches the list's `totalCount` is exact; beyond it, an estimate. */
-export const COUNT_CAP = 1000;
 /** A search PostgreSQL expects to match more rows than this walks the list in order… */
 const SEARCH_WALK_ABOVE = 2000;
 /** …through at most this many of its newest rows (more if the matches are sparse: then the indexes answer). */
@@ -117,26 +116,30 @@ export class RedemptionAdminService {
         UNION
         SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id
          WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`;
-      // The same test row by row, for walking the list in order.
-      walkFilter = `(EXISTS (SELECT 1 FROM voucher_codes v2 WHERE v2.id = w.voucher_code_id AND v2.code ILIKE ${p})
-        OR EXISTS (SELECT 1 FROM customers c3 WHERE c3.id = w.customer_id
-                    AND (c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})))`;
+      // The same test on joined columns, for walking the list in order (row by row, no match set built).
+      walkFilter = `(v.code ILIKE ${p} OR c.email ILIKE ${p} OR (c.first_name || ' ' || c.last_name) ILIKE ${p})`;
     }
     const n = params.length;
-    const estimate = await this.estimateRows(`SELECT 1 FROM redemptions r WHERE ${filter}`, params);
+    const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
 
     let ids: string[] | undefined;
+    let walked = false;
     if (walkFilter && estimate > SEARCH_WALK_ABOVE && offset + limit < SEARCH_WALK_ROWS) {
       // Broad search: the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row.
-      const walked: Array<{ id: string }> = await this.dataSource.query(
+      const rows: Array<{ id: string }> = await this.dataSource.query(
         `SELECT w.id FROM (SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
                             WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${SEARCH_WALK_ROWS}) w
+           JOIN customers c ON c.id = w.customer_id
+           JOIN voucher_codes v ON v.id = w.voucher_code_id
           WHERE ${walkFilter}
           ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit + 1, offset],
       );
       // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
-      if (walked.length > limit) ids = walked.map((r) => r.id);
+      if (rows.length > limit) {
+        ids = rows.map((r) => r.id);
+        walked = true;
+      }
     }
     if (!ids) {
       const rows: Array<{ id: string }> = await this.dataSource.query(
@@ -152,7 +155,10 @@ export class RedemptionAdminService {
       ids.length
         ? this.dataSource.query(`${VIEW_SQL('redemptions')} WHERE r.id = ANY($1::uuid[]) ORDER BY ${LIST_ORDER}`, [ids])
         : Promise.resolve([]),
-      this.cappedCount(`SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate),
+      // A walked (broad) search has more matches than the cap: counting them would build the whole match set.
+      walked
+        ? Promise.resolve({ count: Math.max(estimate, COUNT_CAP + 1), exact: false })
+        : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate),
     ]);
     // An estimate never contradicts what this page has seen.
     const totalCount = counted.exact ? counted.count : Math.max(counted.count, offset + ids.length + (hasNextPage ? 1 : 0));
@@ -169,24 +175,6 @@ export class RedemptionAdminService {
         totalCountExact: counted.exact,
       },
     };
-  }
-
-  /** PostgreSQL's estimate of the rows a statement returns (a plan, not a run: about a millisecond). */
-  private async estimateRows(sql: string, params: unknown[]): Promise<number> {
-    const [row] = await this.dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-    const plan = row['QUERY PLAN'];
-    return Math.round((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan['Plan Rows']);
-  }
-
-  /** Exact up to COUNT_CAP (a bounded scan); beyond that the estimate, raised to more than the cap. */
-  private async cappedCount(sql: string, params: unknown[], estimate: number): Promise<{ count: number; exact: boolean }> {
-    if (estimate > COUNT_CAP * 20) return { count: estimate, exact: false };
-    const [{ n }] = await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM (${sql} LIMIT ${COUNT_CAP + 1}) capped`,
-      params,
-    );
-    if (n <= COUNT_CAP) return { count: n, exact: true };
-    return { count: Math.max(estimate, COUNT_CAP + 1), exact: false };
   }
 
   async findOne(id: string, manager: EntityManager = this.dataSource.manager): Promise<AdminRedemptionView> {

@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { cappedCount, COUNT_CAP, estimateRows } from '../../common/database/counts';
 import { likeContains } from '../../common/database/pg-client';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
@@ -24,7 +25,14 @@ export interface VoucherCodePage {
   codes: VoucherCodeView[];
   totalCount: number;
   hasMore: boolean;
+  /** False when `totalCount` is PostgreSQL's estimate (more than COUNT_CAP matches). */
+  totalCountExact: boolean;
 }
+
+/** A search PostgreSQL expects to match more codes than this walks the list in order… */
+const SEARCH_WALK_ABOVE = 2000;
+/** …through at most this many of its newest codes (sparser matches: the trigram index answers). */
+const SEARCH_WALK_ROWS = 20_000;
 
 interface CodeRow {
   id: string;
@@ -50,9 +58,12 @@ export class VoucherService {
   ) {}
 
   /**
-   * One page of a product's codes with their redemption and customer: two statements (page + count),
-   * whatever the page size. All/unredeemed: newest first (insertion order); redeemed: most recently redeemed first.
-   * Each ordering has its own index (migration 1763700000010); search uses the trigram index.
+   * One page of a product's codes with their redemption and customer. All/unredeemed: newest first
+   * (insertion order); redeemed: most recently redeemed first. Each ordering has its own index (migration
+   * 1763700000010). The page's ids come from the index first (a deep offset skips index entries, not table
+   * rows); one id more than the page tells `hasMore` exactly. `totalCount` is exact up to COUNT_CAP, an
+   * estimate beyond (`totalCountExact: false`). A search PostgreSQL expects to match many codes walks the
+   * list in order and keeps the matches; a narrow one uses the trigram index.
    */
   async list(productId: string, query: VoucherCodeListQuery): Promise<VoucherCodePage> {
     await this.requireProduct(productId);
@@ -60,29 +71,63 @@ export class VoucherService {
     const where = ['v.product_id = $1'];
     if (query.redeemedOnly === 'true') where.push('v.is_redeemed');
     if (query.redeemedOnly === 'false') where.push('NOT v.is_redeemed');
+    const base = where.join(' AND ');
     if (query.search) {
       params.push(likeContains(query.search));
       where.push(`v.code ILIKE $${params.length}`);
     }
     const order = query.redeemedOnly === 'true' ? 'v.redeemed_at DESC, v.seq DESC' : 'v.seq DESC';
     const filter = where.join(' AND ');
-    const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(
-        `SELECT v.id, v.code, v.is_redeemed, v.created_at, v.redeemed_at, v.seq,
-                r.id AS redemption_id, r.redeemed_at AS redemption_at, r.email_status,
-                c.id AS customer_id, c.first_name, c.last_name, c.email
-           FROM (SELECT * FROM voucher_codes v WHERE ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}) v
-           LEFT JOIN redemptions r ON r.voucher_code_id = v.id
-           LEFT JOIN customers c ON c.id = r.customer_id
-          ORDER BY ${order}`,
-        [...params, query.limit, query.offset],
-      ) as Promise<CodeRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM voucher_codes v WHERE ${filter}`, params),
+    const n = params.length;
+    const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
+
+    let ids: string[] | undefined;
+    let walked = false;
+    if (query.search && estimate > SEARCH_WALK_ABOVE && query.offset + query.limit < SEARCH_WALK_ROWS) {
+      const found: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT v.id FROM (SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
+                            ORDER BY ${order} LIMIT ${SEARCH_WALK_ROWS}) v
+          WHERE v.code ILIKE $${n} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, query.limit + 1, query.offset],
+      );
+      if (found.length > query.limit) {
+        ids = found.map((r) => r.id);
+        walked = true;
+      }
+    }
+    if (!ids) {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT v.id FROM voucher_codes v WHERE ${filter} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, query.limit + 1, query.offset],
+      );
+      ids = rows.map((r) => r.id);
+    }
+    const hasMore = ids.length > query.limit;
+    ids = ids.slice(0, query.limit);
+    const [rows, counted] = await Promise.all([
+      ids.length
+        ? (this.dataSource.query(
+            `SELECT v.id, v.code, v.is_redeemed, v.created_at, v.redeemed_at, v.seq,
+                    r.id AS redemption_id, r.redeemed_at AS redemption_at, r.email_status,
+                    c.id AS customer_id, c.first_name, c.last_name, c.email
+               FROM voucher_codes v
+               LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+               LEFT JOIN customers c ON c.id = r.customer_id
+              WHERE v.id = ANY($1::uuid[])
+              ORDER BY ${order}`,
+            [ids],
+          ) as Promise<CodeRow[]>)
+        : Promise.resolve([] as CodeRow[]),
+      walked
+        ? Promise.resolve({ count: Math.max(estimate, COUNT_CAP + 1), exact: false })
+        : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate),
     ]);
+    const seen = query.offset + rows.length + (hasMore ? 1 : 0);
     return {
       codes: rows.map(toView),
-      totalCount: total,
-      hasMore: query.offset + rows.length < total,
+      totalCount: counted.exact ? counted.count : Math.max(counted.count, seen),
+      hasMore,
+      totalCountExact: counted.exact,
     };
   }
 
