@@ -98,7 +98,7 @@ export async function main(): Promise<void> {
     };
     const md = `## Exports
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, ${ROWS.toLocaleString('en-US')} rows per export. COPY runs the API's own statement (\`COPY (…) TO STDOUT WITH (FORMAT csv, HEADER)\` through psql into \`wc -c\`; the marking redeemed export inside a rolled-back transaction); the API's file is read to the end over HTTP. API idle RSS ${rssIdle.toFixed(0)} MB.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${ROWS.toLocaleString('en-US')} rows per export. COPY runs the select of each export (\`COPY (…) TO STDOUT WITH (FORMAT csv, HEADER)\` through psql into \`wc -c\`): for the code export the plain \`SELECT v.code, p.name, v.created_at … ORDER BY p.name, v.seq DESC\` (the API's own COPY also neutralises cells and formats timestamps in SQL), for the redemption export the API's marking statement itself, in a transaction psql rolls back. The API's file is read to the end over HTTP. API idle RSS ${rssIdle.toFixed(0)} MB.
 
 | export | COPY TO STDOUT | API over HTTP | API / COPY (target ≤ ${TARGET}) | API peak RSS during it | met |
 |---|---|---|---|---|---|
