@@ -8,7 +8,6 @@
  *
  *   npm run bench -- resilience   (BENCH_RESILIENCE_REDEMPTIONS to change the count)
  */
-import { ChildProcess } from 'child_process';
 import { AddressInfo } from 'net';
 import { Client } from 'pg';
 import { SMTPServer } from 'smtp-server';
