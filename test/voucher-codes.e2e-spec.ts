@@ -88,6 +88,34 @@ describe('voucher codes of a product: list, search, delete', () => {
       expect(all.body.totalCount).toBe(3);
     });
 
+    it('counts exactly up to 1,000 codes and estimates beyond; a broad search pages newest first', async () => {
+      const product = await createProduct(t, auth);
+      await t.db.query(
+        `INSERT INTO voucher_codes (code, product_id) SELECT 'MANY-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        [product],
+      );
+      await t.db.query('ANALYZE voucher_codes');
+      const expected = async (pattern: string, limit: number, offset: number) =>
+        (
+          await t.db.query(
+            `SELECT code FROM voucher_codes WHERE product_id = $1 AND code ILIKE $2 ORDER BY seq DESC LIMIT $3 OFFSET $4`,
+            [product, pattern, limit, offset],
+          )
+        ).map((r: { code: string }) => r.code);
+
+      const all = await list(product, { limit: 50, offset: 0 }).expect(200);
+      expect(all.body).toMatchObject({ hasMore: true, totalCountExact: false });
+      expect(all.body.totalCount).toBeGreaterThan(1000);
+      // "many-1" matches 11,111 codes: the list is walked newest first and the matches kept.
+      const broad = await list(product, { search: 'many-1', limit: 50, offset: 100 }).expect(200);
+      expect(broad.body.codes.map((c: { code: string }) => c.code)).toEqual(await expected('%many-1%', 50, 100));
+      expect(broad.body).toMatchObject({ hasMore: true, totalCountExact: false });
+      // "many-123" matches 111 codes: counted exactly.
+      const narrow = await list(product, { search: 'many-123', limit: 100, offset: 100 }).expect(200);
+      expect(narrow.body.codes.map((c: { code: string }) => c.code)).toEqual(await expected('%many-123%', 100, 100));
+      expect(narrow.body).toMatchObject({ totalCount: 111, hasMore: false, totalCountExact: true });
+    });
+
     it('searches case-insensitively for part of a code, treating _ and % literally', async () => {
       const product = await createProduct(t, auth);
       await addCodes(t.db, product, ['SRCH_ONE-1', 'SRCHXONE-2', 'OTHER-3', 'SRCH_ONE-4']);
