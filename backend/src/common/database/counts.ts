@@ -28,3 +28,28 @@ export async function cappedCount(
   if (n <= COUNT_CAP) return { count: n, exact: true };
   return { count: Math.max(estimate, COUNT_CAP + 1), exact: false };
 }
+
+/**
+ * The total of a search whose page was found by walking the newest `windowSize` rows of a list
+ * (`windowSql`: those rows, with the list's parameters; `matchSql`: the matches among them, with the
+ * list's parameters and the search's after them). Exact when the window is the whole list
+ * and the matches are within COUNT_CAP; otherwise an estimate: the window's share of matches applied to
+ * the list's estimated size.
+ */
+export async function walkedCount(
+  db: DataSource,
+  windowSql: string,
+  matchSql: string,
+  params: unknown[],
+  searchParams: unknown[],
+  windowSize: number,
+  listEstimate: number,
+): Promise<{ count: number; exact: boolean }> {
+  const [[{ rows }], [{ matches }]] = await Promise.all([
+    db.query(`SELECT count(*)::int AS rows FROM (${windowSql}) w`, params),
+    db.query(`SELECT count(*)::int AS matches FROM (${matchSql} LIMIT ${COUNT_CAP + 1}) m`, [...params, ...searchParams]),
+  ]);
+  if (rows < windowSize && matches <= COUNT_CAP) return { count: matches, exact: true };
+  const share = matches / Math.max(rows, 1);
+  return { count: Math.max(Math.round(share * Math.max(listEstimate, rows)), matches), exact: false };
+}

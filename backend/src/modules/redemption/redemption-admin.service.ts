@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { cappedCount, COUNT_CAP, estimateRows } from '../../common/database/counts';
+import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
@@ -66,10 +66,8 @@ SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.a
 /** Both list indexes are (exported, [email_status,] redeemed_at DESC, id): this order reads them directly. */
 const LIST_ORDER = 'r.redeemed_at DESC, r.id';
 
-/** A search PostgreSQL expects to match more rows than this walks the list in order… */
-const SEARCH_WALK_ABOVE = 2000;
-/** …through at most this many of its newest rows (more if the matches are sparse: then the indexes answer). */
-const SEARCH_WALK_ROWS = 20_000;
+/** A search first walks this many of the list's newest rows; too few matches there, the trigram indexes answer. */
+const SEARCH_WALK_ROWS = 5000;
 
 @Injectable()
 export class RedemptionAdminService {
@@ -89,9 +87,9 @@ export class RedemptionAdminService {
    *   table rows), then joins the 50 rows it shows. One row more than the page tells `hasNextPage` exactly.
    * - `totalCount` is exact up to COUNT_CAP matches; beyond that it is PostgreSQL's estimate
    *   (`totalCountExact: false`): counting 700,000 rows exactly costs more than the whole page.
-   * - A search matching many rows walks the list in order and keeps the matches (a few thousand rows
-   *   read for a page), instead of collecting every match through the trigram indexes and sorting them;
-   *   a search matching few rows uses the trigram indexes. The planner's estimate of the matches decides.
+   * - A search first walks the newest SEARCH_WALK_ROWS rows of the list in order and keeps the matches:
+   *   a broad search finds its page there (a few thousand rows read) instead of collecting every match
+   *   through the trigram indexes and sorting them; with too few matches there, the indexes answer.
    */
   async list(query: ListRedemptionsQuery) {
     const page = query.page ?? 1;
@@ -122,17 +120,19 @@ export class RedemptionAdminService {
     const n = params.length;
     const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
 
-    let ids: string[] | undefined;
-    let walked = false;
-    if (walkFilter && estimate > SEARCH_WALK_ABOVE && offset + limit < SEARCH_WALK_ROWS) {
-      // Broad search: the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row.
-      const rows: Array<{ id: string }> = await this.dataSource.query(
-        `SELECT w.id FROM (SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
-                            WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${SEARCH_WALK_ROWS}) w
+    const windowSql = `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
+                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${SEARCH_WALK_ROWS}`;
+    const walkSql = (test: string) => `SELECT w.id FROM (${windowSql}) w
            JOIN customers c ON c.id = w.customer_id
            JOIN voucher_codes v ON v.id = w.voucher_code_id
-          WHERE ${walkFilter}
-          ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+          WHERE ${test}`;
+    let ids: string[] | undefined;
+    let walked = false;
+    if (walkFilter && offset + limit < SEARCH_WALK_ROWS) {
+      // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
+      // when the search is broad, a few milliseconds lost when it is not.
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `${walkSql(walkFilter)} ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit + 1, offset],
       );
       // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
@@ -155,9 +155,20 @@ export class RedemptionAdminService {
       ids.length
         ? this.dataSource.query(`${VIEW_SQL('redemptions')} WHERE r.id = ANY($1::uuid[]) ORDER BY ${LIST_ORDER}`, [ids])
         : Promise.resolve([]),
-      // A walked (broad) search has more matches than the cap: counting them would build the whole match set.
-      walked
-        ? Promise.resolve({ count: Math.max(estimate, COUNT_CAP + 1), exact: false })
+      // A walked search is counted within the walk: counting it through the indexes would collect every match.
+      walked && walkFilter
+        ? estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)).then(
+            (listEstimate) =>
+              walkedCount(
+                this.dataSource,
+                windowSql,
+                walkSql(walkFilter),
+                params.slice(0, -1),
+                params.slice(-1),
+                SEARCH_WALK_ROWS,
+                listEstimate,
+              ),
+          )
         : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate),
     ]);
     // An estimate never contradicts what this page has seen.

@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { cappedCount, COUNT_CAP, estimateRows } from '../../common/database/counts';
+import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
 import { likeContains } from '../../common/database/pg-client';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
@@ -29,10 +29,8 @@ export interface VoucherCodePage {
   totalCountExact: boolean;
 }
 
-/** A search PostgreSQL expects to match more codes than this walks the list in order… */
-const SEARCH_WALK_ABOVE = 2000;
-/** …through at most this many of its newest codes (sparser matches: the trigram index answers). */
-const SEARCH_WALK_ROWS = 20_000;
+/** A search first walks this many of the list's newest codes; too few matches there, the trigram index answers. */
+const SEARCH_WALK_ROWS = 5000;
 
 interface CodeRow {
   id: string;
@@ -62,8 +60,8 @@ export class VoucherService {
    * (insertion order); redeemed: most recently redeemed first. Each ordering has its own index (migration
    * 1763700000010). The page's ids come from the index first (a deep offset skips index entries, not table
    * rows); one id more than the page tells `hasMore` exactly. `totalCount` is exact up to COUNT_CAP, an
-   * estimate beyond (`totalCountExact: false`). A search PostgreSQL expects to match many codes walks the
-   * list in order and keeps the matches; a narrow one uses the trigram index.
+   * estimate beyond (`totalCountExact: false`). A search first walks the newest SEARCH_WALK_ROWS codes of the
+   * list in order and keeps the matches; with too few there, the trigram index answers.
    */
   async list(productId: string, query: VoucherCodeListQuery): Promise<VoucherCodePage> {
     await this.requireProduct(productId);
@@ -81,13 +79,14 @@ export class VoucherService {
     const n = params.length;
     const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
 
+    const windowSql = `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
+                        ORDER BY ${order} LIMIT ${SEARCH_WALK_ROWS}`;
+    const walkSql = `SELECT v.id FROM (${windowSql}) v WHERE v.code ILIKE $${n}`;
     let ids: string[] | undefined;
     let walked = false;
-    if (query.search && estimate > SEARCH_WALK_ABOVE && query.offset + query.limit < SEARCH_WALK_ROWS) {
+    if (query.search && query.offset + query.limit < SEARCH_WALK_ROWS) {
       const found: Array<{ id: string }> = await this.dataSource.query(
-        `SELECT v.id FROM (SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
-                            ORDER BY ${order} LIMIT ${SEARCH_WALK_ROWS}) v
-          WHERE v.code ILIKE $${n} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        `${walkSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, query.limit + 1, query.offset],
       );
       if (found.length > query.limit) {
@@ -118,8 +117,20 @@ export class VoucherService {
             [ids],
           ) as Promise<CodeRow[]>)
         : Promise.resolve([] as CodeRow[]),
+      // A walked search is counted within the walk: counting it through the index would collect every match.
       walked
-        ? Promise.resolve({ count: Math.max(estimate, COUNT_CAP + 1), exact: false })
+        ? estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${base}`, params.slice(0, -1)).then(
+            (listEstimate) =>
+              walkedCount(
+                this.dataSource,
+                windowSql,
+                walkSql,
+                params.slice(0, -1),
+                params.slice(-1),
+                SEARCH_WALK_ROWS,
+                listEstimate,
+              ),
+          )
         : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate),
     ]);
     const seen = query.offset + rows.length + (hasMore ? 1 : 0);
