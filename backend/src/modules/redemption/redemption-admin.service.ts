@@ -66,8 +66,12 @@ SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.a
 /** Both list indexes are (exported, [email_status,] redeemed_at DESC, id): this order reads them directly. */
 const LIST_ORDER = 'r.redeemed_at DESC, r.id';
 
-/** A search first walks this many of the list's newest rows; too few matches there, the trigram indexes answer. */
-const SEARCH_WALK_ROWS = 5000;
+/**
+ * A search first walks this many of the list's newest rows (the more when PostgreSQL expects more than
+ * SEARCH_BROAD matches); with too few matches there, the trigram indexes answer.
+ */
+const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
+const SEARCH_BROAD = 2000;
 
 @Injectable()
 export class RedemptionAdminService {
@@ -120,15 +124,18 @@ export class RedemptionAdminService {
     const n = params.length;
     const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
 
+    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
     const windowSql = `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
-                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${SEARCH_WALK_ROWS}`;
+                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${walkRows}`;
+    // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables).
     const walkSql = (test: string) => `SELECT w.id FROM (${windowSql}) w
-           JOIN customers c ON c.id = w.customer_id
-           JOIN voucher_codes v ON v.id = w.voucher_code_id
+           CROSS JOIN LATERAL (SELECT c.email, c.first_name, c.last_name FROM customers c
+                                WHERE c.id = w.customer_id OFFSET 0) c
+           CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = w.voucher_code_id OFFSET 0) v
           WHERE ${test}`;
     let ids: string[] | undefined;
     let walked = false;
-    if (walkFilter && offset + limit < SEARCH_WALK_ROWS) {
+    if (walkFilter && offset + limit < walkRows) {
       // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
       // when the search is broad, a few milliseconds lost when it is not.
       const rows: Array<{ id: string }> = await this.dataSource.query(
@@ -165,7 +172,7 @@ export class RedemptionAdminService {
                 walkSql(walkFilter),
                 params.slice(0, -1),
                 params.slice(-1),
-                SEARCH_WALK_ROWS,
+                walkRows,
                 listEstimate,
               ),
           )

@@ -29,8 +29,12 @@ export interface VoucherCodePage {
   totalCountExact: boolean;
 }
 
-/** A search first walks this many of the list's newest codes; too few matches there, the trigram index answers. */
-const SEARCH_WALK_ROWS = 5000;
+/**
+ * A search first walks this many of the list's newest codes (the more when PostgreSQL expects more than
+ * SEARCH_BROAD matches); with too few matches there, the trigram index answers.
+ */
+const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
+const SEARCH_BROAD = 2000;
 
 interface CodeRow {
   id: string;
@@ -79,12 +83,13 @@ export class VoucherService {
     const n = params.length;
     const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
 
+    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
     const windowSql = `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
-                        ORDER BY ${order} LIMIT ${SEARCH_WALK_ROWS}`;
+                        ORDER BY ${order} LIMIT ${walkRows}`;
     const walkSql = `SELECT v.id FROM (${windowSql}) v WHERE v.code ILIKE $${n}`;
     let ids: string[] | undefined;
     let walked = false;
-    if (query.search && query.offset + query.limit < SEARCH_WALK_ROWS) {
+    if (query.search && query.offset + query.limit < walkRows) {
       const found: Array<{ id: string }> = await this.dataSource.query(
         `${walkSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, query.limit + 1, query.offset],
@@ -127,7 +132,7 @@ export class VoucherService {
                 walkSql,
                 params.slice(0, -1),
                 params.slice(-1),
-                SEARCH_WALK_ROWS,
+                walkRows,
                 listEstimate,
               ),
           )
