@@ -125,10 +125,10 @@ export class RedemptionAdminService {
     const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
 
     const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
-    const windowSql = `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
-                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${walkRows}`;
+    const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
+                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${rows}`;
     // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables).
-    const walkSql = (test: string) => `SELECT w.id FROM (${windowSql}) w
+    const walkSql = (rows: number, test: string) => `SELECT w.id FROM (${windowSql(rows)}) w
            CROSS JOIN LATERAL (SELECT c.email, c.first_name, c.last_name FROM customers c
                                 WHERE c.id = w.customer_id OFFSET 0) c
            CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = w.voucher_code_id OFFSET 0) v
@@ -139,7 +139,7 @@ export class RedemptionAdminService {
       // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
       // when the search is broad, a few milliseconds lost when it is not.
       const rows: Array<{ id: string }> = await this.dataSource.query(
-        `${walkSql(walkFilter)} ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+        `${walkSql(walkRows, walkFilter)} ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit + 1, offset],
       );
       // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
@@ -162,17 +162,18 @@ export class RedemptionAdminService {
       ids.length
         ? this.dataSource.query(`${VIEW_SQL('redemptions')} WHERE r.id = ANY($1::uuid[]) ORDER BY ${LIST_ORDER}`, [ids])
         : Promise.resolve([]),
-      // A walked search is counted within the walk: counting it through the indexes would collect every match.
+      // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting
+      // it through the indexes would collect every match.
       walked && walkFilter
         ? estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)).then(
             (listEstimate) =>
               walkedCount(
                 this.dataSource,
-                windowSql,
-                walkSql(walkFilter),
+                windowSql(SEARCH_WALK_ROWS.narrow),
+                walkSql(SEARCH_WALK_ROWS.narrow, walkFilter),
                 params.slice(0, -1),
                 params.slice(-1),
-                walkRows,
+                SEARCH_WALK_ROWS.narrow,
                 listEstimate,
               ),
           )

@@ -84,14 +84,14 @@ export class VoucherService {
     const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
 
     const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
-    const windowSql = `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
-                        ORDER BY ${order} LIMIT ${walkRows}`;
-    const walkSql = `SELECT v.id FROM (${windowSql}) v WHERE v.code ILIKE $${n}`;
+    const windowSql = (rows: number) => `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
+                        ORDER BY ${order} LIMIT ${rows}`;
+    const walkSql = (rows: number) => `SELECT v.id FROM (${windowSql(rows)}) v WHERE v.code ILIKE $${n}`;
     let ids: string[] | undefined;
     let walked = false;
     if (query.search && query.offset + query.limit < walkRows) {
       const found: Array<{ id: string }> = await this.dataSource.query(
-        `${walkSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        `${walkSql(walkRows)} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, query.limit + 1, query.offset],
       );
       if (found.length > query.limit) {
@@ -128,11 +128,11 @@ export class VoucherService {
             (listEstimate) =>
               walkedCount(
                 this.dataSource,
-                windowSql,
-                walkSql,
+                windowSql(SEARCH_WALK_ROWS.narrow),
+                walkSql(SEARCH_WALK_ROWS.narrow),
                 params.slice(0, -1),
                 params.slice(-1),
-                walkRows,
+                SEARCH_WALK_ROWS.narrow,
                 listEstimate,
               ),
           )
