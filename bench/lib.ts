@@ -4,10 +4,55 @@ import { AddressInfo, createServer } from 'net';
 import * as os from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
+import { JwtService } from '@nestjs/jwt';
+import { createHash, randomBytes } from 'crypto';
 
 export const ROOT = join(__dirname, '..');
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123';
+
+/** An admin user, an active session and a signed access token for it, as a login issues them (test/helpers/auth.ts). */
+export async function adminToken(databaseUrl: string, role = 'admin'): Promise<string> {
+  const pg = new Client({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    const username = `bench_${randomBytes(4).toString('hex')}`;
+    const {
+      rows: [user],
+    } = await pg.query(
+      `INSERT INTO admin_users (username, email, password_hash, salt, role) VALUES ($1, $2, 'x', 'x', $3) RETURNING id`,
+      [username, `${username}@example.com`, role],
+    );
+    const {
+      rows: [session],
+    } = await pg.query(
+      `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, expires_at)
+       VALUES ($1, $2, $3, now() + interval '7 days') RETURNING id`,
+      [user.id, randomBytes(24).toString('base64url'), createHash('sha256').update(randomBytes(32)).digest('hex')],
+    );
+    return new JwtService().signAsync(
+      { sub: user.id, sid: session.id, typ: 'access' },
+      { secret: BENCH_JWT_SECRET, algorithm: 'HS256', expiresIn: '1h' },
+    );
+  } finally {
+    await pg.end();
+  }
+}
+
+/** Runs a shell command and returns its wall time in milliseconds. */
+export function timeMs(fn: () => void): number {
+  const started = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+export async function timeAsync<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = process.hrtime.bigint();
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, value };
+}
 
 export async function freePort(): Promise<number> {
   const probe = createServer();
@@ -33,17 +78,21 @@ export async function withDatabase<T>(fn: (url: string, name: string) => Promise
 }
 
 /** The compiled API (built first when missing), as `npm start` runs it. */
-export async function startApi(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startApi(
+  env: Record<string, string>,
+  opts: { args?: string[] } = {},
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const entry = join(ROOT, 'dist', 'backend', 'src', 'main.js');
   if (!existsSync(entry)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   const port = await freePort();
-  const child = spawn(process.execPath, [entry], {
+  const worker = (opts.args ?? []).includes('--worker');
+  const child = spawn(process.execPath, [entry, ...(opts.args ?? [])], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
       PORT: String(port),
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      JWT_SECRET: BENCH_JWT_SECRET,
       LOG_LEVEL: 'warn',
       SERVE_FRONTEND: 'false',
       REDEEM_RATE_LIMIT: '0',
@@ -53,7 +102,7 @@ export async function startApi(env: Record<string, string>): Promise<{ url: stri
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 300 && !worker; i++) {
     try {
       if ((await fetch(`${url}/api/health`)).ok) break;
     } catch {
@@ -65,9 +114,16 @@ export async function startApi(env: Record<string, string>): Promise<{ url: stri
     url,
     child,
     stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A graceful shutdown that hangs must not hang the benchmark: SIGKILL after 15 s (and say so).
+      const timer = setTimeout(() => {
+        console.warn(`process ${child.pid} did not exit 15 s after SIGTERM; killing it`);
+        child.kill('SIGKILL');
+      }, 15_000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
@@ -77,6 +133,15 @@ export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
   return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/**
+ * Resets a process's peak resident memory to its current RSS (Linux ≥ 4.0, `clear_refs` 5), so a later
+ * `peakRssMb` measures one operation rather than start-up (which hashes the bootstrap passwords with
+ * scrypt at 128 MiB each).
+ */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** Replaces the block between `<!-- bench:NAME -->` markers in docs/benchmarks.md. */

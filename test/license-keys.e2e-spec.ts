@@ -148,6 +148,7 @@ describe('Licence pool API', () => {
         totalPages: 1,
         hasPreviousPage: false,
         hasNextPage: false,
+        totalCountExact: true,
       });
     });
 

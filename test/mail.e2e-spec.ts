@@ -246,4 +246,27 @@ describe('order e-mail through Bull on Redis', () => {
     const delivered = smtp.messages.slice(before).filter((m) => (m.to as { text: string }).text === 'outage@example.com');
     expect(delivered).toHaveLength(1);
   });
+
+  it('still sweeps after Redis restarted empty: an e-mail whose job was lost with Redis goes out once', async () => {
+    // Found by `npm run bench -- resilience`: the sweep is a repeatable job kept in Redis, so a Redis
+    // restarted without persistence forgot it, and e-mails whose jobs were lost stayed pending for good.
+    await redis.stop();
+    await redis.start();
+    await new Promise((r) => setTimeout(r, 1500)); // the queues reconnect
+    const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    const [code] = await addCodes(t.db, mac, [randomCode('LOST')]);
+    const before = smtp.messages.length;
+    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: 'lost@example.com' }));
+    expect(res.status).toBe(201);
+    await smtp.waitFor(before + 1);
+    const { id } = (await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent'))!;
+    // The state a lost job leaves: pending, no claim, no job in the (new, empty) Redis.
+    await t.db.query(`UPDATE redemptions SET email_status = 'pending', email_locked_until = NULL WHERE id = $1`, [id]);
+
+    await smtp.waitFor(before + 2, 20_000);
+    await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+    await new Promise((r) => setTimeout(r, 2500)); // several more sweeps: nothing sent twice
+    const delivered = smtp.messages.slice(before).filter((m) => (m.to as { text: string }).text === 'lost@example.com');
+    expect(delivered).toHaveLength(2);
+  });
 });

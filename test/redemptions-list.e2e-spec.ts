@@ -30,6 +30,7 @@ describe('GET /api/redemptions', () => {
         totalPages: 0,
         hasPreviousPage: false,
         hasNextPage: false,
+        totalCountExact: true,
       },
     });
   });
@@ -109,6 +110,7 @@ describe('GET /api/redemptions', () => {
         totalPages: 2,
         hasPreviousPage: false,
         hasNextPage: true,
+        totalCountExact: true,
       });
       const last = await list({ limit: 5, page: 2 });
       expect(last.redemptions.map((r: { id: string }) => r.id)).toEqual(ids.slice(5));
@@ -214,5 +216,35 @@ describe('GET /api/redemptions', () => {
     expect(text).toContain('idx_voucher_codes_code_trgm');
     expect(text).toContain('idx_customers_email_trgm');
     expect(text).toContain('idx_customers_full_name_trgm');
+  });
+
+  it('counts exactly up to 1,000 matches and estimates beyond; a broad search pages in list order', async () => {
+    // Runs on the 30,000 "bulk" redemptions of the test above.
+    const expected = async (pattern: string, limit: number, offset: number) =>
+      (
+        await t.db.query(
+          `SELECT r.id FROM redemptions r JOIN customers c ON c.id = r.customer_id
+            WHERE NOT r.exported AND c.email ILIKE $1 ORDER BY r.redeemed_at DESC, r.id LIMIT $2 OFFSET $3`,
+          [pattern, limit, offset],
+        )
+      ).map((r: { id: string }) => r.id);
+    const all = await list({ limit: 20 });
+    expect(all.pagination).toMatchObject({ totalCountExact: false, hasNextPage: true });
+    expect(all.pagination.totalCount).toBeGreaterThan(1000);
+
+    // "bulk" matches every one of them: the list is walked in order and the matches kept.
+    for (const page of [1, 3]) {
+      const broad = await list({ search: 'BULK', limit: 50, page });
+      expect(broad.redemptions.map((r: { id: string }) => r.id)).toEqual(await expected('%bulk%', 50, (page - 1) * 50));
+      expect(broad.pagination).toMatchObject({ currentPage: page, hasNextPage: true, totalCountExact: false });
+      expect(broad.pagination.totalCount).toBeGreaterThan(1000);
+    }
+    // "bulk1": 11,111 matches, above the cap; "bulk123": 111 (bulk123, bulk1230…, bulk12300…), counted exactly.
+    const some = await list({ search: 'bulk1', limit: 100, page: 2 });
+    expect(some.redemptions.map((r: { id: string }) => r.id)).toEqual(await expected('%bulk1%', 100, 100));
+    expect(some.pagination).toMatchObject({ hasNextPage: true, totalCountExact: false });
+    const few = await list({ search: 'bulk123', limit: 100, page: 2 });
+    expect(few.redemptions.map((r: { id: string }) => r.id)).toEqual(await expected('%bulk123%', 100, 100));
+    expect(few.pagination).toMatchObject({ totalCount: 111, totalPages: 2, hasNextPage: false, totalCountExact: true });
   });
 });

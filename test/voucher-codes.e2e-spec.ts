@@ -23,7 +23,7 @@ describe('voucher codes of a product: list, search, delete', () => {
     it('answers an empty page for a product without codes', async () => {
       const product = await createProduct(t, auth);
       const res = await list(product, { limit: 50, offset: 0 }).expect(200);
-      expect(res.body).toEqual({ codes: [], totalCount: 0, hasMore: false });
+      expect(res.body).toEqual({ codes: [], totalCount: 0, hasMore: false, totalCountExact: true });
     });
 
     it('pages an exact multiple of the page size and a short last page, newest first', async () => {
@@ -54,7 +54,7 @@ describe('voucher codes of a product: list, search, delete', () => {
       expect(new Set(all).size).toBe(100);
 
       const past = await list(product, { limit: 50, offset: 100 }).expect(200);
-      expect(past.body).toEqual({ codes: [], totalCount: 100, hasMore: false });
+      expect(past.body).toEqual({ codes: [], totalCount: 100, hasMore: false, totalCountExact: true });
 
       const last = await list(product, { limit: 30, offset: 90 }).expect(200);
       expect(last.body.codes.map((c: { code: string }) => c.code)).toEqual(seq('OLD', 10).reverse());
@@ -86,6 +86,34 @@ describe('voucher codes of a product: list, search, delete', () => {
       expect(unredeemed.body.codes.map((c: { code: string }) => c.code)).toEqual(['RF-C', 'RF-A']);
       const all = await list(product, {}).expect(200);
       expect(all.body.totalCount).toBe(3);
+    });
+
+    it('counts exactly up to 1,000 codes and estimates beyond; a broad search pages newest first', async () => {
+      const product = await createProduct(t, auth);
+      await t.db.query(
+        `INSERT INTO voucher_codes (code, product_id) SELECT 'MANY-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        [product],
+      );
+      await t.db.query('ANALYZE voucher_codes');
+      const expected = async (pattern: string, limit: number, offset: number) =>
+        (
+          await t.db.query(
+            `SELECT code FROM voucher_codes WHERE product_id = $1 AND code ILIKE $2 ORDER BY seq DESC LIMIT $3 OFFSET $4`,
+            [product, pattern, limit, offset],
+          )
+        ).map((r: { code: string }) => r.code);
+
+      const all = await list(product, { limit: 50, offset: 0 }).expect(200);
+      expect(all.body).toMatchObject({ hasMore: true, totalCountExact: false });
+      expect(all.body.totalCount).toBeGreaterThan(1000);
+      // "many-1" matches 11,111 codes: the list is walked newest first and the matches kept.
+      const broad = await list(product, { search: 'many-1', limit: 50, offset: 100 }).expect(200);
+      expect(broad.body.codes.map((c: { code: string }) => c.code)).toEqual(await expected('%many-1%', 50, 100));
+      expect(broad.body).toMatchObject({ hasMore: true, totalCountExact: false });
+      // "many-123" matches 111 codes: counted exactly.
+      const narrow = await list(product, { search: 'many-123', limit: 100, offset: 100 }).expect(200);
+      expect(narrow.body.codes.map((c: { code: string }) => c.code)).toEqual(await expected('%many-123%', 100, 100));
+      expect(narrow.body).toMatchObject({ totalCount: 111, hasMore: false, totalCountExact: true });
     });
 
     it('searches case-insensitively for part of a code, treating _ and % literally', async () => {

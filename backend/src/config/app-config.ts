@@ -51,6 +51,8 @@ export interface AppConfig {
   mailSweepIntervalMs: number;
   /** A pending e-mail older than this with no live job is picked up by the sweep. */
   mailSweepAfterMs: number;
+  /** How long one worker holds the claim on a redemption's e-mail while it sends it (seconds). */
+  mailClaimSeconds: number;
   /** Security audit rows older than this many days are deleted by the retention job (SPEC §1: 1 year). */
   auditRetentionDays: number;
   /** E-mail log rows older than this many days are deleted (SPEC §1: 2 years). */
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailBackoffMs: int(env, 'MAIL_BACKOFF_MS', 30_000, 1),
     mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100),
     mailSweepAfterMs: int(env, 'MAIL_SWEEP_AFTER_MS', 120_000, 0),
+    mailClaimSeconds: int(env, 'MAIL_CLAIM_SECONDS', 300, 1),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1),
     emailLogRetentionDays: int(env, 'EMAIL_LOG_RETENTION_DAYS', 730, 1),
     redemptionRetentionDays: int(env, 'REDEMPTION_RETENTION_DAYS', 2557, 1),

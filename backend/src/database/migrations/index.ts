@@ -3,6 +3,8 @@ import { SeedProducts1763700000001 } from './1763700000001-seed-products';
 import { VoucherDataIndexes1763700000010 } from './1763700000010-voucher-data-indexes';
 import { AdminSearchTrigramIndexes1763700000410 } from './1763700000410-admin-search-trigram-indexes';
 import { AuthRefreshRotation1763700003000 } from './1763700003000-auth-refresh-rotation';
+import { BenchIndexCleanup1763700005000 } from './1763700005000-bench-index-cleanup';
+import { LicenseKeyListIndex1763700005010 } from './1763700005010-license-key-list-index';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -11,4 +13,6 @@ export const MIGRATIONS = [
   VoucherDataIndexes1763700000010,
   AdminSearchTrigramIndexes1763700000410,
   AuthRefreshRotation1763700003000,
+  BenchIndexCleanup1763700005000,
+  LicenseKeyListIndex1763700005010,
 ];

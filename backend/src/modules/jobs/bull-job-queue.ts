@@ -38,7 +38,19 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap {
       .catch((err) => this.logger.warn(`Could not queue e-mail for ${redemptionId} (the sweep will): ${err.message}`));
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
+    this.declareSchedules();
+    // A Redis that comes back empty (restarted without persistence, a fresh replica after a failover) has
+    // forgotten the repeatable jobs, and without the sweep a pending e-mail whose job was lost with it would
+    // never go out. Declaring them again on every reconnect is harmless: they are keyed by name and interval.
+    let connected = this.maintenanceQueue.client.status === 'ready';
+    this.maintenanceQueue.client.on('ready', () => {
+      if (connected) this.declareSchedules();
+      connected = true;
+    });
+  }
+
+  private declareSchedules(): void {
     // Repeatable jobs are keyed by name and interval, so every API instance may declare them.
     this.maintenanceQueue
       .add(

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
+import { cappedCount, estimateRows } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
@@ -98,16 +99,20 @@ export class LicenseKeyService {
       params.push(USAGE_BY_NAME[query.status]);
       where.push(`${USAGE_RANK} = $${params.length}`);
     }
-    const pageParams = [...params, limit, (page - 1) * limit];
-    const [rows, [count], [summary]] = await Promise.all([
+    const pageParams = [...params, limit + 1, (page - 1) * limit];
+    const countSql = `SELECT 1 FROM license_keys k WHERE ${where.join(' AND ')}`;
+    const estimate = await estimateRows(this.dataSource, countSql, params);
+    // The order is held by idx_license_keys_list / idx_license_keys_product_list (migration 1763700005010);
+    // one key more than the page tells hasNextPage exactly; the total is exact up to COUNT_CAP, estimated beyond.
+    const [found, counted, [summary]] = await Promise.all([
       this.dataSource.query(
         `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id
           WHERE ${where.join(' AND ')}
-          ORDER BY usage_rank, k.created_at DESC, k.id DESC
+          ORDER BY ${USAGE_RANK}, k.created_at DESC, k.id DESC
           LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         pageParams,
       ),
-      this.dataSource.query(`SELECT count(*)::int AS n FROM license_keys k WHERE ${where.join(' AND ')}`, params),
+      cappedCount(this.dataSource, countSql, params, estimate),
       this.dataSource.query(
         `SELECT count(*)::int AS total,
                 count(*) FILTER (WHERE k.is_active)::int AS active,
@@ -118,7 +123,10 @@ export class LicenseKeyService {
         scopeParams,
       ),
     ]);
-    const totalCount: number = count.n;
+    const hasNextPage = found.length > limit;
+    const rows = found.slice(0, limit);
+    const seen = (page - 1) * limit + rows.length + (hasNextPage ? 1 : 0);
+    const totalCount: number = counted.exact ? counted.count : Math.max(counted.count, seen);
     const totalPages = Math.ceil(totalCount / limit);
     return {
       licenseKeys: rows.map(toView),
@@ -135,7 +143,8 @@ export class LicenseKeyService {
         totalCount,
         totalPages,
         hasPreviousPage: page > 1,
-        hasNextPage: page < totalPages,
+        hasNextPage,
+        totalCountExact: counted.exact,
       },
     };
   }

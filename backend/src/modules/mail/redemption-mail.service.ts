@@ -6,9 +6,6 @@ import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { MailTransportService, ProviderAttempt } from './mail-transport.service';
 import { htmlToText, renderTemplate, TemplateValues } from './template';
 
-/** How long one worker holds the claim on a redemption's e-mail while it sends it. */
-const CLAIM_SECONDS = 300;
-
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed';
 
 export class RetryableMailError extends Error {}
@@ -56,7 +53,7 @@ export class RedemptionMailService {
         WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
           AND (email_locked_until IS NULL OR email_locked_until < now())
         RETURNING id`,
-      [redemptionId, CLAIM_SECONDS],
+      [redemptionId, this.config.mailClaimSeconds],
     );
     if (!claimed.length) return 'skipped';
 

@@ -45,20 +45,16 @@ interface ProductRow {
 }
 
 /*
- * Code counts come from one grouped pass over voucher_codes (an index-only scan of
- * idx_voucher_codes_product_state), joined once: no query per product.
+ * Code counts: two grouped index-only passes, unredeemed codes over idx_voucher_codes_unredeemed_seq and
+ * redeemed ones over idx_voucher_codes_redeemed (both partial), joined once: no query per product.
  */
 const PRODUCTS_SQL = `
-SELECT p.*, coalesce(c.unredeemed, 0)::int AS unredeemed, coalesce(c.redeemed, 0)::int AS redeemed
+SELECT p.*, coalesce(u.n, 0)::int AS unredeemed, coalesce(r.n, 0)::int AS redeemed
   FROM products p
-  LEFT JOIN (
-    SELECT product_id,
-           count(*) FILTER (WHERE NOT is_redeemed) AS unredeemed,
-           count(*) FILTER (WHERE is_redeemed) AS redeemed
-      FROM voucher_codes
-     WHERE ($1::uuid IS NULL OR product_id = $1)
-     GROUP BY product_id
-  ) c ON c.product_id = p.id
+  LEFT JOIN (SELECT product_id, count(*) AS n FROM voucher_codes
+              WHERE NOT is_redeemed AND ($1::uuid IS NULL OR product_id = $1) GROUP BY product_id) u ON u.product_id = p.id
+  LEFT JOIN (SELECT product_id, count(*) AS n FROM voucher_codes
+              WHERE is_redeemed AND ($1::uuid IS NULL OR product_id = $1) GROUP BY product_id) r ON r.product_id = p.id
  WHERE ($1::uuid IS NULL OR p.id = $1)
  ORDER BY p.created_at, p.name`;
 

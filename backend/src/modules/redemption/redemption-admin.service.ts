@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
@@ -65,6 +66,13 @@ SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.a
 /** Both list indexes are (exported, [email_status,] redeemed_at DESC, id): this order reads them directly. */
 const LIST_ORDER = 'r.redeemed_at DESC, r.id';
 
+/**
+ * A search first walks this many of the list's newest rows (the more when PostgreSQL expects more than
+ * SEARCH_BROAD matches); with too few matches there, the trigram indexes answer.
+ */
+const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
+const SEARCH_BROAD = 2000;
+
 @Injectable()
 export class RedemptionAdminService {
   private readonly logger = new Logger(RedemptionAdminService.name);
@@ -77,38 +85,102 @@ export class RedemptionAdminService {
     private readonly realtime: RealtimeService,
   ) {}
 
-  /** SPEC §3 paginated redemptions: one query for the page, one for the count. */
+  /**
+   * SPEC §3 paginated redemptions, fast at a million rows (docs/benchmarks.md, "lists"):
+   * - The page reads ids from the list index first (index-only, so a deep OFFSET skips index entries, not
+   *   table rows), then joins the 50 rows it shows. One row more than the page tells `hasNextPage` exactly.
+   * - `totalCount` is exact up to COUNT_CAP matches; beyond that it is PostgreSQL's estimate
+   *   (`totalCountExact: false`): counting 700,000 rows exactly costs more than the whole page.
+   * - A search first walks the newest SEARCH_WALK_ROWS rows of the list in order and keeps the matches:
+   *   a broad search finds its page there (a few thousand rows read) instead of collecting every match
+   *   through the trigram indexes and sorting them; with too few matches there, the indexes answer.
+   */
   async list(query: ListRedemptionsQuery) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 50;
+    const offset = (page - 1) * limit;
     const params: unknown[] = [query.showExported ?? false];
     const where = ['r.exported = $1'];
     if (query.emailStatus) {
       params.push(query.emailStatus);
       where.push(`r.email_status = $${params.length}`);
     }
+    const base = where.join(' AND ');
+    let filter = base;
+    let walkFilter: string | undefined;
     if (query.search) {
       params.push(likePattern(query.search));
       const p = `$${params.length}`;
       // Two index-driven branches (trigram indexes on code, e-mail and full name) instead of one OR across
       // joined tables, which PostgreSQL could only answer by reading every redemption.
-      where.push(`r.id IN (
+      filter = `${base} AND r.id IN (
         SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
         UNION
         SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id
-         WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`);
+         WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`;
+      // The same test on joined columns, for walking the list in order (row by row, no match set built).
+      walkFilter = `(v.code ILIKE ${p} OR c.email ILIKE ${p} OR (c.first_name || ' ' || c.last_name) ILIKE ${p})`;
     }
-    const filter = where.join(' AND ');
     const n = params.length;
-    const [rows, [count]] = await Promise.all([
-      this.dataSource.query(
-        `${VIEW_SQL(`(SELECT * FROM redemptions r WHERE ${filter} ORDER BY ${LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2})`)}
-         ORDER BY ${LIST_ORDER}`,
-        [...params, limit, (page - 1) * limit],
-      ),
-      this.dataSource.query(`SELECT count(*)::int AS n FROM redemptions r WHERE ${filter}`, params),
+    const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
+
+    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
+    const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
+                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${rows}`;
+    // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables).
+    const walkSql = (rows: number, test: string) => `SELECT w.id FROM (${windowSql(rows)}) w
+           CROSS JOIN LATERAL (SELECT c.email, c.first_name, c.last_name FROM customers c
+                                WHERE c.id = w.customer_id OFFSET 0) c
+           CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = w.voucher_code_id OFFSET 0) v
+          WHERE ${test}`;
+    let ids: string[] | undefined;
+    let walked = false;
+    if (walkFilter && offset + limit < walkRows) {
+      // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
+      // when the search is broad, a few milliseconds lost when it is not.
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `${walkSql(walkRows, walkFilter)} ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, limit + 1, offset],
+      );
+      // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
+      if (rows.length > limit) {
+        ids = rows.map((r) => r.id);
+        walked = true;
+      }
+    }
+    if (!ids) {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT r.id FROM redemptions r WHERE ${filter} ORDER BY ${LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, limit + 1, offset],
+      );
+      ids = rows.map((r) => r.id);
+    }
+    const hasNextPage = ids.length > limit;
+    ids = ids.slice(0, limit);
+
+    const [rows, counted] = await Promise.all([
+      ids.length
+        ? this.dataSource.query(`${VIEW_SQL('redemptions')} WHERE r.id = ANY($1::uuid[]) ORDER BY ${LIST_ORDER}`, [ids])
+        : Promise.resolve([]),
+      // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting
+      // it through the indexes would collect every match.
+      walked && walkFilter
+        ? estimateRows(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)).then(
+            (listEstimate) =>
+              walkedCount(
+                this.dataSource,
+                windowSql(SEARCH_WALK_ROWS.narrow),
+                walkSql(SEARCH_WALK_ROWS.narrow, walkFilter),
+                params.slice(0, -1),
+                params.slice(-1),
+                SEARCH_WALK_ROWS.narrow,
+                listEstimate,
+              ),
+          )
+        : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate),
     ]);
-    const totalCount: number = count.n;
+    // An estimate never contradicts what this page has seen.
+    const totalCount = counted.exact ? counted.count : Math.max(counted.count, offset + ids.length + (hasNextPage ? 1 : 0));
     const totalPages = Math.ceil(totalCount / limit);
     return {
       redemptions: rows.map(toView),
@@ -118,7 +190,8 @@ export class RedemptionAdminService {
         totalCount,
         totalPages,
         hasPreviousPage: page > 1,
-        hasNextPage: page < totalPages,
+        hasNextPage,
+        totalCountExact: counted.exact,
       },
     };
   }

@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
 import { likeContains } from '../../common/database/pg-client';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
@@ -24,7 +25,16 @@ export interface VoucherCodePage {
   codes: VoucherCodeView[];
   totalCount: number;
   hasMore: boolean;
+  /** False when `totalCount` is PostgreSQL's estimate (more than COUNT_CAP matches). */
+  totalCountExact: boolean;
 }
+
+/**
+ * A search first walks this many of the list's newest codes (the more when PostgreSQL expects more than
+ * SEARCH_BROAD matches); with too few matches there, the trigram index answers.
+ */
+const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
+const SEARCH_BROAD = 2000;
 
 interface CodeRow {
   id: string;
@@ -50,9 +60,12 @@ export class VoucherService {
   ) {}
 
   /**
-   * One page of a product's codes with their redemption and customer: two statements (page + count),
-   * whatever the page size. All/unredeemed: newest first (insertion order); redeemed: most recently redeemed first.
-   * Each ordering has its own index (migration 1763700000010); search uses the trigram index.
+   * One page of a product's codes with their redemption and customer. All/unredeemed: newest first
+   * (insertion order); redeemed: most recently redeemed first. Each ordering has its own index (migration
+   * 1763700000010). The page's ids come from the index first (a deep offset skips index entries, not table
+   * rows); one id more than the page tells `hasMore` exactly. `totalCount` is exact up to COUNT_CAP, an
+   * estimate beyond (`totalCountExact: false`). A search first walks the newest SEARCH_WALK_ROWS codes of the
+   * list in order and keeps the matches; with too few there, the trigram index answers.
    */
   async list(productId: string, query: VoucherCodeListQuery): Promise<VoucherCodePage> {
     await this.requireProduct(productId);
@@ -60,29 +73,77 @@ export class VoucherService {
     const where = ['v.product_id = $1'];
     if (query.redeemedOnly === 'true') where.push('v.is_redeemed');
     if (query.redeemedOnly === 'false') where.push('NOT v.is_redeemed');
+    const base = where.join(' AND ');
     if (query.search) {
       params.push(likeContains(query.search));
       where.push(`v.code ILIKE $${params.length}`);
     }
     const order = query.redeemedOnly === 'true' ? 'v.redeemed_at DESC, v.seq DESC' : 'v.seq DESC';
     const filter = where.join(' AND ');
-    const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(
-        `SELECT v.id, v.code, v.is_redeemed, v.created_at, v.redeemed_at, v.seq,
-                r.id AS redemption_id, r.redeemed_at AS redemption_at, r.email_status,
-                c.id AS customer_id, c.first_name, c.last_name, c.email
-           FROM (SELECT * FROM voucher_codes v WHERE ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}) v
-           LEFT JOIN redemptions r ON r.voucher_code_id = v.id
-           LEFT JOIN customers c ON c.id = r.customer_id
-          ORDER BY ${order}`,
-        [...params, query.limit, query.offset],
-      ) as Promise<CodeRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM voucher_codes v WHERE ${filter}`, params),
+    const n = params.length;
+    const estimate = await estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
+
+    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
+    const windowSql = (rows: number) => `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
+                        ORDER BY ${order} LIMIT ${rows}`;
+    const walkSql = (rows: number) => `SELECT v.id FROM (${windowSql(rows)}) v WHERE v.code ILIKE $${n}`;
+    let ids: string[] | undefined;
+    let walked = false;
+    if (query.search && query.offset + query.limit < walkRows) {
+      const found: Array<{ id: string }> = await this.dataSource.query(
+        `${walkSql(walkRows)} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, query.limit + 1, query.offset],
+      );
+      if (found.length > query.limit) {
+        ids = found.map((r) => r.id);
+        walked = true;
+      }
+    }
+    if (!ids) {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT v.id FROM voucher_codes v WHERE ${filter} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, query.limit + 1, query.offset],
+      );
+      ids = rows.map((r) => r.id);
+    }
+    const hasMore = ids.length > query.limit;
+    ids = ids.slice(0, query.limit);
+    const [rows, counted] = await Promise.all([
+      ids.length
+        ? (this.dataSource.query(
+            `SELECT v.id, v.code, v.is_redeemed, v.created_at, v.redeemed_at, v.seq,
+                    r.id AS redemption_id, r.redeemed_at AS redemption_at, r.email_status,
+                    c.id AS customer_id, c.first_name, c.last_name, c.email
+               FROM voucher_codes v
+               LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+               LEFT JOIN customers c ON c.id = r.customer_id
+              WHERE v.id = ANY($1::uuid[])
+              ORDER BY ${order}`,
+            [ids],
+          ) as Promise<CodeRow[]>)
+        : Promise.resolve([] as CodeRow[]),
+      // A walked search is counted within the walk: counting it through the index would collect every match.
+      walked
+        ? estimateRows(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${base}`, params.slice(0, -1)).then(
+            (listEstimate) =>
+              walkedCount(
+                this.dataSource,
+                windowSql(SEARCH_WALK_ROWS.narrow),
+                walkSql(SEARCH_WALK_ROWS.narrow),
+                params.slice(0, -1),
+                params.slice(-1),
+                SEARCH_WALK_ROWS.narrow,
+                listEstimate,
+              ),
+          )
+        : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate),
     ]);
+    const seen = query.offset + rows.length + (hasMore ? 1 : 0);
     return {
       codes: rows.map(toView),
-      totalCount: total,
-      hasMore: query.offset + rows.length < total,
+      totalCount: counted.exact ? counted.count : Math.max(counted.count, seen),
+      hasMore,
+      totalCountExact: counted.exact,
     };
   }
 

@@ -1,0 +1,110 @@
+/**
+ * Exports of 1,000,000 rows over HTTP (bearer token, body read to the end) against PostgreSQL's own
+ * `COPY (same select) TO STDOUT WITH (FORMAT csv, HEADER)` through psql into /dev/null. Target: the API
+ * within 3x of COPY, with flat memory (the API process's peak RSS during the export is reported).
+ *
+ *   npm run bench -- export   (BENCH_EXPORT_ROWS to change the size)
+ */
+import { spawnSync } from 'child_process';
+import { Client } from 'pg';
+import { runMigrations } from '../backend/src/database/migrate';
+import { markAndSelect } from '../backend/src/modules/export/export.service';
+import { adminToken, machine, peakRssMb, resetPeakRss, startApi, timeMs, withDatabase, writeResult } from './lib';
+import { seedRedemptions } from './seed';
+
+const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
+const TARGET = 3;
+
+function psqlCopy(url: string, sql: string, inTransactionRolledBack: boolean): { ms: number; bytes: number } {
+  const copy = `COPY (${sql.replace(/\s+/g, ' ')}) TO STDOUT WITH (FORMAT csv, HEADER)`;
+  const script = inTransactionRolledBack ? `BEGIN;\n${copy};\nROLLBACK;\n` : `${copy};\n`;
+  let bytes = 0;
+  const ms = timeMs(() => {
+    const out = spawnSync('sh', ['-c', `psql -X -q -v ON_ERROR_STOP=1 '${url}' | wc -c`], {
+      input: script,
+      encoding: 'utf8',
+    });
+    if (out.status !== 0) throw new Error(out.stderr);
+    bytes = Number(out.stdout.trim());
+  });
+  return { ms, bytes };
+}
+
+async function httpExport(
+  baseUrl: string,
+  path: string,
+  token: string,
+  pid: number,
+): Promise<{ ms: number; bytes: number; lines: number; rssMb: number }> {
+  resetPeakRss(pid);
+  const started = process.hrtime.bigint();
+  const res = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  // The audit row and COMMIT follow the last byte; give them a moment before reading the peak.
+  await new Promise((r) => setTimeout(r, 500));
+  return { ms, bytes, lines, rssMb: peakRssMb(pid) };
+}
+
+export async function main(): Promise<void> {
+  await withDatabase(async (url) => {
+    await runMigrations(url);
+    console.log('seeding…');
+    const seeded = await seedRedemptions(url, { redemptions: ROWS, exportedShare: 0, unredeemed: ROWS });
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+
+    // Same statements as the API runs (the redeemed export marks its rows: psql's run is rolled back).
+    const redeemedSql = markAndSelect('r.exported = false');
+    const unredeemedSql = `SELECT v.code, p.name AS product, v.created_at
+                FROM voucher_codes v JOIN products p ON p.id = v.product_id
+               WHERE NOT v.is_redeemed AND ('${seeded.windows}'::uuid IS NULL OR v.product_id = '${seeded.windows}')
+               ORDER BY p.name, v.seq DESC`;
+    // Warm both once (cache), then measure.
+    psqlCopy(url, unredeemedSql, false);
+    const copyUnredeemed = psqlCopy(url, unredeemedSql, false);
+    const copyRedeemed = psqlCopy(url, redeemedSql, true);
+    await pg.query('VACUUM ANALYZE redemptions');
+
+    const api = await startApi({ DATABASE_URL: url });
+    let unredeemed;
+    let redeemed;
+    let rssIdle: number;
+    try {
+      const token = await adminToken(url);
+      resetPeakRss(api.child.pid!);
+      rssIdle = peakRssMb(api.child.pid!);
+      unredeemed = await httpExport(api.url, `/api/export/unredeemed-vouchers?productId=${seeded.windows}&format=csv`, token, api.child.pid!);
+      redeemed = await httpExport(api.url, `/api/export/redeemed-vouchers?format=csv`, token, api.child.pid!);
+    } finally {
+      await api.stop();
+    }
+    const {
+      rows: [{ marked }],
+    } = await pg.query(`SELECT count(*) FILTER (WHERE exported)::int AS marked FROM redemptions`);
+    await pg.end();
+    if (unredeemed.lines !== ROWS + 1 || redeemed.lines !== ROWS + 1 || marked !== ROWS) {
+      throw new Error(`row counts: unredeemed ${unredeemed.lines}, redeemed ${redeemed.lines}, marked ${marked}`);
+    }
+    const row = (name: string, copy: { ms: number; bytes: number }, http: typeof redeemed) => {
+      const ratio = http.ms / copy.ms;
+      return `| ${name} | ${(copy.ms / 1000).toFixed(1)} s (${(copy.bytes / 1e6).toFixed(0)} MB) | ${(http.ms / 1000).toFixed(1)} s (${(http.bytes / 1e6).toFixed(0)} MB, ${(http.lines - 1).toLocaleString('en-US')} rows) | **${ratio.toFixed(2)}** | ${http.rssMb.toFixed(0)} MB | ${ratio <= TARGET ? 'yes' : '**no**'} |`;
+    };
+    const md = `## Exports
+
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${ROWS.toLocaleString('en-US')} rows per export. COPY runs the select of each export (\`COPY (…) TO STDOUT WITH (FORMAT csv, HEADER)\` through psql into \`wc -c\`): for the code export the plain \`SELECT v.code, p.name, v.created_at … ORDER BY p.name, v.seq DESC\` (the API's own COPY also neutralises cells and formats timestamps in SQL), for the redemption export the API's marking statement itself, in a transaction psql rolls back. The API's file is read to the end over HTTP. API idle RSS ${rssIdle.toFixed(0)} MB.
+
+| export | COPY TO STDOUT | API over HTTP | API / COPY (target ≤ ${TARGET}) | API peak RSS during it | met |
+|---|---|---|---|---|---|
+${row('`GET /api/export/unredeemed-vouchers?productId=…&format=csv`', copyUnredeemed, unredeemed)}
+${row('`GET /api/export/redeemed-vouchers?format=csv` (marks 1M rows exported)', copyRedeemed, redeemed)}`;
+    console.log(md);
+    writeResult('export', md);
+  });
+}
