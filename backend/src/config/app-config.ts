@@ -62,6 +62,8 @@ export interface AppConfig {
   /** How often the retention job runs (daily). */
   retentionIntervalMs: number;
   logLevel: string;
+  /** Lists count their matches exactly up to this many; beyond, PostgreSQL's estimate (totalCountExact false). */
+  listExactCountLimit: number;
   serveFrontend: boolean;
   /** IANA time zone of statistics periods and export file dates (`TZ`, default UTC). */
   timeZone: string;
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     emailLogRetentionDays: int(env, 'EMAIL_LOG_RETENTION_DAYS', 730, 1),
     redemptionRetentionDays: int(env, 'REDEMPTION_RETENTION_DAYS', 2557, 1),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 86_400_000, 1000),
+    listExactCountLimit: int(env, 'LIST_EXACT_COUNT_LIMIT', 100_000, 1),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     serveFrontend: bool(env, 'SERVE_FRONTEND', true),
     timeZone: timeZone(env),

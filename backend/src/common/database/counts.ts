@@ -1,10 +1,10 @@
 import type { DataSource } from 'typeorm';
 
-/**
- * Up to this many matches a list's total is exact; beyond it, PostgreSQL's estimate is returned with
- * `totalCountExact: false` (counting hundreds of thousands of rows exactly costs more than the page).
+/*
+ * Up to `cap` matches (LIST_EXACT_COUNT_LIMIT, default 100,000) a list's total is exact; beyond it,
+ * PostgreSQL's estimate is returned with `totalCountExact: false`: counting a million rows exactly costs
+ * far more than the page itself.
  */
-export const COUNT_CAP = 1000;
 
 /** PostgreSQL's estimate of the rows a statement returns (a plan, not a run: about a millisecond). */
 export async function estimateRows(db: DataSource, sql: string, params: unknown[]): Promise<number> {
@@ -14,26 +14,27 @@ export async function estimateRows(db: DataSource, sql: string, params: unknown[
 }
 
 /**
- * The number of rows `sql` returns: exact up to COUNT_CAP (a bounded scan), otherwise the estimate raised
- * above the cap. An estimate far above the cap skips the scan.
+ * The number of rows `sql` returns: exact up to `cap` (a bounded scan), otherwise the estimate raised
+ * above the cap. An estimate well above the cap skips the scan.
  */
 export async function cappedCount(
   db: DataSource,
   sql: string,
   params: unknown[],
   estimate: number,
+  cap: number,
 ): Promise<{ count: number; exact: boolean }> {
-  if (estimate > COUNT_CAP * 20) return { count: estimate, exact: false };
-  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM (${sql} LIMIT ${COUNT_CAP + 1}) capped`, params);
-  if (n <= COUNT_CAP) return { count: n, exact: true };
-  return { count: Math.max(estimate, COUNT_CAP + 1), exact: false };
+  if (estimate > cap * 2) return { count: estimate, exact: false };
+  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM (${sql} LIMIT ${cap + 1}) capped`, params);
+  if (n <= cap) return { count: n, exact: true };
+  return { count: Math.max(estimate, cap + 1), exact: false };
 }
 
 /**
  * The total of a search whose page was found by walking the newest `windowSize` rows of a list
  * (`windowSql`: those rows, with the list's parameters; `matchSql`: the matches among them, with the
  * list's parameters and the search's after them). Exact when the window is the whole list
- * and the matches are within COUNT_CAP; otherwise an estimate: the window's share of matches applied to
+ * and the matches are within `cap`; otherwise an estimate: the window's share of matches applied to
  * the list's estimated size.
  */
 export async function walkedCount(
@@ -44,12 +45,13 @@ export async function walkedCount(
   searchParams: unknown[],
   windowSize: number,
   listEstimate: number,
+  cap: number,
 ): Promise<{ count: number; exact: boolean }> {
   const [[{ rows }], [{ matches }]] = await Promise.all([
     db.query(`SELECT count(*)::int AS rows FROM (${windowSql}) w`, params),
-    db.query(`SELECT count(*)::int AS matches FROM (${matchSql} LIMIT ${COUNT_CAP + 1}) m`, [...params, ...searchParams]),
+    db.query(`SELECT count(*)::int AS matches FROM (${matchSql} LIMIT ${cap + 1}) m`, [...params, ...searchParams]),
   ]);
-  if (rows < windowSize && matches <= COUNT_CAP) return { count: matches, exact: true };
+  if (rows < windowSize && matches <= cap) return { count: matches, exact: true };
   const share = matches / Math.max(rows, 1);
   return { count: Math.max(Math.round(share * Math.max(listEstimate, rows)), matches), exact: false };
 }

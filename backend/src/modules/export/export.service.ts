@@ -270,13 +270,14 @@ export class ExportService {
               record_delimiter: 'windows',
             }),
             res,
+            { end: false },
           );
         } else {
           // TXT: one code per line, as stored (codes hold only letters, digits, - and _).
           const lines = async function* () {
             for await (const row of records()) yield `${row.code}\r\n`;
           };
-          await pipeline(Readable.from(lines()), res);
+          await pipeline(Readable.from(lines()), res, { end: false });
         }
       } catch (err) {
         // Headers are out: the only honest signal left is a broken connection, never a short "complete" file.
@@ -293,7 +294,14 @@ export class ExportService {
         });
         return;
       }
-      await client.query('COMMIT');
+      // Commit before the response ends: a client holding the whole file sees its rows marked exported.
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        res.destroy();
+        throw err;
+      }
+      res.end();
       healthy = true;
       await this.audit.record({
         ...ctx,

@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, Inject } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { cappedCount, estimateRows } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
@@ -60,6 +61,7 @@ export class LicenseKeyService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   licenseManagedProducts() {
@@ -103,7 +105,7 @@ export class LicenseKeyService {
     const countSql = `SELECT 1 FROM license_keys k WHERE ${where.join(' AND ')}`;
     const estimate = await estimateRows(this.dataSource, countSql, params);
     // The order is held by idx_license_keys_list / idx_license_keys_product_list (migration 1763700005010);
-    // one key more than the page tells hasNextPage exactly; the total is exact up to COUNT_CAP, estimated beyond.
+    // one key more than the page tells hasNextPage exactly; the total is exact up to LIST_EXACT_COUNT_LIMIT, estimated beyond.
     const [found, counted, [summary]] = await Promise.all([
       this.dataSource.query(
         `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id
@@ -112,7 +114,7 @@ export class LicenseKeyService {
           LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         pageParams,
       ),
-      cappedCount(this.dataSource, countSql, params, estimate),
+      cappedCount(this.dataSource, countSql, params, estimate, this.config.listExactCountLimit),
       this.dataSource.query(
         `SELECT count(*)::int AS total,
                 count(*) FILTER (WHERE k.is_active)::int AS active,

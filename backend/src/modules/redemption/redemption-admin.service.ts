@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException, Inject } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, EntityManager } from 'typeorm';
 import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
@@ -83,13 +84,14 @@ export class RedemptionAdminService {
     private readonly jobs: JobQueue,
     private readonly pool: LicensePoolService,
     private readonly realtime: RealtimeService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
    * SPEC §3 paginated redemptions, fast at a million rows (docs/benchmarks.md, "lists"):
    * - The page reads ids from the list index first (index-only, so a deep OFFSET skips index entries, not
    *   table rows), then joins the 50 rows it shows. One row more than the page tells `hasNextPage` exactly.
-   * - `totalCount` is exact up to COUNT_CAP matches; beyond that it is PostgreSQL's estimate
+   * - `totalCount` is exact up to LIST_EXACT_COUNT_LIMIT matches; beyond that it is PostgreSQL's estimate
    *   (`totalCountExact: false`): counting 700,000 rows exactly costs more than the whole page.
    * - A search first walks the newest SEARCH_WALK_ROWS rows of the list in order and keeps the matches:
    *   a broad search finds its page there (a few thousand rows read) instead of collecting every match
@@ -175,9 +177,10 @@ export class RedemptionAdminService {
                 params.slice(-1),
                 SEARCH_WALK_ROWS.narrow,
                 listEstimate,
+                this.config.listExactCountLimit,
               ),
           )
-        : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate),
+        : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, this.config.listExactCountLimit),
     ]);
     // An estimate never contradicts what this page has seen.
     const totalCount = counted.exact ? counted.count : Math.max(counted.count, offset + ids.length + (hasNextPage ? 1 : 0));

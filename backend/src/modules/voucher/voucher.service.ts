@@ -1,4 +1,5 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException, Inject } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource } from 'typeorm';
 import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
 import { likeContains } from '../../common/database/pg-client';
@@ -25,7 +26,7 @@ export interface VoucherCodePage {
   codes: VoucherCodeView[];
   totalCount: number;
   hasMore: boolean;
-  /** False when `totalCount` is PostgreSQL's estimate (more than COUNT_CAP matches). */
+  /** False when `totalCount` is PostgreSQL's estimate (more than LIST_EXACT_COUNT_LIMIT matches). */
   totalCountExact: boolean;
 }
 
@@ -57,13 +58,14 @@ export class VoucherService {
     private readonly dataSource: DataSource,
     private readonly audit: AuditService,
     private readonly realtime: RealtimeService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
    * One page of a product's codes with their redemption and customer. All/unredeemed: newest first
    * (insertion order); redeemed: most recently redeemed first. Each ordering has its own index (migration
    * 1763700000010). The page's ids come from the index first (a deep offset skips index entries, not table
-   * rows); one id more than the page tells `hasMore` exactly. `totalCount` is exact up to COUNT_CAP, an
+   * rows); one id more than the page tells `hasMore` exactly. `totalCount` is exact up to LIST_EXACT_COUNT_LIMIT, an
    * estimate beyond (`totalCountExact: false`). A search first walks the newest SEARCH_WALK_ROWS codes of the
    * list in order and keeps the matches; with too few there, the trigram index answers.
    */
@@ -134,9 +136,10 @@ export class VoucherService {
                 params.slice(-1),
                 SEARCH_WALK_ROWS.narrow,
                 listEstimate,
+                this.config.listExactCountLimit,
               ),
           )
-        : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate),
+        : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate, this.config.listExactCountLimit),
     ]);
     const seen = query.offset + rows.length + (hasMore ? 1 : 0);
     return {
