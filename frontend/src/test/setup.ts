@@ -18,5 +18,5 @@ if (typeof window !== 'undefined' && !('PointerEvent' in window)) {
   Object.assign(window, { PointerEvent });
 }
 
-// jsdom has no layout, so scrolling means nothing there (it logs "Not implemented" instead).
+// jsdom has no layout, so scrolling means nothing there (jsdom only logs an error for it).
 window.scrollTo = () => undefined;

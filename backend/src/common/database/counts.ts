@@ -1,10 +1,16 @@
 import type { DataSource } from 'typeorm';
 
 /*
- * Up to `cap` matches (LIST_EXACT_COUNT_LIMIT, default 100,000) a list's total is exact; beyond it,
- * PostgreSQL's estimate is returned with `totalCountExact: false`: counting a million rows exactly costs
- * far more than the page itself.
+ * Up to `cap` matches a list's total is exact; beyond it, PostgreSQL's estimate is returned with
+ * `totalCountExact: false`: counting a million rows exactly costs far more than the page itself.
+ * A plain or filtered list counts index entries, cheap enough up to LIST_EXACT_COUNT_LIMIT (100,000);
+ * a text search re-checks every match against the trigram index, so it counts exactly only up to 1,000.
  */
+export const SEARCH_EXACT_COUNT_LIMIT = 1000;
+
+export function exactCountLimit(search: string | undefined, listLimit: number): number {
+  return search ? Math.min(SEARCH_EXACT_COUNT_LIMIT, listLimit) : listLimit;
+}
 
 /** PostgreSQL's estimate of the rows a statement returns (a plan, not a run: about a millisecond). */
 export async function estimateRows(db: DataSource, sql: string, params: unknown[]): Promise<number> {

@@ -249,12 +249,7 @@ export class ExportService {
         }
       }
 
-      const ext = job.format;
-      res.status(200);
-      res.setHeader('Content-Type', ext === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8');
-      res.setHeader('Content-Disposition', `attachment; filename="${job.kind}-${this.today()}.${ext}"`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
+      this.fileHeaders(job, res);
 
       try {
         if (job.format === 'csv') {
@@ -280,18 +275,7 @@ export class ExportService {
           await pipeline(Readable.from(lines()), res, { end: false });
         }
       } catch (err) {
-        // Headers are out: the only honest signal left is a broken connection, never a short "complete" file.
-        this.logger.warn(
-          `Export ${job.kind} broke off after ${rowCount} rows: ${err instanceof Error ? err.message : err}`,
-        );
-        res.destroy();
-        await this.audit.record({
-          ...ctx,
-          action: `export.${job.kind}`,
-          success: false,
-          resource: 'export',
-          details: { ...job.details, format: job.format, rows: rowCount, reason: 'aborted' },
-        });
+        await this.abort(job, res, ctx, rowCount, err);
         return;
       }
       // Commit before the response ends: a client holding the whole file sees its rows marked exported.
@@ -315,6 +299,27 @@ export class ExportService {
       // A client left mid-transaction or mid-cursor is discarded: closing it rolls everything back.
       client.release(!healthy);
     }
+  }
+
+  private fileHeaders(job: ExportJob, res: Response): void {
+    res.status(200);
+    res.setHeader('Content-Type', job.format === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${job.kind}-${this.today()}.${job.format}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+  }
+
+  /** Headers are out: the only honest signal left is a broken connection, never a short "complete" file. */
+  private async abort(job: ExportJob, res: Response, ctx: AuditContext, rows: number, err: unknown): Promise<void> {
+    this.logger.warn(`Export ${job.kind} broke off after ${rows} rows: ${err instanceof Error ? err.message : err}`);
+    res.destroy();
+    await this.audit.record({
+      ...ctx,
+      action: `export.${job.kind}`,
+      success: false,
+      resource: 'export',
+      details: { ...job.details, format: job.format, rows, reason: 'aborted' },
+    });
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
@@ -341,29 +346,14 @@ export class ExportService {
         });
         throw new NotFoundException(job.emptyMessage);
       }
-      res.status(200);
-      res.setHeader('Content-Type', job.format === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8');
-      res.setHeader('Content-Disposition', `attachment; filename="${job.kind}-${this.today()}.${job.format}"`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
+      this.fileHeaders(job, res);
       // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
       if (job.format === 'csv') res.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
       const lines = new CrLfLines();
       try {
         await pipeline(client.query(copyTo(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`)), lines, res);
       } catch (err) {
-        rowCount = lines.count;
-        this.logger.warn(
-          `Export ${job.kind} broke off after ${rowCount} rows: ${err instanceof Error ? err.message : err}`,
-        );
-        res.destroy();
-        await this.audit.record({
-          ...ctx,
-          action: `export.${job.kind}`,
-          success: false,
-          resource: 'export',
-          details: { ...job.details, format: job.format, rows: rowCount, reason: 'aborted' },
-        });
+        await this.abort(job, res, ctx, lines.count, err);
         return;
       }
       healthy = true;

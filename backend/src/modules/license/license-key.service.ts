@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, Inject } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { cappedCount, estimateRows } from '../../common/database/counts';
+import { cappedCount, estimateRows, exactCountLimit } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
@@ -114,7 +114,7 @@ export class LicenseKeyService {
           LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         pageParams,
       ),
-      cappedCount(this.dataSource, countSql, params, estimate, this.config.listExactCountLimit),
+      cappedCount(this.dataSource, countSql, params, estimate, exactCountLimit(query.search, this.config.listExactCountLimit)),
       this.dataSource.query(
         `SELECT count(*)::int AS total,
                 count(*) FILTER (WHERE k.is_active)::int AS active,

@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException, Inject } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, EntityManager } from 'typeorm';
-import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
+import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../common/database/counts';
 import { returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
@@ -177,10 +177,10 @@ export class RedemptionAdminService {
                 params.slice(-1),
                 SEARCH_WALK_ROWS.narrow,
                 listEstimate,
-                this.config.listExactCountLimit,
+                exactCountLimit(query.search, this.config.listExactCountLimit),
               ),
           )
-        : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, this.config.listExactCountLimit),
+        : cappedCount(this.dataSource, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, exactCountLimit(query.search, this.config.listExactCountLimit)),
     ]);
     // An estimate never contradicts what this page has seen.
     const totalCount = counted.exact ? counted.count : Math.max(counted.count, offset + ids.length + (hasNextPage ? 1 : 0));

@@ -1,7 +1,7 @@
 import { ConflictException, Injectable, NotFoundException, Inject } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource } from 'typeorm';
-import { cappedCount, estimateRows, walkedCount } from '../../common/database/counts';
+import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../common/database/counts';
 import { likeContains } from '../../common/database/pg-client';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
@@ -136,10 +136,10 @@ export class VoucherService {
                 params.slice(-1),
                 SEARCH_WALK_ROWS.narrow,
                 listEstimate,
-                this.config.listExactCountLimit,
+                exactCountLimit(query.search, this.config.listExactCountLimit),
               ),
           )
-        : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate, this.config.listExactCountLimit),
+        : cappedCount(this.dataSource, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate, exactCountLimit(query.search, this.config.listExactCountLimit)),
     ]);
     const seen = query.offset + rows.length + (hasMore ? 1 : 0);
     return {

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
@@ -16,6 +16,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
+import { PageQuery } from '../../../common/dto/page.query';
 import type { LicenseType } from '../entities/license-key.entity';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -76,7 +77,7 @@ export class UpdateLicenseKeyDto {
   isActive: boolean;
 }
 
-export class ListLicenseKeysQuery {
+export class ListLicenseKeysQuery extends PageQuery {
   @ApiPropertyOptional({ format: 'uuid', description: 'Only keys of this product' })
   @IsOptional()
   @IsUUID('all', { message: 'Invalid product' })
@@ -93,21 +94,4 @@ export class ListLicenseKeysQuery {
   @IsOptional()
   @IsIn(USAGE_STATES, { message: 'status must be available, partially-used or fully-used' })
   status?: UsageState;
-
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  // Keeps (page - 1) * limit inside PostgreSQL's OFFSET range.
-  @Max(1_000_000, { message: 'page must be at most 1000000' })
-  @Min(1, { message: 'page must be at least 1' })
-  @IsInt({ message: 'page must be a whole number' })
-  page?: number;
-
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(500, { message: 'limit must be at most 500' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @IsInt({ message: 'limit must be a whole number' })
-  limit?: number;
 }

@@ -1,20 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
   IsArray,
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
   IsUrl,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
 } from 'class-validator';
+import { PageQuery } from '../../../common/dto/page.query';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -24,24 +22,7 @@ export type EmailStatusFilter = (typeof EMAIL_STATUSES)[number];
 /** Most redemptions one bulk request may name; the dashboard selects from one page of 50. */
 export const MAX_BULK_IDS = 1000;
 
-export class ListRedemptionsQuery {
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  // Keeps (page - 1) * limit inside PostgreSQL's OFFSET range.
-  @Max(1_000_000, { message: 'page must be at most 1000000' })
-  @Min(1, { message: 'page must be at least 1' })
-  @IsInt({ message: 'page must be a whole number' })
-  page?: number;
-
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(500, { message: 'limit must be at most 500' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @IsInt({ message: 'limit must be a whole number' })
-  limit?: number;
-
+export class ListRedemptionsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: [...EMAIL_STATUSES, 'all'], description: 'Omitted, empty or "all": every status' })
   @IsOptional()
   @Transform(({ value }) => (value === '' || value === 'all' ? undefined : value))
