@@ -13,8 +13,3 @@ export function rawPgClient(dataSource: DataSource): Promise<PoolClient> {
 export function pgPool(dataSource: DataSource): Pool {
   return (dataSource.driver as any).master;
 }
-
-/** Escapes LIKE wildcards so user text matches literally (voucher codes may contain `_`). */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}

@@ -1,6 +1,5 @@
-import { likePattern } from '../../modules/license/license-key.service';
 import { isMacProduct } from '../../modules/redemption/redemption-admin.service';
-import { returnedRows } from './sql';
+import { likeContains, returnedRows } from './sql';
 
 describe('returnedRows', () => {
   it('takes the rows out of an UPDATE/DELETE result and passes other results through', () => {
@@ -11,10 +10,10 @@ describe('returnedRows', () => {
   });
 });
 
-describe('likePattern', () => {
+describe('likeContains', () => {
   it('matches the text anywhere, with LIKE wildcards taken literally', () => {
-    expect(likePattern('ab')).toBe('%ab%');
-    expect(likePattern('50%_off\\')).toBe('%50\\%\\_off\\\\%');
+    expect(likeContains('ab')).toBe('%ab%');
+    expect(likeContains('50%_off\\')).toBe('%50\\%\\_off\\\\%');
   });
 });
 

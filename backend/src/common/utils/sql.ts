@@ -20,3 +20,8 @@ export async function queryRows<T = Record<string, any>>(
 ): Promise<T[]> {
   return returnedRows<T>(await runner.query(sql, params));
 }
+
+/** A LIKE/ILIKE pattern matching `text` anywhere, its wildcards taken literally (voucher codes may contain `_`). */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}

@@ -1,8 +1,8 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException, Inject } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { cappedCount, estimateRows, exactCountLimit } from '../../common/database/counts';
-import { returnedRows } from '../../common/utils/sql';
+import { likeContains, returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { MANUAL_KEY_PREFIX } from './entities/license-key.entity';
@@ -52,10 +52,6 @@ const NOT_MANUAL = `k.license_key NOT LIKE '${MANUAL_KEY_PREFIX}%'`;
 const KEY_COLUMNS = `k.id, k.product_id, p.name AS product_name, k.license_key, k.download_link, k.license_type,
   k.max_activations, k.current_activations, k.is_active, k.created_at, k.updated_at, ${USAGE_RANK} AS usage_rank`;
 
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 @Injectable()
 export class LicenseKeyService {
   constructor(
@@ -94,7 +90,7 @@ export class LicenseKeyService {
     const where = [...scope];
     const params = [...scopeParams];
     if (query.search) {
-      params.push(likePattern(query.search));
+      params.push(likeContains(query.search));
       where.push(`k.license_key ILIKE $${params.length}`);
     }
     if (query.status) {

@@ -1,13 +1,12 @@
-import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException, Inject } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, EntityManager } from 'typeorm';
 import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../common/database/counts';
-import { returnedRows } from '../../common/utils/sql';
+import { likeContains, returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
-import { likePattern } from '../license/license-key.service';
 import { LicensePoolService } from '../license/license-pool.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { AssignLicenseDto, BulkAssignLicenseDto, ListRedemptionsQuery } from './dto/redemption-admin.dto';
@@ -111,7 +110,7 @@ export class RedemptionAdminService {
     let filter = base;
     let walkFilter: string | undefined;
     if (query.search) {
-      params.push(likePattern(query.search));
+      params.push(likeContains(query.search));
       const p = `$${params.length}`;
       // Two index-driven branches (trigram indexes on code, e-mail and full name) instead of one OR across
       // joined tables, which PostgreSQL could only answer by reading every redemption.

@@ -1,8 +1,8 @@
-import { ConflictException, Injectable, NotFoundException, Inject } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource } from 'typeorm';
 import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../common/database/counts';
-import { likeContains } from '../../common/database/pg-client';
+import { likeContains } from '../../common/utils/sql';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
 import { RealtimeService } from '../realtime/realtime.service';
