@@ -84,7 +84,15 @@ describe('Retention without Redis', () => {
         10_000,
         'the interval run',
       );
-      const [run] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'system.retention'`);
+      // The run records itself after its deletes: wait for that row too.
+      const [run] = await eventually(
+        async () => {
+          const rows = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'system.retention'`);
+          return rows.length ? rows : null;
+        },
+        10_000,
+        'the retention audit row',
+      );
       expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0 });
     } finally {
       await t.close();

@@ -6,10 +6,22 @@
 export interface FakeRequest {
   method: string;
   path: string;
+  query: URLSearchParams;
   body: unknown;
+  auth: string | null;
 }
-export type Handler = (req: FakeRequest) => { status: number; body?: unknown } | Promise<{ status: number; body?: unknown }>;
+export interface FakeAnswer {
+  status: number;
+  /** Sent as JSON, or as it is when a string (e.g. a CSV download). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+export type Handler = (req: FakeRequest) => FakeAnswer | Promise<FakeAnswer>;
 
+/**
+ * Keys are "METHOD /path"; a trailing `*` matches any rest of the path. Unknown calls answer 404 like the
+ * server. Every request is kept with its query string and Authorization header.
+ */
 export function fakeServer(handlers: Record<string, Handler>) {
   const requests: FakeRequest[] = [];
   const original = globalThis.fetch;
@@ -17,17 +29,27 @@ export function fakeServer(handlers: Record<string, Handler>) {
     const request = input instanceof Request ? input : new Request(String(input), init);
     const url = new URL(request.url);
     const text = await request.text();
-    const req: FakeRequest = { method: request.method, path: url.pathname, body: text ? JSON.parse(text) : undefined };
+    const req: FakeRequest = {
+      method: request.method,
+      path: url.pathname,
+      query: url.searchParams,
+      body: text ? JSON.parse(text) : undefined,
+      auth: request.headers.get('Authorization'),
+    };
     requests.push(req);
     const handler = handlers[`${req.method} ${req.path}`] ?? Object.entries(handlers).find(([key]) => matches(key, req))?.[1];
-    const answer = handler ? await handler(req) : { status: 404, body: { statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: 'Not Found' } };
-    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
+    const answer: FakeAnswer = handler
+      ? await handler(req)
+      : { status: 404, body: { statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: 'Not Found' } };
+    const raw = answer.body === undefined || typeof answer.body === 'string';
+    return new Response(answer.body === undefined ? null : raw ? (answer.body as string) : JSON.stringify(answer.body), {
       status: answer.status,
-      headers: answer.body === undefined ? {} : { 'Content-Type': 'application/json' },
+      headers: { ...(raw ? {} : { 'Content-Type': 'application/json' }), ...answer.headers },
     });
   };
   return {
     requests,
+    of: (method: string, path: string) => requests.filter((r) => r.method === method && r.path === path),
     restore: () => {
       globalThis.fetch = original;
     },

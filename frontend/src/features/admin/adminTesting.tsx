@@ -64,54 +64,9 @@ export function signIn(accessToken = 'access-1', refreshToken = 'refresh-1'): vo
   storeTokens(accessToken, refreshToken);
 }
 
-export interface AdminRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: unknown;
-  auth: string | null;
-}
-export type AdminHandler = (req: AdminRequest) => { status: number; body?: unknown } | Promise<{ status: number; body?: unknown }>;
-
-/**
- * The network edge for admin component tests: answers fetch calls with the status and JSON bodies the API
- * sends; handlers see the query string and the Authorization header. Keys are "METHOD /path", a trailing
- * `*` matches any rest. Unknown calls answer 404 like the server.
- */
-export function adminServer(handlers: Record<string, AdminHandler>) {
-  const requests: AdminRequest[] = [];
-  const original = globalThis.fetch;
-  globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = input instanceof Request ? input : new Request(String(input), init);
-    const url = new URL(request.url);
-    const text = await request.text();
-    const req: AdminRequest = {
-      method: request.method,
-      path: url.pathname,
-      query: url.searchParams,
-      body: text ? JSON.parse(text) : undefined,
-      auth: request.headers.get('Authorization'),
-    };
-    requests.push(req);
-    const key = `${req.method} ${req.path}`;
-    const handler =
-      handlers[key] ??
-      Object.entries(handlers).find(([k]) => k.endsWith('*') && key.startsWith(k.slice(0, -1)))?.[1];
-    const answer = handler
-      ? await handler(req)
-      : { status: 404, body: { statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: 'Not Found' } };
-    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
-      status: answer.status,
-      headers: answer.body === undefined ? {} : { 'Content-Type': 'application/json' },
-    });
-  };
-  return {
-    requests,
-    restore: () => {
-      globalThis.fetch = original;
-    },
-  };
-}
+/** The network edge of the admin component tests: the shared fake server (test/fakeServer.ts). */
+export { fakeServer as adminServer } from '../../test/fakeServer';
+export type { FakeRequest as AdminRequest, Handler as AdminHandler } from '../../test/fakeServer';
 
 export const PRODUCT = {
   id: '11111111-1111-4111-8111-111111111111',
