@@ -3,6 +3,24 @@
 const tsJest = ['ts-jest', { diagnostics: false }];
 const tsJestWeb = ['ts-jest', { diagnostics: false, tsconfig: '<rootDir>/frontend/tsconfig.test.json' }];
 
+// NestJS 12, otplib 13 and some of their dependencies ship ES modules only. From Node.js 24.9 Jest
+// requires them natively (`npm test` passes --experimental-vm-modules); on older Node.js they are
+// turned into CommonJS by test/jest/esm-to-cjs.transformer.js.
+const ESM_ONLY_PACKAGES = ['@nestjs', '@otplib', '@scure', '@noble', 'otplib', 'file-type', 'strtok3', 'token-types',
+  '@tokenizer', 'uint8array-extras', '@borewit'];
+const [major, minor] = process.versions.node.split('.').map(Number);
+const nativeRequireEsm = major > 24 || (major === 24 && minor >= 9);
+const esmPackages = nativeRequireEsm
+  ? {}
+  : {
+      transform: { '/node_modules/.+\\.js$': '<rootDir>/test/jest/esm-to-cjs.transformer.js' },
+      transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
+    };
+const node = (transform) => ({
+  ...esmPackages,
+  transform: { ...transform, ...esmPackages.transform },
+});
+
 module.exports = {
   testTimeout: 60_000,
   maxWorkers: 2,
@@ -12,14 +30,14 @@ module.exports = {
       testEnvironment: 'node',
       roots: ['<rootDir>/backend'],
       testMatch: ['**/*.spec.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      ...node({ '^.+\\.ts$': tsJest }),
     },
     {
       displayName: 'e2e',
       testEnvironment: 'node',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      ...node({ '^.+\\.ts$': tsJest }),
     },
     {
       displayName: 'web',
@@ -39,7 +57,7 @@ module.exports = {
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/browser/global-setup.ts',
-      transform: { '^.+\\.ts$': tsJest },
+      ...node({ '^.+\\.ts$': tsJest }),
     },
   ],
 };

@@ -137,7 +137,7 @@ export async function main(): Promise<void> {
     // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
     const api = await startApi({ DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false' });
     let result;
-    let apiCpuPerRequest = NaN;
+    let apiCpuPerRequest: number;
     try {
       await http(api.url); // warm-up is the first run; measure the second
       const cpuBefore = cpuMs(api.child.pid!);

@@ -104,9 +104,7 @@ export async function main(): Promise<void> {
     };
     const accepted: string[] = [];
     const refused: string[] = [];
-    let waitedMs = 0;
-    let stored = 0;
-    let statusCounts: Record<string, number> = {};
+    let statusCounts: Record<string, number>;
     try {
       await sleep(3000); // workers connect
       // The faults, on a timeline, while the redemptions run.
@@ -170,12 +168,12 @@ export async function main(): Promise<void> {
       for (;;) {
         const { rows } = await pg.query(`SELECT email_status, count(*)::int AS n FROM redemptions GROUP BY 1`);
         statusCounts = Object.fromEntries(rows.map((r) => [r.email_status, r.n]));
-        stored = rows.reduce((a, r) => a + r.n, 0);
+        const stored = rows.reduce((a, r) => a + r.n, 0);
         if (stored > 0 && (statusCounts.sent ?? 0) === stored && smtp.received.size >= stored) break;
         if (Date.now() - waitStart > WAIT_LIMIT_MS || !accepted.length) break;
         await sleep(500);
       }
-      waitedMs = Date.now() - waitStart;
+      const waitedMs = Date.now() - waitStart;
       await sleep(3000); // a late duplicate would show up here
       note(`stopped waiting ${(waitedMs / 1000).toFixed(1)} s later (every e-mail sent, or the ${WAIT_LIMIT_MS / 1000} s limit)`);
     } finally {

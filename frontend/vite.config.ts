@@ -8,8 +8,8 @@ const api = process.env.VITE_API_TARGET ?? 'http://localhost:3000';
 
 export default defineConfig({
   root,
-  // Vite's built-in esbuild transform handles TSX (no React plugin needed).
-  esbuild: { jsx: 'automatic' },
+  // Vite's built-in Oxc transform handles TSX (no React plugin needed).
+  oxc: { jsx: { runtime: 'automatic' } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -17,13 +17,6 @@ export default defineConfig({
     sourcemap: false,
     target: 'es2022',
     chunkSizeWarningLimit: 600,
-    rollupOptions: {
-      onwarn(warning, warn) {
-        // MUI marks its modules "use client" (a React Server Components hint); meaningless in a client bundle.
-        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('use client')) return;
-        warn(warning);
-      },
-    },
   },
   server: {
     port: 5173,

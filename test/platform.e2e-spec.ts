@@ -33,6 +33,6 @@ describe('platform', () => {
 
   it('reports database health', async () => {
     const res = await t.http().get('/api/health').expect(200);
-    expect(res.body.info).toEqual({ database: { status: 'up' } });
+    expect(res.body.info).toEqual({ database: expect.objectContaining({ status: 'up' }) });
   });
 });

@@ -1,7 +1,6 @@
 import { INestApplication, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { DiscoveryService } from '@nestjs/core/discovery';
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { routeAccess, RouteAccess } from '../../backend/src/modules/auth/route-access';
 
 export interface RegisteredRoute {

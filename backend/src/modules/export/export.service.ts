@@ -327,7 +327,6 @@ export class ExportService {
   private async runCopy(job: ExportJob, copy: { csv: string; txt: string }, res: Response, ctx: AuditContext) {
     const client: PoolClient = await rawPgClient(this.dataSource);
     let healthy = false;
-    let rowCount = 0;
     try {
       const param = job.params[0];
       const sql = (job.format === 'csv' ? copy.csv : copy.txt).replace(
@@ -358,13 +357,12 @@ export class ExportService {
         return;
       }
       healthy = true;
-      rowCount = lines.count;
       await this.audit.record({
         ...ctx,
         action: `export.${job.kind}`,
         success: true,
         resource: 'export',
-        details: { ...job.details, format: job.format, rows: rowCount },
+        details: { ...job.details, format: job.format, rows: lines.count },
       });
     } finally {
       client.release(!healthy);

@@ -3,15 +3,16 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
 
-/** @nestjs/platform-socket.io carries its own copy of socket.io; use its Server type. */
-type IoServer = ReturnType<IoAdapter['create']>;
+/** @nestjs/platform-socket.io carries its own copy of socket.io; use its Server and options types. */
+type IoServer = ReturnType<IoAdapter['createIOServer']>;
+type IoServerOptions = Parameters<IoAdapter['createIOServer']>[1];
 
 /**
  * socket.io with the Redis adapter (DECISIONS §11): a dataUpdate emitted on one API instance reaches
  * admins connected to any instance. One publisher and one subscriber connection per process.
  */
 export class RedisIoAdapter extends IoAdapter {
-  private readonly logger = new Logger(RedisIoAdapter.name);
+  private readonly redisLogger = new Logger(RedisIoAdapter.name);
   private readonly pub: Redis;
   private readonly sub: Redis;
 
@@ -25,11 +26,11 @@ export class RedisIoAdapter extends IoAdapter {
     this.sub = this.pub.duplicate();
     for (const client of [this.pub, this.sub]) {
       // Without a listener an 'error' event (Redis down) would crash the process; ioredis reconnects by itself.
-      client.on('error', (err) => this.logger.warn(`Redis (socket.io adapter): ${err.message}`));
+      client.on('error', (err) => this.redisLogger.warn(`Redis (socket.io adapter): ${err.message}`));
     }
   }
 
-  createIOServer(port: number, options?: unknown): IoServer {
+  createIOServer(port: number, options?: IoServerOptions): IoServer {
     const server: IoServer = super.createIOServer(port, options);
     server.adapter(createAdapter(this.pub, this.sub, { key: `${this.keyPrefix}:socket.io` }));
     return server;

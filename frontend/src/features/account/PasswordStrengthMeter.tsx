@@ -17,11 +17,15 @@ export function PasswordStrengthMeter({ password }: { password: string }) {
   const level = LEVEL[strength.level];
   return (
     <Box aria-live="polite">
-      <Stack direction="row" justifyContent="space-between" sx={{ mb: 0.5 }}>
-        <Typography variant="caption" color="text.secondary">
+      <Stack direction="row" sx={{ justifyContent: 'space-between', mb: 0.5 }}>
+        <Typography variant="caption" sx={{ color: 'text.secondary' }}>
           Password strength
         </Typography>
-        <Typography variant="caption" color={`${level.color}.main`} fontWeight={600} data-testid="password-strength">
+        <Typography
+          variant="caption"
+          sx={{ color: `${level.color}.main`, fontWeight: 600 }}
+          data-testid="password-strength"
+        >
           {level.label}
         </Typography>
       </Stack>
@@ -33,9 +37,9 @@ export function PasswordStrengthMeter({ password }: { password: string }) {
       />
       <Stack component="ul" sx={{ listStyle: 'none', p: 0, m: 0, mt: 1 }} spacing={0.25}>
         {strength.criteria.map((c) => (
-          <Stack component="li" key={c.id} direction="row" spacing={0.75} alignItems="center">
+          <Stack component="li" key={c.id} direction="row" spacing={0.75} sx={{ alignItems: 'center' }}>
             {c.met ? <CheckCircle fontSize="inherit" color="success" aria-hidden /> : <RadioButtonUnchecked fontSize="inherit" color="disabled" aria-hidden />}
-            <Typography variant="caption" color={c.met ? 'text.primary' : 'text.secondary'}>
+            <Typography variant="caption" sx={{ color: c.met ? 'text.primary' : 'text.secondary' }}>
               {c.label}
               <Box component="span" sx={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
                 {c.met ? ' (met)' : ' (not met)'}

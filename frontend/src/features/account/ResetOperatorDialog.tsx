@@ -46,7 +46,7 @@ export function ResetOperatorDialog({ open, onClose }: { open: boolean; onClose:
             <Typography variant="body2">
               Username: <strong>{result.username}</strong>
             </Typography>
-            <Stack direction="row" alignItems="center" spacing={1} sx={{ p: 1.5, bgcolor: 'action.hover', borderRadius: 1 }}>
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', p: 1.5, bgcolor: 'action.hover', borderRadius: 1 }}>
               <Typography component="code" sx={{ fontFamily: 'monospace', fontSize: '1.05rem', flex: 1, wordBreak: 'break-all' }} data-testid="operator-password">
                 {result.newPassword}
               </Typography>

@@ -82,12 +82,12 @@ export function LoginPage() {
     <Box component="main" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2, bgcolor: 'background.default' }}>
       <Card sx={{ width: '100%', maxWidth: 420 }}>
         <CardContent sx={{ p: 4 }}>
-          <Stack spacing={1} alignItems="center" sx={{ mb: 3 }}>
+          <Stack spacing={1} sx={{ alignItems: 'center', mb: 3 }}>
             <LockOutlined color="primary" fontSize="large" aria-hidden />
             <Typography variant="h1" sx={{ fontSize: '1.6rem' }}>
               Admin Login
             </Typography>
-            <Typography color="text.secondary" variant="body2">
+            <Typography variant="body2" sx={{ color: 'text.secondary' }}>
               {needsCode ? 'Enter the 6-digit code from your authenticator app.' : 'Sign in to manage vouchers, licenses and redemptions.'}
             </Typography>
           </Stack>

@@ -9,7 +9,7 @@ export function VerifyingAccess() {
   return (
     <Box role="status" aria-live="polite" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', alignContent: 'center', gap: 2 }}>
       <CircularProgress aria-hidden />
-      <Typography color="text.secondary">Verifying access...</Typography>
+      <Typography sx={{ color: 'text.secondary' }}>Verifying access...</Typography>
     </Box>
   );
 }

@@ -19,7 +19,7 @@ export function DailyRedemptionsChart({ data }: { data: Array<{ date: string; co
   const label = `Daily redemptions: ${total} over ${data.length} day${data.length === 1 ? '' : 's'}`;
   return (
     <Box>
-      <Typography variant="subtitle2" color="text.secondary" gutterBottom>
+      <Typography variant="subtitle2" sx={{ color: 'text.secondary' }} gutterBottom>
         Daily Redemptions
       </Typography>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} role="img" aria-label={label} preserveAspectRatio="none">

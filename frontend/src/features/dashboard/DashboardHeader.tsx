@@ -1,6 +1,6 @@
 import Key from '@mui/icons-material/Key';
 import Logout from '@mui/icons-material/Logout';
-import PersonOutline from '@mui/icons-material/PersonOutline';
+import PersonOutlined from '@mui/icons-material/PersonOutlined';
 import RestartAlt from '@mui/icons-material/RestartAlt';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
@@ -24,20 +24,23 @@ export function DashboardHeader() {
   const [leaving, setLeaving] = useState(false);
   return (
     <Paper component="header" square elevation={0} sx={{ borderBottom: 1, borderColor: 'divider', px: { xs: 2, md: 4 }, py: 2 }}>
-      <Stack direction={{ xs: 'column', md: 'row' }} justifyContent="space-between" alignItems={{ md: 'center' }} gap={2}>
+      <Stack
+        direction={{ xs: 'column', md: 'row' }}
+        sx={{ justifyContent: 'space-between', alignItems: { md: 'center' }, gap: 2 }}
+      >
         <Stack spacing={0.5}>
           <Typography variant="h1">Admin Dashboard</Typography>
           {me && (
-            <Stack direction="row" spacing={1} alignItems="center">
-              <Typography variant="body2" color="text.secondary">
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+              <Typography variant="body2" sx={{ color: 'text.secondary' }}>
                 Signed in as <strong>{me.username}</strong>
               </Typography>
               <Chip size="small" label={me.role} color={me.role === 'admin' ? 'primary' : 'default'} />
             </Stack>
           )}
         </Stack>
-        <Stack direction="row" gap={1} flexWrap="wrap">
-          <Button component={RouterLink} to="/" variant="outlined" startIcon={<PersonOutline />}>
+        <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
+          <Button component={RouterLink} to="/" variant="outlined" startIcon={<PersonOutlined />}>
             Customer View
           </Button>
           <Button variant="outlined" startIcon={<Key />} onClick={() => setDialog('password')}>

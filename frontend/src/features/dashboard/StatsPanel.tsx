@@ -14,13 +14,13 @@ function StatCard({ title, value, caption }: { title: string; value: number | un
   return (
     <Card sx={{ height: '100%' }} aria-label={title}>
       <CardContent>
-        <Typography variant="subtitle2" color="text.secondary">
+        <Typography variant="subtitle2" sx={{ color: 'text.secondary' }}>
           {title}
         </Typography>
         <Typography variant="h2" component="p" sx={{ my: 0.5 }} data-testid={`stat-${title}`}>
           {value === undefined ? <Skeleton width={60} /> : value.toLocaleString('en-US')}
         </Typography>
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" sx={{ color: 'text.secondary' }}>
           {caption}
         </Typography>
       </CardContent>
@@ -33,8 +33,8 @@ export function StatsPanel({ period, onPeriodChange, notice }: { period: Period;
   const { data } = useStatsQuery(period, { pollingInterval: STATS_POLL_MS });
   return (
     <Stack spacing={2}>
-      <Stack direction="row" alignItems="center" justifyContent="space-between" flexWrap="wrap" gap={2}>
-        <Stack direction="row" alignItems="center" spacing={2}>
+      <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: 2 }}>
+        <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
           <Typography variant="h2">Overview</Typography>
           {notice}
         </Stack>

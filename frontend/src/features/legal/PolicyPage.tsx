@@ -20,7 +20,7 @@ export function PolicyPage({ title, intro, sections }: { title: string; intro: R
     <PublicLayout maxWidth="md">
       <Paper variant="outlined" component="article" sx={{ p: { xs: 3, sm: 5 }, '& p': { mt: 0, mb: 1.5 }, '& ul': { mt: 0, mb: 1.5 } }}>
         <Typography variant="h1">{title}</Typography>
-        <Typography color="text.secondary" sx={{ mt: 1, mb: 3 }}>
+        <Typography sx={{ color: 'text.secondary', mt: 1, mb: 3 }}>
           Effective date: {EFFECTIVE_DATE}
         </Typography>
         <Box sx={{ mb: 3 }}>{intro}</Box>

@@ -53,7 +53,7 @@ const USAGE_COLORS = { available: 'success', 'partially-used': 'warning', 'fully
 function SummaryCard({ label, value }: { label: string; value: number | undefined }) {
   return (
     <Paper variant="outlined" sx={{ p: 2, flex: 1, minWidth: 140 }} role="group" aria-label={label}>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         {label}
       </Typography>
       <Typography sx={{ fontSize: '1.6rem', fontWeight: 700 }}>{value ?? '–'}</Typography>
@@ -208,7 +208,7 @@ export function LicenseManagerTab() {
                   <TableCell>
                     <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
                       <Chip size="small" label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
-                      <Typography variant="caption" color="text.secondary">{`${k.currentActivations}/${k.maxActivations}`}</Typography>
+                      <Typography variant="caption" sx={{ color: 'text.secondary' }}>{`${k.currentActivations}/${k.maxActivations}`}</Typography>
                     </Stack>
                   </TableCell>
                   <TableCell>

@@ -67,8 +67,8 @@ export function EmailTemplateEditor({ product, open, onClose }: { product: Produ
                 fullWidth
                 slotProps={{ htmlInput: { style: { fontFamily: 'monospace', fontSize: 13 } } }}
               />
-              <Stack direction="row" gap={1} flexWrap="wrap" alignItems="center">
-                <Typography variant="caption" color="text.secondary">
+              <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap', alignItems: 'center' }}>
+                <Typography variant="caption" sx={{ color: 'text.secondary' }}>
                   Variables:
                 </Typography>
                 {Object.keys(SAMPLE_VALUES).map((name) => (
@@ -90,7 +90,7 @@ export function EmailTemplateEditor({ product, open, onClose }: { product: Produ
                 srcDoc={previewHtml}
                 sx={{ flex: 1, minHeight: 320, width: '100%', border: 1, borderColor: 'divider', borderRadius: 1, bgcolor: '#fff' }}
               />
-              <Stack direction="row" spacing={1} alignItems="flex-start">
+              <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
                 <TextField size="small" label="Send test to" type="email" value={to} onChange={(e) => setTo(e.target.value)} sx={{ flex: 1 }} />
                 <Button variant="outlined" startIcon={<Send />} onClick={onSendTest} disabled={sending || !to.trim()}>
                   {sending ? 'Sending...' : 'Send Test Email'}

@@ -28,7 +28,7 @@ function Count({ label, value }: { label: string; value: number }) {
       <Typography variant="h3" component="p" data-testid={`count-${label.toLowerCase()}`}>
         {value.toLocaleString('en-US')}
       </Typography>
-      <Typography variant="caption" color="text.secondary">
+      <Typography variant="caption" sx={{ color: 'text.secondary' }}>
         {label}
       </Typography>
     </Stack>
@@ -46,7 +46,7 @@ function ProductCard({ product }: { product: Product }) {
           <Typography variant="h3" component="h3">
             {product.name}
           </Typography>
-          <Stack direction="row" gap={1} flexWrap="wrap">
+          <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
             <Chip size="small" color={active ? 'success' : 'default'} label={active ? 'Active' : product.status.charAt(0).toUpperCase() + product.status.slice(1)} />
             {product.isLicenseManaged && <Chip size="small" color="secondary" variant="outlined" label="License Managed" />}
           </Stack>
@@ -88,7 +88,7 @@ export function ProductsTab() {
   const { data: products, isLoading, isError } = useProductsQuery();
   if (isLoading) return <CircularProgress aria-label="Loading products" />;
   if (isError) return <Alert severity="error">Products could not be loaded.</Alert>;
-  if (!products?.length) return <Typography color="text.secondary">No products yet.</Typography>;
+  if (!products?.length) return <Typography sx={{ color: 'text.secondary' }}>No products yet.</Typography>;
   return (
     <Grid container spacing={2}>
       {products.map((product) => (

@@ -96,7 +96,7 @@ export function VoucherUpload({ product }: { product: Product }) {
       {uploading && (
         <Box>
           <LinearProgress variant="determinate" value={Math.round((progress ?? 0) * 100)} aria-label="Upload progress" />
-          <Typography variant="caption" color="text.secondary">
+          <Typography variant="caption" sx={{ color: 'text.secondary' }}>
             Uploading... {Math.round((progress ?? 0) * 100)}%
           </Typography>
         </Box>

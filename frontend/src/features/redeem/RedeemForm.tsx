@@ -202,10 +202,14 @@ export function RedeemForm() {
                 name="acceptPrivacyPolicy"
                 checked={values.acceptPrivacyPolicy}
                 onChange={(e) => setField('acceptPrivacyPolicy', e.target.checked)}
-                inputRef={(el: HTMLInputElement | null) => {
-                  inputs.current.acceptPrivacyPolicy = el;
+                slotProps={{
+                  input: {
+                    ref: (el: HTMLInputElement | null) => {
+                      inputs.current.acceptPrivacyPolicy = el;
+                    },
+                    'aria-describedby': errors.acceptPrivacyPolicy ? 'redeem-accept-error' : undefined,
+                  },
                 }}
-                slotProps={{ input: { 'aria-describedby': errors.acceptPrivacyPolicy ? 'redeem-accept-error' : undefined } as object }}
               />
             }
             label={

@@ -29,7 +29,7 @@ export function RedeemPage() {
             </Box>
           )}
         </Typography>
-        <Typography color="text.secondary" sx={{ mt: 1 }}>
+        <Typography sx={{ color: 'text.secondary', mt: 1 }}>
           Enter your details and the voucher code of your office-suite 2024 deal to receive your licence.
         </Typography>
       </Box>

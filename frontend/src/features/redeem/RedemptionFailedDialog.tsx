@@ -1,4 +1,4 @@
-import ErrorOutlineIcon from '@mui/icons-material/ErrorOutline';
+import ErrorOutlinedIcon from '@mui/icons-material/ErrorOutlined';
 import Button from '@mui/material/Button';
 import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
@@ -29,7 +29,7 @@ export function RedemptionFailedDialog({ open, message, onClose, onTryAgain, onE
       fullWidth
     >
       <DialogTitle id="redemption-failed-title" sx={{ display: 'flex', alignItems: 'center', gap: 1, color: 'error.main' }}>
-        <ErrorOutlineIcon aria-hidden />
+        <ErrorOutlinedIcon aria-hidden />
         Redemption Failed
       </DialogTitle>
       <DialogContent>

@@ -1,4 +1,4 @@
-import MailOutlineIcon from '@mui/icons-material/MailOutline';
+import MailOutlinedIcon from '@mui/icons-material/MailOutlined';
 import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
@@ -12,11 +12,11 @@ export function SupportPanel() {
       <Typography id="support-title" variant="h2" sx={{ fontSize: '1.15rem', mb: 1 }}>
         Need help?
       </Typography>
-      <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
+      <Typography variant="body2" sx={{ color: 'text.secondary', mb: 2 }}>
         Our support team answers by e-mail{supportEmail ? ` at ${supportEmail}` : ''}, usually within 2-4 hours during
         business hours.
       </Typography>
-      <Button variant="outlined" startIcon={<MailOutlineIcon />} href={supportEmail ? `mailto:${supportEmail}` : undefined} disabled={!supportEmail}>
+      <Button variant="outlined" startIcon={<MailOutlinedIcon />} href={supportEmail ? `mailto:${supportEmail}` : undefined} disabled={!supportEmail}>
         Contact Support
       </Button>
     </Paper>

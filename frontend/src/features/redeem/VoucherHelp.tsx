@@ -40,7 +40,7 @@ export function VoucherHelp() {
                 <Box component="span" sx={visuallyHidden}>{`Step ${i + 1}: `}</Box>
                 {step.title}
               </Typography>
-              <Typography variant="body2" color="text.secondary">
+              <Typography variant="body2" sx={{ color: 'text.secondary' }}>
                 {step.text}
               </Typography>
             </Box>

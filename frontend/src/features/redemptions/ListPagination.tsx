@@ -33,7 +33,7 @@ export function NumberedPagination({ pagination, onPage }: Props) {
   const { currentPage, totalPages } = pagination;
   return (
     <Stack component="nav" aria-label="Pagination" direction={{ xs: 'column', sm: 'row' }} spacing={1} sx={{ alignItems: 'center', justifyContent: 'space-between', mt: 2 }}>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         {showingText(pagination)}
       </Typography>
       <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>

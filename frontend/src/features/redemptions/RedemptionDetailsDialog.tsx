@@ -44,7 +44,7 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
     <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '160px 1fr' }, gap: 1, py: 0.25 }}>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         {label}
       </Typography>
       <Typography variant="body2" component="div" sx={{ wordBreak: 'break-all' }}>
@@ -193,7 +193,7 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
                     {displayLicenseKey(assigned.licenseKey)}
                   </Typography>
                 ) : (
-                  <Typography color="text.secondary">
+                  <Typography sx={{ color: 'text.secondary' }}>
                     {redemption.isManualProcessing ? 'No license key assigned yet (manual processing).' : 'No license key assigned.'}
                   </Typography>
                 )}
@@ -213,7 +213,7 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
               {assigned.downloadLink}
             </Link>
           ) : (
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" sx={{ color: 'text.secondary' }}>
               {mac ? 'Sent to the customer with the installation packages.' : 'Not available'}
             </Typography>
           )}

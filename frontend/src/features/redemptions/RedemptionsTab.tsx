@@ -365,7 +365,7 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
                   <TableCell sx={{ fontFamily: 'monospace' }}>{code}</TableCell>
                   <TableCell>
                     <Typography variant="body2">{`${r.customer.firstName} ${r.customer.lastName}`}</Typography>
-                    <Typography variant="caption" color="text.secondary">
+                    <Typography variant="caption" sx={{ color: 'text.secondary' }}>
                       {r.customer.email}
                     </Typography>
                   </TableCell>

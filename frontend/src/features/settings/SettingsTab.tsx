@@ -1,4 +1,4 @@
-import CheckCircleOutline from '@mui/icons-material/CheckCircleOutline';
+import CheckCircleOutlined from '@mui/icons-material/CheckCircleOutlined';
 import DeleteForever from '@mui/icons-material/DeleteForever';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
@@ -29,9 +29,9 @@ const FEATURES = [
 
 function Info({ label, value }: { label: string; value: string | number | undefined }) {
   return (
-    <Stack direction="row" justifyContent="space-between" sx={{ py: 0.5 }}>
-      <Typography color="text.secondary">{label}</Typography>
-      <Typography fontWeight={600}>{value === undefined ? '—' : typeof value === 'number' ? value.toLocaleString('en-US') : value}</Typography>
+    <Stack direction="row" sx={{ justifyContent: 'space-between', py: 0.5 }}>
+      <Typography sx={{ color: 'text.secondary' }}>{label}</Typography>
+      <Typography sx={{ fontWeight: 600 }}>{value === undefined ? '—' : typeof value === 'number' ? value.toLocaleString('en-US') : value}</Typography>
     </Stack>
   );
 }
@@ -64,7 +64,7 @@ export function SettingsTab() {
               {FEATURES.map((f) => (
                 <ListItem key={f} disableGutters>
                   <ListItemIcon sx={{ minWidth: 32 }}>
-                    <CheckCircleOutline color="success" fontSize="small" />
+                    <CheckCircleOutlined color="success" fontSize="small" />
                   </ListItemIcon>
                   <ListItemText primary={f} />
                 </ListItem>
@@ -80,7 +80,7 @@ export function SettingsTab() {
               <Typography id="danger-title" variant="h3" component="h2" color="error" gutterBottom>
                 Danger Zone
               </Typography>
-              <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
+              <Typography variant="body2" sx={{ color: 'text.secondary', mb: 2 }}>
                 Clean System permanently deletes all voucher codes, customers, redemptions and license assignments.
               </Typography>
               <Button color="error" variant="contained" startIcon={<DeleteForever />} onClick={() => setCleaning(true)}>

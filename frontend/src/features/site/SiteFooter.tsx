@@ -15,16 +15,16 @@ export function SiteFooter({ showSupportEmail = false }: { showSupportEmail?: bo
       <Container maxWidth="lg">
         <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
           <Box>
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" sx={{ color: 'text.secondary' }}>
               © {year} {companyName}. All rights reserved.
             </Typography>
             {companyAddress && (
-              <Typography variant="body2" color="text.secondary" component="address" sx={{ fontStyle: 'normal' }}>
+              <Typography variant="body2" component="address" sx={{ color: 'text.secondary', fontStyle: 'normal' }}>
                 {companyAddress}
               </Typography>
             )}
             {showSupportEmail && supportEmail && (
-              <Typography variant="body2" color="text.secondary">
+              <Typography variant="body2" sx={{ color: 'text.secondary' }}>
                 Support: <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>
               </Typography>
             )}

@@ -1,4 +1,4 @@
-import HelpOutlineIcon from '@mui/icons-material/HelpOutline';
+import HelpOutlinedIcon from '@mui/icons-material/HelpOutlined';
 import Box from '@mui/material/Box';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
@@ -13,12 +13,12 @@ export function HelpPanel() {
   return (
     <Paper variant="outlined" component="section" aria-labelledby="help-title" sx={{ p: 3 }}>
       <Typography id="help-title" variant="h2" sx={{ fontSize: '1.15rem', display: 'flex', alignItems: 'center', gap: 1, mb: 1 }}>
-        <HelpOutlineIcon color="primary" aria-hidden /> Need Help?
+        <HelpOutlinedIcon color="primary" aria-hidden /> Need Help?
       </Typography>
       <Typography variant="body2">
         E-mail support: {supportEmail && <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>}
       </Typography>
-      <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+      <Typography variant="body2" sx={{ color: 'text.secondary', mb: 1 }}>
         We usually reply within 2-4 hours during business hours. We can help with:
       </Typography>
       <Box component="ul" sx={{ m: 0, pl: 3 }}>

@@ -30,7 +30,7 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
         <Typography id={titleId} variant="h3" component="h3">
           {pkg.name}
         </Typography>
-        <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+        <Typography variant="body2" sx={{ color: 'text.secondary', mb: 1 }}>
           {pkg.description}
         </Typography>
         <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
@@ -45,7 +45,7 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
             Download
           </Button>
         ) : (
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" sx={{ color: 'text.secondary' }}>
             {pkg.note}
           </Typography>
         )}
@@ -65,7 +65,7 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
         <Typography>
           Installation instructions and download links have been sent to <strong>{customerEmail}</strong>.
         </Typography>
-        <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+        <Typography variant="body2" sx={{ color: 'text.secondary', mt: 1 }}>
           Can't find the e-mail? Please check your spam or junk folder.
         </Typography>
       </Paper>

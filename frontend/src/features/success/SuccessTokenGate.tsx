@@ -35,7 +35,7 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
       return (
         <StatePanel tone="error" title="Access Denied" icon={<BlockIcon sx={{ fontSize: 48 }} aria-hidden />}>
           <Typography>{state.message}</Typography>
-          <Typography color="text.secondary" sx={{ mt: 2 }}>
+          <Typography sx={{ color: 'text.secondary', mt: 2 }}>
             Redirecting to home page...
           </Typography>
         </StatePanel>
@@ -44,7 +44,7 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
       return (
         <StatePanel tone="info" title="No Data Available" icon={<InfoOutlinedIcon sx={{ fontSize: 48 }} aria-hidden />}>
           <Typography>We could not find the details of this redemption.</Typography>
-          <Typography color="text.secondary" sx={{ mt: 2 }}>
+          <Typography sx={{ color: 'text.secondary', mt: 2 }}>
             Redirecting to home page...
           </Typography>
         </StatePanel>

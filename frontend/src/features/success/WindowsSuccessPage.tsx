@@ -1,7 +1,7 @@
 import CheckCircleIcon from '@mui/icons-material/CheckCircle';
 import DownloadIcon from '@mui/icons-material/Download';
 import HourglassTopIcon from '@mui/icons-material/HourglassTop';
-import MailOutlineIcon from '@mui/icons-material/MailOutline';
+import MailOutlinedIcon from '@mui/icons-material/MailOutlined';
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Box from '@mui/material/Box';
@@ -49,7 +49,7 @@ function ManualProcessingView() {
         <Typography variant="h1" sx={{ my: 1 }}>
           Processing Your License
         </Typography>
-        <Typography color="text.secondary">
+        <Typography sx={{ color: 'text.secondary' }}>
           We are preparing your license key & download link. You will get it shortly within 2-3 hours.
         </Typography>
         <Stepper activeStep={1} alternativeLabel sx={{ mt: 4 }} aria-label="Progress">
@@ -60,7 +60,7 @@ function ManualProcessingView() {
           ))}
         </Stepper>
       </Paper>
-      <Alert severity="info" icon={<MailOutlineIcon />}>
+      <Alert severity="info" icon={<MailOutlinedIcon />}>
         <AlertTitle>What's Next?</AlertTitle>
         Check your e-mail within 2-3 hours for your license key and download link, including your spam or junk
         folder.
@@ -78,7 +78,7 @@ function DownloadReadyView({ data }: { data: SuccessTokenView }) {
         <Typography variant="h1" sx={{ my: 1 }}>
           Download Ready
         </Typography>
-        <Typography color="text.secondary">
+        <Typography sx={{ color: 'text.secondary' }}>
           Your license has also been delivered to <strong>{data.customerEmail}</strong>.
         </Typography>
         {data.downloadLink && (
@@ -94,7 +94,7 @@ function DownloadReadyView({ data }: { data: SuccessTokenView }) {
             >
               Download Now
             </Button>
-            <Typography role="status" variant="body2" color="text.secondary" sx={{ mt: 1, minHeight: '1.5em' }}>
+            <Typography role="status" variant="body2" sx={{ color: 'text.secondary', mt: 1, minHeight: '1.5em' }}>
               {initializing ? 'Initializing download...' : ''}
             </Typography>
           </Box>
@@ -114,7 +114,7 @@ function DownloadInformation() {
       <Box component="dl" sx={{ display: 'grid', gridTemplateColumns: 'auto 1fr', columnGap: 2, rowGap: 0.5, m: 0 }}>
         {DOWNLOAD_INFO.map(([term, value]) => (
           <Box key={term} sx={{ display: 'contents' }}>
-            <Typography component="dt" variant="body2" color="text.secondary">
+            <Typography component="dt" variant="body2" sx={{ color: 'text.secondary' }}>
               {term}
             </Typography>
             <Typography component="dd" variant="body2" sx={{ m: 0, fontWeight: 600 }}>
@@ -139,7 +139,7 @@ function InstallationSteps() {
             <Typography variant="subtitle2" component="span">
               {step.title}
             </Typography>
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" sx={{ color: 'text.secondary' }}>
               {step.text}
             </Typography>
           </li>

@@ -6,7 +6,13 @@ import { pageItemsWithEllipsis } from './pageNumbers';
 /** Previous, the page buttons of SPEC §2 (ellipsis when over 7 pages), Next. `page` is 1-based. */
 export function PageNumbers({ page, totalPages, onChange }: { page: number; totalPages: number; onChange: (page: number) => void }) {
   return (
-    <Stack component="nav" aria-label="Pages" direction="row" spacing={0.5} alignItems="center" flexWrap="wrap">
+    <Stack
+      component="nav"
+      aria-label="Pages"
+      direction="row"
+      spacing={0.5}
+      sx={{ alignItems: 'center', flexWrap: 'wrap' }}
+    >
       <Button size="small" disabled={page <= 1} onClick={() => onChange(page - 1)}>
         Previous
       </Button>

@@ -38,7 +38,7 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
   return (
     <Dialog open={open} onClose={onClose} fullWidth maxWidth="lg" aria-labelledby={`codes-title-${product.id}`}>
       <DialogTitle id={`codes-title-${product.id}`}>
-        <Stack direction="row" spacing={1} alignItems="center">
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
           <span>Voucher Codes - {product.name}</span>
           <Chip size="small" label={`${list.totalCount.toLocaleString('en-US')} total`} data-testid="modal-total" />
         </Stack>
@@ -50,7 +50,7 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
           <Tab value="redeemed" label="Redeemed" />
         </Tabs>
         {list.tab === 'unredeemed' && (
-          <Stack direction="row" gap={1} flexWrap="wrap" sx={{ mb: 1 }}>
+          <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap', mb: 1 }}>
             {canDelete && (
               <>
                 <Button color="error" variant="outlined" disabled={list.selected.size === 0} onClick={() => confirm.ask({ kind: 'selected' })}>
@@ -72,10 +72,10 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
         <VoucherCodesTable list={list} columns={[...COLUMNS[list.tab]]} canDelete={canDelete} onDelete={(code) => confirm.ask({ kind: 'one', code })} />
       </DialogContent>
       <DialogActions sx={{ justifyContent: 'space-between', px: 3 }}>
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" sx={{ color: 'text.secondary' }}>
           Showing {from}-{to} of {list.totalCount.toLocaleString('en-US')} codes
         </Typography>
-        <Stack direction="row" spacing={1} alignItems="center">
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
           <Button disabled={list.page === 0} onClick={() => list.setPage(list.page - 1)}>
             Previous
           </Button>

@@ -51,7 +51,7 @@ export function VoucherCodesPage() {
   if (!valid) {
     return (
       <Container sx={{ py: 4 }}>
-        <Stack spacing={2} alignItems="flex-start">
+        <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
           <BackToAdmin />
           <Alert severity="error">Invalid product ID</Alert>
         </Stack>
@@ -77,7 +77,7 @@ function VoucherCodes({ productId }: { productId: string }) {
   if (product.isError) {
     return (
       <Container sx={{ py: 4 }}>
-        <Stack spacing={2} alignItems="flex-start">
+        <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
           <BackToAdmin />
           <Alert severity="error">{bodyMessage(product.error) ?? 'Product not found.'}</Alert>
         </Stack>
@@ -95,14 +95,14 @@ function VoucherCodes({ productId }: { productId: string }) {
           <Typography variant="h1">Voucher Codes{product.data ? ` - ${product.data.name}` : ''}</Typography>
           <Paper variant="outlined" sx={{ p: 2 }}>
             <Stack spacing={2}>
-              <Stack direction={{ xs: 'column', md: 'row' }} gap={2} justifyContent="space-between">
+              <Stack direction={{ xs: 'column', md: 'row' }} sx={{ gap: 2, justifyContent: 'space-between' }}>
                 <Stack component="form" direction="row" spacing={1} onSubmit={submitSearch} role="search">
                   <TextField size="small" label="Search codes" value={text} onChange={(e) => setText(e.target.value)} />
                   <Button type="submit" variant="outlined" startIcon={<Search />}>
                     Search
                   </Button>
                 </Stack>
-                <Stack direction="row" gap={1} flexWrap="wrap">
+                <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
                   {can(PERMISSIONS.exportUnredeemedVouchers) && (
                     <Button variant="outlined" startIcon={<Download />} onClick={list.exportUnredeemed} disabled={list.exporting}>
                       Export Unredeemed
@@ -127,8 +127,11 @@ function VoucherCodes({ productId }: { productId: string }) {
               </Tabs>
               {list.query.isFetching && <LinearProgress aria-label="Loading voucher codes" />}
               <VoucherCodesTable list={list} columns={[...COLUMNS[list.tab]]} canDelete={canDelete} onDelete={(code) => confirm.ask({ kind: 'one', code })} />
-              <Stack direction={{ xs: 'column', sm: 'row' }} justifyContent="space-between" alignItems="center" gap={1}>
-                <Typography variant="body2" color="text.secondary">
+              <Stack
+                direction={{ xs: 'column', sm: 'row' }}
+                sx={{ justifyContent: 'space-between', alignItems: 'center', gap: 1 }}
+              >
+                <Typography variant="body2" sx={{ color: 'text.secondary' }}>
                   Page {list.page + 1} of {list.totalPages}
                 </Typography>
                 <PageNumbers page={list.page + 1} totalPages={list.totalPages} onChange={(p) => list.setPage(p - 1)} />

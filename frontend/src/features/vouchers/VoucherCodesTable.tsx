@@ -1,4 +1,4 @@
-import DeleteOutline from '@mui/icons-material/DeleteOutline';
+import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
@@ -20,7 +20,7 @@ function Customer({ code }: { code: VoucherCode }) {
   return (
     <>
       {customer.firstName} {customer.lastName}
-      <Typography variant="caption" component="div" color="text.secondary">
+      <Typography variant="caption" component="div" sx={{ color: 'text.secondary' }}>
         {customer.email}
       </Typography>
     </>
@@ -72,7 +72,7 @@ export function VoucherCodesTable({
               c === 'select' ? (
                 <TableCell key={c} padding="checkbox">
                   <Checkbox
-                    inputProps={{ 'aria-label': 'Select all unredeemed codes on this page' }}
+                    slotProps={{ input: { 'aria-label': 'Select all unredeemed codes on this page' } }}
                     checked={list.allOnPageSelected}
                     indeterminate={list.someOnPageSelected && !list.allOnPageSelected}
                     disabled={!selectable}
@@ -101,7 +101,11 @@ export function VoucherCodesTable({
                     return (
                       <TableCell key={c} padding="checkbox">
                         {!code.isRedeemed && (
-                          <Checkbox inputProps={{ 'aria-label': `Select ${code.code}` }} checked={list.selected.has(code.id)} onChange={() => list.toggle(code.id)} />
+                          <Checkbox
+                            slotProps={{ input: { 'aria-label': `Select ${code.code}` } }}
+                            checked={list.selected.has(code.id)}
+                            onChange={() => list.toggle(code.id)}
+                          />
                         )}
                       </TableCell>
                     );
@@ -133,7 +137,7 @@ export function VoucherCodesTable({
                       <TableCell key={c}>
                         {!code.isRedeemed && (
                           <IconButton size="small" color="error" aria-label={`Delete ${code.code}`} onClick={() => onDelete(code)} disabled={list.deleting}>
-                            <DeleteOutline fontSize="small" />
+                            <DeleteOutlined fontSize="small" />
                           </IconButton>
                         )}
                       </TableCell>
