@@ -6,6 +6,7 @@ import { randomUUID } from 'crypto';
 import { Clock } from './common/clock';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { APP_CONFIG, AppConfig } from './config/app-config';
+import { DatabaseModule } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
@@ -46,6 +47,7 @@ export class AppModule {
           },
         }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl), migrationsRun: true }),
+        DatabaseModule,
         JobsModule.forRoot(config, { processJobs: options.processJobs }),
         AuditModule,
         AuthModule,

@@ -8,7 +8,7 @@ import { Readable, Transform, TransformCallback } from 'stream';
 import { pipeline } from 'stream/promises';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
-import { rawPgClient } from '../../common/database/pg-client';
+import { rawPgClient } from '../../database/pg-client';
 import { likeContains } from '../../common/utils/sql';
 import { AuditContext } from '../../common/utils/audit-context';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';

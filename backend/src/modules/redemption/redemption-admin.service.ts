@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource, EntityManager } from 'typeorm';
-import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../common/database/counts';
+import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../database/list-counts';
 import { likeContains, returnedRows } from '../../common/utils/sql';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';

@@ -1,7 +1,7 @@
 import { ConflictException, Inject, Injectable, NotFoundException, BadRequestException } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { pgPool } from '../../common/database/pg-client';
+import { pgPool } from '../../database/pg-client';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';

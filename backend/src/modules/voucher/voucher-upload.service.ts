@@ -14,7 +14,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { PassThrough, Readable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { DataSource } from 'typeorm';
-import { rawPgClient } from '../../common/database/pg-client';
+import { rawPgClient } from '../../database/pg-client';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';
 import { RealtimeService } from '../realtime/realtime.service';

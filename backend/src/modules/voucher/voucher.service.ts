@@ -1,7 +1,7 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource } from 'typeorm';
-import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../common/database/counts';
+import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../database/list-counts';
 import { likeContains } from '../../common/utils/sql';
 import { AuditContext } from '../../common/utils/audit-context';
 import { AuditService } from '../audit/audit.service';

@@ -1,6 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 @Entity({ name: 'security_audit_log' })
+@Index('idx_security_audit_log_created', ['createdAt'])
+@Index('idx_security_audit_log_user', ['adminUserId', 'createdAt'])
+// Failed logins per address.
+@Index('idx_security_audit_log_ip', ['ipAddress', 'createdAt'])
 export class SecurityAuditLog {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,7 +1,11 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { AdminUser } from './admin-user.entity';
 
 @Entity({ name: 'admin_sessions' })
+@Unique('uq_admin_sessions_token', ['token'])
+@Unique('uq_admin_sessions_refresh_token', ['refreshToken'])
+@Index('idx_admin_sessions_user', ['adminUserId'])
+@Index('idx_admin_sessions_previous_refresh', ['previousRefreshToken'])
 export class AdminSession {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -10,15 +14,15 @@ export class AdminSession {
   adminUserId: string;
 
   @ManyToOne(() => AdminUser, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'admin_user_id' })
+  @JoinColumn({ name: 'admin_user_id', foreignKeyConstraintName: 'admin_sessions_admin_user_id_fkey' })
   adminUser?: AdminUser;
 
   /** Identifier of the access tokens issued for this session (the JWT carries the session id). */
-  @Column({ type: 'varchar', length: 128, unique: true })
+  @Column({ type: 'varchar', length: 128 })
   token: string;
 
   /** SHA-256 of the current opaque refresh token; rotated on every refresh. */
-  @Column({ name: 'refresh_token', type: 'varchar', length: 128, unique: true })
+  @Column({ name: 'refresh_token', type: 'varchar', length: 128 })
   refreshToken: string;
 
   /** SHA-256 of the refresh token spent by the last rotation: presenting it again revokes the session. */

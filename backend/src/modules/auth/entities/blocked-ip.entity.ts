@@ -1,11 +1,12 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 @Entity({ name: 'blocked_ips' })
+@Unique('uq_blocked_ips_ip', ['ipAddress'])
 export class BlockedIp {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ name: 'ip_address', type: 'varchar', length: 45, unique: true })
+  @Column({ name: 'ip_address', type: 'varchar', length: 45 })
   ipAddress: string;
 
   @Column({ type: 'varchar', length: 255, nullable: true })

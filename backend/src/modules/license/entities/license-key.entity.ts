@@ -1,11 +1,36 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
 import { Product } from '../../product/entities/product.entity';
 
 export const MANUAL_KEY_PREFIX = 'MANUAL_';
 export type LicenseType = 'single-user' | 'volume';
 
 @Entity({ name: 'license_keys' })
-@Index('uq_license_keys_product_key', ['productId', 'licenseKey'], { unique: true })
+// Keys are unique per product (DECISIONS §8); a duplicate is a 409.
+@Unique('uq_license_keys_product_key', ['productId', 'licenseKey'])
+@Check('chk_license_keys_type', `license_type IN ('single-user', 'volume')`)
+// A key is never used more often than it may be, whatever the code does.
+@Check('chk_license_keys_activations', 'current_activations >= 0 AND current_activations <= max_activations')
+// The pool query: active keys of a product with room left, oldest first.
+@Index('idx_license_keys_pool', ['productId', 'createdAt', 'id'], {
+  where: 'is_active AND current_activations < max_activations',
+})
+// Substring search: GIN (license_key gin_trgm_ops), an operator class TypeORM cannot declare.
+@Index('idx_license_keys_key_trgm', { synchronize: false })
+// The list order, (usage rank, created_at DESC, id DESC) overall and per product, WHERE the key is not MANUAL_:
+// expressions TypeORM cannot declare (migration 1763700005010).
+@Index('idx_license_keys_list', { synchronize: false })
+@Index('idx_license_keys_product_list', { synchronize: false })
 export class LicenseKey {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -14,7 +39,7 @@ export class LicenseKey {
   productId: string;
 
   @ManyToOne(() => Product, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'product_id' })
+  @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'license_keys_product_id_fkey' })
   product?: Product;
 
   @Column({ name: 'license_key', type: 'varchar', length: 64 })

@@ -1,7 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** One row per delivery attempt on one provider (DECISIONS §4). */
 @Entity({ name: 'email_logs' })
+@Index('idx_email_logs_redemption', ['redemptionId'])
+@Index('idx_email_logs_created', ['createdAt'])
 export class EmailLog {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,7 +1,12 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 /** One row per (lower-cased) e-mail address, reused and updated by later redemptions. */
 @Entity({ name: 'customers' })
+@Unique('uq_customers_email', ['email'])
+// Substring search in the redemption list: GIN (email gin_trgm_ops) and GIN ((first_name || ' ' || last_name)
+// gin_trgm_ops), operator classes and an expression TypeORM cannot declare (migrations 1763700000410, …5000).
+@Index('idx_customers_email_trgm', { synchronize: false })
+@Index('idx_customers_full_name_trgm', { synchronize: false })
 export class Customer {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -12,7 +17,7 @@ export class Customer {
   @Column({ name: 'last_name', type: 'varchar', length: 50 })
   lastName: string;
 
-  @Column({ type: 'varchar', length: 254, unique: true })
+  @Column({ type: 'varchar', length: 254 })
   email: string;
 
   @Column({ type: 'varchar', length: 20, nullable: true })

@@ -1,4 +1,4 @@
-import { Column, Entity, JoinColumn, ManyToOne, OneToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, OneToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Product } from '../../product/entities/product.entity';
 import { VoucherCode } from '../../voucher/entities/voucher-code.entity';
 import { Customer } from './customer.entity';
@@ -6,29 +6,41 @@ import { Customer } from './customer.entity';
 export type EmailStatus = 'pending' | 'sent' | 'failed';
 
 @Entity({ name: 'redemptions' })
+@Unique('uq_redemptions_voucher_code', ['voucherCodeId'])
+// One licence per customer e-mail per product (Terms): the redemption statement relies on it to refuse a second.
+@Unique('uq_redemptions_customer_product', ['customerId', 'productId'])
+@Check('chk_redemptions_email_status', `email_status IN ('pending', 'sent', 'failed')`)
+// The list pages, (exported, redeemed_at DESC, id) and (exported, email_status, redeemed_at DESC, id): TypeORM
+// cannot declare a column's sort order (migration 1763700000000).
+@Index('idx_redemptions_list', { synchronize: false })
+@Index('idx_redemptions_status_list', { synchronize: false })
+@Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt'])
+@Index('idx_redemptions_redeemed_at', ['redeemedAt'])
+// The e-mail sweep reads only pending rows.
+@Index('idx_redemptions_pending_mail', ['redeemedAt'], { where: `email_status = 'pending'` })
 export class Redemption {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ name: 'voucher_code_id', type: 'uuid', unique: true })
+  @Column({ name: 'voucher_code_id', type: 'uuid' })
   voucherCodeId: string;
 
   @OneToOne(() => VoucherCode, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'voucher_code_id' })
+  @JoinColumn({ name: 'voucher_code_id', foreignKeyConstraintName: 'redemptions_voucher_code_id_fkey' })
   voucherCode?: VoucherCode;
 
   @Column({ name: 'customer_id', type: 'uuid' })
   customerId: string;
 
   @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'customer_id' })
+  @JoinColumn({ name: 'customer_id', foreignKeyConstraintName: 'redemptions_customer_id_fkey' })
   customer?: Customer;
 
   @Column({ name: 'product_id', type: 'uuid' })
   productId: string;
 
   @ManyToOne(() => Product, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'product_id' })
+  @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'redemptions_product_id_fkey' })
   product?: Product;
 
   @Column({ name: 'email_status', type: 'varchar', length: 20, default: 'pending' })

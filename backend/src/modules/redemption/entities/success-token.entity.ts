@@ -1,19 +1,21 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Redemption } from './redemption.entity';
 
 @Entity({ name: 'success_tokens' })
+@Unique('uq_success_tokens_token', ['token'])
+@Index('idx_success_tokens_redemption', ['redemptionId'])
 export class SuccessToken {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ type: 'varchar', length: 64, unique: true })
+  @Column({ type: 'varchar', length: 64 })
   token: string;
 
   @Column({ name: 'redemption_id', type: 'uuid' })
   redemptionId: string;
 
   @ManyToOne(() => Redemption, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'redemption_id' })
+  @JoinColumn({ name: 'redemption_id', foreignKeyConstraintName: 'success_tokens_redemption_id_fkey' })
   redemption?: Redemption;
 
   @Column({ name: 'customer_email', type: 'varchar', length: 254 })

@@ -1,0 +1,55 @@
+import { Global, Injectable, Module } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource, EntityManager } from 'typeorm';
+
+/** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
+export type Db = EntityManager;
+
+/**
+ * The one way to run work in a transaction or on one held connection. Repositories take a `Db`
+ * (`EntityManager`) from `transaction()`, or use the data source's own manager outside one; the streaming
+ * paths (COPY, cursors) hold a raw client from the same pool through `withClient()`.
+ */
+@Injectable()
+export class DatabaseService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The manager outside any transaction (each statement is its own transaction). */
+  get manager(): Db {
+    return this.dataSource.manager;
+  }
+
+  /** `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(fn);
+  }
+
+  /**
+   * One raw `pg` client of TypeORM's pool for `fn` (COPY and cursors, which the ORM cannot stream), inside
+   * `BEGIN … COMMIT` when `transaction` is set. When `fn` throws, the client is discarded rather than
+   * returned to the pool: closing the connection rolls its transaction back, and a client left mid-COPY
+   * could not be trusted with a ROLLBACK anyway.
+   */
+  async withClient<T>(fn: (client: PoolClient) => Promise<T>, { transaction = false } = {}): Promise<T> {
+    const client = await this.pool.connect();
+    let healthy = false;
+    try {
+      if (transaction) await client.query('BEGIN');
+      const result = await fn(client);
+      if (transaction) await client.query('COMMIT');
+      healthy = true;
+      return result;
+    } finally {
+      client.release(!healthy);
+    }
+  }
+
+  /** TypeORM's own pg pool, for hot paths that run named (prepared) statements: parsed and planned once per connection. */
+  get pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
+  }
+}
+
+@Global()
+@Module({ providers: [DatabaseService], exports: [DatabaseService] })
+export class DatabaseModule {}

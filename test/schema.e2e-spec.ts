@@ -1,0 +1,51 @@
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../backend/src/database/data-source-options';
+import { createTestDatabase, TestDatabase } from './helpers/database';
+
+/**
+ * The entities are the schema: on a freshly migrated database TypeORM's schema builder (what
+ * `npm run migration:generate` diffs) has nothing to change, and every index the migrations build is
+ * declared on an entity, including those TypeORM cannot build itself (`synchronize: false`).
+ */
+describe('schema: entities and migrations agree', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('ovr_schema');
+    dataSource = new DataSource(dataSourceOptions(db.url, { migrationsRun: false }));
+    await dataSource.initialize();
+    await dataSource.runMigrations({ transaction: 'each' });
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  it('gives the schema builder nothing to do (migration:generate --check would pass)', async () => {
+    const { upQueries } = await dataSource.driver.createSchemaBuilder().log();
+    expect(upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('declares every index, unique and check constraint and foreign key of the database on an entity, by name', async () => {
+    const declared = new Set<string>();
+    for (const entity of dataSource.entityMetadatas) {
+      for (const index of entity.indices) declared.add(`${entity.tableName}.${index.name}`);
+      for (const unique of entity.uniques) declared.add(`${entity.tableName}.${unique.name}`);
+      for (const check of entity.checks) declared.add(`${entity.tableName}.${check.name}`);
+      for (const fk of entity.foreignKeys) declared.add(`${entity.tableName}.${fk.name}`);
+    }
+    const inDatabase: Array<{ name: string }> = await dataSource.query(`
+      SELECT c.relname || '.' || i.relname AS name
+        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND NOT x.indisprimary AND c.relname <> 'migrations'
+      UNION ALL
+      SELECT c.relname || '.' || k.conname
+        FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND k.contype IN ('c', 'f', 'u') AND c.relname <> 'migrations'`);
+    const missing = inDatabase.map((r) => r.name).filter((name) => !declared.has(name));
+    expect(missing).toEqual([]);
+  });
+});
