@@ -1,0 +1,74 @@
+import { execFileSync } from 'child_process';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { parse } from 'yaml';
+
+/**
+ * The shipped deployment (docker/) keeps its security invariants: only the proxy is published, the APIs
+ * trust exactly the proxy's address for X-Forwarded-For, and no secret has a default.
+ */
+const dockerDir = join(__dirname, '..', 'docker');
+// Compose files use YAML merge keys (`<<: *api`).
+const compose = parse(readFileSync(join(dockerDir, 'docker-compose.yml'), 'utf8'), { merge: true });
+const services: Record<string, any> = compose.services;
+const apis = Object.entries(services).filter(([, s]) => String(s.build?.dockerfile ?? '').includes('Dockerfile'));
+
+describe('docker/docker-compose.yml', () => {
+  it('runs two API instances and a worker from the image, behind one HAProxy', () => {
+    expect(apis.map(([name]) => name).sort()).toEqual(['api1', 'api2', 'worker']);
+    expect(services.proxy.image).toMatch(/^haproxy:/);
+    expect(services.proxy.volumes).toContain('./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
+    expect(services.worker.command).toContain('--worker');
+  });
+
+  it('publishes the proxy and the mail catcher UI only, never an API or the database', () => {
+    const published = Object.entries(services)
+      .filter(([, s]) => s.ports?.length)
+      .map(([name]) => name)
+      .sort();
+    expect(published).toEqual(['mail', 'proxy']);
+  });
+
+  it("has the APIs trust exactly the proxy's fixed address, never `true`", () => {
+    const proxyAddress = services.proxy.networks.internal.ipv4_address;
+    expect(proxyAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    for (const [name, s] of apis) {
+      expect({ name, trust: s.environment.TRUST_PROXY }).toEqual({ name, trust: proxyAddress });
+    }
+  });
+
+  it('gives no secret a default: compose refuses to start without JWT_SECRET and POSTGRES_PASSWORD', () => {
+    for (const [, s] of apis) {
+      expect(s.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?[^}]+\}$/);
+      expect(s.environment.DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
+      expect(s.environment.NODE_ENV).toBe('production');
+    }
+    expect(services.postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
+  });
+
+  it('health-checks what the proxy waits for', () => {
+    for (const name of ['api1', 'api2']) {
+      expect(services[name].healthcheck.test.join(' ')).toContain('/api/health');
+      expect(services.proxy.depends_on[name].condition).toBe('service_healthy');
+    }
+  });
+});
+
+describe('docker/haproxy.cfg', () => {
+  const cfg = readFileSync(join(dockerDir, 'haproxy.cfg'), 'utf8');
+
+  it('is a valid HAProxy configuration', () => {
+    const out = execFileSync('haproxy', ['-c', '-f', join(dockerDir, 'haproxy.cfg')], {
+      env: { ...process.env, LISTEN: '127.0.0.1:1', API1: '127.0.0.1:2', API2: '127.0.0.1:3' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(out).toContain('Configuration file is valid');
+  });
+
+  it('drops a client-sent X-Forwarded-For before adding the real peer, keeps socket.io sticky and checks health', () => {
+    expect(cfg).toMatch(/http-request del-header X-Forwarded-For[\s\S]*option forwardfor/);
+    expect(cfg).toMatch(/cookie SRVID insert/);
+    expect(cfg).toMatch(/option httpchk GET \/api\/health/);
+  });
+});
