@@ -41,7 +41,7 @@ if (!cli && !args.includes('--worker')) {
   const frontendIndex = join(root, 'frontend', 'dist', 'index.html');
   if (existsSync(join(root, 'frontend', 'index.html')) && stale(frontendIndex, [join(root, 'frontend', 'src'), join(root, 'frontend', 'index.html')])) {
     console.log('Building the web app...');
-    run(['vite', 'build', '--config', 'frontend/vite.config.ts', '--logLevel', 'warn']);
+    run(['vite', 'build', '--config', 'frontend/vite.config.mts', '--logLevel', 'warn']);
   }
 }
 

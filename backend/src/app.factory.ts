@@ -2,17 +2,16 @@ import { INestApplication, INestApplicationContext, Logger as NestLogger } from 
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { NextFunction, Request, Response } from 'express';
-import { existsSync } from 'fs';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { join, resolve } from 'path';
+import { resolve } from 'path';
 import { AppModule } from './app.module';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
 import { runMigrations } from './database/migrate';
+import { apiCompression, frontendMiddleware } from './static-assets';
 import { blockedIpMiddleware } from './modules/auth/blocked-ip.middleware';
 import { BlockedIpService } from './modules/auth/blocked-ip.service';
 
@@ -42,6 +41,7 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
   app.disable('x-powered-by');
   app.setGlobalPrefix('api');
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
+  app.use('/api', apiCompression());
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
@@ -56,7 +56,7 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string): Pro
     .build();
   SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
 
-  if (config.serveFrontend) serveFrontend(app);
+  if (config.serveFrontend) app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist')));
   return app;
 }
 
@@ -67,17 +67,4 @@ export async function createWorkerContext(config: AppConfig, databaseUrl: string
   });
   app.useLogger(app.get(Logger));
   return app;
-}
-
-function serveFrontend(app: NestExpressApplication): void {
-  const dist = resolve(process.cwd(), 'frontend', 'dist');
-  const index = join(dist, 'index.html');
-  app.useStaticAssets(dist, { index: false, maxAge: '1h', immutable: false });
-  // SPA fallback: every non-API GET gets index.html and the client router picks the screen (404 included).
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' || req.path.startsWith('/api') || req.path.startsWith('/socket.io')) return next();
-    if (!existsSync(index)) return res.status(503).type('text').send('The web app is not built yet: run npm run build');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
-  });
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { compression, defineAlgorithm } from 'vite-plugin-compression2';
 
 // The web app: `npm run build:frontend` writes frontend/dist (served by the API when SERVE_FRONTEND is on);
 // `npm run dev:frontend` serves it with hot reload and proxies the API and socket.io to the API on :3000.
@@ -8,6 +9,15 @@ const api = process.env.VITE_API_TARGET ?? 'http://localhost:3000';
 
 export default defineConfig({
   root,
+  // Brotli and gzip copies of every text asset beside it (index.html included); the API serves the best
+  // one the browser accepts (backend/src/static-assets.ts), so nothing is compressed per request.
+  plugins: [
+    compression({
+      algorithms: [defineAlgorithm('brotliCompress'), defineAlgorithm('gzip', { level: 9 })],
+      include: /\.(html|js|mjs|css|json|svg|txt|xml|webmanifest)$/,
+      threshold: 512,
+    }),
+  ],
   // Vite's built-in Oxc transform handles TSX (no React plugin needed).
   oxc: { jsx: { runtime: 'automatic' } },
   build: {
@@ -17,6 +27,13 @@ export default defineConfig({
     sourcemap: false,
     target: 'es2022',
     chunkSizeWarningLimit: 600,
+    rolldownOptions: {
+      onwarn(warning, warn) {
+        // MUI and React Router mark their modules "use client" (a React Server Components hint); meaningless in a client bundle.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('use client')) return;
+        warn(warning);
+      },
+    },
   },
   server: {
     port: 5173,
