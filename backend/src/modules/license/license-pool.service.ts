@@ -50,11 +50,6 @@ export class LicensePoolService {
           redemptionId,
         ]);
         await m.query(`UPDATE redemptions SET awaiting_license = false WHERE id = $1`, [redemptionId]);
-        await m.query(
-          `UPDATE success_tokens SET license_key = $2, download_link = $3, is_manual_processing = false
-            WHERE redemption_id = $1`,
-          [redemptionId, key.license_key, key.download_link],
-        );
         return 'assigned' as const;
       });
       if (result !== 'retry') return result === 'assigned';

@@ -291,7 +291,7 @@ export class RedemptionAdminService {
           [key.id, id],
         );
       }
-      await markLicensed(m, [id], dto.licenseKey, dto.downloadLink);
+      await markLicensed(m, [id]);
       await this.audit.record(
         {
           ...actor,
@@ -349,7 +349,7 @@ export class RedemptionAdminService {
         ]);
       }
       const assignedIds = targets.map((t) => t.id);
-      if (assignedIds.length) await markLicensed(m, assignedIds, dto.licenseKey, dto.downloadLink);
+      if (assignedIds.length) await markLicensed(m, assignedIds);
       await this.audit.record(
         {
           ...actor,
@@ -491,16 +491,11 @@ export class RedemptionAdminService {
 }
 
 /** A licence now exists: the redemption leaves manual processing, its e-mail is due, the success page shows the key. */
-async function markLicensed(m: EntityManager, ids: string[], licenseKey: string, downloadLink: string) {
+async function markLicensed(m: EntityManager, ids: string[]) {
   await m.query(
     `UPDATE redemptions SET awaiting_license = false, email_status = 'pending', email_locked_until = NULL
       WHERE id = ANY($1::uuid[])`,
     [ids],
-  );
-  await m.query(
-    `UPDATE success_tokens SET license_key = $2, download_link = $3, is_manual_processing = false
-      WHERE redemption_id = ANY($1::uuid[])`,
-    [ids, licenseKey, downloadLink],
   );
 }
 

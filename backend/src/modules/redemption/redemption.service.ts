@@ -39,7 +39,7 @@ WITH v AS (
   UPDATE voucher_codes vc SET is_redeemed = true, redeemed_at = now()
     FROM products p
    WHERE vc.code = $1 AND NOT vc.is_redeemed AND p.id = vc.product_id AND p.status = 'active'
-  RETURNING vc.id, vc.product_id, p.name, p.is_license_managed, p.product_key, p.download_link
+  RETURNING vc.id, vc.product_id, p.name, p.is_license_managed
 ), c AS (
   INSERT INTO customers (first_name, last_name, email, phone, ip_address, country)
   SELECT $2, $3, $4, $5, $6, $7 FROM v
@@ -57,7 +57,7 @@ WITH v AS (
         AND lk.is_active AND lk.current_activations < lk.max_activations
       ORDER BY lk.created_at, lk.id LIMIT 1
       FOR UPDATE SKIP LOCKED)
-  RETURNING id, license_key, download_link
+  RETURNING id
 ), r AS (
   INSERT INTO redemptions (voucher_code_id, customer_id, product_id, awaiting_license)
   SELECT v.id, c.id, v.product_id, v.is_license_managed AND NOT EXISTS (SELECT 1 FROM k) FROM v, c
@@ -65,12 +65,8 @@ WITH v AS (
 ), a AS (
   INSERT INTO license_assignments (license_key_id, redemption_id) SELECT k.id, r.id FROM k, r
 ), t AS (
-  INSERT INTO success_tokens
-    (token, redemption_id, customer_email, product_name, license_key, download_link, is_manual_processing, expires_at)
-  SELECT $8, r.id, $4, v.name,
-         CASE WHEN v.is_license_managed THEN k.license_key ELSE v.product_key END,
-         coalesce(k.download_link, v.download_link), r.awaiting_license, now() + make_interval(hours => $9)
-    FROM v CROSS JOIN r LEFT JOIN k ON true
+  INSERT INTO success_tokens (token, redemption_id, customer_email, product_name, expires_at)
+  SELECT $8, r.id, $4, v.name, now() + make_interval(hours => $9) FROM v, r
 )
 SELECT r.id, r.awaiting_license, v.name, v.is_license_managed FROM r, v`;
 
