@@ -8,7 +8,7 @@
 import { spawnSync } from 'child_process';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
-import { markAndSelect } from '../backend/src/modules/export/export.service';
+import { markAndSelect } from '../backend/src/modules/export/export.repository';
 import { adminToken, machine, peakRssMb, resetPeakRss, startApi, timeMs, withDatabase, writeResult } from './lib';
 import { seedRedemptions } from './seed';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
-import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.service';
+import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
 import { cpuMs, machine, REDIS_URL, startApi, withDatabase, writeResult } from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);

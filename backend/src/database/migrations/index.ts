@@ -5,6 +5,7 @@ import { AdminSearchTrigramIndexes1763700000410 } from './1763700000410-admin-se
 import { AuthRefreshRotation1763700003000 } from './1763700003000-auth-refresh-rotation';
 import { BenchIndexCleanup1763700005000 } from './1763700005000-bench-index-cleanup';
 import { LicenseKeyListIndex1763700005010 } from './1763700005010-license-key-list-index';
+import { DropDeadSuccessTokenColumns1763700006000 } from './1763700006000-drop-dead-success-token-columns';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   AuthRefreshRotation1763700003000,
   BenchIndexCleanup1763700005000,
   LicenseKeyListIndex1763700005010,
+  DropDeadSuccessTokenColumns1763700006000,
 ];

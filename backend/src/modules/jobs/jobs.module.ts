@@ -1,8 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { MailTransportService } from '../mail/mail-transport.service';
-import { RedemptionMailService } from '../mail/redemption-mail.service';
+import { MailModule } from '../mail/mail.module';
 import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { JobHandlers } from './job-handlers.service';
@@ -19,17 +18,19 @@ export interface JobsModuleOptions {
 @Module({})
 export class JobsModule {
   static forRoot(config: AppConfig, options: JobsModuleOptions): DynamicModule {
-    const common: Provider[] = [MailTransportService, RedemptionMailService, JobHandlers];
+    const common: Provider[] = [JobHandlers];
     if (!config.redisUrl) {
       return {
         module: JobsModule,
+        imports: [MailModule],
         providers: [...common, { provide: JobQueue, useClass: InProcessJobQueue }],
-        exports: [JobQueue, MailTransportService, RedemptionMailService, JobHandlers],
+        exports: [JobQueue, JobHandlers],
       };
     }
     return {
       module: JobsModule,
       imports: [
+        MailModule,
         BullModule.forRoot({ url: config.redisUrl, prefix: config.redisPrefix }),
         BullModule.registerQueue({ name: QUEUE.MAIL }, { name: QUEUE.MAINTENANCE }),
       ],
@@ -38,7 +39,7 @@ export class JobsModule {
         { provide: JobQueue, useClass: BullJobQueue },
         ...(options.processJobs ? [MailProcessor, MaintenanceProcessor] : []),
       ],
-      exports: [JobQueue, MailTransportService, RedemptionMailService, JobHandlers, BullModule],
+      exports: [JobQueue, JobHandlers, BullModule],
     };
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { LicenseKeyController } from './license-key.controller';
 import { LicenseKeyService } from './license-key.service';
-import { LicensePoolService } from './license-pool.service';
+import { LicenseRepository } from './license.repository';
 
 @Module({
   controllers: [LicenseKeyController],
-  providers: [LicensePoolService, LicenseKeyService],
-  exports: [LicensePoolService, LicenseKeyService],
+  providers: [LicenseRepository, LicenseKeyService],
+  exports: [LicenseRepository, LicenseKeyService],
 })
 export class LicenseModule {}

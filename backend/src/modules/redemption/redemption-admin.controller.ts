@@ -23,7 +23,9 @@ import {
   ListRedemptionsQuery,
   RedemptionIdsDto,
 } from './dto/redemption-admin.dto';
-import { REDEMPTION_ADMIN_MESSAGES, RedemptionAdminService } from './redemption-admin.service';
+import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
+import { RedemptionAdminService } from './redemption-admin.service';
+import { RedemptionListService } from './redemption-list.service';
 
 const redemptionId = new ParseUUIDPipe({
   exceptionFactory: () => new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound),
@@ -32,13 +34,16 @@ const redemptionId = new ParseUUIDPipe({
 @ApiTags('redemptions (admin)')
 @Controller('redemptions')
 export class RedemptionAdminController {
-  constructor(private readonly redemptions: RedemptionAdminService) {}
+  constructor(
+    private readonly redemptions: RedemptionAdminService,
+    private readonly lists: RedemptionListService,
+  ) {}
 
   @Get()
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({ summary: 'Recent (showExported=false) or exported redemptions, paginated, filtered and searched' })
   list(@Query() query: ListRedemptionsQuery) {
-    return this.redemptions.list(query);
+    return this.lists.list(query);
   }
 
   @Post('bulk-assign-license')
@@ -61,7 +66,7 @@ export class RedemptionAdminController {
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({ summary: 'One redemption in the list shape (details modal)' })
   findOne(@Param('id', redemptionId) id: string) {
-    return this.redemptions.findOne(id);
+    return this.lists.findOne(id);
   }
 
   @Post(':id/resend-email')

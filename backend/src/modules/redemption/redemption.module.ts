@@ -4,9 +4,13 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { LicenseModule } from '../license/license.module';
 import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
+import { PoolAssignmentService } from './pool-assignment.service';
 import { RedemptionAdminService } from './redemption-admin.service';
+import { RedemptionListRepository } from './redemption-list.repository';
+import { RedemptionListService } from './redemption-list.service';
 import { RedemptionController } from './redemption.controller';
 import { REDEEM_MESSAGES } from './redemption.errors';
+import { RedemptionRepository } from './redemption.repository';
 import { RedemptionService } from './redemption.service';
 import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard';
 
@@ -23,7 +27,16 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
     }),
   ],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
-  providers: [RedemptionService, RedemptionAdminService, GeoService, RedeemThrottlerGuard],
-  exports: [RedemptionService, GeoService],
+  providers: [
+    RedemptionRepository,
+    RedemptionListRepository,
+    RedemptionService,
+    RedemptionListService,
+    RedemptionAdminService,
+    PoolAssignmentService,
+    GeoService,
+    RedeemThrottlerGuard,
+  ],
+  exports: [RedemptionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService, GeoService],
 })
 export class RedemptionModule {}

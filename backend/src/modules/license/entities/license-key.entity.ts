@@ -66,3 +66,8 @@ export class LicenseKey {
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }
+
+/** A manual key as the customer knows it: without its `MANUAL_` prefix. */
+export function stripManualPrefix(key: string): string {
+  return key.startsWith(MANUAL_KEY_PREFIX) ? key.slice(MANUAL_KEY_PREFIX.length) : key;
+}

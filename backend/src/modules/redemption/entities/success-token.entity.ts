@@ -18,20 +18,12 @@ export class SuccessToken {
   @JoinColumn({ name: 'redemption_id', foreignKeyConstraintName: 'success_tokens_redemption_id_fkey' })
   redemption?: Redemption;
 
+  /** Read by the success page, as they were at redemption time (a product may be renamed later). */
   @Column({ name: 'customer_email', type: 'varchar', length: 254 })
   customerEmail: string;
 
   @Column({ name: 'product_name', type: 'varchar', length: 200 })
   productName: string;
-
-  @Column({ name: 'license_key', type: 'varchar', length: 100, nullable: true })
-  licenseKey: string | null;
-
-  @Column({ name: 'download_link', type: 'varchar', length: 2048, default: '' })
-  downloadLink: string;
-
-  @Column({ name: 'is_manual_processing', type: 'boolean', default: false })
-  isManualProcessing: boolean;
 
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;

@@ -1,0 +1,222 @@
+import { Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { stringify } from 'csv-stringify';
+import type { Response } from 'express';
+import { Readable, Transform, TransformCallback } from 'stream';
+import { pipeline } from 'stream/promises';
+import { Clock } from '../../common/clock';
+import { AuditContext } from '../../common/utils/audit-context';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuditService } from '../audit/audit.service';
+import { RealtimeService } from '../realtime/realtime.service';
+import { neutraliseCell } from './csv-safety';
+import { ExportFormat } from './dto/export.dto';
+import { ExportRepository } from './export.repository';
+
+export interface ExportColumn {
+  key: string;
+  header: string;
+}
+
+export interface ExportJob {
+  kind: string;
+  format: ExportFormat;
+  sql: string;
+  params: unknown[];
+  columns: ExportColumn[];
+  emptyMessage: string;
+  /** True when the statement marks the rows it returns as exported. */
+  marks: boolean;
+  /**
+   * Code-only exports: the rows come straight from PostgreSQL's `COPY … TO STDOUT` (CSV) with cells already
+   * neutralised and timestamps already ISO 8601, so no row becomes a JavaScript object (docs/benchmarks.md).
+   * `$1` is the job's single parameter, inlined as a literal (COPY takes no bind parameters).
+   */
+  copy?: { csv: string; txt: string };
+  details: Record<string, unknown>;
+}
+
+/** Thrown inside a database callback once a broken-off export is reported, so its connection is discarded. */
+class ExportAborted extends Error {}
+
+/**
+ * Writes an export file (DECISIONS §10) into the response as the rows arrive, so memory does not grow with the
+ * export: CSV through csv-stringify or TXT from a cursor, or a code-only export straight from COPY. Redemption
+ * exports mark their rows in the same transaction, committed only once the whole file has been written: an
+ * export that breaks off (client gone, error) leaves nothing marked.
+ */
+@Injectable()
+export class ExportWriter {
+  private readonly logger = new Logger(ExportWriter.name);
+
+  constructor(
+    private readonly exports: ExportRepository,
+    private readonly audit: AuditService,
+    private readonly realtime: RealtimeService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async write(job: ExportJob, res: Response, ctx: AuditContext): Promise<void> {
+    if (job.copy) return this.writeCopy(job, job.copy, res, ctx);
+    let rowCount = 0;
+    let outcome: 'empty' | 'written';
+    try {
+      outcome = await this.exports.streamRows(job.sql, job.params, async (cursor) => {
+        // The first row decides between a file and a 404, before any header is sent.
+        const first = await cursor.next();
+        if (first.done) return 'empty';
+        async function* records() {
+          rowCount = 1;
+          yield first.value;
+          for (let next = await cursor.next(); !next.done; next = await cursor.next()) {
+            rowCount++;
+            yield next.value;
+          }
+        }
+
+        this.fileHeaders(job, res);
+        try {
+          if (job.format === 'csv') {
+            const toCells = async function* () {
+              for await (const row of records()) yield job.columns.map((col) => neutraliseCell(row[col.key]));
+            };
+            await pipeline(
+              Readable.from(toCells()),
+              stringify({
+                bom: true,
+                header: true,
+                columns: job.columns.map((c) => c.header),
+                record_delimiter: 'windows',
+              }),
+              res,
+              { end: false },
+            );
+          } else {
+            // TXT: one code per line, as stored (codes hold only letters, digits, - and _).
+            const lines = async function* () {
+              for await (const row of records()) yield `${row.code}\r\n`;
+            };
+            await pipeline(Readable.from(lines()), res, { end: false });
+          }
+        } catch (err) {
+          await this.abort(job, res, ctx, rowCount, err);
+          throw new ExportAborted();
+        }
+        // Resolving commits, before the response ends: a client holding the whole file sees its rows marked.
+        return 'written';
+      });
+    } catch (err) {
+      if (err instanceof ExportAborted) return;
+      // The commit failed after the file was written: a broken connection, never a "complete" file.
+      if (res.headersSent) res.destroy();
+      throw err;
+    }
+    if (outcome === 'empty') return this.empty(job, ctx);
+    res.end();
+    await this.audit.record({
+      ...ctx,
+      action: `export.${job.kind}`,
+      success: true,
+      resource: 'export',
+      details: { ...job.details, format: job.format, rows: rowCount },
+    });
+    if (job.marks) this.realtime.emit('voucherUpdate', `${rowCount} redemption(s) exported`);
+  }
+
+  /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
+  private async writeCopy(job: ExportJob, copy: { csv: string; txt: string }, res: Response, ctx: AuditContext) {
+    const lines = new CrLfLines();
+    let outcome: 'empty' | 'written';
+    try {
+      outcome = await this.exports.copyCsv(
+        job.format === 'csv' ? copy.csv : copy.txt,
+        job.params[0],
+        async (found, open) => {
+          if (!found) return 'empty';
+          this.fileHeaders(job, res);
+          // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
+          if (job.format === 'csv') res.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
+          try {
+            await pipeline(open(), lines, res);
+          } catch (err) {
+            await this.abort(job, res, ctx, lines.count, err);
+            throw new ExportAborted();
+          }
+          return 'written';
+        },
+      );
+    } catch (err) {
+      if (err instanceof ExportAborted) return;
+      throw err;
+    }
+    if (outcome === 'empty') return this.empty(job, ctx);
+    await this.audit.record({
+      ...ctx,
+      action: `export.${job.kind}`,
+      success: true,
+      resource: 'export',
+      details: { ...job.details, format: job.format, rows: lines.count },
+    });
+  }
+
+  private async empty(job: ExportJob, ctx: AuditContext): Promise<never> {
+    await this.audit.record({
+      ...ctx,
+      action: `export.${job.kind}`,
+      success: false,
+      resource: 'export',
+      details: { ...job.details, format: job.format, reason: 'empty' },
+    });
+    throw new NotFoundException(job.emptyMessage);
+  }
+
+  private fileHeaders(job: ExportJob, res: Response): void {
+    res.status(200);
+    res.setHeader('Content-Type', job.format === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${job.kind}-${this.today()}.${job.format}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+  }
+
+  /** Headers are out: the only honest signal left is a broken connection, never a short "complete" file. */
+  private async abort(job: ExportJob, res: Response, ctx: AuditContext, rows: number, err: unknown): Promise<void> {
+    this.logger.warn(`Export ${job.kind} broke off after ${rows} rows: ${err instanceof Error ? err.message : err}`);
+    res.destroy();
+    await this.audit.record({
+      ...ctx,
+      action: `export.${job.kind}`,
+      success: false,
+      resource: 'export',
+      details: { ...job.details, format: job.format, rows, reason: 'aborted' },
+    });
+  }
+
+  /** YYYY-MM-DD in the server time zone. */
+  private today(): string {
+    return new Intl.DateTimeFormat('en-CA', {
+      timeZone: this.config.timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(this.clock.now());
+  }
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** COPY's LF line ends as CRLF (RFC 4180, what csv-stringify writes with `record_delimiter: 'windows'`); counts lines. */
+class CrLfLines extends Transform {
+  count = 0;
+
+  _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    const parts: Buffer[] = [];
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      parts.push(chunk.subarray(start, i), CRLF);
+      start = i + 1;
+      this.count++;
+    }
+    parts.push(chunk.subarray(start));
+    done(null, Buffer.concat(parts));
+  }
+}

@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import type { Readable } from 'stream';
+import { to as copyTo } from 'pg-copy-streams';
+import QueryStream from 'pg-query-stream';
+import { DatabaseService } from '../../database/database.service';
+import { latestLicenseKeySql } from '../license/license.repository';
+import { redemptionListFilter, RedemptionListCriteria } from '../redemption/redemption-list.repository';
+
+/**
+ * Marks the matching redemptions exported and returns them with their customer, product and latest
+ * licence (MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
+ * PostgreSQL runs the data-modifying WITH to completion on the first fetch; rows then come in batches.
+ */
+export const markAndSelect = (where: string) => `
+WITH marked AS (
+  UPDATE redemptions r SET exported = true, exported_at = now()
+    FROM voucher_codes v, customers c
+   WHERE v.id = r.voucher_code_id AND c.id = r.customer_id AND (${where})
+  RETURNING r.id, v.code, c.first_name, c.last_name, c.email, c.phone, c.country,
+            r.product_id, r.email_status, r.redeemed_at, r.exported_at
+)
+SELECT m.code, m.first_name, m.last_name, m.email, m.phone, m.country, p.name AS product, m.email_status,
+       CASE WHEN lk.license_key LIKE 'MANUAL\\_%' THEN substr(lk.license_key, 8) ELSE lk.license_key END AS license_key,
+       coalesce(lk.download_link, p.download_link) AS download_link,
+       m.redeemed_at, m.exported_at
+  FROM marked m
+  JOIN products p ON p.id = m.product_id
+  LEFT JOIN LATERAL (${latestLicenseKeySql('m')}) lk ON true
+ ORDER BY m.redeemed_at DESC, m.id DESC`;
+
+/** The redemption list as filtered on screen, for `markAndSelect` (the list's own filter, its joined form). */
+export function redemptionExportFilter(criteria: RedemptionListCriteria): { where: string; params: unknown[] } {
+  const { params, base, search } = redemptionListFilter(criteria);
+  return { where: search ? `${base} AND ${search.joined}` : base, params };
+}
+
+/** SQL twin of `neutraliseCell` for text: a cell starting with = + - @ tab or CR gets a leading `'`. */
+function neutralisedSql(expr: string): string {
+  return `CASE WHEN ${expr} ~ '^[-=+@\\t\\r]' THEN '''' || ${expr} ELSE ${expr} END`;
+}
+
+/** SQL twin of `Date.toISOString()`: UTC, milliseconds, `Z`. */
+function isoSql(expr: string): string {
+  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * Code-only exports (voucher_codes, the voucher module's table, read-only): `rows` for the cursor path, `csv` and
+ * `txt` for `COPY … TO STDOUT`, with cells already neutralised and timestamps already ISO 8601. `$1` is a product
+ * id or NULL. With a product, redeemed codes are read in order from idx_voucher_codes_redeemed (product_id,
+ * redeemed_at DESC, seq DESC) WHERE is_redeemed and unredeemed ones from idx_voucher_codes_unredeemed_seq
+ * (product_id, seq DESC) WHERE NOT is_redeemed.
+ */
+export const CODE_EXPORT_SQL = {
+  redeemed: {
+    rows: `SELECT v.code, p.name AS product, v.redeemed_at
+                FROM voucher_codes v JOIN products p ON p.id = v.product_id
+               WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+               ORDER BY v.redeemed_at DESC, v.seq DESC`,
+    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.redeemed_at')}
+                  FROM voucher_codes v JOIN products p ON p.id = v.product_id
+                 WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+                 ORDER BY v.redeemed_at DESC, v.seq DESC`,
+    txt: `SELECT v.code FROM voucher_codes v
+                 WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+                 ORDER BY v.redeemed_at DESC, v.seq DESC`,
+  },
+  unredeemed: {
+    rows: `SELECT v.code, p.name AS product, v.created_at
+                FROM voucher_codes v JOIN products p ON p.id = v.product_id
+               WHERE NOT v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+               ORDER BY p.name, v.seq DESC`,
+    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.created_at')}
+                  FROM voucher_codes v JOIN products p ON p.id = v.product_id
+                 WHERE NOT v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+                 ORDER BY p.name, v.seq DESC`,
+    txt: `SELECT v.code FROM voucher_codes v JOIN products p ON p.id = v.product_id
+                 WHERE NOT v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+                 ORDER BY p.name, v.seq DESC`,
+  },
+} as const;
+
+/** The export module's database access: a server-side cursor in a transaction, or COPY on one held connection. */
+@Injectable()
+export class ExportRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  /** Reads `products` (the product module's table): an export of a product that does not exist is a 404. */
+  async productExists(id: string): Promise<boolean> {
+    const [product] = await this.database.manager.query(`SELECT 1 FROM products WHERE id = $1`, [id]);
+    return !!product;
+  }
+
+  /**
+   * `fn` reads the rows of `sql` from a cursor (pg-query-stream, 500 rows a fetch) inside one transaction,
+   * committed when `fn` resolves: a marking statement's marks stand only once the whole file is written.
+   * When `fn` throws, the connection is closed, which rolls everything back.
+   */
+  streamRows<T>(
+    sql: string,
+    params: unknown[],
+    fn: (rows: AsyncIterator<Record<string, unknown>>) => Promise<T>,
+  ): Promise<T> {
+    return this.database.withClient(
+      (client) => {
+        const rows = client.query(new QueryStream(sql, params, { batchSize: 500, highWaterMark: 500 }));
+        return fn(rows[Symbol.asyncIterator]() as AsyncIterator<Record<string, unknown>>);
+      },
+      { transaction: true },
+    );
+  }
+
+  /**
+   * `COPY (sql) TO STDOUT` in CSV, `param` inlined as `$1` (COPY takes no bind parameters). `fn` learns first
+   * whether there is any row (the statement without its ORDER BY, so the check stops at the first row instead
+   * of sorting them all), then opens the stream.
+   */
+  copyCsv<T>(sql: string, param: unknown, fn: (found: boolean, open: () => Readable) => Promise<T>): Promise<T> {
+    return this.database.withClient(async (client) => {
+      const inlined = sql.replace(
+        /\$1\b/g,
+        param === null || param === undefined ? 'NULL' : client.escapeLiteral(String(param)),
+      );
+      const [{ found }] = (await client.query(`SELECT EXISTS (${inlined.replace(/ORDER BY[\s\S]*$/, '')}) AS found`))
+        .rows;
+      return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));
+    });
+  }
+}

@@ -1,0 +1,316 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, Db } from '../../database/database.service';
+import { cappedCount, estimateRows } from '../../database/list-counts';
+import { likeContains, returnedRows } from '../../common/utils/sql';
+import { UsageState } from './dto/license-key.dto';
+import { LicenseAssignment } from './entities/license-assignment.entity';
+import { LicenseKey, MANUAL_KEY_PREFIX } from './entities/license-key.entity';
+
+/**
+ * The latest licence of a redemption (`license_key`, `download_link`), as a subquery for
+ * `LEFT JOIN LATERAL (…) lk ON true`; `redemptionAlias` names the redemptions row (or anything with its `id`).
+ * One redemption has one or two assignments: idx_license_assignments_redemption finds them, the sort is of
+ * those few rows; `a.id` breaks a tie between two assignments of one transaction.
+ */
+export function latestLicenseKeySql(redemptionAlias: string): string {
+  return `SELECT k.license_key, k.download_link FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
+     WHERE a.redemption_id = ${redemptionAlias}.id ORDER BY a.assigned_at DESC, a.id DESC LIMIT 1`;
+}
+
+/** SPEC §4 usage state, as SQL: 0 available, 1 partially used, 2 fully used (also the list's sort key). */
+const USAGE_RANK = `CASE WHEN k.current_activations = 0 THEN 0
+                         WHEN k.current_activations < k.max_activations THEN 1 ELSE 2 END`;
+const USAGE_BY_NAME: Record<UsageState, number> = { available: 0, 'partially-used': 1, 'fully-used': 2 };
+const USAGE_NAMES: UsageState[] = ['available', 'partially-used', 'fully-used'];
+
+/** `MANUAL_` keys belong to single redemptions (DECISIONS §8): never listed, never counted. */
+const NOT_MANUAL = `k.license_key NOT LIKE '${MANUAL_KEY_PREFIX}%'`;
+
+const KEY_COLUMNS = `k.id, k.product_id, p.name AS product_name, k.license_key, k.download_link, k.license_type,
+  k.max_activations, k.current_activations, k.is_active, k.created_at, k.updated_at, ${USAGE_RANK} AS usage_rank`;
+
+/** The free-key condition of idx_license_keys_pool (its partial WHERE), word for word. */
+const FREE_KEY = `is_active AND current_activations < max_activations`;
+
+export interface LicenseKeyView {
+  id: string;
+  productId: string;
+  productName: string;
+  licenseKey: string;
+  downloadLink: string;
+  licenseType: string;
+  maxActivations: number;
+  currentActivations: number;
+  isActive: boolean;
+  usageStatus: UsageState;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface LicenseKeySummary {
+  totalKeys: number;
+  active: number;
+  available: number;
+  partiallyUsed: number;
+  fullyUsed: number;
+}
+
+export interface LicenseKeyFilter {
+  productId?: string;
+  search?: string;
+  status?: UsageState;
+}
+
+/** The only code that touches `license_keys` and `license_assignments`. */
+@Injectable()
+export class LicenseRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  /** Reads `products` (the product module's table) for the licence screens' product picker. */
+  async licenseManagedProducts(): Promise<Array<{ id: string; name: string; status: string; downloadLink: string }>> {
+    const rows: Array<{ id: string; name: string; status: string; download_link: string }> =
+      await this.database.manager.query(
+        `SELECT id, name, status, download_link FROM products WHERE is_license_managed ORDER BY name`,
+      );
+    return rows.map((r) => ({ id: r.id, name: r.name, status: r.status, downloadLink: r.download_link }));
+  }
+
+  /**
+   * One page of the pool list (one key more than `limit`, for an exact hasNextPage), its total (exact up to
+   * `exactLimit`, estimated beyond) and the summary of the product filter's keys, whatever the search or state.
+   * The order is held by idx_license_keys_list / idx_license_keys_product_list (migration 1763700005010), whose
+   * expression and predicate are USAGE_RANK and NOT_MANUAL word for word.
+   */
+  async list(filter: LicenseKeyFilter, limit: number, offset: number, exactLimit: number) {
+    const scope: string[] = [NOT_MANUAL];
+    const scopeParams: unknown[] = [];
+    if (filter.productId) {
+      scopeParams.push(filter.productId);
+      scope.push(`k.product_id = $${scopeParams.length}`);
+    }
+    const where = [...scope];
+    const params = [...scopeParams];
+    if (filter.search) {
+      params.push(likeContains(filter.search));
+      where.push(`k.license_key ILIKE $${params.length}`);
+    }
+    if (filter.status) {
+      params.push(USAGE_BY_NAME[filter.status]);
+      where.push(`${USAGE_RANK} = $${params.length}`);
+    }
+    const db = this.database.manager;
+    const countSql = `SELECT 1 FROM license_keys k WHERE ${where.join(' AND ')}`;
+    const estimate = await estimateRows(db.connection, countSql, params);
+    const [found, counted, [summary]] = await Promise.all([
+      db.query(
+        `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id
+          WHERE ${where.join(' AND ')}
+          ORDER BY ${USAGE_RANK}, k.created_at DESC, k.id DESC
+          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, limit + 1, offset],
+      ) as Promise<Array<Record<string, any>>>,
+      cappedCount(db.connection, countSql, params, estimate, exactLimit),
+      db.query(
+        `SELECT count(*)::int AS total,
+                count(*) FILTER (WHERE k.is_active)::int AS active,
+                count(*) FILTER (WHERE k.current_activations = 0)::int AS available,
+                count(*) FILTER (WHERE k.current_activations > 0 AND k.current_activations < k.max_activations)::int AS partial,
+                count(*) FILTER (WHERE k.current_activations >= k.max_activations)::int AS full
+           FROM license_keys k WHERE ${scope.join(' AND ')}`,
+        scopeParams,
+      ),
+    ]);
+    return {
+      keys: found.map(toView),
+      counted,
+      summary: {
+        totalKeys: summary.total,
+        active: summary.active,
+        available: summary.available,
+        partiallyUsed: summary.partial,
+        fullyUsed: summary.full,
+      } satisfies LicenseKeySummary,
+    };
+  }
+
+  async findView(id: string): Promise<LicenseKeyView | undefined> {
+    const [row] = await this.database.manager.query(
+      `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id WHERE k.id = $1`,
+      [id],
+    );
+    return row ? toView(row) : undefined;
+  }
+
+  /**
+   * A pool key; the product check and the insert are one statement, so no key is written for a missing or
+   * unmanaged product (undefined then). A duplicate raises uq_license_keys_product_key.
+   */
+  async insertPoolKey(key: {
+    productId: string;
+    licenseKey: string;
+    downloadLink: string;
+    licenseType: string;
+    maxActivations: number;
+  }): Promise<string | undefined> {
+    const [row] = await this.database.manager.query(
+      `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations)
+       SELECT p.id, $2, $3, $4, $5 FROM products p WHERE p.id = $1 AND p.is_license_managed
+       RETURNING id`,
+      [key.productId, key.licenseKey, key.downloadLink, key.licenseType, key.maxActivations],
+    );
+    return row?.id;
+  }
+
+  /** Why a key could not be added: undefined = no such product (reads `products`, the product module's table). */
+  async productIsLicenseManaged(productId: string): Promise<boolean | undefined> {
+    const [product] = await this.database.manager.query(`SELECT is_license_managed FROM products WHERE id = $1`, [
+      productId,
+    ]);
+    return product?.is_license_managed;
+  }
+
+  /** False when there is no such pool key (`MANUAL_` keys are not the pool's). */
+  async setActive(id: string, isActive: boolean): Promise<boolean> {
+    const result = await this.database.manager
+      .createQueryBuilder()
+      .update(LicenseKey)
+      .set({ isActive })
+      .where('id = :id', { id })
+      .andWhere(`license_key NOT LIKE :manual`, { manual: `${MANUAL_KEY_PREFIX}%` })
+      .execute();
+    return !!result.affected;
+  }
+
+  /**
+   * Deletes a key nobody has received. The conditions sit in the DELETE itself: an assignment bumps
+   * current_activations under the key's row lock, so a key assigned concurrently is never deleted.
+   */
+  async deleteUnassigned(id: string): Promise<{ productId: string } | undefined> {
+    const [row] = returnedRows<{ product_id: string }>(
+      await this.database.manager.query(
+        `DELETE FROM license_keys k
+        WHERE k.id = $1 AND ${NOT_MANUAL} AND k.current_activations = 0
+          AND NOT EXISTS (SELECT 1 FROM license_assignments a WHERE a.license_key_id = k.id)
+        RETURNING k.id, k.product_id`,
+        [id],
+      ),
+    );
+    return row && { productId: row.product_id };
+  }
+
+  /** A pool key's use (undefined: no such pool key). */
+  async usage(id: string): Promise<{ currentActivations: number; assignments: number } | undefined> {
+    const [key] = await this.database.manager.query(
+      `SELECT k.current_activations, (SELECT count(*)::int FROM license_assignments a WHERE a.license_key_id = k.id) AS assigned
+         FROM license_keys k WHERE k.id = $1 AND ${NOT_MANUAL}`,
+      [id],
+    );
+    return key && { currentActivations: key.current_activations, assignments: key.assigned };
+  }
+
+  /**
+   * The oldest free key of a product, row-locked: unlike the redemption statement's SKIP LOCKED this waits for
+   * a key a concurrent redemption holds (idx_license_keys_pool, walked in order).
+   */
+  async lockFreeKey(db: Db, productId: string): Promise<{ id: string } | undefined> {
+    const [key] = await db.query(
+      `SELECT id FROM license_keys WHERE product_id = $1 AND ${FREE_KEY} ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+      [productId],
+    );
+    return key;
+  }
+
+  async hasFreeKey(productId: string, db: Db = this.database.manager): Promise<boolean> {
+    const [{ free }] = await db.query(
+      `SELECT EXISTS (SELECT 1 FROM license_keys WHERE product_id = $1 AND ${FREE_KEY}) AS free`,
+      [productId],
+    );
+    return free;
+  }
+
+  /** One activation more on a key locked by `lockFreeKey`, and its assignment to the redemption. */
+  async assignPoolKey(db: Db, keyId: string, redemptionId: string): Promise<void> {
+    await db.query(
+      `UPDATE license_keys SET current_activations = current_activations + 1, updated_at = now() WHERE id = $1`,
+      [keyId],
+    );
+    await db.getRepository(LicenseAssignment).insert({ licenseKeyId: keyId, redemptionId });
+  }
+
+  /**
+   * DECISIONS §8: a manual key is the row `MANUAL_<key>` of the product (created with one activation's room,
+   * its link updated when it exists), then given to the redemption. The upsert holds the key's row lock; the
+   * activation and its assignment go together. The same key again (a corrected link) only becomes the
+   * redemption's current key, without a second activation.
+   */
+  async assignManualKey(db: Db, productId: string, storedKey: string, downloadLink: string, redemptionId: string) {
+    const [key] = await db.query(
+      `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations, current_activations)
+       VALUES ($1, $2, $3, 'single-user', 1, 0)
+       ON CONFLICT ON CONSTRAINT uq_license_keys_product_key
+       DO UPDATE SET download_link = EXCLUDED.download_link, updated_at = now()
+       RETURNING id`,
+      [productId, storedKey, downloadLink],
+    );
+    const bumped = returnedRows(
+      await db.query(
+        `UPDATE license_keys
+            SET current_activations = current_activations + 1,
+                max_activations = greatest(max_activations, current_activations + 1),
+                license_type = CASE WHEN greatest(max_activations, current_activations + 1) > 1 THEN 'volume' ELSE license_type END,
+                updated_at = now()
+          WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM license_assignments WHERE license_key_id = $1 AND redemption_id = $2)
+          RETURNING id`,
+        [key.id, redemptionId],
+      ),
+    );
+    if (bumped.length) {
+      await db.getRepository(LicenseAssignment).insert({ licenseKeyId: key.id, redemptionId });
+    } else {
+      await db.query(
+        `UPDATE license_assignments SET assigned_at = now() WHERE license_key_id = $1 AND redemption_id = $2`,
+        [key.id, redemptionId],
+      );
+    }
+    return { keyId: key.id as string };
+  }
+
+  /**
+   * One manual key of a product for many redemptions (a volume licence): its row gets one activation, and
+   * one activation's room, per redemption.
+   */
+  async assignVolumeKey(db: Db, productId: string, storedKey: string, downloadLink: string, redemptionIds: string[]) {
+    const n = redemptionIds.length;
+    const [key] = await db.query(
+      `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations, current_activations)
+       VALUES ($1, $2, $3, CASE WHEN $4::int > 1 THEN 'volume' ELSE 'single-user' END, $4, $4)
+       ON CONFLICT ON CONSTRAINT uq_license_keys_product_key
+       DO UPDATE SET max_activations = license_keys.max_activations + $4,
+                     current_activations = license_keys.current_activations + $4,
+                     license_type = 'volume', download_link = EXCLUDED.download_link, updated_at = now()
+       RETURNING id`,
+      [productId, storedKey, downloadLink, n],
+    );
+    await db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) SELECT $1, unnest($2::uuid[])`, [
+      key.id,
+      redemptionIds,
+    ]);
+  }
+}
+
+function toView(row: Record<string, any>): LicenseKeyView {
+  return {
+    id: row.id,
+    productId: row.product_id,
+    productName: row.product_name,
+    licenseKey: row.license_key,
+    downloadLink: row.download_link,
+    licenseType: row.license_type,
+    maxActivations: row.max_activations,
+    currentActivations: row.current_activations,
+    isActive: row.is_active,
+    usageStatus: USAGE_NAMES[row.usage_rank],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

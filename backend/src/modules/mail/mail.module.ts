@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { RedemptionModule } from '../redemption/redemption.module';
+import { EmailLogRepository } from './email-log.repository';
+import { MailTransportService } from './mail-transport.service';
+import { RedemptionMailService } from './redemption-mail.service';
+
+/** E-mail: templates, the SMTP primary/fallback transport, the order e-mail outbox and its log. */
+@Module({
+  imports: [RedemptionModule],
+  providers: [MailTransportService, RedemptionMailService, EmailLogRepository],
+  exports: [MailTransportService, RedemptionMailService, EmailLogRepository],
+})
+export class MailModule {}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../../database/database.service';
+import { LicenseRepository } from '../license/license.repository';
+import { RedemptionRepository } from './redemption.repository';
+
+/** Waiting for a locked key can end with that key full; try the next one a bounded number of times. */
+const MAX_POOL_TRIES = 20;
+
+/**
+ * Hands out keys of the licence pool to redemptions waiting for one. Concurrency is settled by PostgreSQL:
+ * the redemption and the key rows are locked while the activation count goes up, and a CHECK constraint keeps
+ * current_activations <= max_activations.
+ */
+@Injectable()
+export class PoolAssignmentService {
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly redemptions: RedemptionRepository,
+    private readonly licenses: LicenseRepository,
+  ) {}
+
+  /**
+   * Assigns a free key of the redemption's product to a redemption that is waiting for one.
+   * Unlike the redemption's own SKIP LOCKED attempt this waits for locked keys, so a volume key being
+   * used by a concurrent redemption is still found when it has room left.
+   * Returns false when the redemption is not waiting or no key has room.
+   */
+  async assignFromPool(redemptionId: string): Promise<boolean> {
+    for (let i = 0; i < MAX_POOL_TRIES; i++) {
+      const result = await this.database.transaction(async (db) => {
+        // Lock the redemption first: two fixers never assign two keys to one redemption.
+        const redemption = await this.redemptions.lockAwaiting(db, redemptionId);
+        if (!redemption) return 'not-waiting' as const;
+        const key = await this.licenses.lockFreeKey(db, redemption.productId);
+        if (!key) return (await this.licenses.hasFreeKey(redemption.productId, db)) ? ('retry' as const) : ('none' as const);
+        await this.licenses.assignPoolKey(db, key.id, redemptionId);
+        await this.redemptions.clearAwaiting(db, redemptionId);
+        return 'assigned' as const;
+      });
+      if (result !== 'retry') return result === 'assigned';
+    }
+    return false;
+  }
+}

@@ -1,0 +1,11 @@
+export const REDEMPTION_ADMIN_MESSAGES = {
+  notFound: 'Redemption not found',
+  macProduct: 'Mac products are activated automatically and take no license key.',
+  notLicenseManaged: 'This product is not license-managed: its key comes from the product settings.',
+  awaitingLicense: 'This redemption has no license key yet. Assign one first; the e-mail is sent with it.',
+} as const;
+
+/** SPEC §9: a product name containing "mac" (any case) is a Mac product. */
+export function isMacProduct(name: string): boolean {
+  return /mac/i.test(name);
+}

@@ -1,0 +1,201 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, Db } from '../../database/database.service';
+import { cappedCount, estimateRows, walkedCount } from '../../database/list-counts';
+import { likeContains } from '../../common/utils/sql';
+import { latestLicenseKeySql } from '../license/license.repository';
+
+export interface AdminRedemptionView {
+  id: string;
+  voucherCodeId: string;
+  customerId: string;
+  productId: string;
+  voucherCode: { id: string; code: string };
+  customer: {
+    id: string;
+    firstName: string;
+    lastName: string;
+    email: string;
+    phone: string | null;
+    country: string | null;
+    zipCode: string | null;
+  };
+  product: { id: string; name: string };
+  emailStatus: string;
+  isManualProcessing: boolean;
+  redeemedAt: Date;
+  exported: boolean;
+  exportedAt: Date | null;
+  /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
+  assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
+}
+
+export interface RedemptionListCriteria {
+  showExported: boolean;
+  emailStatus?: string;
+  search?: string;
+}
+
+/**
+ * The redemption list's filter, for the list pages and the export of the list as filtered on screen.
+ * `base` filters `r` (redemptions) alone, as the list indexes (exported, [email_status,] redeemed_at DESC, id)
+ * read it; a search adds its pattern as the last parameter and two forms of the same test:
+ * - `indexed`: on `r` alone, two trigram-index branches (code; e-mail and full name) instead of one OR across
+ *   joined tables, which PostgreSQL could only answer by reading every redemption;
+ * - `joined`: on the joined `v` (voucher_codes) and `c` (customers) columns, for walking rows in order.
+ */
+export function redemptionListFilter(criteria: RedemptionListCriteria) {
+  const params: unknown[] = [criteria.showExported];
+  const where = ['r.exported = $1'];
+  if (criteria.emailStatus) {
+    params.push(criteria.emailStatus);
+    where.push(`r.email_status = $${params.length}`);
+  }
+  const base = where.join(' AND ');
+  if (!criteria.search) return { params, base, search: undefined };
+  params.push(likeContains(criteria.search));
+  const p = `$${params.length}`;
+  return {
+    params,
+    base,
+    search: {
+      indexed: `r.id IN (
+        SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
+        UNION
+        SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id
+         WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`,
+      joined: `(v.code ILIKE ${p} OR c.email ILIKE ${p} OR (c.first_name || ' ' || c.last_name) ILIKE ${p})`,
+    },
+  };
+}
+
+/** Columns of the admin view; `r` is a redemptions row (or a page of them). No N+1: one joined query per page. */
+const VIEW_SQL = (source: string) => `
+SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
+       r.redeemed_at, r.exported, r.exported_at,
+       v.code, c.first_name, c.last_name, c.email, c.phone, c.country, c.zip_code,
+       p.name AS product_name, lk.license_key, lk.download_link
+  FROM ${source} r
+  JOIN voucher_codes v ON v.id = r.voucher_code_id
+  JOIN customers c ON c.id = r.customer_id
+  JOIN products p ON p.id = r.product_id
+  LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`;
+
+/** Both list indexes are (exported, [email_status,] redeemed_at DESC, id): this order reads them directly. */
+const LIST_ORDER = 'r.redeemed_at DESC, r.id';
+
+/**
+ * A search first walks this many of the list's newest rows (the more when PostgreSQL expects more than
+ * SEARCH_BROAD matches); with too few matches there, the trigram indexes answer.
+ */
+const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
+const SEARCH_BROAD = 2000;
+
+/** The admin redemption list's queries (docs/benchmarks.md, "lists"). */
+@Injectable()
+export class RedemptionListRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  /**
+   * One page (up to `limit + 1` views: the extra one tells hasNextPage exactly) and the list's count:
+   * - the page reads ids from the list index first (index-only, so a deep OFFSET skips index entries, not
+   *   table rows), then joins the rows it shows;
+   * - the count is exact up to `exactLimit` matches, PostgreSQL's estimate beyond (`exact: false`);
+   * - a search first walks the newest SEARCH_WALK_ROWS rows of the list in order and keeps the matches: a
+   *   broad search finds its page there instead of collecting every match through the trigram indexes and
+   *   sorting them; with too few matches there, the indexes answer.
+   */
+  async page(criteria: RedemptionListCriteria, limit: number, offset: number, exactLimit: number) {
+    const db = this.database.manager.connection;
+    const { params, base, search } = redemptionListFilter(criteria);
+    const filter = search ? `${base} AND ${search.indexed}` : base;
+    const n = params.length;
+    const estimate = await estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
+
+    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
+    const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
+                        WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${rows}`;
+    // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables).
+    const walkSql = (rows: number, test: string) => `SELECT w.id FROM (${windowSql(rows)}) w
+           CROSS JOIN LATERAL (SELECT c.email, c.first_name, c.last_name FROM customers c
+                                WHERE c.id = w.customer_id OFFSET 0) c
+           CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = w.voucher_code_id OFFSET 0) v
+          WHERE ${test}`;
+    let ids: string[] | undefined;
+    let walked = false;
+    if (search && offset + limit < walkRows) {
+      // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
+      // when the search is broad, a few milliseconds lost when it is not.
+      const rows: Array<{ id: string }> = await db.query(
+        `${walkSql(walkRows, search.joined)} ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, limit + 1, offset],
+      );
+      // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
+      if (rows.length > limit) {
+        ids = rows.map((r) => r.id);
+        walked = true;
+      }
+    }
+    if (!ids) {
+      const rows: Array<{ id: string }> = await db.query(
+        `SELECT r.id FROM redemptions r WHERE ${filter} ORDER BY ${LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, limit + 1, offset],
+      );
+      ids = rows.map((r) => r.id);
+    }
+    const shown = ids.slice(0, limit);
+
+    const [rows, counted] = await Promise.all([
+      shown.length
+        ? db.query(`${VIEW_SQL('redemptions')} WHERE r.id = ANY($1::uuid[]) ORDER BY ${LIST_ORDER}`, [shown])
+        : Promise.resolve([]),
+      // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting
+      // it through the indexes would collect every match.
+      walked && search
+        ? estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)).then((listEstimate) =>
+            walkedCount(
+              db,
+              windowSql(SEARCH_WALK_ROWS.narrow),
+              walkSql(SEARCH_WALK_ROWS.narrow, search.joined),
+              params.slice(0, -1),
+              params.slice(-1),
+              SEARCH_WALK_ROWS.narrow,
+              listEstimate,
+              exactLimit,
+            ),
+          )
+        : cappedCount(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, exactLimit),
+    ]);
+    return { redemptions: (rows as Array<Record<string, any>>).map(toView), hasNextPage: ids.length > limit, counted };
+  }
+
+  async findView(id: string, db: Db = this.database.manager): Promise<AdminRedemptionView | undefined> {
+    const [row] = await db.query(`${VIEW_SQL('redemptions')} WHERE r.id = $1`, [id]);
+    return row ? toView(row) : undefined;
+  }
+}
+
+function toView(row: Record<string, any>): AdminRedemptionView {
+  return {
+    id: row.id,
+    voucherCodeId: row.voucher_code_id,
+    customerId: row.customer_id,
+    productId: row.product_id,
+    voucherCode: { id: row.voucher_code_id, code: row.code },
+    customer: {
+      id: row.customer_id,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      email: row.email,
+      phone: row.phone,
+      country: row.country,
+      zipCode: row.zip_code,
+    },
+    product: { id: row.product_id, name: row.product_name },
+    emailStatus: row.email_status,
+    isManualProcessing: row.awaiting_license,
+    redeemedAt: row.redeemed_at,
+    exported: row.exported,
+    exportedAt: row.exported_at,
+    assignedLicenseKey: row.license_key ? { licenseKey: row.license_key, downloadLink: row.download_link } : null,
+  };
+}

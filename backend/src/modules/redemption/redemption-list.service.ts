@@ -1,0 +1,55 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { exactCountLimit } from '../../database/list-counts';
+import { Db } from '../../database/database.service';
+import { ListRedemptionsQuery } from './dto/redemption-admin.dto';
+import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
+import { AdminRedemptionView, RedemptionListRepository } from './redemption-list.repository';
+
+/** SPEC §3 redemption lists and details for the admin, fast at a million rows (the repository says how). */
+@Injectable()
+export class RedemptionListService {
+  constructor(
+    private readonly lists: RedemptionListRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * A page of redemptions; `hasNextPage` is exact, `totalCount` exact up to LIST_EXACT_COUNT_LIMIT matches
+   * and PostgreSQL's estimate beyond (`totalCountExact: false`).
+   */
+  async list(query: ListRedemptionsQuery) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 50;
+    const offset = (page - 1) * limit;
+    const { redemptions, hasNextPage, counted } = await this.lists.page(
+      { showExported: query.showExported ?? false, emailStatus: query.emailStatus, search: query.search },
+      limit,
+      offset,
+      exactCountLimit(query.search, this.config.listExactCountLimit),
+    );
+    // An estimate never contradicts what this page has seen.
+    const totalCount = counted.exact
+      ? counted.count
+      : Math.max(counted.count, offset + redemptions.length + (hasNextPage ? 1 : 0));
+    const totalPages = Math.ceil(totalCount / limit);
+    return {
+      redemptions,
+      pagination: {
+        currentPage: page,
+        limit,
+        totalCount,
+        totalPages,
+        hasPreviousPage: page > 1,
+        hasNextPage,
+        totalCountExact: counted.exact,
+      },
+    };
+  }
+
+  async findOne(id: string, db?: Db): Promise<AdminRedemptionView> {
+    const view = await this.lists.findView(id, db);
+    if (!view) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
+    return view;
+  }
+}
