@@ -38,7 +38,6 @@ import { RedemptionDetailsDialog } from './RedemptionDetailsDialog';
 import { SelectionBar } from './SelectionBar';
 import {
   redemptionListParams,
-  redemptionsApi,
   useBulkAssignLicenseMutation,
   useBulkDeleteRedemptionsMutation,
   useDeleteRedemptionMutation,
@@ -91,8 +90,10 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
   const [assigning, setAssigning] = useState(false);
   const [exporting, setExporting] = useState(false);
 
-  const listArgs = { page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search };
-  const { data, isFetching, error } = useGetRedemptionsQuery(listArgs, { pollingInterval: REDEMPTIONS_POLL_MS });
+  const { data, isFetching, error } = useGetRedemptionsQuery(
+    { page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search },
+    { pollingInterval: REDEMPTIONS_POLL_MS },
+  );
   const [resend] = useResendEmailMutation();
   const [deleteOne, deleteOneState] = useDeleteRedemptionMutation();
   const [deleteMany, deleteManyState] = useBulkDeleteRedemptionsMutation();
@@ -195,20 +196,13 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
   }
 
   /**
-   * Exports mark redemptions exported on the server: the lists are read again afterwards. A download refused
-   * with 401 (access token expired) is tried once more after an API call, which renews the token the way every
-   * admin request does.
+   * Exports mark redemptions exported on the server: the lists are read again afterwards. An expired access
+   * token is renewed once by `downloadFile` (`authorizedFetch`), the way every admin request does.
    */
   async function exportFile(run: () => Promise<void>, failureTitle: string, afterwards?: () => void) {
     setExporting(true);
     try {
-      try {
-        await run();
-      } catch (err) {
-        if ((err as { status?: number }).status !== 401 || !localStorage.getItem('adminToken')) throw err;
-        await dispatch(redemptionsApi.endpoints.getRedemptions.initiate(listArgs, { subscribe: false, forceRefetch: true }));
-        await run();
-      }
+      await run();
       toast({ title: 'Export Successful', variant: 'success' });
       afterwards?.();
     } catch (err) {
