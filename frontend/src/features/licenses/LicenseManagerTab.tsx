@@ -1,6 +1,4 @@
 import AddIcon from '@mui/icons-material/Add';
-import CheckIcon from '@mui/icons-material/Check';
-import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import DeleteIcon from '@mui/icons-material/Delete';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
@@ -27,6 +25,8 @@ import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useEffect, useState } from 'react';
+import { CopyButton } from '../../components/copy/CopyButton';
+import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
 import { usePermissions } from '../auth/usePermissions';
@@ -44,9 +44,10 @@ import {
   useUpdateLicenseKeyMutation,
   type LicenseKey,
 } from './licensesApi';
-import { useCopyKey } from './useCopyKey';
 
 export const LICENSE_PAGE_SIZE = 50;
+/** SPEC §8: the description of "Copy failed" for a licence key. */
+const COPY_KEY_FAILED = 'Failed to copy license key to clipboard.';
 
 const USAGE_COLORS = { available: 'success', 'partially-used': 'warning', 'fully-used': 'error' } as const;
 
@@ -74,11 +75,7 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
           {revealed ? <VisibilityOffIcon fontSize="small" /> : <VisibilityIcon fontSize="small" />}
         </IconButton>
       </Tooltip>
-      <Tooltip title={copied ? 'Copied' : 'Copy'}>
-        <IconButton size="small" aria-label={copied ? 'License key copied' : 'Copy license key'} onClick={onCopy} color={copied ? 'success' : 'default'}>
-          {copied ? <CheckIcon fontSize="small" /> : <ContentCopyIcon fontSize="small" />}
-        </IconButton>
-      </Tooltip>
+      <CopyButton size="small" copied={copied} label="Copy license key" copiedLabel="License key copied" onClick={onCopy} />
     </Stack>
   );
 }
@@ -93,7 +90,7 @@ export function LicenseManagerTab() {
   const search = useDebouncedValue(searchInput).trim();
   const [adding, setAdding] = useState(false);
   const [toDelete, setToDelete] = useState<LicenseKey | null>(null);
-  const { copy, copiedId } = useCopyKey();
+  const { copy, copiedId } = useCopyToClipboard(COPY_KEY_FAILED);
 
   const products = useGetLicenseManagedProductsQuery();
   const { data, isFetching, error } = useGetLicenseKeysQuery({ page, limit: LICENSE_PAGE_SIZE, productId, search });
@@ -201,7 +198,7 @@ export function LicenseManagerTab() {
               return (
                 <TableRow key={k.id} hover data-testid="license-key-row">
                   <TableCell>
-                    <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.id, k.licenseKey)} />
+                    <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.licenseKey, { id: k.id })} />
                   </TableCell>
                   <TableCell>{k.productName}</TableCell>
                   <TableCell>{LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType}</TableCell>
