@@ -26,11 +26,11 @@ import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useEffect, useState } from 'react';
 import { CopyButton } from '../../components/copy/CopyButton';
+import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
 import { usePermissions } from '../auth/usePermissions';
-import { ConfirmDialog } from '../redemptions/ConfirmDialog';
 import { errorText } from '../redemptions/errors';
 import { formatDateTime } from '../redemptions/formatDate';
 import { NumberedPagination } from '../redemptions/ListPagination';
@@ -241,12 +241,13 @@ export function LicenseManagerTab() {
       <ConfirmDialog
         open={toDelete !== null}
         title="Delete License Key"
-        message={`Are you sure you want to delete the license key ${toDelete ? maskLicenseKey(toDelete.licenseKey) : ''}? This action cannot be undone.`}
         confirmLabel="Delete"
         busy={removeState.isLoading}
         onConfirm={() => void confirmDelete()}
         onClose={() => setToDelete(null)}
-      />
+      >
+        {`Are you sure you want to delete the license key ${toDelete ? maskLicenseKey(toDelete.licenseKey) : ''}? This action cannot be undone.`}
+      </ConfirmDialog>
     </Box>
   );
 }

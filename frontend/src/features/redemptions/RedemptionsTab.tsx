@@ -25,11 +25,11 @@ import Typography from '@mui/material/Typography';
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
+import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { toast } from '../../components/toast';
 import { downloadFile, today } from '../admin/download';
 import { usePermissions } from '../auth/usePermissions';
 import { BulkAssignDialog } from './BulkAssignDialog';
-import { ConfirmDialog, deleteConfirmation } from './ConfirmDialog';
 import { EmailStatusChip } from './EmailStatusChip';
 import { errorText } from './errors';
 import { formatDateTime } from './formatDate';
@@ -49,6 +49,9 @@ import {
   type EmailStatusFilter,
 } from './redemptionsApi';
 import { useDebouncedValue } from './useDebouncedValue';
+
+/** SPEC §5 bulk delete confirmation. */
+export const deleteConfirmation = (n: number) => `Are you sure you want to delete ${n} redemption(s)? This action cannot be undone.`;
 
 /** SPEC §9: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
@@ -406,12 +409,13 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
       <ConfirmDialog
         open={toDelete !== null}
         title={toDelete?.bulk ? 'Delete Selected' : 'Delete Redemption'}
-        message={deleteConfirmation(toDelete?.ids.length ?? 0)}
         confirmLabel="Delete"
         busy={deleteOneState.isLoading || deleteManyState.isLoading}
         onConfirm={() => void confirmDelete()}
         onClose={() => setToDelete(null)}
-      />
+      >
+        {deleteConfirmation(toDelete?.ids.length ?? 0)}
+      </ConfirmDialog>
     </Box>
   );
 }
