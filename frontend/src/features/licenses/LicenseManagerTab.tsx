@@ -27,13 +27,14 @@ import Typography from '@mui/material/Typography';
 import { useEffect, useState } from 'react';
 import { CopyButton } from '../../components/copy/CopyButton';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
+import { showingText } from '../../components/pagination/pageItems';
+import { Paginator } from '../../components/pagination/Paginator';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
 import { usePermissions } from '../auth/usePermissions';
 import { errorText } from '../redemptions/errors';
 import { formatDateTime } from '../redemptions/formatDate';
-import { NumberedPagination } from '../redemptions/ListPagination';
 import { useDebouncedValue } from '../redemptions/useDebouncedValue';
 import { AddLicenseKeyForm } from './AddLicenseKeyForm';
 import { LICENSE_TYPE_LABELS, sortByUsage, USAGE_LABELS, usageStatusOf } from './licenseRules';
@@ -236,7 +237,16 @@ export function LicenseManagerTab() {
         </Table>
       </TableContainer>
 
-      {data && data.pagination.totalPages > 1 && <NumberedPagination pagination={data.pagination} onPage={setPage} />}
+      {data && data.pagination.totalPages > 1 && (
+        <Paginator
+          pages="window"
+          page={data.pagination.currentPage}
+          totalPages={data.pagination.totalPages}
+          onPage={setPage}
+          summary={showingText(data.pagination)}
+          sx={{ mt: 2 }}
+        />
+      )}
 
       <ConfirmDialog
         open={toDelete !== null}

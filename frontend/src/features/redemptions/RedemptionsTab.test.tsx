@@ -5,7 +5,7 @@ import { renderWithProviders } from '../../test/renderWithProviders';
 import { signIn } from '../admin/adminTesting';
 import { installAdminSession } from '../auth/session';
 import { adminServer, aRedemption, meOf, pageOf, type AdminHandler } from './adminTestServer';
-import { pageWindow, showingText } from './ListPagination';
+import { pageWindow, showingText } from '../../components/pagination/pageItems';
 import { RedemptionsTab } from './RedemptionsTab';
 import { redemptionListParams, type AdminRedemption } from './redemptionsApi';
 

@@ -26,6 +26,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
+import { showingText } from '../../components/pagination/pageItems';
+import { Paginator } from '../../components/pagination/Paginator';
 import { toast } from '../../components/toast';
 import { downloadFile, today } from '../admin/download';
 import { usePermissions } from '../auth/usePermissions';
@@ -33,7 +35,6 @@ import { BulkAssignDialog } from './BulkAssignDialog';
 import { EmailStatusChip } from './EmailStatusChip';
 import { errorText } from './errors';
 import { formatDateTime } from './formatDate';
-import { NumberedPagination, SimplePagination } from './ListPagination';
 import { RedemptionDetailsDialog } from './RedemptionDetailsDialog';
 import { SelectionBar } from './SelectionBar';
 import {
@@ -400,9 +401,16 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
         </Table>
       </TableContainer>
 
-      {data &&
-        data.pagination.totalCount > 0 &&
-        (showExported ? <SimplePagination pagination={data.pagination} onPage={setPage} /> : <NumberedPagination pagination={data.pagination} onPage={setPage} />)}
+      {data && data.pagination.totalCount > 0 && (
+        <Paginator
+          pages={showExported ? 'count' : 'window'}
+          page={data.pagination.currentPage}
+          totalPages={data.pagination.totalPages}
+          onPage={setPage}
+          summary={showExported ? undefined : showingText(data.pagination)}
+          sx={showExported ? { justifyContent: 'center', mt: 2 } : { mt: 2 }}
+        />
+      )}
 
       {details && <RedemptionDetailsDialog redemption={details} onClose={() => setDetails(null)} />}
       {assigning && <BulkAssignDialog count={selected.size} busy={bulkAssignState.isLoading} onSubmit={(v) => void assignToSelected(v)} onClose={() => setAssigning(false)} />}
