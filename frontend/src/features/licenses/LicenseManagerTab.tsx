@@ -5,7 +5,6 @@ import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Chip from '@mui/material/Chip';
 import FormControl from '@mui/material/FormControl';
 import IconButton from '@mui/material/IconButton';
 import InputLabel from '@mui/material/InputLabel';
@@ -29,6 +28,7 @@ import { CopyButton } from '../../components/copy/CopyButton';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { showingText } from '../../components/pagination/pageItems';
 import { Paginator } from '../../components/pagination/Paginator';
+import { StatusChip } from '../../components/status/StatusChip';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
@@ -205,12 +205,12 @@ export function LicenseManagerTab() {
                   <TableCell>{LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType}</TableCell>
                   <TableCell>
                     <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                      <Chip size="small" label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
+                      <StatusChip label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
                       <Typography variant="caption" sx={{ color: 'text.secondary' }}>{`${k.currentActivations}/${k.maxActivations}`}</Typography>
                     </Stack>
                   </TableCell>
                   <TableCell>
-                    <Chip size="small" label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
+                    <StatusChip label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
                   </TableCell>
                   <TableCell>{formatDateTime(k.createdAt)}</TableCell>
                   {canManage && (
