@@ -1,4 +1,5 @@
 import { createApi, fetchBaseQuery, type BaseQueryFn, type FetchArgs, type FetchBaseQueryError } from '@reduxjs/toolkit/query/react';
+import { currentAccessToken, withSessionRenewal } from './authorizedFetch';
 
 /**
  * The one RTK Query API of the app. Features add their endpoints with `api.injectEndpoints` in
@@ -10,49 +11,27 @@ export type TagType = (typeof TAG_TYPES)[number];
 
 /**
  * Adds an `Authorization` header to every request when a token getter is registered. The admin console
- * registers one once it signs in (`setAccessTokenGetter`), so the public pages carry no auth code.
+ * registers one once it signs in (`setAccessTokenGetter` in `authorizedFetch.ts`), so the public pages carry
+ * no auth code.
  */
-let accessTokenGetter: (() => string | null | undefined) | undefined;
-export function setAccessTokenGetter(getter: typeof accessTokenGetter): void {
-  accessTokenGetter = getter;
-}
-
 const rawBaseQuery = fetchBaseQuery({
   baseUrl: '/api',
   credentials: 'include',
   prepareHeaders: (headers) => {
-    const token = accessTokenGetter?.();
+    const token = currentAccessToken();
     if (token && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${token}`);
     return headers;
   },
 });
 
-/**
- * The admin console registers how to renew its session (`POST /api/admin/refresh`) and what to do when that
- * fails. A 401 answer is then retried once with the renewed token; login and refresh themselves never are.
- */
-export interface SessionRenewal {
-  refresh: () => Promise<boolean>;
-  onSessionLost: () => void;
-}
-let sessionRenewal: SessionRenewal | undefined;
-export function setSessionRenewal(renewal: SessionRenewal | undefined): void {
-  sessionRenewal = renewal;
-}
-
 const NEVER_RENEWED = /^\/?admin\/(login|refresh)$/;
 
+/** A 401 answer is retried once with a renewed token (`withSessionRenewal`); login and refresh themselves never are. */
 export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, queryApi, extra) => {
-  let result = await rawBaseQuery(args, queryApi, extra);
   const url = typeof args === 'string' ? args : args.url;
-  if (result.error?.status !== 401 || !sessionRenewal || NEVER_RENEWED.test(url) || !accessTokenGetter?.()) return result;
-  const renewal = sessionRenewal;
-  if (await renewal.refresh()) {
-    result = await rawBaseQuery(args, queryApi, extra);
-    if (result.error?.status !== 401) return result;
-  }
-  renewal.onSessionLost();
-  return result;
+  const send = () => rawBaseQuery(args, queryApi, extra);
+  if (NEVER_RENEWED.test(url)) return send();
+  return withSessionRenewal(send, (result) => result.error?.status === 401);
 };
 
 export const api = createApi({

@@ -4,6 +4,9 @@ import { toast } from '../toast';
 /** SPEC §9: the copy icon shows "copied" for 2 s. */
 export const COPY_RESET_MS = 2000;
 
+/** SPEC §8's default description of "Copy failed". */
+export const COPY_FAILED_TEXT = 'Please manually select and copy the text';
+
 async function writeClipboard(text: string): Promise<void> {
   if (navigator.clipboard?.writeText) {
     await navigator.clipboard.writeText(text);
@@ -23,27 +26,31 @@ async function writeClipboard(text: string): Promise<void> {
 }
 
 /**
- * `copy(text, label)` puts text on the clipboard and tells the user with SPEC §8's toasts:
- * "Copied!" / "{label} has been copied to your clipboard", or "Copy failed" / "Please manually select and copy the text".
+ * `copy(text, { label, id })` puts text on the clipboard. With a `label` it tells the user with SPEC §8's toast
+ * "Copied!" / "{label} has been copied to your clipboard"; a failure always toasts "Copy failed" / `failureText`.
+ * `copiedId` is the `id` of the last copy (default "copied") for 2 s, then null; `copied` says whether there is one.
  */
-export function useCopyToClipboard() {
-  const [copied, setCopied] = useState(false);
+export function useCopyToClipboard(failureText: string = COPY_FAILED_TEXT) {
+  const [copiedId, setCopiedId] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const copy = useCallback(async (text: string, label: string): Promise<boolean> => {
-    try {
-      await writeClipboard(text);
-    } catch {
-      toast({ title: 'Copy failed', description: 'Please manually select and copy the text', variant: 'destructive' });
-      return false;
-    }
-    toast({ title: 'Copied!', description: `${label} has been copied to your clipboard` });
-    setCopied(true);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => setCopied(false), COPY_RESET_MS);
-    return true;
-  }, []);
+  const copy = useCallback(
+    async (text: string, { label, id = 'copied' }: { label?: string; id?: string } = {}): Promise<boolean> => {
+      try {
+        await writeClipboard(text);
+      } catch {
+        toast({ title: 'Copy failed', description: failureText, variant: 'destructive' });
+        return false;
+      }
+      if (label) toast({ title: 'Copied!', description: `${label} has been copied to your clipboard` });
+      setCopiedId(id);
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => setCopiedId(null), COPY_RESET_MS);
+      return true;
+    },
+    [failureText],
+  );
 
-  return { copy, copied };
+  return { copy, copied: copiedId !== null, copiedId };
 }

@@ -1,5 +1,3 @@
-import ContentCopy from '@mui/icons-material/ContentCopy';
-import Check from '@mui/icons-material/Check';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Dialog from '@mui/material/Dialog';
@@ -7,10 +5,10 @@ import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
 import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
-import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { CopyButton } from '../../components/copy/CopyButton';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
@@ -50,9 +48,7 @@ export function ResetOperatorDialog({ open, onClose }: { open: boolean; onClose:
               <Typography component="code" sx={{ fontFamily: 'monospace', fontSize: '1.05rem', flex: 1, wordBreak: 'break-all' }} data-testid="operator-password">
                 {result.newPassword}
               </Typography>
-              <IconButton aria-label={copied ? 'Password copied' : 'Copy password'} onClick={() => copy(result.newPassword, 'Operator password')}>
-                {copied ? <Check color="success" /> : <ContentCopy />}
-              </IconButton>
+              <CopyButton copied={copied} label="Copy password" copiedLabel="Password copied" onClick={() => void copy(result.newPassword, { label: 'Operator password' })} />
             </Stack>
           </Stack>
         ) : (

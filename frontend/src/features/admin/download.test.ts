@@ -1,7 +1,10 @@
+import { installAdminSession } from '../auth/session';
+import { getAccessToken, storeTokens } from '../auth/tokenStorage';
 import { adminServer } from '../redemptions/adminTestServer';
 import { AUTH_REQUIRED_MESSAGE, downloadFile, filenameFromDisposition } from './download';
 
 let server: ReturnType<typeof adminServer> | undefined;
+beforeEach(() => installAdminSession());
 afterEach(() => {
   server?.restore();
   localStorage.clear();
@@ -23,7 +26,7 @@ describe('file downloads', () => {
   });
 
   it('send the bearer token and JSON body, and fail with the server message and status', async () => {
-    localStorage.setItem('adminToken', 'tok-123');
+    storeTokens('tok-123');
     const seen: Headers[] = [];
     server = adminServer({
       'POST /api/export/selected-redemptions': () => ({ status: 404, body: { statusCode: 404, message: 'No redemptions found to export.', error: 'Not Found' } }),
@@ -43,5 +46,33 @@ describe('file downloads', () => {
     expect(seen[0].get('Authorization')).toBe('Bearer tok-123');
     expect(seen[0].get('Content-Type')).toBe('application/json');
     expect(server.requests[0].body).toEqual({ redemptionIds: ['a'], format: 'csv' });
+  });
+
+  it('renew an expired access token once and send again; a second refusal ends the session', async () => {
+    storeTokens('old-token', 'refresh-1');
+    let refused = 1;
+    server = adminServer({
+      'GET /api/export/redeemed-voucher-codes': (req) =>
+        req.auth === 'Bearer new-token' && refused-- <= 0
+          ? { status: 200, body: 'code\r\n', headers: { 'Content-Disposition': 'attachment; filename="codes.csv"' } }
+          : { status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } },
+      'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'new-token', refreshToken: 'refresh-2', requiresTwoFactor: false } }),
+    });
+    Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => undefined });
+    const click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    try {
+      // The renewed token is refused once more: the session is over.
+      await expect(downloadFile('/api/export/redeemed-voucher-codes?format=csv', undefined, 'x.csv')).rejects.toMatchObject({ status: 401 });
+      expect(server.of('GET', '/api/export/redeemed-voucher-codes').map((r) => r.auth)).toEqual(['Bearer old-token', 'Bearer new-token']);
+      expect(getAccessToken()).toBeNull();
+
+      storeTokens('old-token', 'refresh-2');
+      await downloadFile('/api/export/redeemed-voucher-codes?format=csv', undefined, 'x.csv');
+      expect(server.of('GET', '/api/export/redeemed-voucher-codes').map((r) => r.auth).slice(2)).toEqual(['Bearer old-token', 'Bearer new-token']);
+      expect(server.of('POST', '/api/admin/refresh').map((r) => r.body)).toEqual([{ refreshToken: 'refresh-1' }, { refreshToken: 'refresh-2' }]);
+      expect(click).toHaveBeenCalledTimes(1);
+    } finally {
+      click.mockRestore();
+    }
   });
 });

@@ -1,6 +1,8 @@
+import { authorizedFetch, currentAccessToken } from '../../app/authorizedFetch';
+
 /**
- * File downloads of the admin console (SPEC §7 Exports): the request carries the stored bearer token, a
- * non-OK answer throws an Error with the server's JSON `message` (HTTP status in `status`), and the file is
+ * File downloads of the admin console (SPEC §7 Exports): the request goes through `authorizedFetch` (bearer
+ * token; an expired one is renewed once and the request sent again), a non-OK answer throws an Error with the server's JSON `message` (HTTP status in `status`), and the file is
  * saved under the name from `Content-Disposition`, else `fallbackName`.
  */
 export const AUTH_REQUIRED_MESSAGE = 'Authentication required';
@@ -12,14 +14,6 @@ export class DownloadError extends Error {
   ) {
     super(message);
     this.name = 'DownloadError';
-  }
-}
-
-function storedToken(): string | null {
-  try {
-    return localStorage.getItem('adminToken') ?? localStorage.getItem('authToken');
-  } catch {
-    return null;
   }
 }
 
@@ -72,12 +66,10 @@ function save(blob: Blob, filename: string): void {
 }
 
 export async function downloadFile(url: string, init: RequestInit | undefined, fallbackName: string): Promise<void> {
-  const token = storedToken();
-  if (!token) throw new DownloadError(AUTH_REQUIRED_MESSAGE, 401);
+  if (!currentAccessToken()) throw new DownloadError(AUTH_REQUIRED_MESSAGE, 401);
   const headers = new Headers(init?.headers);
-  headers.set('Authorization', `Bearer ${token}`);
   if (typeof init?.body === 'string' && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
-  const res = await fetch(url, { credentials: 'include', ...init, headers });
+  const res = await authorizedFetch(url, { ...init, headers });
   if (!res.ok) throw new DownloadError(await errorMessage(res), res.status);
   const blob = await res.blob();
   save(blob, filenameFromDisposition(res.headers.get('Content-Disposition')) ?? fallbackName);

@@ -1,4 +1,4 @@
-import { setAccessTokenGetter, setSessionRenewal } from '../../app/api';
+import { setAccessTokenGetter, setSessionRenewal } from '../../app/authorizedFetch';
 import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from './tokenStorage';
 
 let inFlight: Promise<boolean> | undefined;

@@ -1,13 +1,10 @@
 import AddIcon from '@mui/icons-material/Add';
-import CheckIcon from '@mui/icons-material/Check';
-import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import DeleteIcon from '@mui/icons-material/Delete';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Chip from '@mui/material/Chip';
 import FormControl from '@mui/material/FormControl';
 import IconButton from '@mui/material/IconButton';
 import InputLabel from '@mui/material/InputLabel';
@@ -27,13 +24,17 @@ import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useEffect, useState } from 'react';
+import { CopyButton } from '../../components/copy/CopyButton';
+import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
+import { showingText } from '../../components/pagination/pageItems';
+import { Paginator } from '../../components/pagination/Paginator';
+import { StatusChip } from '../../components/status/StatusChip';
+import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
 import { usePermissions } from '../auth/usePermissions';
-import { ConfirmDialog } from '../redemptions/ConfirmDialog';
 import { errorText } from '../redemptions/errors';
 import { formatDateTime } from '../redemptions/formatDate';
-import { NumberedPagination } from '../redemptions/ListPagination';
 import { useDebouncedValue } from '../redemptions/useDebouncedValue';
 import { AddLicenseKeyForm } from './AddLicenseKeyForm';
 import { LICENSE_TYPE_LABELS, sortByUsage, USAGE_LABELS, usageStatusOf } from './licenseRules';
@@ -44,9 +45,10 @@ import {
   useUpdateLicenseKeyMutation,
   type LicenseKey,
 } from './licensesApi';
-import { useCopyKey } from './useCopyKey';
 
 export const LICENSE_PAGE_SIZE = 50;
+/** SPEC §8: the description of "Copy failed" for a licence key. */
+const COPY_KEY_FAILED = 'Failed to copy license key to clipboard.';
 
 const USAGE_COLORS = { available: 'success', 'partially-used': 'warning', 'fully-used': 'error' } as const;
 
@@ -74,11 +76,7 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
           {revealed ? <VisibilityOffIcon fontSize="small" /> : <VisibilityIcon fontSize="small" />}
         </IconButton>
       </Tooltip>
-      <Tooltip title={copied ? 'Copied' : 'Copy'}>
-        <IconButton size="small" aria-label={copied ? 'License key copied' : 'Copy license key'} onClick={onCopy} color={copied ? 'success' : 'default'}>
-          {copied ? <CheckIcon fontSize="small" /> : <ContentCopyIcon fontSize="small" />}
-        </IconButton>
-      </Tooltip>
+      <CopyButton size="small" copied={copied} label="Copy license key" copiedLabel="License key copied" onClick={onCopy} />
     </Stack>
   );
 }
@@ -93,7 +91,7 @@ export function LicenseManagerTab() {
   const search = useDebouncedValue(searchInput).trim();
   const [adding, setAdding] = useState(false);
   const [toDelete, setToDelete] = useState<LicenseKey | null>(null);
-  const { copy, copiedId } = useCopyKey();
+  const { copy, copiedId } = useCopyToClipboard(COPY_KEY_FAILED);
 
   const products = useGetLicenseManagedProductsQuery();
   const { data, isFetching, error } = useGetLicenseKeysQuery({ page, limit: LICENSE_PAGE_SIZE, productId, search });
@@ -201,18 +199,18 @@ export function LicenseManagerTab() {
               return (
                 <TableRow key={k.id} hover data-testid="license-key-row">
                   <TableCell>
-                    <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.id, k.licenseKey)} />
+                    <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.licenseKey, { id: k.id })} />
                   </TableCell>
                   <TableCell>{k.productName}</TableCell>
                   <TableCell>{LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType}</TableCell>
                   <TableCell>
                     <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                      <Chip size="small" label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
+                      <StatusChip label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
                       <Typography variant="caption" sx={{ color: 'text.secondary' }}>{`${k.currentActivations}/${k.maxActivations}`}</Typography>
                     </Stack>
                   </TableCell>
                   <TableCell>
-                    <Chip size="small" label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
+                    <StatusChip label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
                   </TableCell>
                   <TableCell>{formatDateTime(k.createdAt)}</TableCell>
                   {canManage && (
@@ -239,17 +237,27 @@ export function LicenseManagerTab() {
         </Table>
       </TableContainer>
 
-      {data && data.pagination.totalPages > 1 && <NumberedPagination pagination={data.pagination} onPage={setPage} />}
+      {data && data.pagination.totalPages > 1 && (
+        <Paginator
+          pages="window"
+          page={data.pagination.currentPage}
+          totalPages={data.pagination.totalPages}
+          onPage={setPage}
+          summary={showingText(data.pagination)}
+          sx={{ mt: 2 }}
+        />
+      )}
 
       <ConfirmDialog
         open={toDelete !== null}
         title="Delete License Key"
-        message={`Are you sure you want to delete the license key ${toDelete ? maskLicenseKey(toDelete.licenseKey) : ''}? This action cannot be undone.`}
         confirmLabel="Delete"
         busy={removeState.isLoading}
         onConfirm={() => void confirmDelete()}
         onClose={() => setToDelete(null)}
-      />
+      >
+        {`Are you sure you want to delete the license key ${toDelete ? maskLicenseKey(toDelete.licenseKey) : ''}? This action cannot be undone.`}
+      </ConfirmDialog>
     </Box>
   );
 }

@@ -16,6 +16,7 @@ import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
+import { StatusChip } from '../../components/status/StatusChip';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { VoucherCodesModal } from '../vouchers/VoucherCodesModal';
 import { EmailTemplateEditor } from './EmailTemplateEditor';
@@ -47,7 +48,7 @@ function ProductCard({ product }: { product: Product }) {
             {product.name}
           </Typography>
           <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
-            <Chip size="small" color={active ? 'success' : 'default'} label={active ? 'Active' : product.status.charAt(0).toUpperCase() + product.status.slice(1)} />
+            <StatusChip color={active ? 'success' : 'default'} label={active ? 'Active' : product.status.charAt(0).toUpperCase() + product.status.slice(1)} />
             {product.isLicenseManaged && <Chip size="small" color="secondary" variant="outlined" label="License Managed" />}
           </Stack>
           <Stack direction="row" spacing={4}>

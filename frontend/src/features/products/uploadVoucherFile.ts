@@ -1,5 +1,4 @@
-import { refreshAccessToken } from '../auth/session';
-import { getAccessToken } from '../auth/tokenStorage';
+import { currentAccessToken, withSessionRenewal } from '../../app/authorizedFetch';
 import type { UploadReport } from './productsApi';
 
 export class UploadError extends Error {
@@ -21,7 +20,7 @@ function send(productId: string, file: File, onProgress: (fraction: number) => v
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/api/products/${encodeURIComponent(productId)}/voucher-codes`);
     xhr.withCredentials = true;
-    const token = getAccessToken();
+    const token = currentAccessToken();
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
@@ -44,14 +43,18 @@ function send(productId: string, file: File, onProgress: (fraction: number) => v
 
 /**
  * Uploads a voucher file with XMLHttpRequest so the upload progress can be shown; a 401 renews the access
- * token once and sends again. Resolves with the server's report, rejects with its message.
+ * token once and sends again (`withSessionRenewal`, as for every API call). Resolves with the server's
+ * report, rejects with its message.
  */
 export async function uploadVoucherFile(productId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadReport> {
-  let answer = await send(productId, file, onProgress);
-  if (answer.status === 401 && (await refreshAccessToken())) {
-    onProgress(0);
-    answer = await send(productId, file, onProgress);
-  }
+  let attempts = 0;
+  const answer = await withSessionRenewal(
+    () => {
+      if (attempts++ > 0) onProgress(0);
+      return send(productId, file, onProgress);
+    },
+    (a) => a.status === 401,
+  );
   if (answer.status >= 200 && answer.status < 300) return answer.body as UploadReport;
   const body = answer.body as { message?: unknown } | string;
   const message = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : 'Failed to upload voucher codes.';

@@ -1,4 +1,4 @@
-import Chip from '@mui/material/Chip';
+import { StatusChip } from '../../components/status/StatusChip';
 
 /** SPEC §4: sent green, failed red, pending yellow, anything else grey. */
 export function emailStatusColor(status: string): 'success' | 'error' | 'warning' | 'default' {
@@ -16,5 +16,5 @@ export function emailStatusColor(status: string): 'success' | 'error' | 'warning
 
 export function EmailStatusChip({ status }: { status: string }) {
   const color = emailStatusColor(status);
-  return <Chip size="small" label={status} color={color} data-color={color} variant={color === 'default' ? 'outlined' : 'filled'} sx={{ textTransform: 'capitalize' }} />;
+  return <StatusChip label={status} color={color} variant={color === 'default' ? 'outlined' : 'filled'} capitalize />;
 }

@@ -2,14 +2,19 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { Toaster } from '../../components/toast';
 import { resetToasts } from '../../components/toast/toastStore';
 import { renderWithProviders } from '../../test/renderWithProviders';
+import { signIn } from '../admin/adminTesting';
+import { installAdminSession } from '../auth/session';
 import { adminServer, aRedemption, meOf, pageOf, type AdminHandler } from './adminTestServer';
-import { pageWindow, showingText } from './ListPagination';
+import { pageWindow, showingText } from '../../components/pagination/pageItems';
 import { RedemptionsTab } from './RedemptionsTab';
 import { redemptionListParams, type AdminRedemption } from './redemptionsApi';
 
 let server: ReturnType<typeof adminServer>;
 
-beforeEach(() => localStorage.setItem('adminToken', 'test-token'));
+beforeEach(() => {
+  installAdminSession();
+  signIn('test-token', 'refresh-1');
+});
 afterEach(() => {
   server?.restore();
   act(() => resetToasts());
@@ -289,13 +294,14 @@ describe('exports', () => {
     await waitFor(() => expect(server.of('GET', '/api/redemptions').length).toBeGreaterThan(listCalls));
   });
 
-  it('Export CSV of the exported tab sends its filter; a 401 is tried again once after an API call', async () => {
+  it('Export CSV of the exported tab sends its filter; a 401 renews the access token once and tries again', async () => {
     let calls = 0;
     const { user } = open(true, {
       list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXPD-0009', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' })]) }),
       extra: {
         'GET /api/export/redeemed-vouchers': () =>
           ++calls === 1 ? { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } } : csvFile('redeemed-vouchers-2025-09-01.csv'),
+        'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'test-token-2', refreshToken: 'refresh-2', requiresTwoFactor: false } }),
       },
     });
     await screen.findByText('EXPD-0009');
@@ -306,6 +312,8 @@ describe('exports', () => {
     const [first, second] = server.of('GET', '/api/export/redeemed-vouchers');
     expect(Object.fromEntries(second.query)).toEqual({ format: 'csv', emailStatus: 'sent', showExported: 'true' });
     expect(first.query.toString()).toBe(second.query.toString());
+    expect([first.auth, second.auth]).toEqual(['Bearer test-token', 'Bearer test-token-2']);
+    expect(server.of('POST', '/api/admin/refresh').map((r) => r.body)).toEqual([{ refreshToken: 'refresh-1' }]);
   });
 
   it('without a stored token an export says "Authentication required"', async () => {

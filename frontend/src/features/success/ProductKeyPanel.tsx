@@ -45,7 +45,7 @@ export function ProductKeyPanel({ licenseKey }: { licenseKey: string }) {
         variant="contained"
         sx={{ mt: 2 }}
         startIcon={copied ? <CheckIcon /> : <ContentCopyIcon />}
-        onClick={() => void copy(licenseKey, 'Product Key')}
+        onClick={() => void copy(licenseKey, { label: 'Product Key' })}
       >
         Copy Product Key
       </Button>

@@ -10,6 +10,7 @@ import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
+import { Paginator } from '../../components/pagination/Paginator';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import type { Product } from '../products/productsApi';
 import { useVoucherCodeList } from './useVoucherCodeList';
@@ -76,15 +77,7 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
           Showing {from}-{to} of {list.totalCount.toLocaleString('en-US')} codes
         </Typography>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-          <Button disabled={list.page === 0} onClick={() => list.setPage(list.page - 1)}>
-            Previous
-          </Button>
-          <Typography variant="body2">
-            Page {list.page + 1} of {list.totalPages}
-          </Typography>
-          <Button disabled={list.page + 1 >= list.totalPages} onClick={() => list.setPage(list.page + 1)}>
-            Next
-          </Button>
+          <Paginator pages="count" variant="text" page={list.page + 1} totalPages={list.totalPages} onPage={(p) => list.setPage(p - 1)} />
           <Button variant="contained" onClick={onClose}>
             Close
           </Button>

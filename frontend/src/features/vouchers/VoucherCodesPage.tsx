@@ -14,11 +14,11 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
+import { Paginator } from '../../components/pagination/Paginator';
 import { bodyMessage } from '../../utils/httpError';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { useProductQuery } from '../products/productsApi';
 import { useDocumentTitle } from '../site/useDocumentTitle';
-import { PageNumbers } from './PageNumbers';
 import { useVoucherCodeList } from './useVoucherCodeList';
 import { useVoucherDeleteConfirm } from './VoucherDeleteConfirm';
 import { VoucherCodesTable } from './VoucherCodesTable';
@@ -127,15 +127,15 @@ function VoucherCodes({ productId }: { productId: string }) {
               </Tabs>
               {list.query.isFetching && <LinearProgress aria-label="Loading voucher codes" />}
               <VoucherCodesTable list={list} columns={[...COLUMNS[list.tab]]} canDelete={canDelete} onDelete={(code) => confirm.ask({ kind: 'one', code })} />
-              <Stack
-                direction={{ xs: 'column', sm: 'row' }}
-                sx={{ justifyContent: 'space-between', alignItems: 'center', gap: 1 }}
-              >
-                <Typography variant="body2" sx={{ color: 'text.secondary' }}>
-                  Page {list.page + 1} of {list.totalPages}
-                </Typography>
-                <PageNumbers page={list.page + 1} totalPages={list.totalPages} onChange={(p) => list.setPage(p - 1)} />
-              </Stack>
+              <Paginator
+                pages="ellipsis"
+                label="Pages"
+                variant="text"
+                page={list.page + 1}
+                totalPages={list.totalPages}
+                onPage={(p) => list.setPage(p - 1)}
+                summary={`Page ${list.page + 1} of ${list.totalPages}`}
+              />
             </Stack>
           </Paper>
         </Stack>

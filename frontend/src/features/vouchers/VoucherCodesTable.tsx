@@ -1,6 +1,5 @@
 import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import Checkbox from '@mui/material/Checkbox';
-import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -9,6 +8,7 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
+import { StatusChip } from '../../components/status/StatusChip';
 import type { VoucherCodeList } from './useVoucherCodeList';
 import type { VoucherCode } from './vouchersApi';
 
@@ -118,7 +118,7 @@ export function VoucherCodesTable({
                   case 'status':
                     return (
                       <TableCell key={c}>
-                        <Chip size="small" color={code.isRedeemed ? 'default' : 'success'} label={code.isRedeemed ? 'Redeemed' : 'Available'} />
+                        <StatusChip color={code.isRedeemed ? 'default' : 'success'} label={code.isRedeemed ? 'Redeemed' : 'Available'} />
                       </TableCell>
                     );
                   case 'created':

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ConfirmDialog } from '../admin/ConfirmDialog';
+import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import type { VoucherCodeList } from './useVoucherCodeList';
 import type { VoucherCode } from './vouchersApi';
 

@@ -1,8 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { toast } from '../../components/toast';
+import { currentAccessToken } from '../../app/authorizedFetch';
 import { downloadFile } from '../admin/download';
-import { refreshAccessToken } from '../auth/session';
-import { getAccessToken } from '../auth/tokenStorage';
 import { useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation, useVoucherCodesQuery, type VoucherCode, type VoucherTab } from './vouchersApi';
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -91,22 +90,15 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
 
   const exportUnredeemed = async () => {
     if (!productId) return;
-    if (!getAccessToken()) {
+    if (!currentAccessToken()) {
       toast({ title: 'Authentication Error', description: 'Please log in again to export data.', variant: 'destructive' });
       return;
     }
     setExporting(true);
     try {
+      // An access token that expired meanwhile is renewed once by `downloadFile`, as for every other call.
       const params = new URLSearchParams({ productId, format: 'csv' });
-      const url = `/api/export/unredeemed-vouchers?${params}`;
-      const name = `unredeemed-vouchers-${today()}.csv`;
-      try {
-        await downloadFile(url, undefined, name);
-      } catch (err) {
-        // An access token that expired meanwhile is renewed once, as for every other call.
-        if ((err as { status?: number }).status !== 401 || !(await refreshAccessToken())) throw err;
-        await downloadFile(url, undefined, name);
-      }
+      await downloadFile(`/api/export/unredeemed-vouchers?${params}`, undefined, `unredeemed-vouchers-${today()}.csv`);
       toast({ title: 'Export Successful', description: 'Unredeemed voucher codes have been exported.', variant: 'success' });
     } catch (err) {
       if ((err as { status?: number }).status === 404) {

@@ -1,4 +1,4 @@
-import { pageItemsWithEllipsis, pageWindow } from './pageNumbers';
+import { pageItemsWithEllipsis, pageWindow } from './pageItems';
 
 describe('voucher page numbers (SPEC §2: all pages at 7 or fewer, ellipsis over 7)', () => {
   it('shows every page when there are 7 or fewer', () => {

@@ -4,24 +4,44 @@ import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
 import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
+import { useId, type ReactNode } from 'react';
 
-interface Props {
+/**
+ * A yes/no question before a destructive action: the question (`children`), Cancel and a red confirm button.
+ * While `busy` (the action runs) neither button nor the backdrop answers.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  busy = false,
+  onConfirm,
+  onClose,
+}: {
   open: boolean;
   title: string;
-  message: string;
+  children: ReactNode;
   confirmLabel: string;
   busy?: boolean;
   onConfirm: () => void;
   onClose: () => void;
-}
-
-/** A destructive action asks first. */
-export function ConfirmDialog({ open, title, message, confirmLabel, busy, onConfirm, onClose }: Props) {
+}) {
+  const id = useId();
   return (
-    <Dialog open={open} onClose={busy ? undefined : onClose} aria-labelledby="confirm-title" aria-describedby="confirm-text">
-      <DialogTitle id="confirm-title">{title}</DialogTitle>
+    <Dialog
+      open={open}
+      onClose={busy ? undefined : onClose}
+      maxWidth="xs"
+      fullWidth
+      aria-labelledby={`${id}-title`}
+      aria-describedby={`${id}-text`}
+    >
+      <DialogTitle id={`${id}-title`}>{title}</DialogTitle>
       <DialogContent>
-        <DialogContentText id="confirm-text">{message}</DialogContentText>
+        <DialogContentText id={`${id}-text`} component="div">
+          {children}
+        </DialogContentText>
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose} disabled={busy}>
@@ -34,6 +54,3 @@ export function ConfirmDialog({ open, title, message, confirmLabel, busy, onConf
     </Dialog>
   );
 }
-
-/** SPEC §5 bulk delete confirmation. */
-export const deleteConfirmation = (n: number) => `Are you sure you want to delete ${n} redemption(s)? This action cannot be undone.`;

@@ -4,6 +4,9 @@ export type PageItem = number | 'start-ellipsis' | 'end-ellipsis';
 /** SPEC §2 voucher codes page: every page when there are 7 or fewer, otherwise first, last, the current page's neighbours and ellipses. */
 export const MAX_PAGES_WITHOUT_ELLIPSIS = 7;
 
+/** SPEC §9: up to 5 page buttons in the admin list. */
+export const MAX_PAGE_BUTTONS = 5;
+
 export function pageItemsWithEllipsis(current: number, total: number): PageItem[] {
   if (total <= 0) return [];
   const page = Math.min(Math.max(1, current), total);
@@ -13,11 +16,19 @@ export function pageItemsWithEllipsis(current: number, total: number): PageItem[
   return [1, 'start-ellipsis', page - 1, page, page + 1, 'end-ellipsis', total];
 }
 
-/** SPEC §9: up to 5 page buttons around the current page (admin redemption list). */
-export function pageWindow(current: number, total: number, size = 5): number[] {
+/** Up to `size` consecutive page numbers around `current`, kept inside 1..total. */
+export function pageWindow(current: number, total: number, size = MAX_PAGE_BUTTONS): number[] {
   if (total <= 0) return [];
   const page = Math.min(Math.max(1, current), total);
   const start = Math.max(1, Math.min(page - Math.floor(size / 2), total - size + 1));
   const end = Math.min(total, start + size - 1);
   return Array.from({ length: end - start + 1 }, (_, i) => start + i);
+}
+
+/** "Showing x-y of total" (0-0 of 0 on an empty list); `page` is 1-based. */
+export function showingText({ currentPage, limit, totalCount }: { currentPage: number; limit: number; totalCount: number }): string {
+  if (totalCount === 0) return 'Showing 0-0 of 0';
+  const first = (currentPage - 1) * limit + 1;
+  const last = Math.min(currentPage * limit, totalCount);
+  return `Showing ${Math.min(first, totalCount)}-${last} of ${totalCount}`;
 }
