@@ -3,9 +3,10 @@ import { JwtService } from '@nestjs/jwt';
 import { createHash, randomBytes } from 'crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AccessTokenPayload, AuthUser } from './auth-user';
-import { permissionsOf } from './permissions';
-import { RequestMeta } from './request-meta';
+import { AuthUser } from '../../common/decorators/current-user.decorator';
+import { AccessTokenPayload } from './access-token';
+import { permissionsOf } from '../../common/permissions';
+import { RequestMeta } from '../../common/utils/request-actor';
 import { queryRows } from '../../common/utils/sql';
 
 export const ACCESS_TOKEN_TTL = '15m';

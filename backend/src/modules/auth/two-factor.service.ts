@@ -3,8 +3,8 @@ import { toDataURL } from 'qrcode';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
-import { AuthUser } from './auth-user';
-import { RequestMeta } from './request-meta';
+import { AuthUser } from '../../common/decorators/current-user.decorator';
+import { RequestMeta } from '../../common/utils/request-actor';
 import { queryRows } from '../../common/utils/sql';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp';
 

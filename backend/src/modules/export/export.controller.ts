@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
-import { auditContext } from '../../common/utils/audit-context';
-import { AuthUser, CurrentUser } from '../auth/auth-user';
-import { Permission } from '../auth/permissions';
+import { requestActor as auditContext } from '../../common/utils/request-actor';
+import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
+import { Permission } from '../../common/permissions';
 import { ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
 import { ExportService } from './export.service';
 

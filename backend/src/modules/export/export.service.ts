@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { rawPgClient } from '../../database/pg-client';
 import { likeContains } from '../../common/utils/sql';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor as AuditContext } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { RealtimeService } from '../realtime/realtime.service';

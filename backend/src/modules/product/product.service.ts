@@ -6,7 +6,7 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { MailTransportService } from '../mail/mail-transport.service';
 import { htmlToText, renderTemplate } from '../mail/template';
@@ -89,7 +89,7 @@ export class ProductService {
     return toView(row);
   }
 
-  async create(dto: CreateProductDto, ctx: AuditContext): Promise<ProductView> {
+  async create(dto: CreateProductDto, ctx: RequestActor): Promise<ProductView> {
     let id: string;
     try {
       const [row] = await this.dataSource.query(
@@ -121,7 +121,7 @@ export class ProductService {
     return this.get(id);
   }
 
-  async update(id: string, dto: UpdateProductDto, ctx: AuditContext): Promise<ProductView> {
+  async update(id: string, dto: UpdateProductDto, ctx: RequestActor): Promise<ProductView> {
     const columns: Record<keyof CreateProductDto, string> = {
       name: 'name',
       downloadLink: 'download_link',
@@ -166,7 +166,7 @@ export class ProductService {
   }
 
   /** Renders the (saved or unsaved) template with sample values and sends it through the normal providers. */
-  async sendTestEmail(id: string, dto: TestEmailDto, ctx: AuditContext): Promise<{ message: string }> {
+  async sendTestEmail(id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {
     const product = await this.get(id);
     const values = {
       ...TEST_EMAIL_VALUES,

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
 import { DataSource } from 'typeorm';
-import { Permission } from '../auth/permissions';
+import { Permission } from '../../common/permissions';
 import { SessionService } from '../auth/session.service';
 import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { GeoService } from '../geo/geo.service';
+import { GeoModule } from '../geo/geo.module';
 import { LicenseModule } from '../license/license.module';
 import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
 import { RedemptionAdminService } from './redemption-admin.service';
@@ -12,6 +12,7 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
 
 @Module({
   imports: [
+    GeoModule,
     LicenseModule,
     ThrottlerModule.forRootAsync({
       inject: [APP_CONFIG],
@@ -23,7 +24,7 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
     }),
   ],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
-  providers: [RedemptionService, RedemptionAdminService, GeoService, RedeemThrottlerGuard],
-  exports: [RedemptionService, GeoService],
+  providers: [RedemptionService, RedemptionAdminService, RedeemThrottlerGuard],
+  exports: [RedemptionService],
 })
 export class RedemptionModule {}

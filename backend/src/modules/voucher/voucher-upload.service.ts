@@ -15,7 +15,7 @@ import { PassThrough, Readable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { DataSource } from 'typeorm';
 import { rawPgClient } from '../../database/pg-client';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { CodeCounts, CodeFilter, LineRecords, TextOnly, UnreadableFileError } from './code-stream';
@@ -62,7 +62,7 @@ export class VoucherUploadService {
     private readonly realtime: RealtimeService,
   ) {}
 
-  async upload(productId: string, req: Request, ctx: AuditContext): Promise<UploadResult> {
+  async upload(productId: string, req: Request, ctx: RequestActor): Promise<UploadResult> {
     let filename: string | undefined;
     try {
       const [product] = await this.dataSource.query(`SELECT id, name FROM products WHERE id = $1`, [productId]);

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DataSource } from 'typeorm';
 import { cappedCount, estimateRows, walkedCount, exactCountLimit } from '../../database/list-counts';
 import { likeContains } from '../../common/utils/sql';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { DeleteVoucherCodesDto, VoucherCodeListQuery } from './dto/voucher.dto';
@@ -151,7 +151,7 @@ export class VoucherService {
   }
 
   /** Only unredeemed codes can be deleted; a redeemed one belongs to a customer's history. */
-  async deleteOne(id: string, ctx: AuditContext): Promise<{ message: string }> {
+  async deleteOne(id: string, ctx: RequestActor): Promise<{ message: string }> {
     const [deleted] = await this.dataSource.query(
       `DELETE FROM voucher_codes v USING products p
         WHERE v.id = $1 AND NOT v.is_redeemed AND p.id = v.product_id
@@ -193,7 +193,7 @@ export class VoucherService {
   async deleteMany(
     productId: string,
     dto: DeleteVoucherCodesDto,
-    ctx: AuditContext,
+    ctx: RequestActor,
   ): Promise<{ message: string; deletedCount: number; skippedCount: number }> {
     const product = await this.requireProduct(productId);
     let deletedCount: number;
