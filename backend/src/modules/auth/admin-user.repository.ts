@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
-import { queryRows } from '../../common/utils/sql';
+import { queryRows } from '../../database/query-rows';
 import { AdminUser } from './entities/admin-user.entity';
 
 export interface NewAdminUser {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../../common/utils/sql';
+import { queryRows } from '../../database/query-rows';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { MailTransportService, ProviderAttempt } from './mail-transport.service';
