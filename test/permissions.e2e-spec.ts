@@ -4,7 +4,7 @@ import { JwtService } from '@nestjs/jwt';
 import request from 'supertest';
 import { AppModule } from '../backend/src/app.module';
 import { RequirePermissions } from '../backend/src/common/decorators/require-permissions.decorator';
-import { Permission, ROLE_PERMISSIONS } from '../backend/src/modules/auth/permissions';
+import { Permission, ROLE_PERMISSIONS } from '../backend/src/common/permissions';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, issueToken } from './helpers/auth';
 import { concretePath, registeredRoutes } from './helpers/routes';

@@ -1,4 +1,4 @@
-import { Permission } from '../backend/src/modules/auth/permissions';
+import { Permission } from '../backend/src/common/permissions';
 
 /**
  * Every registered HTTP route and what it demands: 'public', or the permissions it needs

@@ -14,6 +14,7 @@ import { ExportModule } from './modules/export/export.module';
 import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { LicenseModule } from './modules/license/license.module';
+import { PublicConfigModule } from './modules/public-config/public-config.module';
 import { ProductModule } from './modules/product/product.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RedemptionModule } from './modules/redemption/redemption.module';
@@ -46,7 +47,7 @@ export class AppModule {
             autoLogging: { ignore: (req) => req.url === '/api/health' },
           },
         }),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl), migrationsRun: true }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl, { extra: { max: config.dbPoolSize } }), migrationsRun: true }),
         DatabaseModule,
         JobsModule.forRoot(config, { processJobs: options.processJobs }),
         AuditModule,
@@ -59,6 +60,7 @@ export class AppModule {
         StatsModule,
         ExportModule,
         HealthModule,
+        PublicConfigModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -3,7 +3,12 @@ import 'dotenv/config';
 import { DataSource } from 'typeorm';
 import { prepareDatabase, StartedDatabase } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
+import { DatabaseService, Db } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
+import { AuditRepository } from './modules/audit/audit.repository';
+import { AuditService } from './modules/audit/audit.service';
+import { AdminSessionRepository } from './modules/auth/admin-session.repository';
+import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { AdminCommand, ADMIN_CLI_USAGE, CliUsageError, parseAdminArgs } from './modules/auth/admin-cli-args';
 import { generatePassword, hashPassword } from './modules/auth/password';
 
@@ -30,48 +35,46 @@ async function main(): Promise<number> {
   }
 }
 
-async function run(db: DataSource, command: AdminCommand): Promise<number> {
+async function run(dataSource: DataSource, command: AdminCommand): Promise<number> {
+  const database = new DatabaseService(dataSource);
+  const users = new AdminUserRepository(database);
+  const sessions = new AdminSessionRepository(database);
+  const audit = new AuditService(new AuditRepository(database), database);
   const password = generatePassword();
   const { hash, salt } = await hashPassword(password);
+  const recorded = (action: string, userId: string, details: Record<string, unknown>, db: Db) =>
+    audit.record({ action, success: true, resource: 'admin_users', resourceId: userId, details: { ...details, via: 'cli' } }, db);
+
   if (command.command === 'create') {
     const email = command.email ?? `${command.username.toLowerCase()}@localhost`;
-    const [created] = await db.query(
-      `INSERT INTO admin_users (username, email, password_hash, salt, role) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [command.username, email, hash, salt, command.role],
-    );
+    const created = await database.transaction(async (db) => {
+      const id = await users.insertIfAbsent({ username: command.username, email, passwordHash: hash, salt, role: command.role }, db);
+      if (id) await recorded('cli.user-create', id, { username: command.username, role: command.role }, db);
+      return id;
+    });
     if (!created) {
       console.error(`A user with the username "${command.username}" or the e-mail ${email} already exists.`);
       return 1;
     }
-    await audit(db, 'cli.user-create', created.id, { username: command.username, role: command.role });
     console.log(`Created user "${command.username}" (role ${command.role}, e-mail ${email}).`);
   } else {
-    const [[user]] = await db.query(
-      `UPDATE admin_users SET password_hash = $2, salt = $3, failed_login_attempts = 0, locked_until = NULL, updated_at = now()
-        WHERE username = $1 RETURNING id`,
-      [command.username, hash, salt],
-    );
-    if (!user) {
+    const reset = await database.transaction(async (db) => {
+      const id = await users.resetPassword(command.username, hash, salt, db);
+      if (!id) return null;
+      // A reset answers a lost or leaked password: every session of the account ends.
+      await sessions.revokeAllOf(id, undefined, db);
+      await recorded('cli.reset-password', id, { username: command.username }, db);
+      return id;
+    });
+    if (!reset) {
       console.error(`No user named "${command.username}".`);
       return 1;
     }
-    // A reset answers a lost or leaked password: every session of the account ends.
-    await db.query(`UPDATE admin_sessions SET is_active = false WHERE admin_user_id = $1 AND is_active`, [user.id]);
-    await audit(db, 'cli.reset-password', user.id, { username: command.username });
     console.log(`New password set for "${command.username}"; its sessions were ended and any lock lifted.`);
   }
   console.log(`Password: ${password}`);
   console.log('It is shown only now; sign in and change it.');
   return 0;
-}
-
-function audit(db: DataSource, action: string, userId: string, details: Record<string, unknown>) {
-  return db.query(
-    `INSERT INTO security_audit_log (admin_user_id, action, resource, resource_id, success, details)
-     VALUES (NULL, $1, 'admin_users', $2, true, $3)`,
-    [action, userId, JSON.stringify({ ...details, via: 'cli' })],
-  );
 }
 
 main().then(

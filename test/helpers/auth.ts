@@ -1,7 +1,7 @@
 import { JwtService } from '@nestjs/jwt';
 import { randomBytes, createHash } from 'crypto';
 import { hashPassword } from '../../backend/src/modules/auth/password';
-import type { AccessTokenPayload } from '../../backend/src/modules/auth/auth-user';
+import type { AccessTokenPayload } from '../../backend/src/modules/auth/access-token';
 import { TestApp } from './app';
 
 export interface TestAdmin {

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       successTokenTtlHours: 72,
       supportEmail: 'support@example.com',
       companyName: 'Office Licences',
+      dbPoolSize: 20,
     });
   });
 
@@ -50,6 +51,8 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
+    [{ DB_POOL_SIZE: 'many' }, 'DB_POOL_SIZE'],
+    [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`^${variable}`));

@@ -14,6 +14,8 @@ export interface AppConfig {
   databaseUrl?: string;
   /** Port of the embedded PostgreSQL used when DATABASE_URL is unset. */
   embeddedPostgresPort: number;
+  /** Connections of the API's PostgreSQL pool: sized for a redemption burst (each holds one for one short statement). */
+  dbPoolSize: number;
   redisUrl?: string;
   /** Key prefix of every Bull queue; lets several apps (and tests) share one Redis. */
   redisPrefix: string;
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'ovr'),
     workersInApi: bool(env, 'WORKERS_IN_API', true),

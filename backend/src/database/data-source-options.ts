@@ -2,6 +2,10 @@ import { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
+/**
+ * The TypeORM options every data source of the service shares. The pool size comes from the caller
+ * (`extra: { max }`): the API's from DB_POOL_SIZE (AppConfig), the migration runner and the CLI use one or two.
+ */
 export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions> = {}): DataSourceOptions {
   return {
     type: 'postgres',
@@ -11,8 +15,6 @@ export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions>
     migrationsTableName: 'migrations',
     // Schema changes go through migrations only.
     synchronize: false,
-    // Pool sized for a redemption burst; each redemption holds one connection for one short transaction.
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20) },
     ...extra,
   } as DataSourceOptions;
 }

@@ -1,4 +1,7 @@
-import type { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+
+/** Anything that runs SQL: a `Db` (EntityManager) or the DataSource itself. */
+type Queryable = Pick<EntityManager, 'query'>;
 
 /*
  * Up to `cap` matches a list's total is exact; beyond it, PostgreSQL's estimate is returned with
@@ -13,7 +16,7 @@ export function exactCountLimit(search: string | undefined, listLimit: number): 
 }
 
 /** PostgreSQL's estimate of the rows a statement returns (a plan, not a run: about a millisecond). */
-export async function estimateRows(db: DataSource, sql: string, params: unknown[]): Promise<number> {
+export async function estimateRows(db: Queryable, sql: string, params: unknown[]): Promise<number> {
   const [row] = await db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
   const plan = row['QUERY PLAN'];
   return Math.round((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan['Plan Rows']);
@@ -24,7 +27,7 @@ export async function estimateRows(db: DataSource, sql: string, params: unknown[
  * above the cap. An estimate well above the cap skips the scan.
  */
 export async function cappedCount(
-  db: DataSource,
+  db: Queryable,
   sql: string,
   params: unknown[],
   estimate: number,
@@ -44,7 +47,7 @@ export async function cappedCount(
  * the list's estimated size.
  */
 export async function walkedCount(
-  db: DataSource,
+  db: Queryable,
   windowSql: string,
   matchSql: string,
   params: unknown[],

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { Permission } from '../../modules/auth/permissions';
+import { Permission } from '../permissions';
 
 export const PERMISSIONS_KEY = 'permissions';
 

@@ -1,7 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
-
 /**
- * Rows of a `DataSource.query` result. TypeORM's PostgreSQL driver answers UPDATE and DELETE with
+ * Rows of a `query()` result. TypeORM's PostgreSQL driver answers UPDATE and DELETE with
  * `[rows, rowCount]` but everything else (SELECT, INSERT, WITH ...) with the rows alone, which makes
  * `result.length` lie for an UPDATE ... RETURNING.
  */
@@ -10,15 +8,6 @@ export function returnedRows<T = Record<string, any>>(result: unknown): T[] {
     return result[0] as T[];
   }
   return result as T[];
-}
-
-/** Runs a raw query and answers its rows, whatever kind of statement it is. */
-export async function queryRows<T = Record<string, any>>(
-  runner: DataSource | EntityManager,
-  sql: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  return returnedRows<T>(await runner.query(sql, params));
 }
 
 /** A LIKE/ILIKE pattern matching `text` anywhere, its wildcards taken literally (voucher codes may contain `_`). */

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DatabaseService, Db } from '../../database/database.service';
+import { AuditRepository } from './audit.repository';
 
 export interface AuditEntry {
   action: string;
@@ -12,33 +13,45 @@ export interface AuditEntry {
   details?: Record<string, unknown> | null;
 }
 
-/** Writes security_audit_log rows. Pass the transaction's manager to record inside it. */
+/** Writes security_audit_log rows. Pass the transaction's `Db` to record inside it. */
 @Injectable()
 export class AuditService {
   private readonly logger = new Logger(AuditService.name);
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly database: DatabaseService,
+  ) {}
 
-  async record(entry: AuditEntry, manager: EntityManager = this.dataSource.manager): Promise<void> {
+  async record(entry: AuditEntry, db: Db = this.database.manager): Promise<void> {
     try {
-      await manager.query(
-        `INSERT INTO security_audit_log (admin_user_id, action, resource, resource_id, ip_address, user_agent, success, details)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          entry.adminUserId ?? null,
-          entry.action.slice(0, 100),
-          entry.resource?.slice(0, 100) ?? null,
-          entry.resourceId?.slice(0, 100) ?? null,
-          entry.ipAddress?.slice(0, 45) ?? null,
-          entry.userAgent?.slice(0, 500) ?? null,
-          entry.success,
-          entry.details ? JSON.stringify(entry.details) : null,
-        ],
+      await this.audit.insert(
+        {
+          adminUserId: entry.adminUserId ?? null,
+          action: entry.action.slice(0, 100),
+          resource: entry.resource?.slice(0, 100) ?? null,
+          resourceId: entry.resourceId?.slice(0, 100) ?? null,
+          ipAddress: entry.ipAddress?.slice(0, 45) ?? null,
+          userAgent: entry.userAgent?.slice(0, 500) ?? null,
+          success: entry.success,
+          details: entry.details ?? null,
+        },
+        db,
       );
     } catch (err) {
       // Outside a transaction an audit failure must not undo the action it describes; it is logged loudly.
-      if (manager !== this.dataSource.manager) throw err;
+      if (db !== this.database.manager) throw err;
       this.logger.error(`Could not write audit entry ${entry.action}: ${err instanceof Error ? err.message : err}`);
     }
+  }
+
+  /** How many failed attempts of these actions came from `ipAddress` within the last `minutes`. */
+  countFailuresFrom(ipAddress: string, actions: string[], minutes: number): Promise<number> {
+    return this.audit.countFailuresFrom(ipAddress, actions, minutes);
+  }
+
+  /** SPEC §1 retention: one batch of rows older than `days`; answers how many went. */
+  deleteOlderThan(days: number, batch: number): Promise<number> {
+    return this.audit.deleteOlderThan(days, batch);
   }
 }

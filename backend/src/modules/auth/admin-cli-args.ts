@@ -1,5 +1,5 @@
 import { USERNAME_PATTERN } from './password-policy';
-import { Role } from './permissions';
+import { Role } from '../../common/permissions';
 
 export type AdminCommand =
   | { command: 'create'; username: string; role: Role; email?: string }

@@ -4,11 +4,11 @@ import type { Request } from 'express';
 import { Public } from '../../common/decorators/public.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { AuthService } from './auth.service';
-import { AuthUser, CurrentUser } from './auth-user';
+import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { ChangePasswordDto, CreateShopManagerDto, TwoFactorCodeDto } from './dto/account.dto';
 import { LoginDto, RefreshDto } from './dto/login.dto';
-import { Permission } from './permissions';
-import { requestMeta } from './request-meta';
+import { Permission } from '../../common/permissions';
+import { requestMeta } from '../../common/utils/request-actor';
 import { TwoFactorService } from './two-factor.service';
 
 @ApiTags('admin auth')

@@ -2,9 +2,9 @@ import { CanActivate, ExecutionContext, ForbiddenException, Injectable, Unauthor
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AuditService } from '../audit/audit.service';
-import { AuthUser } from './auth-user';
+import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { BlockedIpService } from './blocked-ip.service';
-import { requestMeta } from './request-meta';
+import { requestMeta } from '../../common/utils/request-actor';
 import { routeAccess } from './route-access';
 import { SessionService } from './session.service';
 

@@ -2,9 +2,12 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { AdminSessionRepository } from './admin-session.repository';
+import { AdminUserRepository } from './admin-user.repository';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
+import { BlockedIpRepository } from './blocked-ip.repository';
 import { BlockedIpService } from './blocked-ip.service';
 import { SessionService } from './session.service';
 import { TwoFactorService } from './two-factor.service';
@@ -18,6 +21,9 @@ import { TwoFactorService } from './two-factor.service';
   imports: [JwtModule.register({})],
   controllers: [AuthController],
   providers: [
+    AdminUserRepository,
+    AdminSessionRepository,
+    BlockedIpRepository,
     AdminBootstrapService,
     SessionService,
     BlockedIpService,

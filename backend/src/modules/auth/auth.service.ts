@@ -9,19 +9,19 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { randomBytes } from 'crypto';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { DatabaseService } from '../../database/database.service';
 import { AuditService } from '../audit/audit.service';
-import { AuthUser } from './auth-user';
+import { AdminUserRepository } from './admin-user.repository';
+import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { BlockedIpService } from './blocked-ip.service';
 import { ChangePasswordDto, CreateShopManagerDto } from './dto/account.dto';
 import { LoginDto } from './dto/login.dto';
 import { generatePassword, hashPassword, PasswordHash, verifyPassword } from './password';
 import { PASSWORD_MESSAGES } from './password-policy';
-import { Role } from './permissions';
-import { RequestMeta } from './request-meta';
+import { Role } from '../../common/permissions';
+import { RequestMeta } from '../../common/utils/request-actor';
 import { SessionService } from './session.service';
-import { queryRows } from '../../common/utils/sql';
 import { TWO_FACTOR_MESSAGES, TwoFactorService } from './two-factor.service';
 
 export const LOGIN_MESSAGES = {
@@ -37,24 +37,14 @@ export interface LoginResponse {
   requiresTwoFactor: boolean;
 }
 
-interface LoginRow {
-  id: string;
-  role: string;
-  is_active: boolean;
-  password_hash: string;
-  salt: string;
-  two_factor_enabled: boolean;
-  two_factor_secret: string | null;
-  locked_until: Date | null;
-}
-
 @Injectable()
 export class AuthService {
   /** Unknown usernames are checked against this hash so they take as long as known ones. */
   private readonly dummyHash: Promise<PasswordHash> = hashPassword(randomBytes(16).toString('hex'));
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: DatabaseService,
+    private readonly users: AdminUserRepository,
     private readonly sessions: SessionService,
     private readonly twoFactor: TwoFactorService,
     private readonly blockedIps: BlockedIpService,
@@ -63,25 +53,21 @@ export class AuthService {
   ) {}
 
   async login(dto: LoginDto, meta: RequestMeta): Promise<LoginResponse> {
-    const [user]: LoginRow[] = await this.dataSource.query(
-      `SELECT id, role, is_active, password_hash, salt, two_factor_enabled, two_factor_secret, locked_until
-         FROM admin_users WHERE username = $1`,
-      [dto.username],
-    );
+    const user = await this.users.findByUsername(dto.username);
     if (!user) {
       await verifyPassword(dto.password, await this.dummyHash);
       await this.failed('login.failure', null, meta, { username: dto.username, reason: 'unknown user' });
       throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     }
     // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.
-    const attempt = await this.claimAttempt(user.id);
+    const attempt = await this.users.claimLoginAttempt(user.id, this.lockout.attempts, this.lockout.minutes);
     if (attempt === null) {
-      await this.failed('login.locked', user.id, meta, { username: dto.username, lockedUntil: user.locked_until });
+      await this.failed('login.locked', user.id, meta, { username: dto.username, lockedUntil: user.lockedUntil });
       throw new HttpException(LOGIN_MESSAGES.locked, HttpStatus.LOCKED);
     }
-    const passwordOk = await verifyPassword(dto.password, { hash: user.password_hash, salt: user.salt });
-    if (!passwordOk || !user.is_active) {
-      const lockedUntil = await this.lockIfExhausted(user.id);
+    const passwordOk = await verifyPassword(dto.password, { hash: user.passwordHash, salt: user.salt });
+    if (!passwordOk || !user.isActive) {
+      const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout.attempts, this.lockout.minutes);
       await this.failed('login.failure', user.id, meta, {
         username: dto.username,
         reason: passwordOk ? 'inactive account' : 'wrong password',
@@ -91,29 +77,23 @@ export class AuthService {
       throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     }
 
-    if (user.two_factor_enabled) {
+    if (user.twoFactorEnabled) {
       if (!dto.twoFactorCode) {
         // Right password, code still to come: this step is neither a failure nor a success.
-        await this.dataSource.query(
-          `UPDATE admin_users SET failed_login_attempts = greatest(failed_login_attempts - 1, 0) WHERE id = $1`,
-          [user.id],
-        );
+        await this.users.releaseLoginAttempt(user.id);
         await this.audit.record({ action: 'login.2fa-required', success: true, adminUserId: user.id, resource: 'admin_sessions', ...meta });
         return { requiresTwoFactor: true };
       }
-      if (!(await this.twoFactor.consume(user.id, user.two_factor_secret, dto.twoFactorCode))) {
-        const lockedUntil = await this.lockIfExhausted(user.id);
+      if (!(await this.twoFactor.consume(user.id, user.twoFactorSecret, dto.twoFactorCode))) {
+        const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout.attempts, this.lockout.minutes);
         await this.failed('login.2fa-failure', user.id, meta, { username: dto.username, failedAttempts: attempt, lockedUntil });
         throw new UnauthorizedException(LOGIN_MESSAGES.invalidCode);
       }
     }
 
-    const tokens = await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE admin_users SET failed_login_attempts = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`,
-        [user.id],
-      );
-      const issued = await this.sessions.create(user.id, meta, manager);
+    const tokens = await this.database.transaction(async (db) => {
+      await this.users.recordLogin(user.id, db);
+      const issued = await this.sessions.create(user.id, meta, db);
       await this.audit.record(
         {
           action: 'login.success',
@@ -122,9 +102,9 @@ export class AuthService {
           resource: 'admin_sessions',
           resourceId: issued.sessionId,
           ...meta,
-          details: { twoFactor: user.two_factor_enabled },
+          details: { twoFactor: user.twoFactorEnabled },
         },
-        manager,
+        db,
       );
       return issued;
     });
@@ -158,14 +138,14 @@ export class AuthService {
 
   /** DECISIONS §7 shape of the me call. */
   async me(user: AuthUser) {
-    const [row] = await this.dataSource.query(`SELECT two_factor_enabled FROM admin_users WHERE id = $1`, [user.id]);
+    const row = await this.users.findById(user.id);
     return {
       id: user.id,
       username: user.username,
       email: user.email,
       role: user.role,
       permissions: user.permissions,
-      twoFactorEnabled: Boolean(row?.two_factor_enabled),
+      twoFactorEnabled: Boolean(row?.twoFactorEnabled),
     };
   }
 
@@ -176,9 +156,10 @@ export class AuthService {
         errors: [{ field: 'confirmPassword', message: PASSWORD_MESSAGES.mismatch }],
       });
     }
-    const [row] = await this.dataSource.query(`SELECT password_hash, salt FROM admin_users WHERE id = $1`, [user.id]);
+    const row = await this.users.findById(user.id);
+    if (!row) throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     const audit = { action: 'password.change', adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta };
-    if (!(await verifyPassword(dto.currentPassword, { hash: row.password_hash, salt: row.salt }))) {
+    if (!(await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt }))) {
       await this.audit.record({ ...audit, success: false, details: { reason: 'current password incorrect' } });
       throw new BadRequestException({
         message: PASSWORD_MESSAGES.currentWrong,
@@ -192,11 +173,11 @@ export class AuthService {
       });
     }
     const { hash, salt } = await hashPassword(dto.newPassword);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(`UPDATE admin_users SET password_hash = $2, salt = $3, updated_at = now() WHERE id = $1`, [user.id, hash, salt]);
+    await this.database.transaction(async (db) => {
+      await this.users.setPassword(user.id, hash, salt, db);
       // Whoever else holds a session of this account (a leaked password) is signed out; this one stays.
-      const ended = await this.sessions.revokeAllOf(user.id, user.sessionId, manager);
-      await this.audit.record({ ...audit, success: true, details: { otherSessionsRevoked: ended } }, manager);
+      const ended = await this.sessions.revokeAllOf(user.id, user.sessionId, db);
+      await this.audit.record({ ...audit, success: true, details: { otherSessionsRevoked: ended } }, db);
     });
     return { message: 'Password changed successfully' };
   }
@@ -205,26 +186,21 @@ export class AuthService {
   async resetOperator(admin: AuthUser, meta: RequestMeta): Promise<{ username: string; newPassword: string }> {
     const newPassword = generatePassword();
     const { hash, salt } = await hashPassword(newPassword);
-    await this.dataSource.transaction(async (manager) => {
-      const [operator] = await queryRows<{ id: string }>(
-        manager,
-        `UPDATE admin_users SET password_hash = $1, salt = $2, failed_login_attempts = 0, locked_until = NULL, updated_at = now()
-          WHERE username = 'operator' RETURNING id`,
-        [hash, salt],
-      );
-      if (!operator) throw new NotFoundException('Operator account not found');
-      const ended = await this.sessions.revokeAllOf(operator.id, undefined, manager);
+    await this.database.transaction(async (db) => {
+      const operatorId = await this.users.resetPassword('operator', hash, salt, db);
+      if (!operatorId) throw new NotFoundException('Operator account not found');
+      const ended = await this.sessions.revokeAllOf(operatorId, undefined, db);
       await this.audit.record(
         {
           action: 'operator.reset-password',
           success: true,
           adminUserId: admin.id,
           resource: 'admin_users',
-          resourceId: operator.id,
+          resourceId: operatorId,
           ...meta,
           details: { username: 'operator', sessionsRevoked: ended },
         },
-        manager,
+        db,
       );
     });
     return { username: 'operator', newPassword };
@@ -235,57 +211,22 @@ export class AuthService {
     const email = dto.email?.trim().toLowerCase() ?? `${username.toLowerCase()}@localhost`;
     const password = generatePassword();
     const { hash, salt } = await hashPassword(password);
-    const [created] = await this.dataSource.query(
-      `INSERT INTO admin_users (username, email, password_hash, salt, role) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [username, email, hash, salt, Role.ShopManager],
-    );
-    if (!created) throw new ConflictException('A user with this username or e-mail already exists');
+    const createdId = await this.users.insertIfAbsent({ username, email, passwordHash: hash, salt, role: Role.ShopManager });
+    if (!createdId) throw new ConflictException('A user with this username or e-mail already exists');
     await this.audit.record({
       action: 'admin-user.create',
       success: true,
       adminUserId: admin.id,
       resource: 'admin_users',
-      resourceId: created.id,
+      resourceId: createdId,
       ...meta,
       details: { username, role: Role.ShopManager },
     });
     return { username, password };
   }
 
-  /**
-   * Counts a login attempt as failed up front (a success resets the count) and answers its number, or
-   * null when the account is locked or already has as many undecided or failed attempts as allowed.
-   * One conditional UPDATE: concurrent attempts queue on the row lock and at most the limit get through.
-   * An expired lock starts a fresh count; so does a count stuck at the limit with no lock (an attempt cut
-   * off between this claim and its verdict) once a lockout period has passed.
-   */
-  private async claimAttempt(adminUserId: string): Promise<number | null> {
-    const [row] = await queryRows<{ failed_login_attempts: number }>(
-      this.dataSource.manager,
-      `UPDATE admin_users SET
-          failed_login_attempts = CASE WHEN failed_login_attempts >= $2 THEN 1 ELSE failed_login_attempts + 1 END,
-          locked_until = NULL,
-          updated_at = now()
-        WHERE id = $1
-          AND (locked_until IS NULL OR locked_until <= now())
-          AND (failed_login_attempts < $2 OR locked_until <= now() OR updated_at <= now() - make_interval(mins => $3))
-        RETURNING failed_login_attempts`,
-      [adminUserId, this.config.loginLockoutAttempts, this.config.loginLockoutMinutes],
-    );
-    return row ? row.failed_login_attempts : null;
-  }
-
-  /** After a failed attempt: the one that used up the allowance locks the account. */
-  private async lockIfExhausted(adminUserId: string): Promise<Date | null> {
-    const [row] = await queryRows<{ locked_until: Date }>(
-      this.dataSource.manager,
-      `UPDATE admin_users SET locked_until = now() + make_interval(mins => $3)
-        WHERE id = $1 AND failed_login_attempts >= $2 AND locked_until IS NULL
-        RETURNING locked_until`,
-      [adminUserId, this.config.loginLockoutAttempts, this.config.loginLockoutMinutes],
-    );
-    return row?.locked_until ?? null;
+  private get lockout() {
+    return { attempts: this.config.loginLockoutAttempts, minutes: this.config.loginLockoutMinutes };
   }
 
   private async failed(action: string, adminUserId: string | null, meta: RequestMeta, details: Record<string, unknown>) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
+import { BlockedIpRepository } from './blocked-ip.repository';
 
 /** Failed-login audit actions that count towards blocking the client's IP. */
 export const FAILED_LOGIN_ACTIONS = ['login.failure', 'login.locked', 'login.2fa-failure'];
@@ -20,7 +20,7 @@ export class BlockedIpService {
   private loading?: Promise<void>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly blockedIps: BlockedIpRepository,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -35,11 +35,7 @@ export class BlockedIpService {
   async noteFailedLogin(ip: string, userAgent: string | null): Promise<void> {
     const { loginIpBlockThreshold: threshold, loginIpBlockWindowMinutes: window } = this.config;
     if (threshold === 0 || !ip) return;
-    const [{ failures }] = await this.dataSource.query(
-      `SELECT count(*)::int AS failures FROM security_audit_log
-        WHERE ip_address = $1 AND NOT success AND action = ANY($2) AND created_at > now() - make_interval(mins => $3)`,
-      [ip, FAILED_LOGIN_ACTIONS, window],
-    );
+    const failures = await this.audit.countFailuresFrom(ip, FAILED_LOGIN_ACTIONS, window);
     if (failures < threshold) return;
     await this.block(ip, `${failures} failed logins within ${window} minutes`, this.config.loginIpBlockMinutes);
     await this.audit.record({
@@ -54,14 +50,8 @@ export class BlockedIpService {
   }
 
   async block(ip: string, reason: string, minutes: number): Promise<void> {
-    const [row] = await this.dataSource.query(
-      `INSERT INTO blocked_ips (ip_address, reason, expires_at) VALUES ($1, $2, now() + make_interval(mins => $3))
-       ON CONFLICT (ip_address) DO UPDATE
-         SET reason = EXCLUDED.reason, blocked_at = now(), expires_at = EXCLUDED.expires_at, is_active = true
-       RETURNING expires_at`,
-      [ip, reason.slice(0, 255), minutes],
-    );
-    this.blocked.set(ip, new Date(row.expires_at).getTime());
+    const expiresAt = await this.blockedIps.block(ip, reason.slice(0, 255), minutes);
+    this.blocked.set(ip, expiresAt.getTime());
   }
 
   private reload(): Promise<void> {
@@ -72,10 +62,8 @@ export class BlockedIpService {
 
   private async load(): Promise<void> {
     try {
-      const rows: { ip_address: string; expires_at: Date | null }[] = await this.dataSource.query(
-        `SELECT ip_address, expires_at FROM blocked_ips WHERE is_active AND (expires_at IS NULL OR expires_at > now())`,
-      );
-      this.blocked = new Map(rows.map((r) => [r.ip_address, r.expires_at ? new Date(r.expires_at).getTime() : Infinity]));
+      const rows = await this.blockedIps.listActive();
+      this.blocked = new Map(rows.map((r) => [r.ipAddress, r.expiresAt ? new Date(r.expiresAt).getTime() : Infinity]));
     } catch (err) {
       // Keep the last known list: a database hiccup must not take every route down with it.
       this.logger.error(`Could not read blocked IPs: ${err instanceof Error ? err.message : err}`);

@@ -1,7 +1,7 @@
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator';
 import { PERMISSIONS_KEY } from '../../common/decorators/require-permissions.decorator';
-import { Permission } from './permissions';
+import { Permission } from '../../common/permissions';
 
 /** What a route declares: public, the permissions it needs ([] = any signed-in user), or nothing (refused). */
 export type RouteAccess = 'public' | Permission[] | undefined;

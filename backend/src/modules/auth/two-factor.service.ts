@@ -1,11 +1,10 @@
 import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
 import { toDataURL } from 'qrcode';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
-import { AuthUser } from './auth-user';
-import { RequestMeta } from './request-meta';
-import { queryRows } from '../../common/utils/sql';
+import { AuthUser } from '../../common/decorators/current-user.decorator';
+import { RequestMeta } from '../../common/utils/request-actor';
+import { AdminUserRepository } from './admin-user.repository';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp';
 
 export const TWO_FACTOR_MESSAGES = {
@@ -19,7 +18,7 @@ export const TWO_FACTOR_MESSAGES = {
 @Injectable()
 export class TwoFactorService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly users: AdminUserRepository,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -32,23 +31,12 @@ export class TwoFactorService {
     if (!secret) return false;
     const step = totpStep(code, secret);
     if (step === null) return false;
-    const claimed = await queryRows(
-      this.dataSource.manager,
-      `UPDATE admin_users SET two_factor_last_step = $2
-        WHERE id = $1 AND (two_factor_last_step IS NULL OR two_factor_last_step < $2) RETURNING id`,
-      [adminUserId, step],
-    );
-    return claimed.length > 0;
+    return this.users.claimTotpStep(adminUserId, step);
   }
 
   async setup(user: AuthUser, meta: RequestMeta) {
     const secret = newTotpSecret();
-    const updated = await queryRows(
-      this.dataSource.manager,
-      `UPDATE admin_users SET two_factor_secret = $2, updated_at = now() WHERE id = $1 AND NOT two_factor_enabled RETURNING id`,
-      [user.id, secret],
-    );
-    if (!updated.length) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
+    if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret))) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     const url = otpauthUrl(user.username, this.config.companyName, secret);
     await this.audit.record({ action: '2fa.setup', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
     return { secret, otpauthUrl: url, qrCodeDataUrl: await toDataURL(url) };
@@ -56,22 +44,19 @@ export class TwoFactorService {
 
   async enable(user: AuthUser, code: string, meta: RequestMeta) {
     const state = await this.state(user.id);
-    if (state.two_factor_enabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
-    if (!state.two_factor_secret) throw new BadRequestException(TWO_FACTOR_MESSAGES.notSetUp);
-    await this.checkCode(user, state.two_factor_secret, code, '2fa.enable', meta);
-    await this.dataSource.query(`UPDATE admin_users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [user.id]);
+    if (state.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
+    if (!state.twoFactorSecret) throw new BadRequestException(TWO_FACTOR_MESSAGES.notSetUp);
+    await this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta);
+    await this.users.enableTwoFactor(user.id);
     await this.audit.record({ action: '2fa.enable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
     return { twoFactorEnabled: true };
   }
 
   async disable(user: AuthUser, code: string, meta: RequestMeta) {
     const state = await this.state(user.id);
-    if (!state.two_factor_enabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
-    await this.checkCode(user, state.two_factor_secret, code, '2fa.disable', meta);
-    await this.dataSource.query(
-      `UPDATE admin_users SET two_factor_enabled = false, two_factor_secret = NULL, updated_at = now() WHERE id = $1`,
-      [user.id],
-    );
+    if (!state.twoFactorEnabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
+    await this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta);
+    await this.users.disableTwoFactor(user.id);
     await this.audit.record({ action: '2fa.disable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
     return { twoFactorEnabled: false };
   }
@@ -90,11 +75,8 @@ export class TwoFactorService {
     throw new BadRequestException(TWO_FACTOR_MESSAGES.invalidCode);
   }
 
-  private async state(adminUserId: string): Promise<{ two_factor_enabled: boolean; two_factor_secret: string | null }> {
-    const [row] = await this.dataSource.query(
-      `SELECT two_factor_enabled, two_factor_secret FROM admin_users WHERE id = $1`,
-      [adminUserId],
-    );
-    return row;
+  private async state(adminUserId: string): Promise<{ twoFactorEnabled: boolean; twoFactorSecret: string | null }> {
+    const user = await this.users.findById(adminUserId);
+    return { twoFactorEnabled: user?.twoFactorEnabled ?? false, twoFactorSecret: user?.twoFactorSecret ?? null };
   }
 }

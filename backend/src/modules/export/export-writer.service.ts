@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { Readable, Transform, TransformCallback } from 'stream';
 import { pipeline } from 'stream/promises';
 import { Clock } from '../../common/clock';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { RealtimeService } from '../realtime/realtime.service';
@@ -56,7 +56,7 @@ export class ExportWriter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async write(job: ExportJob, res: Response, ctx: AuditContext): Promise<void> {
+  async write(job: ExportJob, res: Response, ctx: RequestActor): Promise<void> {
     if (job.copy) return this.writeCopy(job, job.copy, res, ctx);
     let rowCount = 0;
     let outcome: 'empty' | 'written';
@@ -124,7 +124,7 @@ export class ExportWriter {
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
-  private async writeCopy(job: ExportJob, copy: { csv: string; txt: string }, res: Response, ctx: AuditContext) {
+  private async writeCopy(job: ExportJob, copy: { csv: string; txt: string }, res: Response, ctx: RequestActor) {
     const lines = new CrLfLines();
     let outcome: 'empty' | 'written';
     try {
@@ -159,7 +159,7 @@ export class ExportWriter {
     });
   }
 
-  private async empty(job: ExportJob, ctx: AuditContext): Promise<never> {
+  private async empty(job: ExportJob, ctx: RequestActor): Promise<never> {
     await this.audit.record({
       ...ctx,
       action: `export.${job.kind}`,
@@ -179,7 +179,7 @@ export class ExportWriter {
   }
 
   /** Headers are out: the only honest signal left is a broken connection, never a short "complete" file. */
-  private async abort(job: ExportJob, res: Response, ctx: AuditContext, rows: number, err: unknown): Promise<void> {
+  private async abort(job: ExportJob, res: Response, ctx: RequestActor, rows: number, err: unknown): Promise<void> {
     this.logger.warn(`Export ${job.kind} broke off after ${rows} rows: ${err instanceof Error ? err.message : err}`);
     res.destroy();
     await this.audit.record({

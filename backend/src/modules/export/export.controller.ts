@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
-import { auditContext } from '../../common/utils/audit-context';
-import { AuthUser, CurrentUser } from '../auth/auth-user';
-import { Permission } from '../auth/permissions';
+import { requestActor } from '../../common/utils/request-actor';
+import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
+import { Permission } from '../../common/permissions';
 import { ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
 import { ExportService } from './export.service';
 
@@ -24,7 +24,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.selectedRedemptions(dto.redemptionIds, dto.format, res, auditContext(req, user));
+    return this.exports.selectedRedemptions(dto.redemptionIds, dto.format, res, requestActor(req, user));
   }
 
   @Get('redeemed-vouchers')
@@ -36,7 +36,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.redeemedVouchers(query, res, auditContext(req, user));
+    return this.exports.redeemedVouchers(query, res, requestActor(req, user));
   }
 
   @Get('redeemed-voucher-codes')
@@ -48,7 +48,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.redeemedVoucherCodes(query, res, auditContext(req, user));
+    return this.exports.redeemedVoucherCodes(query, res, requestActor(req, user));
   }
 
   @Get('unredeemed-vouchers')
@@ -60,6 +60,6 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.unredeemedVouchers(query, res, auditContext(req, user));
+    return this.exports.unredeemedVouchers(query, res, requestActor(req, user));
   }
 }

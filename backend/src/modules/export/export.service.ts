@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
 import { CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
 import { ExportColumn, ExportWriter } from './export-writer.service';
@@ -29,7 +29,7 @@ export class ExportService {
     private readonly exports: ExportRepository,
   ) {}
 
-  selectedRedemptions(ids: string[], format: ExportFormat, res: Response, ctx: AuditContext): Promise<void> {
+  selectedRedemptions(ids: string[], format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {
     return this.writer.write(
       {
         kind: 'selected-redemptions',
@@ -47,7 +47,7 @@ export class ExportService {
   }
 
   /** The redemption list as filtered on screen (Recent Redemptions or, with showExported=true, Exported Vouchers). */
-  redeemedVouchers(query: RedeemedVouchersExportQuery, res: Response, ctx: AuditContext): Promise<void> {
+  redeemedVouchers(query: RedeemedVouchersExportQuery, res: Response, ctx: RequestActor): Promise<void> {
     const { where, params } = redemptionExportFilter({
       showExported: query.showExported === 'true',
       emailStatus: query.emailStatus && query.emailStatus !== 'all' ? query.emailStatus : undefined,
@@ -70,7 +70,7 @@ export class ExportService {
   }
 
   /** Redeemed codes only, no customer data (operators may export these); marks nothing. */
-  redeemedVoucherCodes(query: ProductExportQuery, res: Response, ctx: AuditContext): Promise<void> {
+  redeemedVoucherCodes(query: ProductExportQuery, res: Response, ctx: RequestActor): Promise<void> {
     return this.writer.write(
       {
         kind: 'redeemed-voucher-codes',
@@ -92,7 +92,7 @@ export class ExportService {
     );
   }
 
-  async unredeemedVouchers(query: ProductExportQuery, res: Response, ctx: AuditContext): Promise<void> {
+  async unredeemedVouchers(query: ProductExportQuery, res: Response, ctx: RequestActor): Promise<void> {
     if (query.productId && !(await this.exports.productExists(query.productId))) {
       throw new NotFoundException('Product not found.');
     }

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { RedemptionMailService } from '../mail/redemption-mail.service';
 import { JobQueue } from './job-queue';
+import { RetentionRepository } from './retention.repository';
 
 /** The job logic, shared by the Bull processors and the in-process runner. */
 @Injectable()
@@ -14,7 +14,7 @@ export class JobHandlers {
     private readonly redemptionMail: RedemptionMailService,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly retention: RetentionRepository,
     private readonly audit: AuditService,
   ) {}
 
@@ -38,27 +38,12 @@ export class JobHandlers {
   async runRetention(): Promise<RetentionResult> {
     const c = this.config;
     const result: RetentionResult = {
-      auditLogs: await this.deleteInBatches(
-        `SELECT id FROM security_audit_log WHERE created_at < now() - make_interval(days => $1) LIMIT $2`,
-        'security_audit_log',
-        c.auditRetentionDays,
+      auditLogs: await inBatches((batch) => this.audit.deleteOlderThan(c.auditRetentionDays, batch)),
+      emailLogs: await inBatches((batch) => this.retention.deleteOlderThan('emailLogs', c.emailLogRetentionDays, batch)),
+      redemptions: await inBatches((batch) =>
+        this.retention.deleteOlderThan('redemptions', c.redemptionRetentionDays, batch),
       ),
-      emailLogs: await this.deleteInBatches(
-        `SELECT id FROM email_logs WHERE created_at < now() - make_interval(days => $1) LIMIT $2`,
-        'email_logs',
-        c.emailLogRetentionDays,
-      ),
-      redemptions: await this.deleteInBatches(
-        `SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2`,
-        'redemptions',
-        c.redemptionRetentionDays,
-      ),
-      customers: await this.deleteInBatches(
-        `SELECT c.id FROM customers c WHERE c.created_at < now() - make_interval(days => $1)
-            AND NOT EXISTS (SELECT 1 FROM redemptions r WHERE r.customer_id = c.id) LIMIT $2`,
-        'customers',
-        c.redemptionRetentionDays,
-      ),
+      customers: await inBatches((batch) => this.retention.deleteOlderThan('customers', c.redemptionRetentionDays, batch)),
     };
     const total = Object.values(result).reduce((a, b) => a + b, 0);
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).
@@ -68,21 +53,19 @@ export class JobHandlers {
     }
     return result;
   }
-
-  private async deleteInBatches(selectIds: string, table: string, days: number): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const [{ n }] = await this.dataSource.query(
-        `WITH d AS (DELETE FROM ${table} WHERE id IN (${selectIds}) RETURNING 1) SELECT count(*)::int AS n FROM d`,
-        [days, RETENTION_BATCH],
-      );
-      deleted += n;
-      if (n < RETENTION_BATCH) return deleted;
-    }
-  }
 }
 
 const RETENTION_BATCH = 5000;
+
+/** Runs one batched delete until a batch comes back short; answers the rows deleted in all. */
+async function inBatches(deleteBatch: (batch: number) => Promise<number>): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const n = await deleteBatch(RETENTION_BATCH);
+    deleted += n;
+    if (n < RETENTION_BATCH) return deleted;
+  }
+}
 
 export interface RetentionResult {
   auditLogs: number;

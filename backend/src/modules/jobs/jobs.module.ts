@@ -8,6 +8,7 @@ import { JobHandlers } from './job-handlers.service';
 import { JobQueue } from './job-queue';
 import { MailProcessor, MaintenanceProcessor } from './job.processors';
 import { QUEUE } from './jobs.constants';
+import { RetentionRepository } from './retention.repository';
 
 export interface JobsModuleOptions {
   /** False in an API process with WORKERS_IN_API=false: it queues jobs, workers run them. */
@@ -18,7 +19,7 @@ export interface JobsModuleOptions {
 @Module({})
 export class JobsModule {
   static forRoot(config: AppConfig, options: JobsModuleOptions): DynamicModule {
-    const common: Provider[] = [JobHandlers];
+    const common: Provider[] = [RetentionRepository, JobHandlers];
     if (!config.redisUrl) {
       return {
         module: JobsModule,

@@ -16,8 +16,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
-import { AuthUser, CurrentUser } from '../auth/auth-user';
-import { Permission } from '../auth/permissions';
+import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
+import { Permission } from '../../common/permissions';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery, UpdateLicenseKeyDto } from './dto/license-key.dto';
 import { LICENSE_KEY_MESSAGES, LicenseKeyService } from './license-key.service';
 

@@ -3,9 +3,9 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
-import { auditContext } from '../../common/utils/audit-context';
-import { AuthUser, CurrentUser } from '../auth/auth-user';
-import { Permission } from '../auth/permissions';
+import { requestActor } from '../../common/utils/request-actor';
+import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
+import { Permission } from '../../common/permissions';
 import { CreateProductDto, TestEmailDto, UpdateProductDto } from './dto/product.dto';
 import { ProductService } from './product.service';
 
@@ -34,7 +34,7 @@ export class ProductController {
   @RequirePermissions(Permission.ProductsEdit)
   @ApiOperation({ summary: 'Create a product' })
   create(@Body() dto: CreateProductDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
-    return this.products.create(dto, auditContext(req, user));
+    return this.products.create(dto, requestActor(req, user));
   }
 
   @Put(':id')
@@ -46,7 +46,7 @@ export class ProductController {
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.products.update(id, dto, auditContext(req, user));
+    return this.products.update(id, dto, requestActor(req, user));
   }
 
   @Post(':id/test-email')
@@ -59,6 +59,6 @@ export class ProductController {
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.products.sendTestEmail(id, dto, auditContext(req, user));
+    return this.products.sendTestEmail(id, dto, requestActor(req, user));
   }
 }

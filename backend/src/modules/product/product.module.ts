@@ -1,12 +1,14 @@
-import { Module } from '@nestjs/common';
+import { forwardRef, Module } from '@nestjs/common';
 import { MailModule } from '../mail/mail.module';
+import { VoucherModule } from '../voucher/voucher.module';
 import { ProductController } from './product.controller';
+import { ProductRepository } from './product.repository';
 import { ProductService } from './product.service';
 
 @Module({
-  imports: [MailModule],
+  imports: [MailModule, forwardRef(() => VoucherModule)],
   controllers: [ProductController],
-  providers: [ProductService],
-  exports: [ProductService],
+  providers: [ProductRepository, ProductService],
+  exports: [ProductRepository, ProductService],
 })
 export class ProductModule {}

@@ -5,13 +5,15 @@ import {
   Injectable,
   NotFoundException,
 } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { MailTransportService } from '../mail/mail-transport.service';
 import { htmlToText, renderTemplate } from '../mail/template';
 import { RealtimeService } from '../realtime/realtime.service';
+import { CodeCounts, VoucherCodeRepository } from '../voucher/voucher-code.repository';
 import { CreateProductDto, TestEmailDto, UpdateProductDto } from './dto/product.dto';
+import { Product } from './entities/product.entity';
+import { ProductFields, ProductRepository } from './product.repository';
 
 export interface ProductView {
   id: string;
@@ -29,35 +31,6 @@ export interface ProductView {
   totalCount: number;
 }
 
-interface ProductRow {
-  id: string;
-  name: string;
-  download_link: string;
-  product_key: string | null;
-  email_template: string;
-  email_subject: string;
-  status: string;
-  is_license_managed: boolean;
-  created_at: Date;
-  updated_at: Date;
-  unredeemed: number;
-  redeemed: number;
-}
-
-/*
- * Code counts: two grouped index-only passes, unredeemed codes over idx_voucher_codes_unredeemed_seq and
- * redeemed ones over idx_voucher_codes_redeemed (both partial), joined once: no query per product.
- */
-const PRODUCTS_SQL = `
-SELECT p.*, coalesce(u.n, 0)::int AS unredeemed, coalesce(r.n, 0)::int AS redeemed
-  FROM products p
-  LEFT JOIN (SELECT product_id, count(*) AS n FROM voucher_codes
-              WHERE NOT is_redeemed AND ($1::uuid IS NULL OR product_id = $1) GROUP BY product_id) u ON u.product_id = p.id
-  LEFT JOIN (SELECT product_id, count(*) AS n FROM voucher_codes
-              WHERE is_redeemed AND ($1::uuid IS NULL OR product_id = $1) GROUP BY product_id) r ON r.product_id = p.id
- WHERE ($1::uuid IS NULL OR p.id = $1)
- ORDER BY p.created_at, p.name`;
-
 /** Sample values of the template editor's "Send Test Email" (SPEC §2). */
 export const TEST_EMAIL_VALUES = {
   customer_name: 'John Doe',
@@ -67,45 +40,64 @@ export const TEST_EMAIL_VALUES = {
   license_key: 'XXXXX-XXXXX-XXXXX-XXXXX-XXXXX',
 };
 
+/** The product fields an update may change (the DTO's names are the entity's). */
+const PRODUCT_FIELDS = [
+  'name',
+  'downloadLink',
+  'productKey',
+  'emailSubject',
+  'emailTemplate',
+  'status',
+  'isLicenseManaged',
+] as const satisfies ReadonlyArray<keyof CreateProductDto & keyof ProductFields>;
+
 const UNIQUE_VIOLATION = '23505';
 
 @Injectable()
 export class ProductService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly products: ProductRepository,
+    private readonly codes: VoucherCodeRepository,
     private readonly audit: AuditService,
     private readonly realtime: RealtimeService,
     private readonly mail: MailTransportService,
   ) {}
 
+  /** Code counts come from the voucher codes' owner in one grouped read: no query per product. */
   async list(): Promise<ProductView[]> {
-    const rows: ProductRow[] = await this.dataSource.query(PRODUCTS_SQL, [null]);
-    return rows.map(toView);
+    const [products, counts] = await Promise.all([this.products.findAll(), this.codes.countsByProduct()]);
+    return products.map((p) => toView(p, counts.get(p.id)));
   }
 
   async get(id: string): Promise<ProductView> {
-    const [row]: ProductRow[] = await this.dataSource.query(PRODUCTS_SQL, [id]);
-    if (!row) throw new NotFoundException('Product not found.');
-    return toView(row);
+    const [product, counts] = await Promise.all([this.products.findById(id), this.codes.countsByProduct(id)]);
+    if (!product) throw new NotFoundException('Product not found.');
+    return toView(product, counts.get(id));
   }
 
-  async create(dto: CreateProductDto, ctx: AuditContext): Promise<ProductView> {
+  find(id: string): Promise<Product | null> {
+    return this.products.findById(id);
+  }
+
+  /** The product or 404 (for the modules that work on a product's data). */
+  async require(id: string): Promise<Product> {
+    const product = await this.products.findById(id);
+    if (!product) throw new NotFoundException('Product not found.');
+    return product;
+  }
+
+  async create(dto: CreateProductDto, ctx: RequestActor): Promise<ProductView> {
     let id: string;
     try {
-      const [row] = await this.dataSource.query(
-        `INSERT INTO products (name, download_link, product_key, email_subject, email_template, status, is_license_managed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-        [
-          dto.name,
-          dto.downloadLink ?? '',
-          dto.productKey ?? null,
-          dto.emailSubject ?? '',
-          dto.emailTemplate ?? '',
-          dto.status ?? 'active',
-          dto.isLicenseManaged ?? false,
-        ],
-      );
-      id = row.id;
+      id = await this.products.insert({
+        name: dto.name,
+        downloadLink: dto.downloadLink ?? '',
+        productKey: dto.productKey ?? null,
+        emailSubject: dto.emailSubject ?? '',
+        emailTemplate: dto.emailTemplate ?? '',
+        status: dto.status ?? 'active',
+        isLicenseManaged: dto.isLicenseManaged ?? false,
+      });
     } catch (err) {
       throw duplicateName(err);
     }
@@ -121,36 +113,22 @@ export class ProductService {
     return this.get(id);
   }
 
-  async update(id: string, dto: UpdateProductDto, ctx: AuditContext): Promise<ProductView> {
-    const columns: Record<keyof CreateProductDto, string> = {
-      name: 'name',
-      downloadLink: 'download_link',
-      productKey: 'product_key',
-      emailSubject: 'email_subject',
-      emailTemplate: 'email_template',
-      status: 'status',
-      isLicenseManaged: 'is_license_managed',
-    };
-    const sets: string[] = [];
-    const params: unknown[] = [id];
-    for (const [field, column] of Object.entries(columns) as Array<[keyof CreateProductDto, string]>) {
+  async update(id: string, dto: UpdateProductDto, ctx: RequestActor): Promise<ProductView> {
+    const fields: ProductFields = {};
+    for (const field of PRODUCT_FIELDS) {
       const value = dto[field];
       // null only clears the optional product key; for the other columns it means "not given".
       if (value === undefined || (value === null && field !== 'productKey')) continue;
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
+      Object.assign(fields, { [field]: value });
     }
-    if (!sets.length) throw new BadRequestException('Nothing to update: send at least one product field.');
-    let updated: unknown[];
+    if (!Object.keys(fields).length) throw new BadRequestException('Nothing to update: send at least one product field.');
+    let updated: boolean;
     try {
-      [updated] = await this.dataSource.query(
-        `UPDATE products SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING id`,
-        params,
-      );
+      updated = await this.products.update(id, fields);
     } catch (err) {
       throw duplicateName(err);
     }
-    if (!updated.length) throw new NotFoundException('Product not found.');
+    if (!updated) throw new NotFoundException('Product not found.');
     const changed = Object.keys(dto).filter((k) => dto[k as keyof UpdateProductDto] !== undefined);
     await this.audit.record({
       ...ctx,
@@ -166,7 +144,7 @@ export class ProductService {
   }
 
   /** Renders the (saved or unsaved) template with sample values and sends it through the normal providers. */
-  async sendTestEmail(id: string, dto: TestEmailDto, ctx: AuditContext): Promise<{ message: string }> {
+  async sendTestEmail(id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {
     const product = await this.get(id);
     const values = {
       ...TEST_EMAIL_VALUES,
@@ -200,20 +178,20 @@ function duplicateName(err: unknown): unknown {
   return err;
 }
 
-function toView(row: ProductRow): ProductView {
+function toView(product: Product, counts: CodeCounts = { unredeemed: 0, redeemed: 0 }): ProductView {
   return {
-    id: row.id,
-    name: row.name,
-    downloadLink: row.download_link,
-    productKey: row.product_key,
-    emailTemplate: row.email_template,
-    emailSubject: row.email_subject,
-    status: row.status,
-    isLicenseManaged: row.is_license_managed,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    unredeemedCount: row.unredeemed,
-    redeemedCount: row.redeemed,
-    totalCount: row.unredeemed + row.redeemed,
+    id: product.id,
+    name: product.name,
+    downloadLink: product.downloadLink,
+    productKey: product.productKey,
+    emailTemplate: product.emailTemplate,
+    emailSubject: product.emailSubject,
+    status: product.status,
+    isLicenseManaged: product.isLicenseManaged,
+    createdAt: product.createdAt,
+    updatedAt: product.updatedAt,
+    unredeemedCount: counts.unredeemed,
+    redeemedCount: counts.redeemed,
+    totalCount: counts.unredeemed + counts.redeemed,
   };
 }

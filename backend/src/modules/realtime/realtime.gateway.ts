@@ -8,8 +8,7 @@ import {
   WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
-import { DataSource } from 'typeorm';
-import { Permission } from '../auth/permissions';
+import { Permission } from '../../common/permissions';
 import { SessionService } from '../auth/session.service';
 import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 
@@ -36,7 +35,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
 
   constructor(
     private readonly realtime: RealtimeService,
-    private readonly dataSource: DataSource,
     private readonly sessions: SessionService,
   ) {}
 
@@ -58,12 +56,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
     if (!joined.length) return 0;
     let live: Set<string>;
     try {
-      const rows: Array<{ id: string }> = await this.dataSource.query(
-        `SELECT s.id FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
-          WHERE s.id = ANY($1::uuid[]) AND s.is_active AND s.expires_at > now() AND u.is_active`,
-        [[...new Set(joined.map((s) => s.data.sessionId as string))]],
-      );
-      live = new Set(rows.map((r) => r.id));
+      live = new Set(await this.sessions.liveSessionIds([...new Set(joined.map((s) => s.data.sessionId as string))]));
     } catch (err) {
       // The database away is no reason to drop every admin; try again next time.
       this.logger.warn(`Session re-check skipped: ${err instanceof Error ? err.message : err}`);

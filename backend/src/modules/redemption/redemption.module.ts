@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { GeoService } from '../geo/geo.service';
+import { GeoModule } from '../geo/geo.module';
 import { LicenseModule } from '../license/license.module';
 import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
 import { PoolAssignmentService } from './pool-assignment.service';
@@ -16,6 +16,7 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
 
 @Module({
   imports: [
+    GeoModule,
     LicenseModule,
     ThrottlerModule.forRootAsync({
       inject: [APP_CONFIG],
@@ -34,9 +35,8 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
     RedemptionListService,
     RedemptionAdminService,
     PoolAssignmentService,
-    GeoService,
     RedeemThrottlerGuard,
   ],
-  exports: [RedemptionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService, GeoService],
+  exports: [RedemptionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService],
 })
 export class RedemptionModule {}

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { DatabaseService, Db } from '../../database/database.service';
-import { queryRows, returnedRows } from '../../common/utils/sql';
+import { returnedRows } from '../../common/utils/sql';
+import { queryRows } from '../../database/query-rows';
 import { latestLicenseKeySql } from '../license/license.repository';
 import { EmailStatus, Redemption } from './entities/redemption.entity';
 

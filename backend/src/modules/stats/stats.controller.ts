@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
-import { Permission } from '../auth/permissions';
+import { Permission } from '../../common/permissions';
 import { STATS_PERIODS } from './stats.periods';
 import { StatsService } from './stats.service';
 

@@ -9,16 +9,14 @@ import busboy from 'busboy';
 import { CsvError, parse } from 'csv-parse';
 import type { Request } from 'express';
 import { extname } from 'path';
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { PassThrough, Readable } from 'stream';
 import { pipeline } from 'stream/promises';
-import { DataSource } from 'typeorm';
-import { rawPgClient } from '../../database/pg-client';
-import { AuditContext } from '../../common/utils/audit-context';
+import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
+import { ProductService } from '../product/product.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { CodeCounts, CodeFilter, LineRecords, TextOnly, UnreadableFileError } from './code-stream';
+import { VoucherCodeRepository } from './voucher-code.repository';
 
 /** DECISIONS §9: CSV or TXT up to 50 MB. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
@@ -57,15 +55,16 @@ interface FileInfo {
 @Injectable()
 export class VoucherUploadService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly codes: VoucherCodeRepository,
+    private readonly products: ProductService,
     private readonly audit: AuditService,
     private readonly realtime: RealtimeService,
   ) {}
 
-  async upload(productId: string, req: Request, ctx: AuditContext): Promise<UploadResult> {
+  async upload(productId: string, req: Request, ctx: RequestActor): Promise<UploadResult> {
     let filename: string | undefined;
     try {
-      const [product] = await this.dataSource.query(`SELECT id, name FROM products WHERE id = $1`, [productId]);
+      const product = await this.products.find(productId);
       if (!product) throw new NotFoundException(UPLOAD_MESSAGES.productNotFound);
       if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
         throw new BadRequestException(UPLOAD_MESSAGES.noFile);
@@ -191,68 +190,46 @@ export class VoucherUploadService {
     source: Readable,
     info: FileInfo,
   ): Promise<{ counts: CodeCounts; inserted: number }> {
-    const client: PoolClient = await rawPgClient(this.dataSource);
-    let broken = false;
+    const codes = new CodeFilter();
+    const records =
+      info.kind === 'csv'
+        ? parse({
+            bom: true,
+            delimiter: [',', ';', '\t'],
+            relax_column_count: true,
+            relax_quotes: true,
+            skip_empty_lines: true,
+            max_record_size: 10_000,
+          })
+        : new LineRecords();
     try {
-      await client.query('BEGIN');
-      await client.query(`CREATE TEMP TABLE upload_codes (code text NOT NULL) ON COMMIT DROP`);
-      const codes = new CodeFilter();
-      const records =
-        info.kind === 'csv'
-          ? parse({
-              bom: true,
-              delimiter: [',', ';', '\t'],
-              relax_column_count: true,
-              relax_quotes: true,
-              skip_empty_lines: true,
-              max_record_size: 10_000,
-            })
-          : new LineRecords();
-      try {
-        await pipeline(
-          source,
-          new TextOnly(),
-          records,
-          codes,
-          client.query(copyFrom(`COPY upload_codes (code) FROM STDIN`)),
-        );
-      } catch (err) {
-        if (err instanceof UnreadableFileError) throw new BadRequestException(err.message);
-        if (err instanceof CsvError) throw new BadRequestException(`The file could not be read as CSV: ${err.message}`);
-        throw err;
-      }
-      if (codes.counts.valid === 0) {
-        if (codes.counts.invalid === 0) throw new BadRequestException(UPLOAD_MESSAGES.empty);
-        throw new BadRequestException({
-          message: UPLOAD_MESSAGES.noneValid,
-          error: 'Bad Request',
-          inserted: 0,
-          duplicates: 0,
-          invalid: codes.counts.invalid,
-          invalidSamples: codes.counts.invalidSamples,
-        });
-      }
       // Existing codes (of any product) and repeats inside the file are skipped, never changed.
-      const { rows } = await client.query(
-        `WITH ins AS (
-           INSERT INTO voucher_codes (code, product_id)
-           SELECT DISTINCT code, $1::uuid FROM upload_codes
-           ORDER BY code -- sorted, the unique index on code is written in order rather than at random
-           ON CONFLICT (code) DO NOTHING
-           RETURNING 1)
-         SELECT count(*)::int AS inserted FROM ins`,
-        [productId],
-      );
-      await client.query('COMMIT');
-      return { counts: codes.counts, inserted: rows[0].inserted };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
+      const inserted = await this.codes.copyIn(productId, async (copy) => {
+        try {
+          await pipeline(source, new TextOnly(), records, codes, copy);
+        } catch (err) {
+          if (err instanceof UnreadableFileError) throw new BadRequestException(err.message);
+          if (err instanceof CsvError) throw new BadRequestException(`The file could not be read as CSV: ${err.message}`);
+          throw err;
+        }
+        // Thrown inside the load, so nothing of a refused file is written.
+        if (codes.counts.valid === 0) {
+          if (codes.counts.invalid === 0) throw new BadRequestException(UPLOAD_MESSAGES.empty);
+          throw new BadRequestException({
+            message: UPLOAD_MESSAGES.noneValid,
+            error: 'Bad Request',
+            inserted: 0,
+            duplicates: 0,
+            invalid: codes.counts.invalid,
+            invalidSamples: codes.counts.invalidSamples,
+          });
+        }
       });
+      return { counts: codes.counts, inserted };
+    } catch (err) {
+      // The product was deleted while its codes were loading.
       if ((err as { code?: string }).code === '23503') throw new NotFoundException(UPLOAD_MESSAGES.productNotFound);
       throw err;
-    } finally {
-      client.release(broken);
     }
   }
 }

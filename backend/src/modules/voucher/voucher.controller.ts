@@ -3,9 +3,9 @@ import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
-import { auditContext } from '../../common/utils/audit-context';
-import { AuthUser, CurrentUser } from '../auth/auth-user';
-import { Permission } from '../auth/permissions';
+import { requestActor } from '../../common/utils/request-actor';
+import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
+import { Permission } from '../../common/permissions';
 import { DeleteVoucherCodesDto, VoucherCodeListQuery } from './dto/voucher.dto';
 import { VoucherUploadService } from './voucher-upload.service';
 import { VoucherService } from './voucher.service';
@@ -25,7 +25,7 @@ export class VoucherController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } })
   upload(@Param('id', UuidParam('product')) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
-    return this.uploads.upload(id, req, auditContext(req, user));
+    return this.uploads.upload(id, req, requestActor(req, user));
   }
 
   @Get('products/:id/voucher-codes-detailed')
@@ -44,13 +44,13 @@ export class VoucherController {
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.vouchers.deleteMany(id, dto, auditContext(req, user));
+    return this.vouchers.deleteMany(id, dto, requestActor(req, user));
   }
 
   @Delete('voucher-codes/:id')
   @RequirePermissions(Permission.VouchersDelete)
   @ApiOperation({ summary: 'Delete one unredeemed voucher code' })
   deleteOne(@Param('id', UuidParam('voucher code')) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
-    return this.vouchers.deleteOne(id, auditContext(req, user));
+    return this.vouchers.deleteOne(id, requestActor(req, user));
   }
 }

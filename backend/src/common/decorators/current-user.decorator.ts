@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { Permission } from './permissions';
+import { Permission } from '../permissions';
 
 /** What the auth guard puts on `request.user` for a signed-in admin. */
 export interface AuthUser {
@@ -10,13 +10,6 @@ export interface AuthUser {
   role: string;
   permissions: Permission[];
   sessionId: string;
-}
-
-/** Payload of an access token: HS256, 15 minutes. The session must still be active for it to work. */
-export interface AccessTokenPayload {
-  sub: string;
-  sid: string;
-  typ: 'access';
 }
 
 export const CurrentUser = createParamDecorator(

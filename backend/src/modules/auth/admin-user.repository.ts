@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, Db } from '../../database/database.service';
+import { queryRows } from '../../database/query-rows';
+import { AdminUser } from './entities/admin-user.entity';
+
+export interface NewAdminUser {
+  username: string;
+  email: string;
+  passwordHash: string;
+  salt: string;
+  role: string;
+}
+
+/**
+ * The one owner of `admin_users`. Reads by key go through the entity; the sign-in counters are conditional
+ * UPDATEs so concurrent attempts are settled by the row lock. Those UPDATEs are hand-written because they
+ * must not touch `updated_at` unless they say so: the lockout rule reads it (see claimLoginAttempt).
+ */
+@Injectable()
+export class AdminUserRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  private users(db: Db = this.database.manager) {
+    return db.getRepository(AdminUser);
+  }
+
+  findById(id: string): Promise<AdminUser | null> {
+    return this.users().findOneBy({ id });
+  }
+
+  findByUsername(username: string): Promise<AdminUser | null> {
+    return this.users().findOneBy({ username });
+  }
+
+  existsWithRole(role: string): Promise<boolean> {
+    return this.users().existsBy({ role });
+  }
+
+  existsWithUsername(username: string): Promise<boolean> {
+    return this.users().existsBy({ username });
+  }
+
+  /** The new user's id, or null when the username or e-mail is taken (ON CONFLICT: instances may race at boot). */
+  async insertIfAbsent(user: NewAdminUser, db: Db = this.database.manager): Promise<string | null> {
+    const result = await db
+      .createQueryBuilder()
+      .insert()
+      .into(AdminUser)
+      .values(user)
+      .orIgnore()
+      .returning(['id'])
+      .updateEntity(false)
+      .execute();
+    const [row] = result.raw as Array<{ id: string }>;
+    return row?.id ?? null;
+  }
+
+  /**
+   * Counts a login attempt as failed up front (a success resets the count) and answers its number, or
+   * null when the account is locked or already has `maxAttempts` undecided or failed attempts.
+   * One conditional UPDATE: concurrent attempts queue on the row lock and at most the limit get through.
+   * An expired lock starts a fresh count; so does a count stuck at the limit with no lock (an attempt cut
+   * off between this claim and its verdict) once a lockout period has passed.
+   */
+  async claimLoginAttempt(id: string, maxAttempts: number, lockoutMinutes: number): Promise<number | null> {
+    const [row] = await queryRows<{ failed_login_attempts: number }>(
+      this.database.manager,
+      `UPDATE admin_users SET
+          failed_login_attempts = CASE WHEN failed_login_attempts >= $2 THEN 1 ELSE failed_login_attempts + 1 END,
+          locked_until = NULL,
+          updated_at = now()
+        WHERE id = $1
+          AND (locked_until IS NULL OR locked_until <= now())
+          AND (failed_login_attempts < $2 OR locked_until <= now() OR updated_at <= now() - make_interval(mins => $3))
+        RETURNING failed_login_attempts`,
+      [id, maxAttempts, lockoutMinutes],
+    );
+    return row ? row.failed_login_attempts : null;
+  }
+
+  /** Takes back an attempt counted by claimLoginAttempt (right password, second factor still to come). */
+  async releaseLoginAttempt(id: string): Promise<void> {
+    await this.database.manager.query(
+      `UPDATE admin_users SET failed_login_attempts = greatest(failed_login_attempts - 1, 0) WHERE id = $1`,
+      [id],
+    );
+  }
+
+  /** Locks the account when its failed attempts reached `maxAttempts` and it is not locked yet; answers the lock's end. */
+  async lockIfExhausted(id: string, maxAttempts: number, lockoutMinutes: number): Promise<Date | null> {
+    const [row] = await queryRows<{ locked_until: Date }>(
+      this.database.manager,
+      `UPDATE admin_users SET locked_until = now() + make_interval(mins => $3)
+        WHERE id = $1 AND failed_login_attempts >= $2 AND locked_until IS NULL
+        RETURNING locked_until`,
+      [id, maxAttempts, lockoutMinutes],
+    );
+    return row?.locked_until ?? null;
+  }
+
+  async recordLogin(id: string, db: Db = this.database.manager): Promise<void> {
+    await db.query(
+      `UPDATE admin_users SET failed_login_attempts = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+
+  async setPassword(id: string, passwordHash: string, salt: string, db: Db = this.database.manager): Promise<void> {
+    await db.query(`UPDATE admin_users SET password_hash = $2, salt = $3, updated_at = now() WHERE id = $1`, [
+      id,
+      passwordHash,
+      salt,
+    ]);
+  }
+
+  /** A new password for `username` with any lock lifted; the user's id, or null when there is no such user. */
+  async resetPassword(username: string, passwordHash: string, salt: string, db: Db = this.database.manager): Promise<string | null> {
+    const [user] = await queryRows<{ id: string }>(
+      db,
+      `UPDATE admin_users SET password_hash = $2, salt = $3, failed_login_attempts = 0, locked_until = NULL, updated_at = now()
+        WHERE username = $1 RETURNING id`,
+      [username, passwordHash, salt],
+    );
+    return user?.id ?? null;
+  }
+
+  /** Records `step` as the last accepted TOTP step unless that step (or a later one) was accepted already. */
+  async claimTotpStep(id: string, step: number): Promise<boolean> {
+    const claimed = await queryRows(
+      this.database.manager,
+      `UPDATE admin_users SET two_factor_last_step = $2
+        WHERE id = $1 AND (two_factor_last_step IS NULL OR two_factor_last_step < $2) RETURNING id`,
+      [id, step],
+    );
+    return claimed.length > 0;
+  }
+
+  /** Stores a new TOTP secret unless two-factor is already on; false when it is. */
+  async setTotpSecretUnlessEnabled(id: string, secret: string): Promise<boolean> {
+    const updated = await queryRows(
+      this.database.manager,
+      `UPDATE admin_users SET two_factor_secret = $2, updated_at = now() WHERE id = $1 AND NOT two_factor_enabled RETURNING id`,
+      [id, secret],
+    );
+    return updated.length > 0;
+  }
+
+  async enableTwoFactor(id: string): Promise<void> {
+    await this.database.manager.query(`UPDATE admin_users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  async disableTwoFactor(id: string): Promise<void> {
+    await this.database.manager.query(
+      `UPDATE admin_users SET two_factor_enabled = false, two_factor_secret = NULL, updated_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+}
