@@ -3,9 +3,6 @@ import { configure } from '@testing-library/react';
 
 // The whole suite shares two cores with PostgreSQL and the API suites: give findBy/waitFor room under load.
 configure({ asyncUtilTimeout: 5000 });
-// A timing-sensitive UI test that fails under CPU starvation gets up to two more runs; the first failure is
-// still printed, and a test that fails every time still fails the suite.
-jest.retryTimes(2, { logErrorsBeforeRetry: true });
 
 // jsdom has no PointerEvent: without it Testing Library's pointer events lose clientX.
 if (typeof window !== 'undefined' && !('PointerEvent' in window)) {

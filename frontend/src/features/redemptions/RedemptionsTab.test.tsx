@@ -19,6 +19,7 @@ afterEach(() => {
   server?.restore();
   act(() => resetToasts());
   localStorage.clear();
+  jest.useRealTimers();
 });
 
 function open(showExported: boolean, { role = 'admin' as 'admin' | 'operator', list, extra = {} }: { role?: 'admin' | 'operator'; list: AdminHandler; extra?: Record<string, AdminHandler> }) {
@@ -92,16 +93,20 @@ describe('Recent Redemptions tab', () => {
   });
 
   it('searches 500 ms after typing stops, trimmed, and sends no search for blank text; filters by e-mail status', async () => {
+    // The debounce runs on Jest's clock, so "not before 500 ms" holds however loaded the machine is.
+    jest.useFakeTimers();
     const { user } = open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'ANY-00001' })]) }) });
     await screen.findByText('ANY-00001');
+    const searches = () => server.of('GET', '/api/redemptions').filter((r) => r.query.has('search'));
     fireEvent.change(screen.getByRole('textbox', { name: 'Search redemptions' }), { target: { value: '  ann lee  ' } });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(server.of('GET', '/api/redemptions').some((r) => r.query.has('search'))).toBe(false);
-    await waitFor(() => expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('search')).toBe('ann lee'), { timeout: 1000 });
+    act(() => jest.advanceTimersByTime(499));
+    expect(searches()).toEqual([]);
+    act(() => jest.advanceTimersByTime(1));
+    await waitFor(() => expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('search')).toBe('ann lee'));
 
-    // Blank text means no search: the first (unsearched) list comes back and no request carries a blank search.
+    // Blank text means no search: well past the debounce, no request carries a blank search.
     fireEvent.change(screen.getByRole('textbox', { name: 'Search redemptions' }), { target: { value: '   ' } });
-    await new Promise((r) => setTimeout(r, 600));
+    act(() => jest.advanceTimersByTime(1000));
     expect(server.of('GET', '/api/redemptions').every((r) => r.query.get('search') !== '' && r.query.get('search') !== '   ')).toBe(true);
     expect(redemptionListParams({ emailStatus: 'all', showExported: false, search: '   ' })).toEqual({ showExported: 'false' });
     expect(redemptionListParams({ emailStatus: 'sent', showExported: true, search: ' x ', page: 2, limit: 50 })).toEqual({ page: '2', limit: '50', emailStatus: 'sent', showExported: 'true', search: 'x' });
