@@ -12,7 +12,7 @@ export const REGION_MESSAGE = "We're sorry, but this service is currently not av
 /** `/geo-blocked` (SPEC §2 Region page). */
 export function GeoBlockedPage() {
   const { supportEmail } = usePublicConfig();
-  useDocumentTitle('Access Restricted');
+  useDocumentTitle('Access Restricted', 'Voucher redemption is not available in your region.');
   return (
     <PublicLayout maxWidth="sm">
       <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center' }}>

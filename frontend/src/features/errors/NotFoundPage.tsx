@@ -9,7 +9,7 @@ import { useDocumentTitle } from '../site/useDocumentTitle';
 /** Every path the route table does not know (SPEC §2 404 page). */
 export function NotFoundPage() {
   const { pathname } = useLocation();
-  useDocumentTitle('404 Page Not Found');
+  useDocumentTitle('404 Page Not Found', 'This page does not exist. Redeem your office-suite voucher code on the home page.');
   return (
     <PublicLayout maxWidth="sm">
       <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center' }}>

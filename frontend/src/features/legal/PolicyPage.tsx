@@ -13,8 +13,19 @@ export interface PolicySection {
 }
 
 /** A policy document: title, effective date, numbered sections with a table of contents. */
-export function PolicyPage({ title, intro, sections }: { title: string; intro: ReactNode; sections: PolicySection[] }) {
-  useDocumentTitle(title);
+export function PolicyPage({
+  title,
+  description,
+  intro,
+  sections,
+}: {
+  title: string;
+  /** The page's meta description. */
+  description: string;
+  intro: ReactNode;
+  sections: PolicySection[];
+}) {
+  useDocumentTitle(title, description);
   const id = (i: number) => `section-${i + 1}`;
   return (
     <PublicLayout maxWidth="md">

@@ -122,6 +122,7 @@ export function PrivacyPolicyPage() {
   return (
     <PolicyPage
       title="Privacy Policy"
+      description="Which personal data we process when you redeem a voucher code, why, and for how long."
       intro={<p>This policy explains which personal data we process when you redeem a voucher code, why, and for how long.</p>}
       sections={sections}
     />

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { routes } from '../../app/router';
 import { fakeServer, PUBLIC_CONFIG } from '../../test/fakeServer';
 import { renderRoutes } from '../../test/renderWithProviders';
@@ -40,6 +40,18 @@ describe('public routes', () => {
     expect(await screen.findByRole('heading', { name: 'Access Restricted' })).toBeInTheDocument();
     expect(screen.getByText("We're sorry, but this service is currently not available in your region due to regulatory requirements.")).toBeInTheDocument();
     expect(await screen.findByRole('link', { name: 'help@licences.test' })).toHaveAttribute('href', 'mailto:help@licences.test');
+  });
+
+  it.each([
+    ['/privacy-policy', 'Privacy Policy', 'Which personal data we process when you redeem a voucher code, why, and for how long.'],
+    ['/terms-conditions', 'Terms & Conditions', 'The terms that apply to every redemption of an office-suite voucher code on this service.'],
+    ['/geo-blocked', 'Access Restricted', 'Voucher redemption is not available in your region.'],
+    ['/no/such/page', '404 Page Not Found', 'This page does not exist. Redeem your office-suite voucher code on the home page.'],
+  ])('%s has its own title and meta description', async (path, title, description) => {
+    renderRoutes(routes, path);
+    expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
+    await waitFor(() => expect(document.title).toBe(`${title} | ${PUBLIC_CONFIG.companyName}`));
+    expect(document.head.querySelector('meta[name="description"]')).toHaveAttribute('content', description);
   });
 
   it('unknown paths show the 404 page with a developer hint', async () => {

@@ -105,6 +105,7 @@ export function TermsPage() {
   return (
     <PolicyPage
       title="Terms & Conditions"
+      description="The terms that apply to every redemption of an office-suite voucher code on this service."
       intro={<p>These terms apply to every redemption of a voucher code on this service. By redeeming a code you accept them.</p>}
       sections={sections}
     />

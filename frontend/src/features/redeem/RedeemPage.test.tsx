@@ -37,6 +37,10 @@ describe('redeem page', () => {
     expect(screen.getByRole('link', { name: 'Contact Support' })).toHaveAttribute('href', 'mailto:help@licences.test');
     expect(screen.getByText('1 Main St, Dover, DE 19901, USA')).toBeInTheDocument();
     expect(document.title).toBe('Redeem Your Office License | Licence Desk Ltd');
+    expect(document.head.querySelector('meta[name="description"]')).toHaveAttribute(
+      'content',
+      'Redeem your office-suite 2024 voucher code and receive your licence key and download link at once.',
+    );
   });
 
   it('labels every input, marks phone as required with a country-code hint, and links the policies in new tabs', async () => {

@@ -16,7 +16,7 @@ export const PAGE_TITLE = 'Redeem Your Office License';
 /** `/`: the customer redeems a voucher code (SPEC §2 Redeem page). */
 export function RedeemPage() {
   const { supportEmail, companyName } = usePublicConfig();
-  useDocumentTitle(PAGE_TITLE);
+  useDocumentTitle(PAGE_TITLE, 'Redeem your office-suite 2024 voucher code and receive your licence key and download link at once.');
   return (
     <PublicLayout>
       <Box sx={{ mb: 3 }}>

@@ -106,7 +106,7 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
 
 /** `/success/mac?token=…` (SPEC §2 Mac success page). Only `customerEmail` of the token answer is used. */
 export function MacSuccessPage() {
-  useDocumentTitle('Your Office License for Mac');
+  useDocumentTitle('Your Office License for Mac', 'Your Office 2024 installation set for Mac: the three packages to install, in order.');
   return (
     <PublicLayout footer={<SiteFooter />}>
       <SuccessTokenGate>{(data) => <MacResult customerEmail={data.customerEmail} />}</SuccessTokenGate>

@@ -167,7 +167,7 @@ export function WindowsResult({ data }: { data: SuccessTokenView }) {
 
 /** `/success/windows?token=…` (SPEC §2 Windows success page). */
 export function WindowsSuccessPage() {
-  useDocumentTitle('Your Office License');
+  useDocumentTitle('Your Office License', 'Your Office 2024 licence key, download link and installation steps for Windows.');
   return (
     <PublicLayout footer={<SiteFooter showSupportEmail />}>
       <SuccessTokenGate>{(data) => <WindowsResult data={data} />}</SuccessTokenGate>
