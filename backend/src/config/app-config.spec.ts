@@ -23,6 +23,9 @@ describe('loadConfig', () => {
       geoBlockedCountries: ['DE'],
       trustProxy: false,
       redeemRateLimit: 10,
+      redeemGuessLimit: 20,
+      redeemGuessWindowMinutes: 60,
+      redeemGuessBlockMinutes: 1440,
       successTokenTtlHours: 72,
       supportEmail: 'support@example.com',
       companyName: 'Office Licences',
@@ -46,6 +49,12 @@ describe('loadConfig', () => {
     [{ WORKERS_IN_API: 'maybe' }, 'WORKERS_IN_API'],
     [{ GEO_BLOCKED_COUNTRIES: 'DEU' }, 'GEO_BLOCKED_COUNTRIES'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'uniquelocal' }, 'TRUST_PROXY'],
+    [{ REDEEM_GUESS_LIMIT: 'lots' }, 'REDEEM_GUESS_LIMIT'],
+    [{ REDEEM_GUESS_WINDOW_MINUTES: '0' }, 'REDEEM_GUESS_WINDOW_MINUTES'],
+    [{ REDEEM_GUESS_BLOCK_MINUTES: '-5' }, 'REDEEM_GUESS_BLOCK_MINUTES'],
     [{ REDEEM_RATE_LIMIT: '-1' }, 'REDEEM_RATE_LIMIT'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
@@ -65,5 +74,10 @@ describe('loadConfig', () => {
     expect(load({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
     expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(load({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toBe('10.0.0.0/8');
+    expect(load({ TRUST_PROXY: 'loopback, 172.20.0.10, fd00::/8' }).trustProxy).toBe('loopback,172.20.0.10,fd00::/8');
+  });
+
+  it('refuses TRUST_PROXY=true with a message that says why and what to give instead', () => {
+    expect(() => load({ TRUST_PROXY: 'true' })).toThrow(/^TRUST_PROXY=true is refused: .*X-Forwarded-For.*number of proxies/);
   });
 });
