@@ -34,9 +34,12 @@ export function redemptionExportFilter(criteria: RedemptionListCriteria): { wher
   return { where: search ? `${base} AND ${search.joined}` : base, params };
 }
 
-/** SQL twin of `neutraliseCell` for text: a cell starting with = + - @ tab or CR gets a leading `'`. */
+/**
+ * SQL twin of `neutraliseCell` for text: a cell starting with = + - @ tab or CR, or with the full-width
+ * ＝ ＋ － ＠ (U+FF1D, U+FF0B, U+FF0D, U+FF20), gets a leading `'`.
+ */
 function neutralisedSql(expr: string): string {
-  return `CASE WHEN ${expr} ~ '^[-=+@\\t\\r]' THEN '''' || ${expr} ELSE ${expr} END`;
+  return `CASE WHEN ${expr} ~ '^[-=+@\\t\\r\\uFF1D\\uFF0B\\uFF0D\\uFF20]' THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
 /** SQL twin of `Date.toISOString()`: UTC, milliseconds, `Z`. */
