@@ -30,6 +30,8 @@ describe('loadConfig', () => {
       supportEmail: 'support@example.com',
       companyName: 'Office Licences',
       dbPoolSize: 20,
+      dbBulkConnections: 4,
+      dbBulkWaitMs: 2000,
     });
   });
 
@@ -62,6 +64,9 @@ describe('loadConfig', () => {
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
     [{ DB_POOL_SIZE: 'many' }, 'DB_POOL_SIZE'],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
+    [{ DB_BULK_CONNECTIONS: '0' }, 'DB_BULK_CONNECTIONS'],
+    [{ DB_POOL_SIZE: '10', DB_BULK_CONNECTIONS: '10' }, 'DB_BULK_CONNECTIONS'],
+    [{ DB_BULK_WAIT_MS: 'soon' }, 'DB_BULK_WAIT_MS'],
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`^${variable}`));

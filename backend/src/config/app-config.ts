@@ -16,6 +16,9 @@ export interface AppConfig {
   embeddedPostgresPort: number;
   /** Connections of the API's PostgreSQL pool: sized for a redemption burst (each holds one for one short statement). */
   dbPoolSize: number;
+  /** Connections uploads and exports may hold at once (the rest stay for short requests), and how long one waits for a slot before 503. */
+  dbBulkConnections: number;
+  dbBulkWaitMs: number;
   redisUrl?: string;
   /** Key prefix of every Bull queue; lets several apps (and tests) share one Redis. */
   redisPrefix: string;
@@ -199,13 +202,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('ADMIN_USERNAME must be 3-50 letters, digits or underscores');
   }
 
+  const dbPoolSize = int(env, 'DB_POOL_SIZE', 20, 1, 1000);
+
   return {
     nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
-    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
+    dbPoolSize,
+    dbBulkConnections: int(env, 'DB_BULK_CONNECTIONS', 4, 1, Math.max(1, dbPoolSize - 1)),
+    dbBulkWaitMs: int(env, 'DB_BULK_WAIT_MS', 2000, 0, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'ovr'),
     workersInApi: bool(env, 'WORKERS_IN_API', true),

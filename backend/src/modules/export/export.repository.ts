@@ -109,7 +109,7 @@ export class ExportRepository {
         const rows = client.query(new QueryStream(sql, params, { batchSize: 500, highWaterMark: 500 }));
         return fn(rows[Symbol.asyncIterator]() as AsyncIterator<Record<string, unknown>>);
       },
-      { transaction: true },
+      { transaction: true, bulk: true },
     );
   }
 
@@ -127,6 +127,6 @@ export class ExportRepository {
       const [{ found }] = (await client.query(`SELECT EXISTS (${inlined.replace(/ORDER BY[\s\S]*$/, '')}) AS found`))
         .rows;
       return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));
-    });
+    }, { bulk: true });
   }
 }
