@@ -328,6 +328,23 @@ describe('exports', () => {
       expect(txt.text).toBe('-UN-2\r\nUN-1\r\n');
     });
 
+    it('neutralises full-width formula characters (＝ ＋ － ＠) in the COPY export too', async () => {
+      const names = ['＝HYPERLINK("x")', '＋Plus', '－Minus', '＠At'];
+      const expected: string[][] = [];
+      for (const [i, name] of names.entries()) {
+        const own = await createProduct(t, auth, { name });
+        await addCodes(t.db, own, [`FW-${i}`]);
+        const csv = await t
+          .http()
+          .get('/api/export/unredeemed-vouchers')
+          .query({ productId: own, format: 'csv' })
+          .set(auth)
+          .expect(200);
+        expected.push([`FW-${i}`, `'${name}`]);
+        expect(csvRows(csv.text).slice(1).map((r) => r.slice(0, 2))).toEqual([expected[i]]);
+      }
+    });
+
     it('answers 404 with SPEC text when a product has no unredeemed code', async () => {
       const own = await createProduct(t, auth, { name: 'Empty Export Product' });
       const res = await t

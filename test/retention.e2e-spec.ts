@@ -4,8 +4,9 @@ import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
 import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
 import { JOB, QUEUE } from '../backend/src/modules/jobs/jobs.constants';
+import { RetentionRepository } from '../backend/src/modules/jobs/retention.repository';
 import { startTestApp, TestApp } from './helpers/app';
-import { addLicenseKey, productId, PRODUCTS } from './helpers/factories';
+import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 
 describe('Retention job', () => {
@@ -68,6 +69,41 @@ describe('Retention job', () => {
       `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
     );
     expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1 });
+  });
+
+  it('never deletes a customer who redeems at that moment, nor their redemption (purge and redemptions run concurrently)', async () => {
+    const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    const retention = t.app.get(RetentionRepository);
+    for (let round = 0; round < 15; round++) {
+      // Old customers without a redemption: each is a purge candidate while redeeming.
+      const emails = Array.from({ length: 8 }, () => `race-${randomBytes(5).toString('hex')}@example.com`);
+      await t.db.query(
+        `INSERT INTO customers (email, first_name, last_name, created_at)
+         SELECT e, 'Race', 'Test', now() - interval '7 years 2 days' FROM unnest($1::text[]) e`,
+        [emails],
+      );
+      const codes = await addCodes(t.db, mac, emails.map(() => randomCode('RACE')));
+      const [, ...responses] = await Promise.all([
+        retention.deleteUnusedCustomers(t.config.redemptionRetentionDays, 1000),
+        ...emails.map((email, i) => t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: codes[i], email }))),
+      ]);
+      expect(responses.map((r) => r.status)).toEqual(emails.map(() => 201));
+      // Every redemption survived, with its customer.
+      const rows = await t.db.query(
+        `SELECT c.email FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
+           JOIN customers c ON c.id = r.customer_id WHERE v.code = ANY($1)`,
+        [codes],
+      );
+      expect(rows.map((r: { email: string }) => r.email).sort()).toEqual([...emails].sort());
+    }
+  });
+
+  it('refuses to delete a customer who has a redemption (no cascade to redemptions)', async () => {
+    const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
+    await expect(t.db.query(`DELETE FROM customers WHERE email = $1`, [r.email])).rejects.toMatchObject({
+      driverError: expect.objectContaining({ code: '23503', constraint: 'redemptions_customer_id_fkey' }),
+    });
+    expect(await t.db.query(`SELECT id FROM redemptions WHERE id = $1`, [r.id])).toHaveLength(1);
   });
 });
 

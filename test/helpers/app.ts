@@ -22,12 +22,20 @@ export interface TestApp {
 
 export const TEST_ADMIN_PASSWORD = 'Adm1n!Password#2024';
 
+export interface TestAppOptions {
+  /**
+   * Run on this database instead of a fresh one: a second API instance of the same service. The
+   * database is then left for its owner (the first app) to drop.
+   */
+  database?: TestDatabase;
+}
+
 /**
  * The real application on a fresh database with migrations applied, listening on a free port.
  * `env` overrides the test defaults (no SMTP: .eml files in a temp dir; no Redis: in-process jobs).
  */
-export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'ovr-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -59,7 +67,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     http: () => request(app.getHttpServer()),
     close: async () => {
       await app.close();
-      await database.drop();
+      if (!options.database) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -23,10 +23,15 @@ describe('loadConfig', () => {
       geoBlockedCountries: ['DE'],
       trustProxy: false,
       redeemRateLimit: 10,
+      redeemGuessLimit: 20,
+      redeemGuessWindowMinutes: 60,
+      redeemGuessBlockMinutes: 1440,
       successTokenTtlHours: 72,
       supportEmail: 'support@example.com',
       companyName: 'Office Licences',
       dbPoolSize: 20,
+      dbBulkConnections: 4,
+      dbBulkWaitMs: 2000,
     });
   });
 
@@ -46,6 +51,12 @@ describe('loadConfig', () => {
     [{ WORKERS_IN_API: 'maybe' }, 'WORKERS_IN_API'],
     [{ GEO_BLOCKED_COUNTRIES: 'DEU' }, 'GEO_BLOCKED_COUNTRIES'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'uniquelocal' }, 'TRUST_PROXY'],
+    [{ REDEEM_GUESS_LIMIT: 'lots' }, 'REDEEM_GUESS_LIMIT'],
+    [{ REDEEM_GUESS_WINDOW_MINUTES: '0' }, 'REDEEM_GUESS_WINDOW_MINUTES'],
+    [{ REDEEM_GUESS_BLOCK_MINUTES: '-5' }, 'REDEEM_GUESS_BLOCK_MINUTES'],
     [{ REDEEM_RATE_LIMIT: '-1' }, 'REDEEM_RATE_LIMIT'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
@@ -53,6 +64,9 @@ describe('loadConfig', () => {
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
     [{ DB_POOL_SIZE: 'many' }, 'DB_POOL_SIZE'],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
+    [{ DB_BULK_CONNECTIONS: '0' }, 'DB_BULK_CONNECTIONS'],
+    [{ DB_POOL_SIZE: '10', DB_BULK_CONNECTIONS: '10' }, 'DB_BULK_CONNECTIONS'],
+    [{ DB_BULK_WAIT_MS: 'soon' }, 'DB_BULK_WAIT_MS'],
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`^${variable}`));
@@ -65,5 +79,10 @@ describe('loadConfig', () => {
     expect(load({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
     expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(load({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toBe('10.0.0.0/8');
+    expect(load({ TRUST_PROXY: 'loopback, 172.20.0.10, fd00::/8' }).trustProxy).toBe('loopback,172.20.0.10,fd00::/8');
+  });
+
+  it('refuses TRUST_PROXY=true with a message that says why and what to give instead', () => {
+    expect(() => load({ TRUST_PROXY: 'true' })).toThrow(/^TRUST_PROXY=true is refused: .*X-Forwarded-For.*number of proxies/);
   });
 });

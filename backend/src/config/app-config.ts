@@ -16,6 +16,9 @@ export interface AppConfig {
   embeddedPostgresPort: number;
   /** Connections of the API's PostgreSQL pool: sized for a redemption burst (each holds one for one short statement). */
   dbPoolSize: number;
+  /** Connections uploads and exports may hold at once (the rest stay for short requests), and how long one waits for a slot before 503. */
+  dbBulkConnections: number;
+  dbBulkWaitMs: number;
   redisUrl?: string;
   /** Key prefix of every Bull queue; lets several apps (and tests) share one Redis. */
   redisPrefix: string;
@@ -39,8 +42,14 @@ export interface AppConfig {
   smtpFallbackUrl?: string;
   mailFrom: string;
   geoBlockedCountries: string[];
-  trustProxy: boolean | number | string;
+  /** Express `trust proxy`: false, a hop count, or `loopback`/addresses/CIDRs (comma separated); never `true`. */
+  trustProxy: false | number | string;
+  /** Redeem attempts per address (IPv4, IPv6 /64) per minute across every instance (0 = off). */
   redeemRateLimit: number;
+  /** "Unknown code" answers per address within the window that block it (0 = never), and for how long. */
+  redeemGuessLimit: number;
+  redeemGuessWindowMinutes: number;
+  redeemGuessBlockMinutes: number;
   successTokenTtlHours: number;
   supportEmail: string;
   companyName: string;
@@ -127,18 +136,32 @@ function timeZone(env: Env): string {
   return zone;
 }
 
-function trustProxy(env: Env): boolean | number | string {
+function trustProxy(env: Env): false | number | string {
   const raw = str(env, 'TRUST_PROXY', 'false').trim();
   if (raw === 'false') return false;
-  if (raw === 'true') return true;
+  if (raw === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY=true is refused: it lets any client choose its address through X-Forwarded-For. ' +
+        'Give the number of proxies in front of the service (e.g. 1), loopback, or the proxies\' addresses/CIDRs',
+    );
+  }
   if (/^\d+$/.test(raw)) return Number(raw);
-  const names = ['loopback', 'linklocal', 'uniquelocal'];
-  const ok = raw
-    .split(',')
-    .map((part) => part.trim())
-    .every((part) => names.includes(part) || isIP(part.split('/')[0]) !== 0);
-  if (!ok) throw new ConfigError(`TRUST_PROXY must be true, false, a hop count, loopback/linklocal/uniquelocal or IP ranges`);
-  return raw;
+  const parts = raw.split(',').map((part) => part.trim());
+  const bad = parts.find((part) => part !== 'loopback' && !isAddressOrCidr(part));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a hop count, loopback, or a comma-separated list of addresses/CIDRs; "${bad}" is none of these`,
+    );
+  }
+  return parts.join(',');
+}
+
+function isAddressOrCidr(value: string): boolean {
+  const [address, bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /** The JWT secret is generated once and kept under the data directory so sessions survive restarts. */
@@ -179,13 +202,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('ADMIN_USERNAME must be 3-50 letters, digits or underscores');
   }
 
+  const dbPoolSize = int(env, 'DB_POOL_SIZE', 20, 1, 1000);
+
   return {
     nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
-    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
+    dbPoolSize,
+    dbBulkConnections: int(env, 'DB_BULK_CONNECTIONS', 4, 1, Math.max(1, dbPoolSize - 1)),
+    dbBulkWaitMs: int(env, 'DB_BULK_WAIT_MS', 2000, 0, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'ovr'),
     workersInApi: bool(env, 'WORKERS_IN_API', true),
@@ -206,6 +233,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     geoBlockedCountries: countries,
     trustProxy: trustProxy(env),
     redeemRateLimit: int(env, 'REDEEM_RATE_LIMIT', 10, 0),
+    redeemGuessLimit: int(env, 'REDEEM_GUESS_LIMIT', 20, 0, 1_000_000),
+    redeemGuessWindowMinutes: int(env, 'REDEEM_GUESS_WINDOW_MINUTES', 60, 1, 7 * 24 * 60),
+    redeemGuessBlockMinutes: int(env, 'REDEEM_GUESS_BLOCK_MINUTES', 1440, 1, 365 * 24 * 60),
     successTokenTtlHours: int(env, 'SUCCESS_TOKEN_TTL_HOURS', 72, 1),
     supportEmail,
     companyName: str(env, 'COMPANY_NAME', 'Office Licences'),

@@ -1,6 +1,8 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, Optional } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { BulkLimiter } from './bulk-limiter';
 
 /** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
 export type Db = EntityManager;
@@ -12,7 +14,16 @@ export type Db = EntityManager;
  */
 @Injectable()
 export class DatabaseService {
-  constructor(private readonly dataSource: DataSource) {}
+  /** DB_BULK_CONNECTIONS: uploads and exports never hold more connections than this at once. */
+  private readonly bulk: BulkLimiter;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    // Absent in the admin CLI, which runs no bulk work: the defaults then.
+    @Optional() @Inject(APP_CONFIG) config?: Pick<AppConfig, 'dbBulkConnections' | 'dbBulkWaitMs'>,
+  ) {
+    this.bulk = new BulkLimiter(config?.dbBulkConnections ?? 4, config?.dbBulkWaitMs ?? 2000);
+  }
 
   /** The manager outside any transaction (each statement is its own transaction). */
   get manager(): Db {
@@ -29,9 +40,21 @@ export class DatabaseService {
    * `BEGIN … COMMIT` when `transaction` is set. When `fn` throws, the client is discarded rather than
    * returned to the pool: closing the connection rolls its transaction back, and a client left mid-COPY
    * could not be trusted with a ROLLBACK anyway.
+   * `bulk` (uploads, exports): one of at most DB_BULK_CONNECTIONS such clients; over that the call waits
+   * DB_BULK_WAIT_MS for a slot, then throws 503 (BulkLimiter), leaving the rest of the pool to short requests.
    */
-  async withClient<T>(fn: (client: PoolClient) => Promise<T>, { transaction = false } = {}): Promise<T> {
-    const client = await this.pool.connect();
+  async withClient<T>(
+    fn: (client: PoolClient) => Promise<T>,
+    { transaction = false, bulk = false } = {},
+  ): Promise<T> {
+    const release = bulk ? await this.bulk.acquire() : undefined;
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      release?.();
+      throw err;
+    }
     let healthy = false;
     try {
       if (transaction) await client.query('BEGIN');
@@ -41,7 +64,13 @@ export class DatabaseService {
       return result;
     } finally {
       client.release(!healthy);
+      release?.();
     }
+  }
+
+  /** Uploads and exports holding a connection, waiting for one, and refused (503) since start. */
+  get bulkLoad(): { active: number; waiting: number; refused: number } {
+    return this.bulk.load;
   }
 
   /** TypeORM's own pg pool, for hot paths that run named (prepared) statements: parsed and planned once per connection. */

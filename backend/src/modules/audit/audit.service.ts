@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
 import { AuditRepository } from './audit.repository';
+import { validIp } from '../../common/utils/client-ip';
 
 export interface AuditEntry {
   action: string;
@@ -31,7 +32,8 @@ export class AuditService {
           action: entry.action.slice(0, 100),
           resource: entry.resource?.slice(0, 100) ?? null,
           resourceId: entry.resourceId?.slice(0, 100) ?? null,
-          ipAddress: entry.ipAddress?.slice(0, 45) ?? null,
+          // Not an address (a forged X-Forwarded-For, DECISIONS §12) → stored as unknown, never cut to fit.
+          ipAddress: validIp(entry.ipAddress ?? '') || null,
           userAgent: entry.userAgent?.slice(0, 500) ?? null,
           success: entry.success,
           details: entry.details ?? null,

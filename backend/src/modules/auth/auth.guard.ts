@@ -1,4 +1,12 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  HttpException,
+  HttpStatus,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AuditService } from '../audit/audit.service';
@@ -13,11 +21,13 @@ export const AUTH_MESSAGES = {
   invalidToken: 'Invalid or expired token',
   forbidden: 'You do not have permission to perform this action',
   ipBlocked: 'Access from your IP address has been blocked',
+  guessingBlocked: 'Too many invalid voucher codes. Please contact support.',
 } as const;
 
 /**
  * The one global guard (APP_GUARD). Denies by default:
- * blocked IP → 403 on every route; `@Public()` passes; otherwise a valid access token of a live session
+ * blocked IP → 403 on every route (429 `Too many invalid voucher codes…` when it was blocked for guessing
+ * codes, DECISIONS §12); `@Public()` passes; otherwise a valid access token of a live session
  * (401 if not) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
  */
 @Injectable()
@@ -34,7 +44,9 @@ export class AuthGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const meta = requestMeta(req);
-    if (await this.blockedIps.isBlocked(meta.ipAddress)) throw new ForbiddenException(AUTH_MESSAGES.ipBlocked);
+    const block = await this.blockedIps.blockOf(meta.ipAddress);
+    if (block === 'guessing') throw new HttpException(AUTH_MESSAGES.guessingBlocked, HttpStatus.TOO_MANY_REQUESTS);
+    if (block) throw new ForbiddenException(AUTH_MESSAGES.ipBlocked);
 
     const access = routeAccess(this.reflector, context.getHandler(), context.getClass());
     if (access === 'public') return true;

@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { BlockedIpRepository } from './blocked-ip.repository';
@@ -7,28 +9,53 @@ import { BlockedIpRepository } from './blocked-ip.repository';
 export const FAILED_LOGIN_ACTIONS = ['login.failure', 'login.locked', 'login.2fa-failure'];
 
 /**
- * `blocked_ips` as an in-memory set that is re-read every BLOCKED_IP_CACHE_MS, so the public redeem
+ * `blocked_ips.reason` of a block for guessing voucher codes (DECISIONS §12): such an address gets 429
+ * `Too many invalid voucher codes…` instead of the 403 of a login block, and the web app still loads.
+ */
+export const GUESS_BLOCK_REASON = 'voucher-guessing';
+
+/** Why an address is blocked, when it is. */
+export type BlockKind = 'login' | 'guessing';
+
+interface Block {
+  /** End of the block in ms (Infinity for no expiry). */
+  until: number;
+  kind: BlockKind;
+}
+
+/**
+ * `blocked_ips` as an in-memory map that is re-read every BLOCKED_IP_CACHE_MS, so the public redeem
  * path does not pay a query per request. Blocks made by this instance take effect here at once;
- * those made elsewhere (another instance, SQL) within the cache interval.
+ * those made elsewhere (another instance, SQL) within the cache interval. An entry is an address or,
+ * for IPv6 blocks made for guessing, a /64 (`2001:db8:0:1::/64`, see addressGroup). Time is the Clock's.
  */
 @Injectable()
 export class BlockedIpService {
   private readonly logger = new Logger(BlockedIpService.name);
-  /** ip → end of the block in ms (Infinity for no expiry). */
-  private blocked = new Map<string, number>();
+  private blocked = new Map<string, Block>();
   private loadedAt = -Infinity;
   private loading?: Promise<void>;
 
   constructor(
     private readonly blockedIps: BlockedIpRepository,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async isBlocked(ip: string): Promise<boolean> {
+    return (await this.blockOf(ip)) !== null;
+  }
+
+  /** Whether `ip` (or its /64) is blocked, and why. */
+  async blockOf(ip: string): Promise<BlockKind | null> {
     if (Date.now() - this.loadedAt >= this.config.blockedIpCacheMs) await this.reload();
-    const until = this.blocked.get(ip);
-    return until !== undefined && until > Date.now();
+    const now = this.clock.now().getTime();
+    for (const key of ip ? new Set([ip, addressGroup(ip)]) : []) {
+      const block = this.blocked.get(key);
+      if (block && block.until > now) return block.kind;
+    }
+    return null;
   }
 
   /** After a failed login from `ip`: block it when it reached the threshold within the window. */
@@ -49,9 +76,12 @@ export class BlockedIpService {
     });
   }
 
-  async block(ip: string, reason: string, minutes: number): Promise<void> {
-    const expiresAt = await this.blockedIps.block(ip, reason.slice(0, 255), minutes);
-    this.blocked.set(ip, expiresAt.getTime());
+  /** Blocks `address` (an IP or an IPv6 /64) for `minutes` from the Clock's now; answers the end. */
+  async block(address: string, reason: string, minutes: number): Promise<Date> {
+    const expiresAt = new Date(this.clock.now().getTime() + minutes * 60_000);
+    await this.blockedIps.block(address, reason.slice(0, 255), expiresAt);
+    this.blocked.set(address, { until: expiresAt.getTime(), kind: kindOf(reason) });
+    return expiresAt;
   }
 
   private reload(): Promise<void> {
@@ -62,12 +92,18 @@ export class BlockedIpService {
 
   private async load(): Promise<void> {
     try {
-      const rows = await this.blockedIps.listActive();
-      this.blocked = new Map(rows.map((r) => [r.ipAddress, r.expiresAt ? new Date(r.expiresAt).getTime() : Infinity]));
+      const rows = await this.blockedIps.listActive(this.clock.now());
+      this.blocked = new Map(
+        rows.map((r) => [r.ipAddress, { until: r.expiresAt ? new Date(r.expiresAt).getTime() : Infinity, kind: kindOf(r.reason) }]),
+      );
     } catch (err) {
       // Keep the last known list: a database hiccup must not take every route down with it.
       this.logger.error(`Could not read blocked IPs: ${err instanceof Error ? err.message : err}`);
     }
     this.loadedAt = Date.now();
   }
+}
+
+function kindOf(reason: string | null): BlockKind {
+  return reason?.startsWith(GUESS_BLOCK_REASON) ? 'guessing' : 'login';
 }

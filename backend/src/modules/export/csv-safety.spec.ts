@@ -8,6 +8,10 @@ describe('neutraliseCell', () => {
     ['@SUM(A1)', `'@SUM(A1)`],
     ['\tTAB', `'\tTAB`],
     ['\rCR', `'\rCR`],
+    ['＝HYPERLINK("x")', `'＝HYPERLINK("x")`],
+    ['＋1 302', `'＋1 302`],
+    ['－2＋3', `'－2＋3`],
+    ['＠SUM(A1)', `'＠SUM(A1)`],
   ])('prefixes %j', (value, expected) => {
     expect(neutraliseCell(value)).toBe(expected);
   });

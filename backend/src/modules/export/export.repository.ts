@@ -34,9 +34,12 @@ export function redemptionExportFilter(criteria: RedemptionListCriteria): { wher
   return { where: search ? `${base} AND ${search.joined}` : base, params };
 }
 
-/** SQL twin of `neutraliseCell` for text: a cell starting with = + - @ tab or CR gets a leading `'`. */
+/**
+ * SQL twin of `neutraliseCell` for text: a cell starting with = + - @ tab or CR, or with the full-width
+ * ＝ ＋ － ＠ (U+FF1D, U+FF0B, U+FF0D, U+FF20), gets a leading `'`.
+ */
 function neutralisedSql(expr: string): string {
-  return `CASE WHEN ${expr} ~ '^[-=+@\\t\\r]' THEN '''' || ${expr} ELSE ${expr} END`;
+  return `CASE WHEN ${expr} ~ '^[-=+@\\t\\r\\uFF1D\\uFF0B\\uFF0D\\uFF20]' THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
 /** SQL twin of `Date.toISOString()`: UTC, milliseconds, `Z`. */
@@ -106,7 +109,7 @@ export class ExportRepository {
         const rows = client.query(new QueryStream(sql, params, { batchSize: 500, highWaterMark: 500 }));
         return fn(rows[Symbol.asyncIterator]() as AsyncIterator<Record<string, unknown>>);
       },
-      { transaction: true },
+      { transaction: true, bulk: true },
     );
   }
 
@@ -124,6 +127,6 @@ export class ExportRepository {
       const [{ found }] = (await client.query(`SELECT EXISTS (${inlined.replace(/ORDER BY[\s\S]*$/, '')}) AS found`))
         .rows;
       return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));
-    });
+    }, { bulk: true });
   }
 }

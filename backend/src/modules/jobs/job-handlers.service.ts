@@ -43,7 +43,7 @@ export class JobHandlers {
       redemptions: await inBatches((batch) =>
         this.retention.deleteOlderThan('redemptions', c.redemptionRetentionDays, batch),
       ),
-      customers: await inBatches((batch) => this.retention.deleteOlderThan('customers', c.redemptionRetentionDays, batch)),
+      customers: await inBatches((batch) => this.retention.deleteUnusedCustomers(c.redemptionRetentionDays, batch)),
     };
     const total = Object.values(result).reduce((a, b) => a + b, 0);
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).

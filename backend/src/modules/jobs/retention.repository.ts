@@ -10,15 +10,11 @@ const OLD_ROWS = {
   // idx_email_logs_created / idx_redemptions_redeemed_at: the oldest rows first, one index range.
   emailLogs: `SELECT id FROM email_logs WHERE created_at < now() - make_interval(days => $1) LIMIT $2`,
   redemptions: `SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2`,
-  // Customers left without any redemption (a deleted redemption's customer goes once it is old enough).
-  customers: `SELECT c.id FROM customers c WHERE c.created_at < now() - make_interval(days => $1)
-                 AND NOT EXISTS (SELECT 1 FROM redemptions r WHERE r.customer_id = c.id) LIMIT $2`,
 } as const;
 
 const TABLE: Record<keyof typeof OLD_ROWS, string> = {
   emailLogs: 'email_logs',
   redemptions: 'redemptions',
-  customers: 'customers',
 };
 
 @Injectable()
@@ -32,5 +28,36 @@ export class RetentionRepository {
       [days, batch],
     );
     return n;
+  }
+
+  /**
+   * One batch of customers older than `days` left without any redemption (a deleted redemption's customer
+   * goes once it is old enough). Safe against a redemption by that customer at the same moment:
+   * 1. lock the candidates `FOR UPDATE SKIP LOCKED`: a customer row a redemption is upserting right now
+   *    is skipped, and from here on a redemption for a locked customer waits (its upsert, and the foreign
+   *    key check of its INSERT, need the row);
+   * 2. delete them in a second statement, whose fresh snapshot sees every redemption committed before
+   *    the locks were taken, re-checking "no redemption" there.
+   * A redemption that waited finds its customer gone and creates it anew. The foreign key is ON DELETE
+   * RESTRICT besides, so no purge can ever take a redemption with it.
+   */
+  deleteUnusedCustomers(days: number, batch: number): Promise<number> {
+    return this.database.transaction(async (db) => {
+      const candidates: Array<{ id: string }> = await db.query(
+        `SELECT c.id FROM customers c WHERE c.created_at < now() - make_interval(days => $1)
+            AND NOT EXISTS (SELECT 1 FROM redemptions r WHERE r.customer_id = c.id)
+          LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [days, batch],
+      );
+      if (!candidates.length) return 0;
+      const [{ n }] = await db.query(
+        `WITH d AS (DELETE FROM customers c WHERE c.id = ANY($1::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM redemptions r WHERE r.customer_id = c.id) RETURNING 1)
+         SELECT count(*)::int AS n FROM d`,
+        [candidates.map((c) => c.id)],
+      );
+      // Fewer than `batch` (some were skipped or kept) ends this run; the next run takes the rest.
+      return n;
+    });
   }
 }

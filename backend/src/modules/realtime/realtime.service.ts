@@ -1,8 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Server } from 'socket.io';
 
-/** SPEC §3 real-time event types. */
-export type DataUpdateType = 'licenseAssignment' | 'emailResend' | 'redemptionDeleted' | 'productUpdate' | 'voucherUpdate';
+/** SPEC §3 real-time event types, and `ipBlocked` (an address blocked for guessing codes, DECISIONS §12). */
+export type DataUpdateType =
+  | 'licenseAssignment'
+  | 'emailResend'
+  | 'redemptionDeleted'
+  | 'productUpdate'
+  | 'voucherUpdate'
+  | 'ipBlocked';
 
 export const ADMINS_ROOM = 'admins';
 

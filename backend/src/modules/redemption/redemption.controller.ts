@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@n
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/decorators/public.decorator';
-import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard';
-import { clientIp } from '../../common/utils/client-ip';
+import { requestMeta } from '../../common/utils/request-actor';
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
+import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
 import { RedemptionService } from './redemption.service';
 
 @ApiTags('public')
@@ -15,10 +15,11 @@ export class RedemptionController {
   @Public()
   @Post('redeem-voucher')
   @HttpCode(201)
-  @UseGuards(RedeemThrottlerGuard)
+  @UseGuards(RedeemRateLimitGuard)
   @ApiOperation({ summary: 'Redeem a voucher code; answers the product name and a success-page token' })
   async redeem(@Body() dto: RedeemVoucherDto, @Req() req: Request) {
-    const result = await this.redemptions.redeem(dto, clientIp(req));
+    const meta = requestMeta(req);
+    const result = await this.redemptions.redeem(dto, meta.ipAddress, meta.userAgent);
     return { success: true, productName: result.productName, successToken: result.successToken };
   }
 

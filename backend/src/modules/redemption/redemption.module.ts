@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ThrottlerModule } from '@nestjs/throttler';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuthModule } from '../auth/auth.module';
 import { GeoModule } from '../geo/geo.module';
 import { LicenseModule } from '../license/license.module';
 import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
@@ -9,23 +8,17 @@ import { RedemptionAdminService } from './redemption-admin.service';
 import { RedemptionListRepository } from './redemption-list.repository';
 import { RedemptionListService } from './redemption-list.service';
 import { RedemptionController } from './redemption.controller';
-import { REDEEM_MESSAGES } from './redemption.errors';
 import { RedemptionRepository } from './redemption.repository';
 import { RedemptionService } from './redemption.service';
-import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard';
+import { attemptStoreProvider } from './attempt-store';
+import { CodeGuessingService } from './code-guessing.service';
+import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
 
 @Module({
   imports: [
     GeoModule,
     LicenseModule,
-    ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        throttlers: [{ name: 'redeem', ttl: 60_000, limit: config.redeemRateLimit }],
-        errorMessage: REDEEM_MESSAGES.rateLimited,
-        skipIf: () => config.redeemRateLimit === 0,
-      }),
-    }),
+    AuthModule,
   ],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
@@ -35,7 +28,9 @@ import { RedeemThrottlerGuard } from '../../common/guards/redeem-throttler.guard
     RedemptionListService,
     RedemptionAdminService,
     PoolAssignmentService,
-    RedeemThrottlerGuard,
+    attemptStoreProvider,
+    CodeGuessingService,
+    RedeemRateLimitGuard,
   ],
   exports: [RedemptionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService],
 })

@@ -6,6 +6,7 @@ import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { RealtimeService } from '../realtime/realtime.service';
+import { CodeGuessingService } from './code-guessing.service';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { RedeemedRow, RedemptionRepository } from './redemption.repository';
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
@@ -35,10 +36,11 @@ export class RedemptionService {
     private readonly pool: PoolAssignmentService,
     private readonly jobs: JobQueue,
     private readonly realtime: RealtimeService,
+    private readonly guessing: CodeGuessingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async redeem(dto: RedeemVoucherDto, ip: string): Promise<RedeemResult> {
+  async redeem(dto: RedeemVoucherDto, ip: string, userAgent: string | null = null): Promise<RedeemResult> {
     const country = this.geo.country(ip);
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
 
@@ -63,7 +65,12 @@ export class RedemptionService {
       // Two first-time redemptions of one code cannot both pass the claim; anything else is unexpected.
       throw err;
     }
-    if (!rows.length) throw await this.whyNotRedeemable(dto.voucherCode);
+    if (!rows.length) {
+      const error = await this.whyNotRedeemable(dto.voucherCode);
+      // Every "unknown code" counts towards blocking the address (DECISIONS §12).
+      if (error instanceof NotFoundException) await this.guessing.noteUnknownCode(ip, userAgent);
+      throw error;
+    }
 
     const [{ id, name }] = rows;
     let manual = rows[0].awaiting_license;

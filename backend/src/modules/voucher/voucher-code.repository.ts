@@ -217,7 +217,8 @@ export class VoucherCodeRepository {
         );
         return rows[0].inserted as number;
       },
-      { transaction: true },
+      // Held for as long as the client takes to send the file: one of the DB_BULK_CONNECTIONS.
+      { transaction: true, bulk: true },
     );
   }
 }

@@ -32,7 +32,8 @@ export class Redemption {
   @Column({ name: 'customer_id', type: 'uuid' })
   customerId: string;
 
-  @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
+  // RESTRICT: deleting a customer never takes a redemption with it (the retention purge, migration 1763700009100).
+  @ManyToOne(() => Customer, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'customer_id', foreignKeyConstraintName: 'redemptions_customer_id_fkey' })
   customer?: Customer;
 

@@ -1,0 +1,56 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { addressGroup } from '../../common/utils/client-ip';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuditService } from '../audit/audit.service';
+import { BlockedIpService, GUESS_BLOCK_REASON } from '../auth/blocked-ip.service';
+import { RealtimeService } from '../realtime/realtime.service';
+import { AttemptStore } from './attempt-store';
+
+/**
+ * Code-guessing defence (DECISIONS §12): every "unknown code" answer counts against the client's address
+ * (IPv4 /32, IPv6 /64) in the store every instance shares. REDEEM_GUESS_LIMIT of them within
+ * REDEEM_GUESS_WINDOW_MINUTES block the address for REDEEM_GUESS_BLOCK_MINUTES through `blocked_ips`
+ * (the global guard then answers 429 on the API), with an audit row and a real-time event to admins.
+ */
+@Injectable()
+export class CodeGuessingService {
+  private readonly logger = new Logger(CodeGuessingService.name);
+
+  constructor(
+    private readonly store: AttemptStore,
+    private readonly blockedIps: BlockedIpService,
+    private readonly audit: AuditService,
+    private readonly realtime: RealtimeService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async noteUnknownCode(ip: string, userAgent: string | null): Promise<void> {
+    const { redeemGuessLimit: limit, redeemGuessWindowMinutes: window, redeemGuessBlockMinutes: minutes } = this.config;
+    if (limit === 0) return;
+    const group = addressGroup(ip);
+    const failures = await this.store.hit(`guess:${group}`, this.clock.now(), window * 60_000);
+    // Beyond the limit only while another instance has not yet read the block (BLOCKED_IP_CACHE_MS);
+    // blocking again is harmless (one row per address).
+    if (failures < limit) return;
+    // Invalid (forged) addresses are never stored; they stay under the shared rate limit of their bucket.
+    if (group === 'invalid') return;
+    const expiresAt = await this.blockedIps.block(
+      group,
+      `${GUESS_BLOCK_REASON}: ${failures} unknown voucher codes within ${window} minutes`,
+      minutes,
+    );
+    await this.audit.record({
+      action: 'ip.blocked',
+      success: true,
+      resource: 'blocked_ips',
+      resourceId: group,
+      ipAddress: ip,
+      userAgent,
+      details: { reason: GUESS_BLOCK_REASON, failures, windowMinutes: window, blockMinutes: minutes, expiresAt },
+    });
+    this.logger.warn(`Blocked ${group} for ${minutes} minutes: ${failures} unknown voucher codes within ${window} minutes`);
+    this.realtime.emit('ipBlocked', `Address ${group} blocked for ${minutes} minutes after ${failures} invalid voucher codes`);
+  }
+}
