@@ -8,6 +8,7 @@ import { resolve } from 'path';
 import { AppModule } from './app.module';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
+import { DataCipher } from './config/data-cipher';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
 import { runMigrations } from './database/migrate';
@@ -26,7 +27,9 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
   if (!config.databaseUrl) {
     database = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, new NestLogger('Database'));
   }
-  await runMigrations(database.url);
+  // Licence keys still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
+  const { sealed } = await runMigrations(database.url, DataCipher.fromConfig(config));
+  if (sealed) new NestLogger('Database').log(`Sealed ${sealed} licence keys stored in clear under DATA_KEY`);
   return database;
 }
 

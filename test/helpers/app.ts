@@ -7,6 +7,8 @@ import { DataSource } from 'typeorm';
 import { createHttpApp, prepareDatabase } from '../../backend/src/app.factory';
 import { AppConfig, loadConfig } from '../../backend/src/config/app-config';
 import { createTestDatabase, TestDatabase } from './database';
+import { DataCipher } from '../../backend/src/config/data-cipher';
+import { testCiphers } from './factories';
 
 export interface TestApp {
   app: INestApplication;
@@ -49,6 +51,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
   await app.listen(0, '127.0.0.1');
   const baseUrl = await app.getUrl();
   const db = app.get(DataSource);
+  testCiphers.set(db, app.get(DataCipher));
   return {
     app,
     config,

@@ -1,4 +1,6 @@
 import { Global, Injectable, Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DataCipher } from '../config/data-cipher';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 
@@ -50,6 +52,13 @@ export class DatabaseService {
   }
 }
 
+/** DataCipher (licence keys at rest) sits with the database: every repository that reads a key opens it. */
 @Global()
-@Module({ providers: [DatabaseService], exports: [DatabaseService] })
+@Module({
+  providers: [
+    DatabaseService,
+    { provide: DataCipher, useFactory: (config: AppConfig) => DataCipher.fromConfig(config), inject: [APP_CONFIG] },
+  ],
+  exports: [DatabaseService, DataCipher],
+})
 export class DatabaseModule {}
