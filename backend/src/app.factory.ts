@@ -5,7 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { resolve } from 'path';
-import { AppModule } from './app.module';
+import { AppModule, AppModuleOptions } from './app.module';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
@@ -34,9 +34,13 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
 }
 
 /** The HTTP application: API under /api, OpenAPI at /api/docs, the built React app for everything else. */
-export async function createHttpApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+export async function createHttpApp(
+  config: AppConfig,
+  databaseUrl: string,
+  logging: Pick<AppModuleOptions, 'logStream'> = {},
+): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi }),
+    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi, ...logging }),
     { bufferLogs: true },
   );
   app.useLogger(app.get(Logger));

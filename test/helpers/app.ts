@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createHttpApp, prepareDatabase } from '../../backend/src/app.factory';
 import { AppConfig, loadConfig } from '../../backend/src/config/app-config';
+import type { AppModuleOptions } from '../../backend/src/app.module';
 import { createTestDatabase, TestDatabase } from './database';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { testCiphers } from './factories';
@@ -28,7 +29,10 @@ export const TEST_ADMIN_PASSWORD = 'Adm1n!Password#2024';
  * The real application on a fresh database with migrations applied, listening on a free port.
  * `env` overrides the test defaults (no SMTP: .eml files in a temp dir; no Redis: in-process jobs).
  */
-export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string | undefined> = {},
+  logging: Pick<AppModuleOptions, 'logStream'> = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'ovr-test-'));
   const config = loadConfig({
@@ -47,7 +51,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     ...env,
   });
   await prepareDatabase(config);
-  const app = await createHttpApp(config, database.url);
+  const app = await createHttpApp(config, database.url, logging);
   await app.listen(0, '127.0.0.1');
   const baseUrl = await app.getUrl();
   const db = app.get(DataSource);
