@@ -1,5 +1,6 @@
 import { startTestApp, TestApp } from './helpers/app';
-import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import { addCodes, addLicenseKey, keyHash, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import { successTokenHash } from '../backend/src/modules/redemption/redemption.repository';
 
 describe('POST /api/redeem-voucher', () => {
   let t: TestApp;
@@ -33,7 +34,9 @@ describe('POST /api/redeem-voucher', () => {
     const [voucher] = await t.db.query(`SELECT is_redeemed, redeemed_at FROM voucher_codes WHERE code = $1`, [code]);
     expect(voucher.is_redeemed).toBe(true);
     expect(voucher.redeemed_at).not.toBeNull();
-    const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE license_key = 'ABCDE-12345-FGHIJ'`);
+    const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE key_hash = $1`, [
+      keyHash(t.db, 'ABCDE-12345-FGHIJ'),
+    ]);
     expect(key.current_activations).toBe(1);
   });
 
@@ -103,11 +106,14 @@ describe('POST /api/redeem-voucher', () => {
     const manual = views.filter((v) => v.body.isManualProcessing && v.body.licenseKey === null);
     expect(withKey).toHaveLength(3);
     expect(manual).toHaveLength(2);
-    const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE license_key = 'VOLUME-KEY-0001'`);
+    const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE key_hash = $1`, [
+      keyHash(t.db, 'VOLUME-KEY-0001'),
+    ]);
     expect(key.current_activations).toBe(3);
     const [{ assignments }] = await t.db.query(
       `SELECT count(*)::int AS assignments FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
-        WHERE k.license_key = 'VOLUME-KEY-0001'`,
+        WHERE k.key_hash = $1`,
+      [keyHash(t.db, 'VOLUME-KEY-0001')],
     );
     expect(assignments).toBe(3);
   });
@@ -156,8 +162,8 @@ describe('POST /api/redeem-voucher', () => {
     await t.http().get('/api/success-token/not-a-token').expect(404, expected);
     const [code] = await addCodes(t.db, mac, [randomCode('EXP')]);
     const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
-    await t.db.query(`UPDATE success_tokens SET expires_at = now() - interval '1 second' WHERE token = $1`, [
-      res.body.successToken,
+    await t.db.query(`UPDATE success_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [
+      successTokenHash(res.body.successToken),
     ]);
     await t.http().get(`/api/success-token/${res.body.successToken}`).expect(404, expected);
   });

@@ -1,7 +1,7 @@
 import { RedemptionMailService } from '../backend/src/modules/mail/redemption-mail.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
-import { addLicenseKey, productId, PRODUCTS } from './helpers/factories';
+import { addLicenseKey, keyHash, openKey, productId, PRODUCTS } from './helpers/factories';
 import { emailStatus, eventually, redeemNew } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
@@ -24,11 +24,13 @@ describe('Admin redemption actions', () => {
 
   const mailsTo = (email: string) => smtp.messages.filter((m) => m.to && JSON.stringify(m.to).includes(email));
   const assignmentsOf = async (redemptionId: string) =>
-    t.db.query(
-      `SELECT k.license_key, k.max_activations, k.current_activations
-         FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id WHERE a.redemption_id = $1`,
-      [redemptionId],
-    );
+    (
+      await t.db.query(
+        `SELECT k.key_ciphertext, k.max_activations, k.current_activations
+           FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id WHERE a.redemption_id = $1`,
+        [redemptionId],
+      )
+    ).map(({ key_ciphertext, ...row }: { key_ciphertext: Buffer }) => ({ license_key: openKey(t.db, key_ciphertext), ...row }));
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
@@ -78,8 +80,7 @@ describe('Admin redemption actions', () => {
     it('stores MANUAL_<key>, ends manual processing, updates the success page and sends the e-mail once', async () => {
       const product = await windowsProduct('Manual Assign');
       const r = await redeemNew(t, product);
-      const [token] = await t.db.query(`SELECT token FROM success_tokens WHERE redemption_id = $1`, [r.id]);
-      expect((await t.http().get(`/api/success-token/${token.token}`).expect(200)).body.isManualProcessing).toBe(true);
+      expect((await t.http().get(`/api/success-token/${r.successToken}`).expect(200)).body.isManualProcessing).toBe(true);
 
       const res = await t
         .http()
@@ -98,7 +99,7 @@ describe('Admin redemption actions', () => {
       expect(await assignmentsOf(r.id)).toEqual([
         { license_key: 'MANUAL_HAND-KEY-0001', max_activations: 1, current_activations: 1 },
       ]);
-      const view = await t.http().get(`/api/success-token/${token.token}`).expect(200);
+      const view = await t.http().get(`/api/success-token/${r.successToken}`).expect(200);
       expect(view.body).toEqual(
         expect.objectContaining({
           isManualProcessing: false,
@@ -150,7 +151,8 @@ describe('Admin redemption actions', () => {
         downloadLink: 'https://dl.example.com/new.exe',
       });
       const [pool] = await t.db.query(
-        `SELECT current_activations FROM license_keys WHERE license_key = 'POOL-REASSIGN-1'`,
+        `SELECT current_activations FROM license_keys WHERE key_hash = $1`,
+        [keyHash(t.db, 'POOL-REASSIGN-1')],
       );
       expect(pool.current_activations).toBe(1);
     });
@@ -185,7 +187,9 @@ describe('Admin redemption actions', () => {
         .send({ licenseKey: 'KEY-1', downloadLink: 'https://dl.example.com/x' })
         .expect(404);
       expect(
-        await t.db.query(`SELECT id FROM license_keys WHERE license_key IN ('MANUAL_MAC-KEY-1', 'MANUAL_KEY-1')`),
+        await t.db.query(`SELECT id FROM license_keys WHERE key_hash = ANY($1::bytea[])`, [
+          [keyHash(t.db, 'MANUAL_MAC-KEY-1'), keyHash(t.db, 'MANUAL_KEY-1')],
+        ]),
       ).toEqual([]);
     });
   });
@@ -449,7 +453,9 @@ describe('DELETE /api/admin/cleanup-redeemed', () => {
       const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM ${table}`);
       expect(n).toBe(0);
     }
-    const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE license_key = 'CLEAN-KEY-001'`);
+    const [key] = await t.db.query(`SELECT current_activations FROM license_keys WHERE key_hash = $1`, [
+      keyHash(t.db, 'CLEAN-KEY-001'),
+    ]);
     expect(key.current_activations).toBe(1);
     const [audit] = await t.db.query(`SELECT success, details FROM security_audit_log WHERE action = 'system.cleanup'`);
     expect(audit).toEqual({

@@ -5,9 +5,10 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { resolve } from 'path';
-import { AppModule } from './app.module';
+import { AppModule, AppModuleOptions } from './app.module';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
+import { DataCipher } from './config/data-cipher';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
 import { runMigrations } from './database/migrate';
@@ -26,14 +27,20 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
   if (!config.databaseUrl) {
     database = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, new NestLogger('Database'));
   }
-  await runMigrations(database.url);
+  // Licence keys still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
+  const { sealed } = await runMigrations(database.url, DataCipher.fromConfig(config));
+  if (sealed) new NestLogger('Database').log(`Sealed ${sealed} licence keys stored in clear under DATA_KEY`);
   return database;
 }
 
 /** The HTTP application: API under /api, OpenAPI at /api/docs, the built React app for everything else. */
-export async function createHttpApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+export async function createHttpApp(
+  config: AppConfig,
+  databaseUrl: string,
+  logging: Pick<AppModuleOptions, 'logStream'> = {},
+): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi }),
+    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi, ...logging }),
     { bufferLogs: true },
   );
   app.useLogger(app.get(Logger));

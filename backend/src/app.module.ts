@@ -2,9 +2,12 @@ import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import type { Options as PinoHttpOptions } from 'pino-http';
 import { randomUUID } from 'crypto';
 import { Clock } from './common/clock';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { redactRequest, redactResponse } from './common/log-redaction';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
@@ -25,27 +28,31 @@ export interface AppModuleOptions {
   /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
   databaseUrl: string;
   processJobs: boolean;
+  /** Where the request log goes instead of stdout (tests read it). */
+  logStream?: DestinationStream;
 }
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, options: AppModuleOptions): DynamicModule {
+    const pinoHttpOptions: PinoHttpOptions = {
+      level: config.logLevel,
+      genReqId: (req, res) => {
+        const id = (req.headers['x-request-id'] as string) || randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      // DECISIONS §12 "Secrets in logs": tokens in paths, codes and secrets in bodies, credential headers.
+      serializers: { req: redactRequest, res: redactResponse },
+      autoLogging: { ignore: (req) => req.url === '/api/health' },
+    };
     return {
       module: AppModule,
       global: true,
       imports: [
         LoggerModule.forRoot({
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-          pinoHttp: {
-            level: config.logLevel,
-            genReqId: (req, res) => {
-              const id = (req.headers['x-request-id'] as string) || randomUUID();
-              res.setHeader('x-request-id', id);
-              return id;
-            },
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
-            autoLogging: { ignore: (req) => req.url === '/api/health' },
-          },
+          pinoHttp: options.logStream ? [pinoHttpOptions, options.logStream] : pinoHttpOptions,
         }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl, { extra: { max: config.dbPoolSize } }), migrationsRun: true }),
         DatabaseModule,

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import 'dotenv/config';
 import { DataSource } from 'typeorm';
 import { prepareDatabase, StartedDatabase } from './app.factory';
-import { ConfigError, loadConfig } from './config/app-config';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { DataCipher } from './config/data-cipher';
 import { DatabaseService, Db } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
 import { AuditRepository } from './modules/audit/audit.repository';
@@ -11,8 +12,12 @@ import { AdminSessionRepository } from './modules/auth/admin-session.repository'
 import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { AdminCommand, ADMIN_CLI_USAGE, CliUsageError, parseAdminArgs } from './modules/auth/admin-cli-args';
 import { generatePassword, hashPassword } from './modules/auth/password';
+import { LicenseRepository } from './modules/license/license.repository';
 
-/** `npm run admin -- create …` / `… reset-password …`: account administration for operators of the service. */
+/**
+ * `npm run admin -- create …` / `… reset-password …`: account administration for operators of the service;
+ * `… rotate-data-key`: licence keys re-encrypted under a new DATA_KEY.
+ */
 async function main(): Promise<number> {
   let command: AdminCommand;
   try {
@@ -28,6 +33,7 @@ async function main(): Promise<number> {
   try {
     database = await prepareDatabase(config);
     dataSource = await new DataSource({ ...dataSourceOptions(database.url), extra: { max: 2 }, logging: false }).initialize();
+    if (command.command === 'rotate-data-key') return await rotateDataKey(dataSource, config);
     return await run(dataSource, command);
   } finally {
     await dataSource?.destroy();
@@ -35,7 +41,34 @@ async function main(): Promise<number> {
   }
 }
 
-async function run(dataSource: DataSource, command: AdminCommand): Promise<number> {
+/**
+ * Re-seals every licence key under DATA_KEY (DECISIONS §12); DATA_KEY_PREVIOUS opens the keys not yet rotated.
+ * Batches of one statement each, rows already under DATA_KEY skipped: an interrupted run is simply run again.
+ * The running service keeps working meanwhile when it too has both keys.
+ */
+async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise<number> {
+  if (!config.dataKeyPrevious) {
+    console.error('rotate-data-key needs DATA_KEY_PREVIOUS (the key in use until now) and DATA_KEY (the new one).');
+    return 2;
+  }
+  const database = new DatabaseService(dataSource);
+  const keys = new LicenseRepository(database, DataCipher.fromConfig(config));
+  let rotated = 0;
+  for (let batch = await keys.rotateBatch(null); batch.lastId; batch = await keys.rotateBatch(batch.lastId)) {
+    rotated += batch.rotated;
+  }
+  await new AuditService(new AuditRepository(database), database).record({
+    action: 'cli.rotate-data-key',
+    success: true,
+    resource: 'license_keys',
+    details: { rotated, via: 'cli' },
+  });
+  console.log(`Re-encrypted ${rotated} licence keys under DATA_KEY. Every key is now under DATA_KEY:`);
+  console.log('remove DATA_KEY_PREVIOUS from the configuration and restart the service.');
+  return 0;
+}
+
+async function run(dataSource: DataSource, command: Exclude<AdminCommand, { command: 'rotate-data-key' }>): Promise<number> {
   const database = new DatabaseService(dataSource);
   const users = new AdminUserRepository(database);
   const sessions = new AdminSessionRepository(database);

@@ -2,7 +2,7 @@ import { readFileSync } from 'fs';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createAdminUser } from '../helpers/auth';
-import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode } from '../helpers/factories';
+import { addCodes, addLicenseKey, keyHash, openKey, productId, PRODUCTS, randomCode } from '../helpers/factories';
 import { eventually, redeemNew } from '../helpers/redemptions';
 import { launchChromium, openPage, screenshot } from './browser';
 
@@ -81,8 +81,11 @@ describe('admin console: licences and redemptions in a real browser', () => {
     expect(await items.nth(2).textContent()).toContain('This license key already exists for this product');
     expect(await items.nth(3).textContent()).toContain('License key must contain only uppercase letters, numbers, and hyphens');
     expect(requests).toHaveLength(4);
-    const stored = await t.db.query(`SELECT license_key FROM license_keys WHERE product_id = $1 AND license_key = ANY($2)`, [proPlus, fresh]);
-    expect(stored.map((r: { license_key: string }) => r.license_key).sort()).toEqual([...fresh].sort());
+    const stored = await t.db.query(`SELECT key_ciphertext FROM license_keys WHERE product_id = $1 AND key_hash = ANY($2::bytea[])`, [
+      proPlus,
+      fresh.map((key) => keyHash(t.db, key)),
+    ]);
+    expect(stored.map((r: { key_ciphertext: Buffer }) => openKey(t.db, r.key_ciphertext)).sort()).toEqual([...fresh].sort());
 
     // The list shows the new keys masked, the summary counts them.
     await page.getByRole('group', { name: 'Total Keys' }).getByText('3', { exact: true }).waitFor();
@@ -141,11 +144,11 @@ describe('admin console: licences and redemptions in a real browser', () => {
     await dialog.getByTestId('details-license-key').getByText(manualKey, { exact: true }).waitFor();
     expect(await dialog.textContent()).not.toContain('MANUAL_');
     const [stored] = await t.db.query(
-      `SELECT k.license_key FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
+      `SELECT k.key_ciphertext FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
          JOIN redemptions r ON r.id = a.redemption_id JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
       [code],
     );
-    expect(stored.license_key).toBe(`MANUAL_${manualKey}`);
+    expect(openKey(t.db, stored.key_ciphertext)).toBe(`MANUAL_${manualKey}`);
     await screenshot(page, 'admin-redemption-details');
 
     await dialog.getByRole('button', { name: 'Resend Email' }).click();

@@ -6,7 +6,10 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createHttpApp, prepareDatabase } from '../../backend/src/app.factory';
 import { AppConfig, loadConfig } from '../../backend/src/config/app-config';
+import type { AppModuleOptions } from '../../backend/src/app.module';
 import { createTestDatabase, TestDatabase } from './database';
+import { DataCipher } from '../../backend/src/config/data-cipher';
+import { testCiphers } from './factories';
 
 export interface TestApp {
   app: INestApplication;
@@ -34,7 +37,10 @@ export interface TestAppOptions {
  * The real application on a fresh database with migrations applied, listening on a free port.
  * `env` overrides the test defaults (no SMTP: .eml files in a temp dir; no Redis: in-process jobs).
  */
-export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string | undefined> = {},
+  options: TestAppOptions & Pick<AppModuleOptions, 'logStream'> = {},
+): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'ovr-test-'));
   const config = loadConfig({
@@ -53,10 +59,11 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
     ...env,
   });
   await prepareDatabase(config);
-  const app = await createHttpApp(config, database.url);
+  const app = await createHttpApp(config, database.url, { logStream: options.logStream });
   await app.listen(0, '127.0.0.1');
   const baseUrl = await app.getUrl();
   const db = app.get(DataSource);
+  testCiphers.set(db, app.get(DataCipher));
   return {
     app,
     config,

@@ -1,5 +1,26 @@
 import { randomBytes } from 'crypto';
 import { DataSource } from 'typeorm';
+import { DataCipher } from '../../backend/src/config/data-cipher';
+import { sealedKeyColumns } from '../../backend/src/modules/license/license.repository';
+
+/** The DATA_KEY cipher of each running test app, by its DataSource (set by startTestApp). */
+export const testCiphers = new WeakMap<DataSource, DataCipher>();
+
+function cipherOf(db: DataSource): DataCipher {
+  const cipher = testCiphers.get(db);
+  if (!cipher) throw new Error('no DataCipher registered for this DataSource (use startTestApp)');
+  return cipher;
+}
+
+/** The keyed hash a licence key is stored under (`license_keys.key_hash`): how a test finds a key's row. */
+export function keyHash(db: DataSource, storedKey: string): Buffer {
+  return cipherOf(db).hash(storedKey);
+}
+
+/** The clear key of a `license_keys` row read by a test (`key_ciphertext`). */
+export function openKey(db: DataSource, ciphertext: Buffer): string {
+  return cipherOf(db).open(ciphertext);
+}
 
 export const PRODUCTS = {
   proPlusWindows: 'Office 2024 Professional Plus (Windows)',
@@ -29,12 +50,17 @@ export async function addLicenseKey(
   key: string,
   opts: { maxActivations?: number; type?: 'single-user' | 'volume'; downloadLink?: string; active?: boolean } = {},
 ): Promise<string> {
+  const sealed = sealedKeyColumns(cipherOf(db), key);
   const [row] = await db.query(
-    `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations, is_active)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, is_manual, download_link, license_type,
+                               max_activations, is_active)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
     [
       product,
-      key,
+      sealed.ciphertext,
+      sealed.hash,
+      sealed.last,
+      key.startsWith('MANUAL_'),
       opts.downloadLink ?? 'https://downloads.example.com/office2024.exe',
       opts.type ?? (opts.maxActivations && opts.maxActivations > 1 ? 'volume' : 'single-user'),
       opts.maxActivations ?? 1,

@@ -5,6 +5,8 @@ export interface RedeemedVoucher {
   id: string;
   code: string;
   email: string;
+  /** The success token of the redeem response (the database keeps only its hash). */
+  successToken: string;
 }
 
 /** Redeems a fresh code of the product through the public API and returns the redemption. */
@@ -22,7 +24,7 @@ export async function redeemNew(
     `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
     [code],
   );
-  return { id: row.id, code, email: payload.email.toLowerCase() };
+  return { id: row.id, code, email: payload.email.toLowerCase(), successToken: res.body.successToken };
 }
 
 /** Polls until `check` returns a truthy value (or fails after `timeoutMs`). */

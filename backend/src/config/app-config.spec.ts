@@ -60,6 +60,10 @@ describe('loadConfig', () => {
     [{ REDEEM_RATE_LIMIT: '-1' }, 'REDEEM_RATE_LIMIT'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-bytes' }, 'DATA_KEY'],
+    [{ DATA_KEY: 'c2hvcnQ=' }, 'DATA_KEY'],
+    [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: 'not base64!' }, 'DATA_KEY_PREVIOUS'],
+    [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: Buffer.alloc(32, 1).toString('base64') }, 'DATA_KEY_PREVIOUS'],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
     [{ DB_POOL_SIZE: 'many' }, 'DB_POOL_SIZE'],
@@ -70,6 +74,15 @@ describe('loadConfig', () => {
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`^${variable}`));
+  });
+
+  it('generates a DATA_KEY once into the data folder and reads a given one', () => {
+    const first = load({}).dataKey;
+    expect(first).toHaveLength(32);
+    expect(readFileSync(join(dataDir, 'data-key'), 'utf8')).toBe(first.toString('base64'));
+    expect(load({}).dataKey.equals(first)).toBe(true);
+    const given = Buffer.alloc(32, 7);
+    expect(load({ DATA_KEY: given.toString('base64') }).dataKey.equals(given)).toBe(true);
   });
 
   it('accepts an empty geo list (geo-blocking off) and trust-proxy forms', () => {

@@ -27,6 +27,10 @@ export interface AppConfig {
   adminPassword?: string;
   adminEmail: string;
   jwtSecret: string;
+  /** AES-256-GCM key of licence keys at rest (32 bytes; DATA_KEY, or generated into the data dir outside production). */
+  dataKey: Buffer;
+  /** The key being rotated away from (DATA_KEY_PREVIOUS): still decrypts; `rotate-data-key` re-encrypts under dataKey. */
+  dataKeyPrevious?: Buffer;
   /** Life of an admin session (refresh token); each refresh extends it by this much. */
   sessionTtlHours: number;
   /** Consecutive failed logins that lock an account, and for how long. */
@@ -180,6 +184,36 @@ function jwtSecret(env: Env, dataDir: string, production: boolean): string {
   return secret;
 }
 
+/** A 32-byte key given as base64 (`openssl rand -base64 32`). */
+function base64Key(name: string, value: string): Buffer {
+  const key = Buffer.from(value, 'base64');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value) || key.length !== 32) {
+    throw new ConfigError(`${name} must be 32 bytes, base64-encoded (e.g. the output of "openssl rand -base64 32")`);
+  }
+  return key;
+}
+
+/** Like the JWT secret: generated once into the data directory, required in production (DECISIONS §12). */
+function dataKey(env: Env, dataDir: string, production: boolean): Buffer {
+  const given = optional(env, 'DATA_KEY');
+  if (given) return base64Key('DATA_KEY', given);
+  if (production) throw new ConfigError('DATA_KEY is required when NODE_ENV=production');
+  const file = join(dataDir, 'data-key');
+  if (existsSync(file)) return base64Key(`DATA_KEY (from ${file})`, readFileSync(file, 'utf8').trim());
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
+  return key;
+}
+
+function dataKeyPrevious(env: Env, current: Buffer): Buffer | undefined {
+  const given = optional(env, 'DATA_KEY_PREVIOUS');
+  if (!given) return undefined;
+  const key = base64Key('DATA_KEY_PREVIOUS', given);
+  if (key.equals(current)) throw new ConfigError('DATA_KEY_PREVIOUS must differ from DATA_KEY');
+  return key;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const dataDir = resolve(str(env, 'DATA_DIR', '.data'));
@@ -203,6 +237,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
 
   const dbPoolSize = int(env, 'DB_POOL_SIZE', 20, 1, 1000);
+  const secret = jwtSecret(env, dataDir, nodeEnv === 'production');
+  const currentDataKey = dataKey(env, dataDir, nodeEnv === 'production');
 
   return {
     nodeEnv,
@@ -219,7 +255,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminUsername,
     adminPassword,
     adminEmail: str(env, 'ADMIN_EMAIL', 'admin@localhost'),
-    jwtSecret: jwtSecret(env, dataDir, nodeEnv === 'production'),
+    jwtSecret: secret,
+    dataKey: currentDataKey,
+    dataKeyPrevious: dataKeyPrevious(env, currentDataKey),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
     loginLockoutAttempts: int(env, 'LOGIN_LOCKOUT_ATTEMPTS', 5, 1, 1000),
     loginLockoutMinutes: int(env, 'LOGIN_LOCKOUT_MINUTES', 15, 1, 24 * 60),

@@ -1,7 +1,8 @@
 import { Global, Inject, Injectable, Module, Optional } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DataCipher } from '../config/data-cipher';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { BulkLimiter } from './bulk-limiter';
 
 /** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
@@ -79,6 +80,13 @@ export class DatabaseService {
   }
 }
 
+/** DataCipher (licence keys at rest) sits with the database: every repository that reads a key opens it. */
 @Global()
-@Module({ providers: [DatabaseService], exports: [DatabaseService] })
+@Module({
+  providers: [
+    DatabaseService,
+    { provide: DataCipher, useFactory: (config: AppConfig) => DataCipher.fromConfig(config), inject: [APP_CONFIG] },
+  ],
+  exports: [DatabaseService, DataCipher],
+})
 export class DatabaseModule {}

@@ -6,6 +6,7 @@ import { AuthRefreshRotation1763700003000 } from './1763700003000-auth-refresh-r
 import { BenchIndexCleanup1763700005000 } from './1763700005000-bench-index-cleanup';
 import { LicenseKeyListIndex1763700005010 } from './1763700005010-license-key-list-index';
 import { DropDeadSuccessTokenColumns1763700006000 } from './1763700006000-drop-dead-success-token-columns';
+import { KeysAtRest1763700007000 } from './1763700007000-keys-at-rest';
 import { RedemptionsCustomerRestrict1763700009100 } from './1763700009100-redemptions-customer-restrict';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   BenchIndexCleanup1763700005000,
   LicenseKeyListIndex1763700005010,
   DropDeadSuccessTokenColumns1763700006000,
+  KeysAtRest1763700007000,
   RedemptionsCustomerRestrict1763700009100,
 ];

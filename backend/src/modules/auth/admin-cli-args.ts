@@ -3,18 +3,25 @@ import { Role } from '../../common/permissions';
 
 export type AdminCommand =
   | { command: 'create'; username: string; role: Role; email?: string }
-  | { command: 'reset-password'; username: string };
+  | { command: 'reset-password'; username: string }
+  | { command: 'rotate-data-key' };
 
 export const ADMIN_CLI_USAGE = `Usage:
   npm run admin -- create --username <name> --role admin|operator|shop-manager [--email <address>]
   npm run admin -- reset-password --username <name>
-A generated password is printed once.`;
+  DATA_KEY=<new> DATA_KEY_PREVIOUS=<old> npm run admin -- rotate-data-key
+A generated password is printed once. rotate-data-key re-encrypts every licence key under DATA_KEY
+(resumable: run it again after an interruption).`;
 
 export class CliUsageError extends Error {}
 
 /** Parses `npm run admin -- …` arguments (after the script name). */
 export function parseAdminArgs(args: string[]): AdminCommand {
   const [command, ...rest] = args;
+  if (command === 'rotate-data-key') {
+    if (rest.length) throw new CliUsageError(`rotate-data-key takes no arguments (the keys come from DATA_KEY and DATA_KEY_PREVIOUS)`);
+    return { command };
+  }
   const options: Record<string, string> = {};
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];

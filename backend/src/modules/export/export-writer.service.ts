@@ -32,6 +32,8 @@ export interface ExportJob {
    * `$1` is the job's single parameter, inlined as a literal (COPY takes no bind parameters).
    */
   copy?: { csv: string; txt: string };
+  /** Applied to each row of the cursor path as it streams (licence keys are opened here, never in SQL). */
+  mapRow?: (row: Record<string, unknown>) => Record<string, unknown>;
   details: Record<string, unknown>;
 }
 
@@ -66,11 +68,12 @@ export class ExportWriter {
         const first = await cursor.next();
         if (first.done) return 'empty';
         async function* records() {
+          const map = job.mapRow ?? ((row: Record<string, unknown>) => row);
           rowCount = 1;
-          yield first.value;
+          yield map(first.value);
           for (let next = await cursor.next(); !next.done; next = await cursor.next()) {
             rowCount++;
-            yield next.value;
+            yield map(next.value);
           }
         }
 

@@ -8,7 +8,7 @@ import { redemptionListFilter, RedemptionListCriteria } from '../redemption/rede
 
 /**
  * Marks the matching redemptions exported and returns them with their customer, product and latest
- * licence (MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
+ * licence, sealed (`license_key`/`key_ciphertext`: `openExportRow` opens it in the stream, MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
  * PostgreSQL runs the data-modifying WITH to completion on the first fetch; rows then come in batches.
  */
 export const markAndSelect = (where: string) => `
@@ -20,7 +20,7 @@ WITH marked AS (
             r.product_id, r.email_status, r.redeemed_at, r.exported_at
 )
 SELECT m.code, m.first_name, m.last_name, m.email, m.phone, m.country, p.name AS product, m.email_status,
-       CASE WHEN lk.license_key LIKE 'MANUAL\\_%' THEN substr(lk.license_key, 8) ELSE lk.license_key END AS license_key,
+       lk.license_key, lk.key_ciphertext,
        coalesce(lk.download_link, p.download_link) AS download_link,
        m.redeemed_at, m.exported_at
   FROM marked m

@@ -4,6 +4,9 @@ import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
 import { CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
 import { ExportColumn, ExportWriter } from './export-writer.service';
+import { DataCipher } from '../../config/data-cipher';
+import { openStoredKey, StoredKeyColumns } from '../license/license.repository';
+import { stripManualPrefix } from '../license/entities/license-key.entity';
 
 /** Columns of an export of redemptions (customer data). */
 const REDEMPTION_COLUMNS: ExportColumn[] = [
@@ -27,7 +30,15 @@ export class ExportService {
   constructor(
     private readonly writer: ExportWriter,
     private readonly exports: ExportRepository,
+    private readonly cipher: DataCipher,
   ) {}
+
+  /** A redemption row's licence key opened in the stream, as the customer knows it (no MANUAL_ prefix). */
+  private readonly openKey = (row: Record<string, unknown>): Record<string, unknown> => {
+    const { key_ciphertext, ...rest } = row;
+    const stored = openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext } as StoredKeyColumns);
+    return { ...rest, license_key: stored === null ? null : stripManualPrefix(stored) };
+  };
 
   selectedRedemptions(ids: string[], format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {
     return this.writer.write(
@@ -37,6 +48,7 @@ export class ExportService {
         sql: markAndSelect('r.id = ANY($1::uuid[])'),
         params: [[...new Set(ids)]],
         columns: REDEMPTION_COLUMNS,
+        mapRow: this.openKey,
         emptyMessage: 'No redemptions found to export.',
         marks: true,
         details: { requested: ids.length },
@@ -60,6 +72,7 @@ export class ExportService {
         sql: markAndSelect(where),
         params,
         columns: REDEMPTION_COLUMNS,
+        mapRow: this.openKey,
         emptyMessage: 'No redeemed vouchers found to export.',
         marks: true,
         details: { showExported: query.showExported === 'true', emailStatus: query.emailStatus, search: query.search },

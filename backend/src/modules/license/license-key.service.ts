@@ -75,7 +75,7 @@ export class LicenseKeyService {
         maxActivations,
       });
     } catch (err) {
-      if (isUniqueViolation(err, 'uq_license_keys_product_key')) {
+      if (isUniqueViolation(err, 'uq_license_keys_product_hash')) {
         await this.audit.record({
           ...actor,
           action: 'license-key.create',

@@ -1,20 +1,39 @@
 import { Injectable } from '@nestjs/common';
+import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
 import { cappedCount, estimateRows } from '../../database/list-counts';
 import { likeContains, returnedRows } from '../../common/utils/sql';
 import { UsageState } from './dto/license-key.dto';
 import { LicenseAssignment } from './entities/license-assignment.entity';
-import { LicenseKey, MANUAL_KEY_PREFIX } from './entities/license-key.entity';
+import { keyLastChars, LicenseKey, MANUAL_KEY_PREFIX } from './entities/license-key.entity';
 
 /**
- * The latest licence of a redemption (`license_key`, `download_link`), as a subquery for
+ * The latest licence of a redemption (`license_key` and `key_ciphertext`, opened by `openStoredKey` in Node;
+ * `download_link`), as a subquery for
  * `LEFT JOIN LATERAL (…) lk ON true`; `redemptionAlias` names the redemptions row (or anything with its `id`).
  * One redemption has one or two assignments: idx_license_assignments_redemption finds them, the sort is of
  * those few rows; `a.id` breaks a tie between two assignments of one transaction.
  */
 export function latestLicenseKeySql(redemptionAlias: string): string {
-  return `SELECT k.license_key, k.download_link FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
+  return `SELECT k.license_key, k.key_ciphertext, k.download_link FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
      WHERE a.redemption_id = ${redemptionAlias}.id ORDER BY a.assigned_at DESC, a.id DESC LIMIT 1`;
+}
+
+/** A licence key row as read (sealed, or plain until the start-up step has sealed it). */
+export interface StoredKeyColumns {
+  license_key: string | null;
+  key_ciphertext: Buffer | null;
+}
+
+/** The stored key (`MANUAL_` prefix included) of a row from `latestLicenseKeySql` or the key columns; null: none. */
+export function openStoredKey(cipher: DataCipher, row: StoredKeyColumns): string | null {
+  if (row.key_ciphertext) return cipher.open(row.key_ciphertext);
+  return row.license_key ?? null;
+}
+
+/** What a new key row stores instead of the key: its ciphertext, keyed hash and clear last characters. */
+export function sealedKeyColumns(cipher: DataCipher, storedKey: string) {
+  return { ciphertext: cipher.seal(storedKey), hash: cipher.hash(storedKey), last: keyLastChars(storedKey) };
 }
 
 /** SPEC §4 usage state, as SQL: 0 available, 1 partially used, 2 fully used (also the list's sort key). */
@@ -24,9 +43,9 @@ const USAGE_BY_NAME: Record<UsageState, number> = { available: 0, 'partially-use
 const USAGE_NAMES: UsageState[] = ['available', 'partially-used', 'fully-used'];
 
 /** `MANUAL_` keys belong to single redemptions (DECISIONS §8): never listed, never counted. */
-const NOT_MANUAL = `k.license_key NOT LIKE '${MANUAL_KEY_PREFIX}%'`;
+const NOT_MANUAL = `NOT k.is_manual`;
 
-const KEY_COLUMNS = `k.id, k.product_id, p.name AS product_name, k.license_key, k.download_link, k.license_type,
+const KEY_COLUMNS = `k.id, k.product_id, p.name AS product_name, k.license_key, k.key_ciphertext, k.download_link, k.license_type,
   k.max_activations, k.current_activations, k.is_active, k.created_at, k.updated_at, ${USAGE_RANK} AS usage_rank`;
 
 /** The free-key condition of idx_license_keys_pool (its partial WHERE), word for word. */
@@ -61,10 +80,19 @@ export interface LicenseKeyFilter {
   status?: UsageState;
 }
 
-/** The only code that touches `license_keys` and `license_assignments`. */
+/** Rows per transaction of the start-up sealing and of a rotation. */
+const SEAL_BATCH = 500;
+
+/**
+ * The only code that touches `license_keys` and `license_assignments`. Keys are sealed here on the way in and
+ * opened here on the way out (DECISIONS §12): SQL never sees a clear key.
+ */
 @Injectable()
 export class LicenseRepository {
-  constructor(private readonly database: DatabaseService) {}
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /** Reads `products` (the product module's table) for the licence screens' product picker. */
   async licenseManagedProducts(): Promise<Array<{ id: string; name: string; status: string; downloadLink: string }>> {
@@ -91,8 +119,11 @@ export class LicenseRepository {
     const where = [...scope];
     const params = [...scopeParams];
     if (filter.search) {
-      params.push(likeContains(filter.search));
-      where.push(`k.license_key ILIKE $${params.length}`);
+      // The clear last characters (idx_license_keys_key_trgm), or a whole key by its keyed hash.
+      const search = filter.search.trim();
+      const hashes = [...new Set([search, search.toUpperCase()])].flatMap((s) => this.hashes(s));
+      params.push(likeContains(search), hashes);
+      where.push(`(k.key_last ILIKE $${params.length - 1} OR k.key_hash = ANY($${params.length}::bytea[]))`);
     }
     if (filter.status) {
       params.push(USAGE_BY_NAME[filter.status]);
@@ -121,7 +152,7 @@ export class LicenseRepository {
       ),
     ]);
     return {
-      keys: found.map(toView),
+      keys: found.map((row) => this.toView(row)),
       counted,
       summary: {
         totalKeys: summary.total,
@@ -138,12 +169,12 @@ export class LicenseRepository {
       `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id WHERE k.id = $1`,
       [id],
     );
-    return row ? toView(row) : undefined;
+    return row ? this.toView(row) : undefined;
   }
 
   /**
    * A pool key; the product check and the insert are one statement, so no key is written for a missing or
-   * unmanaged product (undefined then). A duplicate raises uq_license_keys_product_key.
+   * unmanaged product (undefined then). A duplicate raises uq_license_keys_product_hash.
    */
   async insertPoolKey(key: {
     productId: string;
@@ -152,13 +183,35 @@ export class LicenseRepository {
     licenseType: string;
     maxActivations: number;
   }): Promise<string | undefined> {
-    const [row] = await this.database.manager.query(
-      `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations)
-       SELECT p.id, $2, $3, $4, $5 FROM products p WHERE p.id = $1 AND p.is_license_managed
+    const db = this.database.manager;
+    await this.rehashStale(db, key.productId, key.licenseKey);
+    const sealed = sealedKeyColumns(this.cipher, key.licenseKey);
+    const [row] = await db.query(
+      `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, license_type, max_activations)
+       SELECT p.id, $2, $3, $4, $5, $6, $7 FROM products p WHERE p.id = $1 AND p.is_license_managed
        RETURNING id`,
-      [key.productId, key.licenseKey, key.downloadLink, key.licenseType, key.maxActivations],
+      [key.productId, sealed.ciphertext, sealed.hash, sealed.last, key.downloadLink, key.licenseType, key.maxActivations],
     );
     return row?.id;
+  }
+
+  /**
+   * While a rotation runs (DATA_KEY_PREVIOUS set), a row not yet rotated carries its hash under the previous key,
+   * so the unique constraint would not see a new copy of it: the row with the same key is rotated first.
+   */
+  private async rehashStale(db: Db, productId: string, storedKey: string): Promise<void> {
+    const previous = this.cipher.previousHash(storedKey);
+    if (!previous) return;
+    await db.query(
+      `UPDATE license_keys SET key_hash = $3, key_ciphertext = $4 WHERE product_id = $1 AND key_hash = $2`,
+      [productId, previous, this.cipher.hash(storedKey), this.cipher.seal(storedKey)],
+    );
+  }
+
+  /** The keyed hashes a clear key may be stored under: the current key's, and the previous one's while rotating. */
+  private hashes(storedKey: string): Buffer[] {
+    const previous = this.cipher.previousHash(storedKey);
+    return previous ? [this.cipher.hash(storedKey), previous] : [this.cipher.hash(storedKey)];
   }
 
   /** Why a key could not be added: undefined = no such product (reads `products`, the product module's table). */
@@ -176,7 +229,7 @@ export class LicenseRepository {
       .update(LicenseKey)
       .set({ isActive })
       .where('id = :id', { id })
-      .andWhere(`license_key NOT LIKE :manual`, { manual: `${MANUAL_KEY_PREFIX}%` })
+      .andWhere('NOT is_manual')
       .execute();
     return !!result.affected;
   }
@@ -244,13 +297,16 @@ export class LicenseRepository {
    * redemption's current key, without a second activation.
    */
   async assignManualKey(db: Db, productId: string, storedKey: string, downloadLink: string, redemptionId: string) {
+    await this.rehashStale(db, productId, storedKey);
+    const sealed = sealedKeyColumns(this.cipher, storedKey);
     const [key] = await db.query(
-      `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations, current_activations)
-       VALUES ($1, $2, $3, 'single-user', 1, 0)
-       ON CONFLICT ON CONSTRAINT uq_license_keys_product_key
+      `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, is_manual, download_link, license_type,
+                                 max_activations, current_activations)
+       VALUES ($1, $2, $3, $4, $5, $6, 'single-user', 1, 0)
+       ON CONFLICT ON CONSTRAINT uq_license_keys_product_hash
        DO UPDATE SET download_link = EXCLUDED.download_link, updated_at = now()
        RETURNING id`,
-      [productId, storedKey, downloadLink],
+      [productId, sealed.ciphertext, sealed.hash, sealed.last, storedKey.startsWith(MANUAL_KEY_PREFIX), downloadLink],
     );
     const bumped = returnedRows(
       await db.query(
@@ -281,29 +337,102 @@ export class LicenseRepository {
    */
   async assignVolumeKey(db: Db, productId: string, storedKey: string, downloadLink: string, redemptionIds: string[]) {
     const n = redemptionIds.length;
+    await this.rehashStale(db, productId, storedKey);
+    const sealed = sealedKeyColumns(this.cipher, storedKey);
     const [key] = await db.query(
-      `INSERT INTO license_keys (product_id, license_key, download_link, license_type, max_activations, current_activations)
-       VALUES ($1, $2, $3, CASE WHEN $4::int > 1 THEN 'volume' ELSE 'single-user' END, $4, $4)
-       ON CONFLICT ON CONSTRAINT uq_license_keys_product_key
-       DO UPDATE SET max_activations = license_keys.max_activations + $4,
-                     current_activations = license_keys.current_activations + $4,
+      `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, is_manual, download_link, license_type,
+                                 max_activations, current_activations)
+       VALUES ($1, $4, $5, $6, $7, $2, CASE WHEN $3::int > 1 THEN 'volume' ELSE 'single-user' END, $3, $3)
+       ON CONFLICT ON CONSTRAINT uq_license_keys_product_hash
+       DO UPDATE SET max_activations = license_keys.max_activations + $3,
+                     current_activations = license_keys.current_activations + $3,
                      license_type = 'volume', download_link = EXCLUDED.download_link, updated_at = now()
        RETURNING id`,
-      [productId, storedKey, downloadLink, n],
+      [productId, downloadLink, n, sealed.ciphertext, sealed.hash, sealed.last, storedKey.startsWith(MANUAL_KEY_PREFIX)],
     );
     await db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) SELECT $1, unnest($2::uuid[])`, [
       key.id,
       redemptionIds,
     ]);
   }
+
+  // --- Keys at rest: the start-up sealing and the rotation (docs/architecture.md "Keys at rest") ---
+
+  /**
+   * Seals one batch of plain rows (written before keys were sealed) and empties their clear key; 0 when none is
+   * left. Each batch is one transaction over row-locked rows (SKIP LOCKED: two instances take disjoint batches,
+   * and a row is sealed exactly once), so an interrupted run loses nothing and the next start goes on.
+   */
+  async sealPlainBatch(limit = SEAL_BATCH): Promise<number> {
+    return this.database.transaction(async (db) => {
+      const rows: Array<{ id: string; license_key: string }> = await db.query(
+        `SELECT id, license_key FROM license_keys WHERE license_key IS NOT NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (!rows.length) return 0;
+      const sealed = rows.map((r) => sealedKeyColumns(this.cipher, r.license_key));
+      await db.query(
+        `UPDATE license_keys k
+            SET key_ciphertext = s.ciphertext, key_hash = s.hash, key_last = s.last,
+                is_manual = s.stored LIKE '${MANUAL_KEY_PREFIX}%', license_key = NULL
+           FROM unnest($1::uuid[], $2::bytea[], $3::bytea[], $4::text[], $5::text[]) AS s(id, ciphertext, hash, last, stored)
+          WHERE k.id = s.id`,
+        [
+          rows.map((r) => r.id),
+          sealed.map((x) => x.ciphertext),
+          sealed.map((x) => x.hash),
+          sealed.map((x) => x.last),
+          rows.map((r) => r.license_key),
+        ],
+      );
+      return rows.length;
+    });
+  }
+
+  /**
+   * `rotate-data-key`: the next batch of rows after `afterId` (in id order) re-sealed and re-hashed under the
+   * current DATA_KEY when they are still under DATA_KEY_PREVIOUS. Rows already rotated are left alone, so a run
+   * that was interrupted simply starts again. The UPDATE only replaces the ciphertext it read: a row re-sealed
+   * meanwhile by `rehashStale` is not overwritten.
+   */
+  async rotateBatch(afterId: string | null, limit = SEAL_BATCH): Promise<{ lastId: string | null; rotated: number }> {
+    const rows: Array<{ id: string; key_ciphertext: Buffer }> = await this.database.manager.query(
+      `SELECT id, key_ciphertext FROM license_keys
+        WHERE key_ciphertext IS NOT NULL AND ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+    if (!rows.length) return { lastId: null, rotated: 0 };
+    const stale = rows.filter((r) => !this.cipher.isCurrent(r.key_ciphertext));
+    let rotated = 0;
+    if (stale.length) {
+      const keys = stale.map((r) => this.cipher.open(r.key_ciphertext));
+      const result = await this.database.manager.query(
+        `UPDATE license_keys k SET key_ciphertext = s.ciphertext, key_hash = s.hash
+           FROM unnest($1::uuid[], $2::bytea[], $3::bytea[], $4::bytea[]) AS s(id, old, ciphertext, hash)
+          WHERE k.id = s.id AND k.key_ciphertext = s.old`,
+        [
+          stale.map((r) => r.id),
+          stale.map((r) => r.key_ciphertext),
+          keys.map((k) => this.cipher.seal(k)),
+          keys.map((k) => this.cipher.hash(k)),
+        ],
+      );
+      rotated = result[1] as number;
+    }
+    return { lastId: rows[rows.length - 1].id, rotated };
+  }
+
+  private toView(row: Record<string, any>): LicenseKeyView {
+    return toView(row, openStoredKey(this.cipher, row as StoredKeyColumns) ?? '');
+  }
 }
 
-function toView(row: Record<string, any>): LicenseKeyView {
+function toView(row: Record<string, any>, licenseKey: string): LicenseKeyView {
   return {
     id: row.id,
     productId: row.product_id,
     productName: row.product_name,
-    licenseKey: row.license_key,
+    licenseKey,
     downloadLink: row.download_link,
     licenseType: row.license_type,
     maxActivations: row.max_activations,

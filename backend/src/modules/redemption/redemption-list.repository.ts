@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
 import { cappedCount, estimateRows, walkedCount } from '../../database/list-counts';
 import { likeContains } from '../../common/utils/sql';
-import { latestLicenseKeySql } from '../license/license.repository';
+import { DataCipher } from '../../config/data-cipher';
+import { latestLicenseKeySql, openStoredKey, StoredKeyColumns } from '../license/license.repository';
 
 export interface AdminRedemptionView {
   id: string;
@@ -73,7 +74,7 @@ const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
        r.redeemed_at, r.exported, r.exported_at,
        v.code, c.first_name, c.last_name, c.email, c.phone, c.country, c.zip_code,
-       p.name AS product_name, lk.license_key, lk.download_link
+       p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
   FROM ${source} r
   JOIN voucher_codes v ON v.id = r.voucher_code_id
   JOIN customers c ON c.id = r.customer_id
@@ -93,7 +94,10 @@ const SEARCH_BROAD = 2000;
 /** The admin redemption list's queries (docs/benchmarks.md, "lists"). */
 @Injectable()
 export class RedemptionListRepository {
-  constructor(private readonly database: DatabaseService) {}
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /**
    * One page (up to `limit + 1` views: the extra one tells hasNextPage exactly) and the list's count:
@@ -165,16 +169,18 @@ export class RedemptionListRepository {
           )
         : cappedCount(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, exactLimit),
     ]);
-    return { redemptions: (rows as Array<Record<string, any>>).map(toView), hasNextPage: ids.length > limit, counted };
+    return { redemptions: (rows as Array<Record<string, any>>).map((row) => toView(row, this.cipher)), hasNextPage: ids.length > limit, counted };
   }
 
   async findView(id: string, db: Db = this.database.manager): Promise<AdminRedemptionView | undefined> {
     const [row] = await db.query(`${VIEW_SQL('redemptions')} WHERE r.id = $1`, [id]);
-    return row ? toView(row) : undefined;
+    return row ? toView(row, this.cipher) : undefined;
   }
 }
 
-function toView(row: Record<string, any>): AdminRedemptionView {
+/** The licence key is opened here (DECISIONS §12): SQL only ever sees its ciphertext. */
+function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionView {
+  const licenseKey = openStoredKey(cipher, row as StoredKeyColumns);
   return {
     id: row.id,
     voucherCodeId: row.voucher_code_id,
@@ -196,6 +202,6 @@ function toView(row: Record<string, any>): AdminRedemptionView {
     redeemedAt: row.redeemed_at,
     exported: row.exported,
     exportedAt: row.exported_at,
-    assignedLicenseKey: row.license_key ? { licenseKey: row.license_key, downloadLink: row.download_link } : null,
+    assignedLicenseKey: licenseKey ? { licenseKey, downloadLink: row.download_link } : null,
   };
 }

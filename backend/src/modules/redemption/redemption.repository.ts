@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
+import { createHash } from 'crypto';
+import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
 import { returnedRows } from '../../common/utils/sql';
 import { queryRows } from '../../database/query-rows';
-import { latestLicenseKeySql } from '../license/license.repository';
+import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
 import { EmailStatus, Redemption } from './entities/redemption.entity';
 
 /*
@@ -46,7 +48,7 @@ WITH v AS (
 ), a AS (
   INSERT INTO license_assignments (license_key_id, redemption_id) SELECT k.id, r.id FROM k, r
 ), t AS (
-  INSERT INTO success_tokens (token, redemption_id, customer_email, product_name, expires_at)
+  INSERT INTO success_tokens (token_hash, redemption_id, customer_email, product_name, expires_at)
   SELECT $8, r.id, $4, v.name, now() + make_interval(hours => $9) FROM v, r
 )
 SELECT r.id, r.awaiting_license, v.name, v.is_license_managed FROM r, v`;
@@ -59,8 +61,14 @@ export interface RedeemInput {
   phone: string | null;
   ip: string | null;
   country: string | null;
+  /** The clear success token: only its SHA-256 is written. */
   token: string;
   ttlHours: number;
+}
+
+/** What `success_tokens.token_hash` holds for a token (DECISIONS §12: the token itself is never stored). */
+export function successTokenHash(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
 }
 
 export interface RedeemedRow {
@@ -92,7 +100,10 @@ export interface MailRow {
  */
 @Injectable()
 export class RedemptionRepository {
-  constructor(private readonly database: DatabaseService) {}
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /**
    * REDEEM_SQL as a named statement: each pooled connection parses and plans it once (the hot path of the
@@ -107,7 +118,7 @@ export class RedemptionRepository {
       input.phone,
       input.ip,
       input.country,
-      input.token,
+      successTokenHash(input.token),
       input.ttlHours,
     ];
     const { rows } = await this.database.pool.query<RedeemedRow>({ name: 'redeem-voucher', text: REDEEM_SQL, values });
@@ -123,18 +134,23 @@ export class RedemptionRepository {
     return row && { isRedeemed: row.is_redeemed, productStatus: row.status };
   }
 
-  /** The success page's row: by the unique token index, the licence read live from the latest assignment. */
+  /**
+   * The success page's row: by the token's hash (uq_success_tokens_token_hash), the licence read live from the
+   * latest assignment and opened here.
+   */
   async successTokenView(token: string) {
     const [row] = await this.database.manager.query(
       `SELECT t.customer_email, t.product_name, r.awaiting_license, p.is_license_managed,
-              p.product_key, p.download_link AS product_link, lk.license_key, lk.download_link AS license_link
+              p.product_key, p.download_link AS product_link, lk.license_key, lk.key_ciphertext,
+              lk.download_link AS license_link
          FROM success_tokens t
          JOIN redemptions r ON r.id = t.redemption_id
          JOIN products p ON p.id = r.product_id
          LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true
-        WHERE t.token = $1 AND t.expires_at > now()`,
-      [token],
+        WHERE t.token_hash = $1 AND t.expires_at > now()`,
+      [successTokenHash(token)],
     );
+    if (row) row.license_key = openStoredKey(this.cipher, row);
     return row as
       | {
           customer_email: string;
@@ -171,7 +187,7 @@ export class RedemptionRepository {
     const [row] = await this.database.manager.query(
       `SELECT r.id, c.email, c.first_name, c.last_name, v.code,
               p.name AS product_name, p.email_subject, p.email_template, p.product_key,
-              p.download_link AS product_link, lk.license_key, lk.download_link AS license_link
+              p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
          FROM redemptions r
          JOIN customers c ON c.id = r.customer_id
          JOIN products p ON p.id = r.product_id
@@ -180,7 +196,9 @@ export class RedemptionRepository {
         WHERE r.id = $1`,
       [id],
     );
-    return row;
+    if (!row) return undefined;
+    const { key_ciphertext, ...view } = row;
+    return { ...view, license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }) };
   }
 
   /** Ends a claim with the attempt's outcome. */

@@ -2,14 +2,16 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { Redemption } from './redemption.entity';
 
 @Entity({ name: 'success_tokens' })
-@Unique('uq_success_tokens_token', ['token'])
+// The token itself is only ever in the redeem response and the page URL; the table keeps its SHA-256 (DECISIONS §12).
+@Unique('uq_success_tokens_token_hash', ['tokenHash'])
 @Index('idx_success_tokens_redemption', ['redemptionId'])
 export class SuccessToken {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ type: 'varchar', length: 64 })
-  token: string;
+  /** SHA-256 of the token (32 bytes); the success page looks the token up by it. */
+  @Column({ name: 'token_hash', type: 'bytea' })
+  tokenHash: Buffer;
 
   @Column({ name: 'redemption_id', type: 'uuid' })
   redemptionId: string;

@@ -1,0 +1,21 @@
+import { redactHeaders, redactRequest, redactUrl } from './log-redaction';
+
+describe('log redaction', () => {
+  it('redacts success tokens in paths and secrets in query strings', () => {
+    expect(redactUrl('/api/success-token/abc_DEF-123')).toBe('/api/success-token/[Redacted]');
+    expect(redactUrl('/api/license-keys?productId=1&search=ABCDE-12345')).toBe('/api/license-keys?productId=1&search=[Redacted]');
+  });
+
+  it('redacts every credential header and secret body field', () => {
+    expect(
+      redactHeaders({ authorization: 'Bearer x', cookie: 'a=b', 'x-api-key': 'k', 'proxy-authorization': 'p', accept: '*/*' }),
+    ).toEqual({ authorization: '[Redacted]', cookie: '[Redacted]', 'x-api-key': '[Redacted]', 'proxy-authorization': '[Redacted]', accept: '*/*' });
+    const logged = redactRequest({
+      method: 'POST',
+      url: '/api/redeem-voucher',
+      headers: {},
+      body: { voucherCode: 'ABCD-1234', email: 'a@b.c', nested: { refreshToken: 'r' } },
+    } as never);
+    expect(logged.body).toEqual({ voucherCode: '[Redacted]', email: 'a@b.c', nested: { refreshToken: '[Redacted]' } });
+  });
+});

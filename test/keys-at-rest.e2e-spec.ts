@@ -1,0 +1,274 @@
+import { execFile } from 'child_process';
+import { randomBytes } from 'crypto';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { Writable } from 'stream';
+import { promisify } from 'util';
+import { DataSource } from 'typeorm';
+import { DataCipher } from '../backend/src/config/data-cipher';
+import { DatabaseService } from '../backend/src/database/database.service';
+import { dataSourceOptions } from '../backend/src/database/data-source-options';
+import { runMigrations, sealPlainLicenseKeys } from '../backend/src/database/migrate';
+import { LicenseRepository } from '../backend/src/modules/license/license.repository';
+import { startTestApp, TestApp } from './helpers/app';
+import { bearer, tokenFor } from './helpers/auth';
+import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+
+const run = promisify(execFile);
+
+/** DECISIONS §12: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
+describe('Keys at rest', () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let auth: Record<string, string>;
+  const log: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _enc, done) {
+      log.push(chunk.toString());
+      done();
+    },
+  });
+
+  async function licenceProduct(name: string): Promise<string> {
+    const [row] = await t.db.query(
+      `INSERT INTO products (name, is_license_managed, download_link, email_subject, email_template)
+       VALUES ($1, true, 'https://dl.example.com/p.exe', 'Your licence', '<p>Key: {{license_key}}</p>') RETURNING id`,
+      [`${name} (Windows)`],
+    );
+    return row.id;
+  }
+
+  const addPoolKey = (productId: string, licenseKey: string) =>
+    t
+      .http()
+      .post('/api/license-keys')
+      .set(auth)
+      .send({ productId, licenseKey, downloadLink: 'https://dl.example.com/k.exe', licenseType: 'single-user' });
+
+  const dump = async () =>
+    (await run('pg_dump', ['--no-owner', t.database.url], { maxBuffer: 64 * 1024 * 1024 })).stdout;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await startTestApp({ SMTP_URL: smtp.url, LOG_LEVEL: 'info' }, { logStream });
+    auth = bearer(await tokenFor(t, 'admin'));
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  describe('redeem, success page, e-mail, export', () => {
+    const poolKey = 'SEAL1-ABCDE-FGHIJ-KLMNO-PQRST';
+    const manualKey = 'HANDY-22222-33333-44444-UVWXY';
+    let product: string;
+    let pooled: { code: string; token: string; id: string };
+    let manual: { code: string; token: string; id: string };
+
+    beforeAll(async () => {
+      product = await licenceProduct('Sealed');
+      await addPoolKey(product, poolKey).expect(201);
+      const redeem = async () => {
+        const [code] = await addCodes(t.db, product, [randomCode('SEAL')]);
+        const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+        const [row] = await t.db.query(
+          `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+          [code],
+        );
+        return { code, token: res.body.successToken as string, id: row.id as string };
+      };
+      pooled = await redeem();
+      manual = await redeem();
+      await t
+        .http()
+        .post(`/api/redemptions/${manual.id}/assign-license`)
+        .set(auth)
+        .send({ licenseKey: manualKey, downloadLink: 'https://dl.example.com/m.exe' })
+        .expect(200);
+      await smtp.waitFor(2);
+    });
+
+    it('shows the clear keys on the success page, in the e-mails and in the export', async () => {
+      const page = await t.http().get(`/api/success-token/${pooled.token}`).expect(200);
+      expect(page.body).toMatchObject({ isManualProcessing: false, licenseKey: poolKey });
+      const manualPage = await t.http().get(`/api/success-token/${manual.token}`).expect(200);
+      expect(manualPage.body).toMatchObject({ isManualProcessing: false, licenseKey: manualKey });
+
+      const htmlOf = (code: string) =>
+        smtp.messages.filter((m) => String(m.html).includes(code) || String(m.text).includes(code)).map((m) => String(m.html));
+      expect(htmlOf(poolKey)).toHaveLength(1);
+      expect(htmlOf(manualKey)).toHaveLength(1);
+      expect(htmlOf(`MANUAL_${manualKey}`)).toHaveLength(0);
+
+      const details = await t.http().get(`/api/redemptions/${manual.id}`).set(auth).expect(200);
+      expect(details.body.assignedLicenseKey.licenseKey).toBe(`MANUAL_${manualKey}`);
+
+      const csv = await t
+        .http()
+        .post('/api/export/selected-redemptions')
+        .set(auth)
+        .send({ redemptionIds: [pooled.id, manual.id], format: 'csv' });
+      expect(csv.status).toBe(200);
+      expect(csv.text).toContain(`,${poolKey},`);
+      expect(csv.text).toContain(`,${manualKey},`);
+      expect(csv.text).not.toContain('MANUAL_');
+    });
+
+    it('leaves no licence key and no success token in clear in a pg_dump of the database', async () => {
+      const text = await dump();
+      expect(text).toContain('PQRST'); // the clear last characters, for display and search
+      for (const secret of [poolKey, manualKey, `MANUAL_${manualKey}`, poolKey.slice(0, -6), manualKey.slice(0, -6)]) {
+        expect(text).not.toContain(secret);
+      }
+      for (const token of [pooled.token, manual.token]) expect(text).not.toContain(token);
+    });
+
+    it('keeps keys unique per product (409) and finds them by their last group, or whole', async () => {
+      const duplicate = await addPoolKey(product, poolKey).expect(409);
+      expect(duplicate.body.message).toBe('This license key already exists for this product');
+      await addPoolKey(await licenceProduct('Other Sealed'), poolKey).expect(201);
+
+      await addPoolKey(product, 'SEAL2-ZZZZZ-YYYYY-XXXXX-LMNOP').expect(201);
+      const found = async (search: string) =>
+        (await t.http().get('/api/license-keys').query({ productId: product, search }).set(auth).expect(200)).body
+          .licenseKeys.map((k: { licenseKey: string }) => k.licenseKey);
+      expect(await found('pqrst')).toEqual([poolKey]);
+      expect(await found('LMNOP')).toEqual(['SEAL2-ZZZZZ-YYYYY-XXXXX-LMNOP']);
+      expect(await found(poolKey)).toEqual([poolKey]);
+      expect(await found('ABCDE')).toEqual([]); // only the last group is stored in clear
+    });
+
+    it('keeps success tokens, voucher codes and credentials out of the request log', async () => {
+      const text = log.join('');
+      expect(text).toContain('/api/success-token/[Redacted]');
+      expect(text).toContain('"authorization":"[Redacted]"');
+      for (const secret of [pooled.token, manual.token, pooled.code, manual.code, poolKey, manualKey]) {
+        expect(text).not.toContain(secret);
+      }
+      expect(text).not.toContain(auth.Authorization.replace(/^Bearer /, ''));
+      expect(text).toContain('search=[Redacted]');
+
+      // Cookies and other credential headers, and a code in a query string.
+      log.length = 0;
+      await t
+        .http()
+        .get(`/api/success-token/${pooled.token}?token=${pooled.token}`)
+        .set('Cookie', 'session=cookie-secret-1')
+        .set('X-Api-Key', 'api-key-secret-2')
+        .expect(200);
+      const again = log.join('');
+      expect(again).toContain('[Redacted]');
+      for (const secret of [pooled.token, 'cookie-secret-1', 'api-key-secret-2']) expect(again).not.toContain(secret);
+    });
+  });
+
+  describe('start-up sealing of plain rows', () => {
+    it('seals rows stored in clear once each, resumably and safely beside another instance', async () => {
+      const product = await licenceProduct('Legacy');
+      const plain = Array.from({ length: 25 }, (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomBytes(3).toString('hex').toUpperCase()}`);
+      const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
+      // The old way: the clear key only.
+      await t.db.query(
+        `INSERT INTO license_keys (product_id, license_key, download_link) SELECT $1, unnest($2::text[]), 'https://dl.example.com/l'`,
+        [product, stored],
+      );
+      const cipher = t.app.get(DataCipher);
+
+      // An interrupted run: one small batch only.
+      const first = await new LicenseRepository(new DatabaseService(t.db), cipher).sealPlainBatch(3);
+      expect(first).toBe(3);
+
+      // Two instances without the migration lock, then two starting together (under it): each row sealed once.
+      const sources = await Promise.all(
+        [1, 2].map(() => new DataSource({ ...dataSourceOptions(t.database.url), extra: { max: 2 }, logging: false }).initialize()),
+      );
+      try {
+        const counts = await Promise.all(sources.map((ds) => sealPlainLicenseKeys(ds, cipher)));
+        expect(counts[0] + counts[1]).toBe(stored.length - 3);
+      } finally {
+        await Promise.all(sources.map((ds) => ds.destroy()));
+      }
+      const started = await Promise.all([runMigrations(t.database.url, cipher), runMigrations(t.database.url, cipher)]);
+      expect(started).toEqual([{ sealed: 0 }, { sealed: 0 }]);
+
+      const rows: Array<{ license_key: string | null; key_ciphertext: Buffer; key_hash: Buffer; key_last: string; is_manual: boolean }> =
+        await t.db.query(
+          `SELECT license_key, key_ciphertext, key_hash, key_last, is_manual FROM license_keys WHERE product_id = $1`,
+          [product],
+        );
+      expect(rows).toHaveLength(stored.length);
+      const opened = rows.map((r) => openKey(t.db, r.key_ciphertext));
+      expect(opened.sort()).toEqual([...stored].sort());
+      for (const r of rows) {
+        const key = openKey(t.db, r.key_ciphertext);
+        expect(r.license_key).toBeNull();
+        expect(r.key_hash.equals(keyHash(t.db, key))).toBe(true);
+        expect(r.key_last).toBe(key.replace(/^MANUAL_/, '').slice(-5));
+        expect(r.is_manual).toBe(key.startsWith('MANUAL_'));
+      }
+      const [{ left }] = await t.db.query(`SELECT count(*)::int AS left FROM license_keys WHERE license_key IS NOT NULL`);
+      expect(left).toBe(0);
+      // The sealed rows serve the list and its duplicate check like any other.
+      await addPoolKey(product, plain[0]).expect(409);
+    });
+  });
+
+  describe('rotate-data-key', () => {
+    const cli = (env: Record<string, string>) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'ovr-rotate-'));
+      return run(process.execPath, ['-r', 'ts-node/register', 'backend/src/cli.ts', 'rotate-data-key'], {
+        cwd: process.cwd(),
+        env: {
+          ...process.env,
+          TS_NODE_TRANSPILE_ONLY: 'true',
+          NODE_ENV: 'test',
+          DATA_DIR: dataDir,
+          DATABASE_URL: t.database.url,
+          JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!!',
+          ...env,
+        },
+      }).finally(() => rmSync(dataDir, { recursive: true, force: true }));
+    };
+
+    it('re-encrypts every key under the new key, resumably, and everything still opens', async () => {
+      const product = await licenceProduct('Rotation');
+      for (const key of ['ROTATE-0001-AAAAA', 'ROTATE-0002-BBBBB', 'ROTATE-0003-CCCCC']) {
+        await addPoolKey(product, key).expect(201);
+      }
+      const oldKey = t.config.dataKey;
+      const newKey = randomBytes(32);
+      const before: Array<{ id: string; key_ciphertext: Buffer }> = await t.db.query(
+        `SELECT id, key_ciphertext FROM license_keys WHERE key_ciphertext IS NOT NULL ORDER BY id`,
+      );
+      const oldCipher = new DataCipher(oldKey);
+      const clear = new Map(before.map((r) => [r.id, oldCipher.open(r.key_ciphertext)]));
+
+      // Without DATA_KEY_PREVIOUS the command refuses.
+      await expect(cli({ DATA_KEY: newKey.toString('base64') })).rejects.toMatchObject({ code: 2 });
+
+      // An interrupted rotation: the first row only.
+      const rotating = new DataCipher(newKey, oldKey);
+      const partial = await new LicenseRepository(new DatabaseService(t.db), rotating).rotateBatch(null, 1);
+      expect(partial.rotated).toBe(1);
+
+      const env = { DATA_KEY: newKey.toString('base64'), DATA_KEY_PREVIOUS: oldKey.toString('base64') };
+      const { stdout } = await cli(env);
+      expect(stdout).toContain(`Re-encrypted ${before.length - 1} licence keys`);
+      expect((await cli(env)).stdout).toContain('Re-encrypted 0 licence keys');
+
+      const newCipher = new DataCipher(newKey);
+      const after: Array<{ id: string; key_ciphertext: Buffer; key_hash: Buffer }> = await t.db.query(
+        `SELECT id, key_ciphertext, key_hash FROM license_keys WHERE key_ciphertext IS NOT NULL ORDER BY id`,
+      );
+      expect(after.map((r) => r.id)).toEqual(before.map((r) => r.id));
+      for (const r of after) {
+        expect(newCipher.isCurrent(r.key_ciphertext)).toBe(true);
+        expect(newCipher.open(r.key_ciphertext)).toBe(clear.get(r.id));
+        expect(r.key_hash.equals(newCipher.hash(clear.get(r.id)!))).toBe(true);
+      }
+      expect(() => oldCipher.open(after[0].key_ciphertext)).toThrow(/unknown data key/);
+    });
+  });
+});
