@@ -6,6 +6,7 @@ import { AuthRefreshRotation1763700003000 } from './1763700003000-auth-refresh-r
 import { BenchIndexCleanup1763700005000 } from './1763700005000-bench-index-cleanup';
 import { LicenseKeyListIndex1763700005010 } from './1763700005010-license-key-list-index';
 import { DropDeadSuccessTokenColumns1763700006000 } from './1763700006000-drop-dead-success-token-columns';
+import { AuthAttemptsRefreshFamily1763700007000 } from './1763700007000-auth-attempts-refresh-family';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   BenchIndexCleanup1763700005000,
   LicenseKeyListIndex1763700005010,
   DropDeadSuccessTokenColumns1763700006000,
+  AuthAttemptsRefreshFamily1763700007000,
 ];
