@@ -215,7 +215,7 @@ describe('Admin authentication', () => {
     async function enrol(ip: string) {
       const user = await createAdminUser(t);
       const tokens = (await login({ username: user.username, password: user.password }, ip).expect(200)).body;
-      const setup = await t.http().post('/api/admin/2fa/setup').set(bearer(tokens.accessToken)).expect(200);
+      const setup = await t.http().post('/api/admin/2fa/setup').set(bearer(tokens.accessToken)).send({ currentPassword: user.password }).expect(200);
       expect(setup.body).toEqual({ secret: expect.any(String), otpauthUrl: expect.any(String), qrCodeDataUrl: expect.any(String) });
       expect(setup.body.secret).toMatch(/^[A-Z2-7]{32}$/);
       expect(setup.body.otpauthUrl).toContain(`otpauth://totp/`);

@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { execFileSync } from 'child_process';
 import { Client } from 'pg';
-import { closedPort } from './helpers/smtp';
+import { freePort } from './helpers/smtp';
 
 /**
  * `npm start` with neither DATABASE_URL nor REDIS_URL: the API starts a real PostgreSQL from the
@@ -20,8 +20,8 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'ovr-embedded-'));
-    port = await closedPort();
-    pgPort = await closedPort();
+    port = await freePort();
+    pgPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -14,6 +14,8 @@ import { ROUTE_PERMISSIONS } from './route-permissions';
 const MATRIX: Record<string, string[]> = {
   admin: [
     'dashboard.view',
+    'vouchers.view',
+    'licenses.view',
     'settings.access',
     'system.cleanup',
     'admin.reset-operator',
@@ -29,9 +31,13 @@ const MATRIX: Record<string, string[]> = {
     'licenses.assign',
     'emails.resend',
     'emails.fix-pending',
+    'vouchers.void',
+    'webhooks.manage',
   ],
   operator: [
     'dashboard.view',
+    'vouchers.view',
+    'licenses.view',
     'export.redeemed-vouchers',
     'vouchers.upload',
     'vouchers.delete',
@@ -39,6 +45,7 @@ const MATRIX: Record<string, string[]> = {
     'licenses.manage',
     'licenses.assign',
     'emails.resend',
+    'vouchers.void',
   ],
   'shop-manager': ['dashboard.view'],
   auditor: [], // any other role: nothing

@@ -5,7 +5,7 @@ import { io, Socket } from 'socket.io-client';
 import { ADMINS_ROOM, RealtimeService } from '../backend/src/modules/realtime/realtime.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { createProduct, redeem } from './helpers/admin-data';
-import { bearer, tokenFor } from './helpers/auth';
+import { bearer, createAdminUser, tokenFor } from './helpers/auth';
 import { addCodes, productId, PRODUCTS } from './helpers/factories';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
@@ -169,6 +169,8 @@ describe('products', () => {
   });
 
   it('POST /api/products/:id/test-email sends the template with sample values', async () => {
+    // Test e-mails go to staff addresses only (DECISIONS §12): editor@example.com is an admin account.
+    await createAdminUser(t, { username: 'editor', role: 'operator' });
     const id = await createProduct(t, auth, {
       name: 'Mail Product',
       downloadLink: 'https://dl.example.com/mail',

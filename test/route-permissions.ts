@@ -30,7 +30,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'PUT /api/products/:id': [Permission.ProductsEdit],
   'POST /api/products/:id/test-email': [Permission.ProductsEdit],
   'POST /api/products/:id/voucher-codes': [Permission.VouchersUpload],
-  'GET /api/products/:id/voucher-codes-detailed': [Permission.DashboardView],
+  'GET /api/products/:id/voucher-codes-detailed': [Permission.VouchersView],
   'DELETE /api/products/:id/voucher-codes': [Permission.VouchersDelete],
   'DELETE /api/voucher-codes/:id': [Permission.VouchersDelete],
   'GET /api/stats': [Permission.DashboardView],
@@ -42,7 +42,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
 
   // Licence keys, redemptions, system
   'GET /api/license-managed-products': [Permission.DashboardView],
-  'GET /api/license-keys': [Permission.DashboardView],
+  'GET /api/license-keys': [Permission.LicensesView],
   'POST /api/license-keys': [Permission.LicensesManage],
   'PUT /api/license-keys/:id': [Permission.LicensesManage],
   'DELETE /api/license-keys/:id': [Permission.LicensesManage],

@@ -281,11 +281,14 @@ describe('admin console in a real browser', () => {
     await preview.getByText('Key: XXXXX-XXXXX-XXXXX-XXXXX-XXXXX').waitFor();
     await shot('email-template');
 
-    await dialog.getByLabel('Send test to').fill('qa@example.com');
+    // Test e-mails go to staff addresses only (DECISIONS §12): a colleague's account address.
+    const qa = await createAdminUser(t, { role: 'operator', username: 'qa_browser' });
+    const qaEmail = `${qa.username}@example.com`;
+    await dialog.getByLabel('Send test to').fill(qaEmail);
     await dialog.getByRole('button', { name: 'Send Test Email' }).click();
-    await page.getByText('Test email sent to qa@example.com').waitFor();
+    await page.getByText(`Test email sent to ${qaEmail}`).waitFor();
     const mails = readdirSync(join(t.dataDir, 'mail')).map((f) => readFileSync(join(t.dataDir, 'mail', f), 'utf8'));
-    expect(mails.some((m) => /To: qa@example\.com/.test(m) && m.includes('[TEST] Order SAMPLE-VOUCHER-1234 is ready'))).toBe(true);
+    expect(mails.some((m) => m.includes(`To: ${qaEmail}`) && m.includes('[TEST] Order SAMPLE-VOUCHER-1234 is ready'))).toBe(true);
 
     await dialog.getByRole('button', { name: 'Save Template' }).click();
     await toastTitled('Template Updated').waitFor();

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'child_process';
 import Redis from 'ioredis';
-import { closedPort } from './smtp';
+import { freePort } from './smtp';
 
 export interface TestRedisServer {
   port: number;
@@ -11,7 +11,7 @@ export interface TestRedisServer {
 
 /** A private redis-server on a free port, so a test can stop and restart it without touching the shared one. */
 export async function startRedisServer(): Promise<TestRedisServer> {
-  const port = await closedPort();
+  const port = await freePort();
   let child: ChildProcess | undefined;
 
   const start = async () => {

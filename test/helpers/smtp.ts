@@ -56,8 +56,21 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   };
 }
 
-/** A port nothing listens on: an SMTP provider that is down. */
+/**
+ * An SMTP provider that is down: a port whose server drops every connection at once. It stays bound for the
+ * whole test run (unref'd), so no other suite's server can take the port and answer in its place, as a
+ * port merely closed again could be.
+ */
 export async function closedPort(): Promise<number> {
+  const { createServer } = await import('net');
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return (server.address() as AddressInfo).port;
+}
+
+/** A port free at this moment, for a server the test starts itself (redis-server, the app, PostgreSQL). */
+export async function freePort(): Promise<number> {
   const { createServer } = await import('net');
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,8 @@
 /** Every permission of the admin API, `resource.action` (DECISIONS §7). */
 export enum Permission {
   DashboardView = 'dashboard.view',
+  VouchersView = 'vouchers.view',
+  LicensesView = 'licenses.view',
   SettingsAccess = 'settings.access',
   SystemCleanup = 'system.cleanup',
   AdminResetOperator = 'admin.reset-operator',
@@ -11,11 +13,13 @@ export enum Permission {
   ExportRedeemedVouchers = 'export.redeemed-vouchers',
   VouchersUpload = 'vouchers.upload',
   VouchersDelete = 'vouchers.delete',
+  VouchersVoid = 'vouchers.void',
   ProductsEdit = 'products.edit',
   LicensesManage = 'licenses.manage',
   LicensesAssign = 'licenses.assign',
   EmailsResend = 'emails.resend',
   EmailsFixPending = 'emails.fix-pending',
+  WebhooksManage = 'webhooks.manage',
 }
 
 export enum Role {
@@ -35,9 +39,13 @@ const OPERATOR_DENIED = new Set<Permission>([
   Permission.ExportRedeemedData,
   Permission.ExportUnredeemedVouchers,
   Permission.EmailsFixPending,
+  Permission.WebhooksManage,
 ]);
 
-/** The role matrix. A role not listed here has no permission at all. */
+/**
+ * The role matrix. A role not listed here has no permission at all. Shop managers see the dashboard only:
+ * no code lists (`vouchers.view`) and no readable licence keys (`licenses.view`).
+ */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   [Role.Admin]: ALL,
   [Role.Operator]: ALL.filter((p) => !OPERATOR_DENIED.has(p)),
@@ -46,4 +54,9 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 
 export function permissionsOf(role: string): Permission[] {
   return [...(ROLE_PERMISSIONS[role as Role] ?? [])];
+}
+
+/** DECISIONS §7: only callers with `licenses.view` read licence keys in clear; everyone else gets them masked. */
+export function canReadLicenseKeys(permissions: readonly string[] | undefined): boolean {
+  return permissions?.includes(Permission.LicensesView) ?? false;
 }

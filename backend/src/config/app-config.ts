@@ -33,6 +33,8 @@ export interface AppConfig {
   dataKeyPrevious?: Buffer;
   /** Life of an admin session (refresh token); each refresh extends it by this much. */
   sessionTtlHours: number;
+  /** Longest life of an admin session from sign-in, whatever the refreshes (DECISIONS §12). */
+  sessionMaxHours: number;
   /** Consecutive failed logins that lock an account, and for how long. */
   loginLockoutAttempts: number;
   loginLockoutMinutes: number;
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataKey: currentDataKey,
     dataKeyPrevious: dataKeyPrevious(env, currentDataKey),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
+    sessionMaxHours: int(env, 'SESSION_MAX_HOURS', 720, 1, 24 * 365),
     loginLockoutAttempts: int(env, 'LOGIN_LOCKOUT_ATTEMPTS', 5, 1, 1000),
     loginLockoutMinutes: int(env, 'LOGIN_LOCKOUT_MINUTES', 15, 1, 24 * 60),
     loginIpBlockThreshold: int(env, 'LOGIN_IP_BLOCK_THRESHOLD', 20, 0, 100_000),

@@ -1,5 +1,7 @@
 import { SecurityAuditLog } from '../modules/audit/entities/security-audit-log.entity';
+import { AdminAttempt } from '../modules/auth/entities/admin-attempt.entity';
 import { AdminSession } from '../modules/auth/entities/admin-session.entity';
+import { AdminSessionSpentToken } from '../modules/auth/entities/admin-session-spent-token.entity';
 import { AdminUser } from '../modules/auth/entities/admin-user.entity';
 import { BlockedIp } from '../modules/auth/entities/blocked-ip.entity';
 import { LicenseAssignment } from '../modules/license/entities/license-assignment.entity';
@@ -21,6 +23,8 @@ export const ENTITIES = [
   LicenseAssignment,
   AdminUser,
   AdminSession,
+  AdminSessionSpentToken,
+  AdminAttempt,
   SecurityAuditLog,
   BlockedIp,
   EmailLog,

@@ -7,6 +7,7 @@ import { BenchIndexCleanup1763700005000 } from './1763700005000-bench-index-clea
 import { LicenseKeyListIndex1763700005010 } from './1763700005010-license-key-list-index';
 import { DropDeadSuccessTokenColumns1763700006000 } from './1763700006000-drop-dead-success-token-columns';
 import { KeysAtRest1763700007000 } from './1763700007000-keys-at-rest';
+import { AuthAttemptsRefreshFamily1763700008000 } from './1763700008000-auth-attempts-refresh-family';
 import { RedemptionsCustomerRestrict1763700009100 } from './1763700009100-redemptions-customer-restrict';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   LicenseKeyListIndex1763700005010,
   DropDeadSuccessTokenColumns1763700006000,
   KeysAtRest1763700007000,
+  AuthAttemptsRefreshFamily1763700008000,
   RedemptionsCustomerRestrict1763700009100,
 ];

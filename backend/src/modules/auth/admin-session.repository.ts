@@ -9,6 +9,8 @@ export interface NewSession {
   ipAddress: string | null;
   userAgent: string | null;
   ttlHours: number;
+  /** SESSION_MAX_HOURS: the session never lives longer, whatever the refreshes. */
+  maxHours: number;
 }
 
 export interface SessionOwner {
@@ -45,42 +47,55 @@ export class AdminSessionRepository {
   async insert(session: NewSession, db: Db = this.database.manager): Promise<string> {
     const [row] = await db.query(
       `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, ip_address, user_agent, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => $6)) RETURNING id`,
-      [session.adminUserId, session.token, session.refreshTokenHash, session.ipAddress, session.userAgent, session.ttlHours],
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => LEAST($6::int, $7::int))) RETURNING id`,
+      [session.adminUserId, session.token, session.refreshTokenHash, session.ipAddress, session.userAgent, session.ttlHours, session.maxHours],
     );
     return row.id;
   }
 
   /**
-   * Swaps the presented refresh token (its hash) for the next one and extends the session, when the session
-   * is live and its user active. Conditional: of concurrent callers exactly one wins.
+   * Swaps the presented refresh token (its hash) for the next one and extends the session (sliding, never past
+   * `created_at + maxHours`), when the session is live at `now`, younger than `maxHours` and its user active.
+   * The spent hash joins the session's family (admin_session_spent_tokens) in the same statement.
+   * Conditional: of concurrent callers exactly one wins. `now` is the application clock (tests fix it).
    */
   async rotateRefreshToken(
     presentedHash: string,
     nextHash: string,
-    ttlHours: number,
+    limits: { ttlHours: number; maxHours: number; now: Date },
     ipAddress: string | null,
     userAgent: string | null,
   ): Promise<SessionOwner | undefined> {
     const [rotated] = await queryRows<SessionOwner>(
       this.database.manager,
-      `UPDATE admin_sessions s
-          SET refresh_token = $2, previous_refresh_token = s.refresh_token, last_used_at = now(),
-              expires_at = now() + make_interval(hours => $3), ip_address = $4, user_agent = $5
-         FROM admin_users u
-        WHERE s.refresh_token = $1 AND s.is_active AND s.expires_at > now()
-          AND u.id = s.admin_user_id AND u.is_active
-        RETURNING s.id, s.admin_user_id`,
-      [presentedHash, nextHash, ttlHours, ipAddress, userAgent],
+      `WITH rotated AS (
+         UPDATE admin_sessions s
+            SET refresh_token = $2, last_used_at = $6,
+                expires_at = LEAST($6 + make_interval(hours => $3), s.created_at + make_interval(hours => $7)),
+                ip_address = $4, user_agent = $5
+           FROM admin_users u
+          WHERE s.refresh_token = $1 AND s.is_active AND s.expires_at > $6
+            AND s.created_at + make_interval(hours => $7) > $6
+            AND u.id = s.admin_user_id AND u.is_active
+          RETURNING s.id, s.admin_user_id
+       ), spent AS (
+         INSERT INTO admin_session_spent_tokens (token_hash, session_id, spent_at)
+         SELECT $1, id, $6 FROM rotated ON CONFLICT DO NOTHING
+       )
+       SELECT id, admin_user_id FROM rotated`,
+      [presentedHash, nextHash, limits.ttlHours, ipAddress, userAgent, limits.now, limits.maxHours],
     );
     return rotated;
   }
 
-  /** Ends the session whose last spent refresh token this is (idx_admin_sessions_previous_refresh). */
+  /** Ends the session that once spent this refresh token, however long ago (the whole family is known). */
   async revokeBySpentRefreshToken(presentedHash: string): Promise<SessionOwner | undefined> {
     const [reused] = await queryRows<SessionOwner>(
       this.database.manager,
-      `UPDATE admin_sessions SET is_active = false WHERE previous_refresh_token = $1 RETURNING id, admin_user_id`,
+      `UPDATE admin_sessions s SET is_active = false
+         FROM admin_session_spent_tokens t
+        WHERE t.token_hash = $1 AND s.id = t.session_id
+        RETURNING s.id, s.admin_user_id`,
       [presentedHash],
     );
     return reused;

@@ -36,6 +36,14 @@ export class AdminUserRepository {
     return this.users().existsBy({ role });
   }
 
+  /** An active account with this e-mail (case-insensitive): the staff addresses test e-mails may go to. */
+  existsWithEmail(email: string): Promise<boolean> {
+    return this.users()
+      .createQueryBuilder('u')
+      .where('lower(u.email) = lower(:email) AND u.isActive = true', { email: email.trim() })
+      .getExists();
+  }
+
   existsWithUsername(username: string): Promise<boolean> {
     return this.users().existsBy({ username });
   }

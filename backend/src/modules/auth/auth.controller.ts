@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/decorators/public.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { AuthService } from './auth.service';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { ChangePasswordDto, CreateShopManagerDto, TwoFactorCodeDto } from './dto/account.dto';
+import { ChangePasswordDto, CreateShopManagerDto, TwoFactorCodeDto, TwoFactorSetupDto } from './dto/account.dto';
 import { LoginDto, RefreshDto } from './dto/login.dto';
 import { Permission } from '../../common/permissions';
 import { requestMeta } from '../../common/utils/request-actor';
@@ -30,7 +30,10 @@ export class AuthController {
   @Public()
   @Post('refresh')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Rotate the refresh token; a spent one presented again revokes the session' })
+  @ApiOperation({
+    summary: 'Rotate the refresh token; any spent token of the session presented again revokes the session',
+    description: 'A session ends SESSION_MAX_HOURS (720) after sign-in whatever the refreshes: 401 after that.',
+  })
   refresh(@Body() dto: RefreshDto, @Req() req: Request) {
     return this.auth.refresh(dto.refreshToken, requestMeta(req));
   }
@@ -53,7 +56,11 @@ export class AuthController {
   @RequirePermissions()
   @Post('change-password')
   @HttpCode(200)
-  @ApiOperation({ summary: "Change the own password; the account's other sessions end" })
+  @ApiOperation({
+    summary: "Change the own password; the account's other sessions end",
+    description: 'Wrong current password: 400. At most 5 wrong attempts per 15 minutes per user (shared with the 2FA calls), then 429.',
+  })
+  @ApiResponse({ status: 429, description: 'Too many failed attempts. Please wait 15 minutes and try again.' })
   changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Req() req: Request) {
     return this.auth.changePassword(user, dto, requestMeta(req));
   }
@@ -77,15 +84,20 @@ export class AuthController {
   @RequirePermissions()
   @Post('2fa/setup')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Start TOTP enrolment: {secret, otpauthUrl, qrCodeDataUrl}' })
-  setupTwoFactor(@CurrentUser() user: AuthUser, @Req() req: Request) {
-    return this.twoFactor.setup(user, requestMeta(req));
+  @ApiOperation({
+    summary: 'Start TOTP enrolment with {currentPassword}: {secret, otpauthUrl, qrCodeDataUrl}',
+    description: 'Wrong password: 400 "Current password is incorrect", counted. 5 wrong attempts per 15 minutes per user, then 429.',
+  })
+  @ApiResponse({ status: 429, description: 'Too many failed attempts. Please wait 15 minutes and try again.' })
+  setupTwoFactor(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorSetupDto, @Req() req: Request) {
+    return this.twoFactor.setup(user, dto.currentPassword, requestMeta(req));
   }
 
   @RequirePermissions()
   @Post('2fa/enable')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Confirm enrolment with a current code' })
+  @ApiOperation({ summary: 'Confirm enrolment with a current code (wrong codes: 400, 5 per 15 minutes, then 429)' })
+  @ApiResponse({ status: 429, description: 'Too many failed attempts. Please wait 15 minutes and try again.' })
   enableTwoFactor(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorCodeDto, @Req() req: Request) {
     return this.twoFactor.enable(user, dto.code, requestMeta(req));
   }
@@ -93,7 +105,8 @@ export class AuthController {
   @RequirePermissions()
   @Post('2fa/disable')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Turn two-factor off with a current code' })
+  @ApiOperation({ summary: 'Turn two-factor off with a current code (wrong codes: 400, 5 per 15 minutes, then 429)' })
+  @ApiResponse({ status: 429, description: 'Too many failed attempts. Please wait 15 minutes and try again.' })
   disableTwoFactor(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorCodeDto, @Req() req: Request) {
     return this.twoFactor.disable(user, dto.code, requestMeta(req));
   }

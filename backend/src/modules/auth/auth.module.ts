@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
+import { AdminAttemptRepository } from './admin-attempt.repository';
 import { AdminBootstrapService } from './admin-bootstrap.service';
+import { AttemptLimiterService } from './attempt-limiter.service';
 import { AdminSessionRepository } from './admin-session.repository';
 import { AdminUserRepository } from './admin-user.repository';
 import { AuthController } from './auth.controller';
@@ -14,7 +16,8 @@ import { TwoFactorService } from './two-factor.service';
 
 /**
  * Admin sign-in, sessions, 2FA and the global guard that every route passes (deny by default).
- * `SessionService.verifyAccessToken` is exported for the socket gateway's handshake.
+ * `SessionService.verifyAccessToken` is exported for the socket gateway's handshake, `AttemptLimiterService`
+ * for the per-user limit of test e-mails.
  */
 @Module({
   // Secret and algorithm are passed on every sign/verify call (SessionService), never defaulted.
@@ -23,6 +26,8 @@ import { TwoFactorService } from './two-factor.service';
   providers: [
     AdminUserRepository,
     AdminSessionRepository,
+    AdminAttemptRepository,
+    AttemptLimiterService,
     BlockedIpRepository,
     AdminBootstrapService,
     SessionService,
@@ -31,6 +36,6 @@ import { TwoFactorService } from './two-factor.service';
     AuthService,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [SessionService, BlockedIpService],
+  exports: [SessionService, BlockedIpService, AttemptLimiterService],
 })
 export class AuthModule {}

@@ -13,6 +13,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DatabaseService } from '../../database/database.service';
 import { AuditService } from '../audit/audit.service';
 import { AdminUserRepository } from './admin-user.repository';
+import { AttemptLimiterService } from './attempt-limiter.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { BlockedIpService } from './blocked-ip.service';
 import { ChangePasswordDto, CreateShopManagerDto } from './dto/account.dto';
@@ -49,6 +50,7 @@ export class AuthService {
     private readonly twoFactor: TwoFactorService,
     private readonly blockedIps: BlockedIpService,
     private readonly audit: AuditService,
+    private readonly limiter: AttemptLimiterService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -159,13 +161,15 @@ export class AuthService {
     const row = await this.users.findById(user.id);
     if (!row) throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     const audit = { action: 'password.change', adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta };
-    if (!(await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt }))) {
+    // DECISIONS §12: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
+    await this.limiter.secretCheck(user.id, async () => {
+      if (await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt })) return;
       await this.audit.record({ ...audit, success: false, details: { reason: 'current password incorrect' } });
       throw new BadRequestException({
         message: PASSWORD_MESSAGES.currentWrong,
         errors: [{ field: 'currentPassword', message: PASSWORD_MESSAGES.currentWrong }],
       });
-    }
+    });
     if (dto.newPassword === dto.currentPassword) {
       throw new BadRequestException({
         message: PASSWORD_MESSAGES.unchanged,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { createHash, randomBytes } from 'crypto';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { Clock } from '../../common/clock';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { AccessTokenPayload } from './access-token';
 import { permissionsOf } from '../../common/permissions';
@@ -31,13 +32,15 @@ export function hashRefreshToken(token: string): string {
 /**
  * Admin sessions: one `admin_sessions` row per sign-in. The access token (JWT HS256, 15 minutes) names
  * the session; every request re-reads it, so revoking the row stops its tokens at once. The opaque
- * refresh token rotates on every use and a spent one presented again revokes the session (theft signal).
+ * refresh token rotates on every use and any spent one of the session presented again revokes the session
+ * (theft signal); a session ends SESSION_MAX_HOURS after sign-in whatever the refreshes.
  */
 @Injectable()
 export class SessionService {
   constructor(
     private readonly sessions: AdminSessionRepository,
     private readonly jwt: JwtService,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -76,6 +79,7 @@ export class SessionService {
         ipAddress: meta.ipAddress.slice(0, 45) || null,
         userAgent: meta.userAgent,
         ttlHours: this.config.sessionTtlHours,
+        maxHours: this.config.sessionMaxHours,
       },
       db,
     );
@@ -89,7 +93,7 @@ export class SessionService {
     const rotated = await this.sessions.rotateRefreshToken(
       presented,
       hashRefreshToken(next),
-      this.config.sessionTtlHours,
+      { ttlHours: this.config.sessionTtlHours, maxHours: this.config.sessionMaxHours, now: this.clock.now() },
       meta.ipAddress.slice(0, 45) || null,
       meta.userAgent,
     );

@@ -5,6 +5,9 @@ import { AuditService } from '../audit/audit.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { RequestMeta } from '../../common/utils/request-actor';
 import { AdminUserRepository } from './admin-user.repository';
+import { AttemptLimiterService } from './attempt-limiter.service';
+import { verifyPassword } from './password';
+import { PASSWORD_MESSAGES } from './password-policy';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp';
 
 export const TWO_FACTOR_MESSAGES = {
@@ -20,6 +23,7 @@ export class TwoFactorService {
   constructor(
     private readonly users: AdminUserRepository,
     private readonly audit: AuditService,
+    private readonly limiter: AttemptLimiterService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -34,7 +38,26 @@ export class TwoFactorService {
     return this.users.claimTotpStep(adminUserId, step);
   }
 
-  async setup(user: AuthUser, meta: RequestMeta) {
+  /** Needs the current password (DECISIONS §12); a wrong one counts against the user's 5 per 15 minutes. */
+  async setup(user: AuthUser, currentPassword: string, meta: RequestMeta) {
+    const row = await this.users.findById(user.id);
+    if (row?.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
+    await this.limiter.secretCheck(user.id, async () => {
+      if (row && (await verifyPassword(currentPassword, { hash: row.passwordHash, salt: row.salt }))) return;
+      await this.audit.record({
+        action: '2fa.setup',
+        success: false,
+        adminUserId: user.id,
+        resource: 'admin_users',
+        resourceId: user.id,
+        ...meta,
+        details: { reason: 'current password incorrect' },
+      });
+      throw new BadRequestException({
+        message: PASSWORD_MESSAGES.currentWrong,
+        errors: [{ field: 'currentPassword', message: PASSWORD_MESSAGES.currentWrong }],
+      });
+    });
     const secret = newTotpSecret();
     if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret))) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     const url = otpauthUrl(user.username, this.config.companyName, secret);
@@ -46,7 +69,7 @@ export class TwoFactorService {
     const state = await this.state(user.id);
     if (state.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     if (!state.twoFactorSecret) throw new BadRequestException(TWO_FACTOR_MESSAGES.notSetUp);
-    await this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta);
+    await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta));
     await this.users.enableTwoFactor(user.id);
     await this.audit.record({ action: '2fa.enable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
     return { twoFactorEnabled: true };
@@ -55,7 +78,7 @@ export class TwoFactorService {
   async disable(user: AuthUser, code: string, meta: RequestMeta) {
     const state = await this.state(user.id);
     if (!state.twoFactorEnabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
-    await this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta);
+    await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta));
     await this.users.disableTwoFactor(user.id);
     await this.audit.record({ action: '2fa.disable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
     return { twoFactorEnabled: false };

@@ -15,6 +15,8 @@ import { ExportRepository } from './export.repository';
 export interface ExportColumn {
   key: string;
   header: string;
+  /** Applied to the cell before CSV neutralising (e.g. the licence key mask). */
+  format?: (value: unknown) => unknown;
 }
 
 export interface ExportJob {
@@ -81,7 +83,7 @@ export class ExportWriter {
         try {
           if (job.format === 'csv') {
             const toCells = async function* () {
-              for await (const row of records()) yield job.columns.map((col) => neutraliseCell(row[col.key]));
+              for await (const row of records()) yield job.columns.map((col) => neutraliseCell(col.format ? col.format(row[col.key]) : row[col.key]));
             };
             await pipeline(
               Readable.from(toCells()),

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { Permission } from '../../common/permissions';
+import { canReadLicenseKeys, Permission } from '../../common/permissions';
 import { ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
 import { ExportService } from './export.service';
 
@@ -24,7 +24,13 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.selectedRedemptions(dto.redemptionIds, dto.format, res, requestActor(req, user));
+    return this.exports.selectedRedemptions(
+      dto.redemptionIds,
+      dto.format,
+      res,
+      requestActor(req, user),
+      canReadLicenseKeys(user?.permissions),
+    );
   }
 
   @Get('redeemed-vouchers')
@@ -36,7 +42,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.redeemedVouchers(query, res, requestActor(req, user));
+    return this.exports.redeemedVouchers(query, res, requestActor(req, user), canReadLicenseKeys(user?.permissions));
   }
 
   @Get('redeemed-voucher-codes')

@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
+import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
 import { CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
@@ -8,8 +9,11 @@ import { DataCipher } from '../../config/data-cipher';
 import { openStoredKey, StoredKeyColumns } from '../license/license.repository';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 
-/** Columns of an export of redemptions (customer data). */
-const REDEMPTION_COLUMNS: ExportColumn[] = [
+/**
+ * Columns of an export of redemptions (customer data). The licence key is masked (SPEC §9) for a caller
+ * without `licenses.view` (DECISIONS §7).
+ */
+const redemptionColumns = (revealKeys: boolean): ExportColumn[] => [
   { key: 'code', header: 'Voucher Code' },
   { key: 'first_name', header: 'First Name' },
   { key: 'last_name', header: 'Last Name' },
@@ -18,7 +22,11 @@ const REDEMPTION_COLUMNS: ExportColumn[] = [
   { key: 'country', header: 'Country' },
   { key: 'product', header: 'Product' },
   { key: 'email_status', header: 'Email Status' },
-  { key: 'license_key', header: 'License Key' },
+  {
+    key: 'license_key',
+    header: 'License Key',
+    format: (v) => (typeof v === 'string' ? licenseKeyFor(revealKeys, v) : v),
+  },
   { key: 'download_link', header: 'Download Link' },
   { key: 'redeemed_at', header: 'Redeemed At' },
   { key: 'exported_at', header: 'Exported At' },
@@ -40,14 +48,20 @@ export class ExportService {
     return { ...rest, license_key: stored === null ? null : stripManualPrefix(stored) };
   };
 
-  selectedRedemptions(ids: string[], format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {
+  selectedRedemptions(
+    ids: string[],
+    format: ExportFormat,
+    res: Response,
+    ctx: RequestActor,
+    revealKeys: boolean,
+  ): Promise<void> {
     return this.writer.write(
       {
         kind: 'selected-redemptions',
         format,
         sql: markAndSelect('r.id = ANY($1::uuid[])'),
         params: [[...new Set(ids)]],
-        columns: REDEMPTION_COLUMNS,
+        columns: redemptionColumns(revealKeys),
         mapRow: this.openKey,
         emptyMessage: 'No redemptions found to export.',
         marks: true,
@@ -59,7 +73,7 @@ export class ExportService {
   }
 
   /** The redemption list as filtered on screen (Recent Redemptions or, with showExported=true, Exported Vouchers). */
-  redeemedVouchers(query: RedeemedVouchersExportQuery, res: Response, ctx: RequestActor): Promise<void> {
+  redeemedVouchers(query: RedeemedVouchersExportQuery, res: Response, ctx: RequestActor, revealKeys: boolean): Promise<void> {
     const { where, params } = redemptionExportFilter({
       showExported: query.showExported === 'true',
       emailStatus: query.emailStatus && query.emailStatus !== 'all' ? query.emailStatus : undefined,
@@ -71,7 +85,7 @@ export class ExportService {
         format: query.format,
         sql: markAndSelect(where),
         params,
-        columns: REDEMPTION_COLUMNS,
+        columns: redemptionColumns(revealKeys),
         mapRow: this.openKey,
         emptyMessage: 'No redeemed vouchers found to export.',
         marks: true,

@@ -17,9 +17,10 @@ import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { Permission } from '../../common/permissions';
+import { canReadLicenseKeys, Permission } from '../../common/permissions';
+import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery, UpdateLicenseKeyDto } from './dto/license-key.dto';
-import { LICENSE_KEY_MESSAGES, LicenseKeyService } from './license-key.service';
+import { LICENSE_KEY_MESSAGES, LicenseKeyService, LicenseKeyView } from './license-key.service';
 
 const keyId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(LICENSE_KEY_MESSAGES.notFound) });
 
@@ -36,8 +37,8 @@ export class LicenseKeyController {
   }
 
   @Get('license-keys')
-  @RequirePermissions(Permission.DashboardView)
-  @ApiOperation({ summary: 'Pool keys with usage state and summary counts (MANUAL_ keys hidden)' })
+  @RequirePermissions(Permission.LicensesView)
+  @ApiOperation({ summary: 'Pool keys with usage state and summary counts (MANUAL_ keys hidden); needs licenses.view' })
   list(@Query() query: ListLicenseKeysQuery) {
     return this.keys.list(query);
   }
@@ -46,20 +47,20 @@ export class LicenseKeyController {
   @HttpCode(201)
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Add a key to a licence-managed product (duplicate per product: 409)' })
-  create(@Body() dto: CreateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
-    return this.keys.create(dto, requestActor(req, user));
+  async create(@Body() dto: CreateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+    return keyFor(user, await this.keys.create(dto, requestActor(req, user)));
   }
 
   @Put('license-keys/:id')
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Activate or deactivate a key; inactive keys are never assigned' })
-  update(
+  async update(
     @Param('id', keyId) id: string,
     @Body() dto: UpdateLicenseKeyDto,
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.keys.setActive(id, dto.isActive, requestActor(req, user));
+    return keyFor(user, await this.keys.setActive(id, dto.isActive, requestActor(req, user)));
   }
 
   @Delete('license-keys/:id')
@@ -68,4 +69,9 @@ export class LicenseKeyController {
   remove(@Param('id', keyId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.keys.remove(id, requestActor(req, user));
   }
+}
+
+/** A key answered to a caller without `licenses.view` is masked (DECISIONS §7, SPEC §9). */
+function keyFor(user: AuthUser | undefined, view: LicenseKeyView): LicenseKeyView {
+  return { ...view, licenseKey: licenseKeyFor(canReadLicenseKeys(user?.permissions), view.licenseKey) ?? '' };
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
@@ -52,7 +52,12 @@ export class ProductController {
   @Post(':id/test-email')
   @HttpCode(200)
   @RequirePermissions(Permission.ProductsEdit)
-  @ApiOperation({ summary: 'Send the (saved or given) e-mail template with sample values to an address' })
+  @ApiOperation({
+    summary: 'Send the (saved or given) e-mail template with sample values to a staff address',
+    description: 'Only to the e-mail of an active admin account (else 400); at most 10 per user per hour, then 429.',
+  })
+  @ApiResponse({ status: 400, description: 'Test e-mails can only be sent to the e-mail address of a staff account.' })
+  @ApiResponse({ status: 429, description: 'Too many test e-mails: at most 10 per hour. Please try again later.' })
   testEmail(
     @Param('id', productId) id: string,
     @Body() dto: TestEmailDto,

@@ -1,4 +1,5 @@
 import { forwardRef, Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { MailModule } from '../mail/mail.module';
 import { VoucherModule } from '../voucher/voucher.module';
 import { ProductController } from './product.controller';
@@ -6,7 +7,7 @@ import { ProductRepository } from './product.repository';
 import { ProductService } from './product.service';
 
 @Module({
-  imports: [MailModule, forwardRef(() => VoucherModule)],
+  imports: [MailModule, AuthModule, forwardRef(() => VoucherModule)],
   controllers: [ProductController],
   providers: [ProductRepository, ProductService],
   exports: [ProductRepository, ProductService],

@@ -2,11 +2,13 @@ import {
   BadGatewayException,
   BadRequestException,
   ConflictException,
+  ForbiddenException,
   Injectable,
   NotFoundException,
 } from '@nestjs/common';
 import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
+import { ATTEMPT_MESSAGES, AttemptLimiterService } from '../auth/attempt-limiter.service';
 import { MailTransportService } from '../mail/mail-transport.service';
 import { htmlToText, renderTemplate } from '../mail/template';
 import { RealtimeService } from '../realtime/realtime.service';
@@ -61,6 +63,7 @@ export class ProductService {
     private readonly audit: AuditService,
     private readonly realtime: RealtimeService,
     private readonly mail: MailTransportService,
+    private readonly limiter: AttemptLimiterService,
   ) {}
 
   /** Code counts come from the voucher codes' owner in one grouped read: no query per product. */
@@ -144,8 +147,20 @@ export class ProductService {
   }
 
   /** Renders the (saved or unsaved) template with sample values and sends it through the normal providers. */
+  /**
+   * DECISIONS §12 "Test e-mails": only to the address of an active staff account (admin_users), at most 10 per
+   * user per hour (sent or failed; 429 after), so the call cannot be used to mail arbitrary addresses.
+   */
   async sendTestEmail(id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {
     const product = await this.get(id);
+    if (!(await this.limiter.isStaffEmail(dto.to))) {
+      throw new BadRequestException({ message: ATTEMPT_MESSAGES.notStaff, errors: [{ field: 'to', message: ATTEMPT_MESSAGES.notStaff }] });
+    }
+    if (!ctx.adminUserId) throw new ForbiddenException(ATTEMPT_MESSAGES.notStaff);
+    return this.limiter.testEmail(ctx.adminUserId, () => this.deliverTestEmail(product, id, dto, ctx));
+  }
+
+  private async deliverTestEmail(product: ProductView, id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {
     const values = {
       ...TEST_EMAIL_VALUES,
       product_name: product.name,

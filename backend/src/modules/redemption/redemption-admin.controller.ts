@@ -16,7 +16,7 @@ import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { Permission } from '../../common/permissions';
+import { canReadLicenseKeys, Permission } from '../../common/permissions';
 import {
   AssignLicenseDto,
   BulkAssignLicenseDto,
@@ -41,9 +41,12 @@ export class RedemptionAdminController {
 
   @Get()
   @RequirePermissions(Permission.DashboardView)
-  @ApiOperation({ summary: 'Recent (showExported=false) or exported redemptions, paginated, filtered and searched' })
-  list(@Query() query: ListRedemptionsQuery) {
-    return this.lists.list(query);
+  @ApiOperation({
+    summary: 'Recent (showExported=false) or exported redemptions, paginated, filtered and searched',
+    description: 'Licence keys are masked (SPEC §9) for a caller without licenses.view.',
+  })
+  list(@Query() query: ListRedemptionsQuery, @CurrentUser() user?: AuthUser) {
+    return this.lists.list(query, canReadLicenseKeys(user?.permissions));
   }
 
   @Post('bulk-assign-license')
@@ -64,9 +67,12 @@ export class RedemptionAdminController {
 
   @Get(':id')
   @RequirePermissions(Permission.DashboardView)
-  @ApiOperation({ summary: 'One redemption in the list shape (details modal)' })
-  findOne(@Param('id', redemptionId) id: string) {
-    return this.lists.findOne(id);
+  @ApiOperation({
+    summary: 'One redemption in the list shape (details modal)',
+    description: 'The licence key is masked (SPEC §9) for a caller without licenses.view.',
+  })
+  findOne(@Param('id', redemptionId) id: string, @CurrentUser() user?: AuthUser) {
+    return this.lists.findOne(id, canReadLicenseKeys(user?.permissions));
   }
 
   @Post(':id/resend-email')
@@ -89,7 +95,7 @@ export class RedemptionAdminController {
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.redemptions.assignLicense(id, dto, requestActor(req, user));
+    return this.redemptions.assignLicense(id, dto, requestActor(req, user), canReadLicenseKeys(user?.permissions));
   }
 
   @Delete(':id')

@@ -65,7 +65,7 @@ export class RedemptionAdminService {
    * A redemption that already had a key gets the new one as its current key; the old assignment stays
    * recorded, so that key is never handed to anyone else.
    */
-  async assignLicense(id: string, dto: AssignLicenseDto, actor: RequestActor): Promise<AdminRedemptionView> {
+  async assignLicense(id: string, dto: AssignLicenseDto, actor: RequestActor, revealKeys: boolean): Promise<AdminRedemptionView> {
     const stored = MANUAL_KEY_PREFIX + dto.licenseKey;
     const code = await this.database.transaction(async (db) => {
       const r = await this.redemptions.lockForAssignment(db, id);
@@ -92,7 +92,7 @@ export class RedemptionAdminService {
     });
     this.jobs.enqueueRedemptionMail(id);
     this.realtime.emit('licenseAssignment', `License assigned to voucher ${code}`);
-    return this.lists.findOne(id);
+    return this.lists.findOne(id, revealKeys);
   }
 
   /**

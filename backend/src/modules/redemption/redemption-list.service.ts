@@ -2,6 +2,7 @@ import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { exactCountLimit } from '../../database/list-counts';
 import { Db } from '../../database/database.service';
+import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { ListRedemptionsQuery } from './dto/redemption-admin.dto';
 import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
 import { AdminRedemptionView, RedemptionListRepository } from './redemption-list.repository';
@@ -18,7 +19,8 @@ export class RedemptionListService {
    * A page of redemptions; `hasNextPage` is exact, `totalCount` exact up to LIST_EXACT_COUNT_LIMIT matches
    * and PostgreSQL's estimate beyond (`totalCountExact: false`).
    */
-  async list(query: ListRedemptionsQuery) {
+  /** Licence keys are masked (SPEC §9) unless `revealKeys` (the caller has `licenses.view`). */
+  async list(query: ListRedemptionsQuery, revealKeys: boolean) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 50;
     const offset = (page - 1) * limit;
@@ -34,7 +36,7 @@ export class RedemptionListService {
       : Math.max(counted.count, offset + redemptions.length + (hasNextPage ? 1 : 0));
     const totalPages = Math.ceil(totalCount / limit);
     return {
-      redemptions,
+      redemptions: redemptions.map((r) => this.present(r, revealKeys)),
       pagination: {
         currentPage: page,
         limit,
@@ -47,9 +49,19 @@ export class RedemptionListService {
     };
   }
 
-  async findOne(id: string, db?: Db): Promise<AdminRedemptionView> {
+  /** One redemption; its licence key is masked (SPEC §9) unless `revealKeys` (the caller has `licenses.view`). */
+  async findOne(id: string, revealKeys: boolean, db?: Db): Promise<AdminRedemptionView> {
     const view = await this.lists.findView(id, db);
     if (!view) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
-    return view;
+    return this.present(view, revealKeys);
+  }
+
+  /** DECISIONS §7: the assigned key as this caller may see it. */
+  private present(view: AdminRedemptionView, revealKeys: boolean): AdminRedemptionView {
+    if (revealKeys || !view.assignedLicenseKey) return view;
+    return {
+      ...view,
+      assignedLicenseKey: { ...view.assignedLicenseKey, licenseKey: licenseKeyFor(false, view.assignedLicenseKey.licenseKey) ?? '' },
+    };
   }
 }

@@ -29,7 +29,7 @@ export class VoucherController {
   }
 
   @Get('products/:id/voucher-codes-detailed')
-  @RequirePermissions(Permission.DashboardView)
+  @RequirePermissions(Permission.VouchersView)
   @ApiOperation({ summary: "A page of a product's voucher codes with redemption and customer" })
   list(@Param('id', UuidParam('product')) id: string, @Query() query: VoucherCodeListQuery) {
     return this.vouchers.list(id, query);

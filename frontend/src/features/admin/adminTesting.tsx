@@ -11,6 +11,8 @@ import { VoucherCodesPage } from '../vouchers/VoucherCodesPage';
 /** DECISIONS §7 permissions of each role, as `GET /api/admin/me` returns them. */
 export const ALL_PERMISSIONS = [
   'dashboard.view',
+  'vouchers.view',
+  'licenses.view',
   'settings.access',
   'system.cleanup',
   'admin.reset-operator',
@@ -26,8 +28,10 @@ export const ALL_PERMISSIONS = [
   'licenses.assign',
   'emails.resend',
   'emails.fix-pending',
+  'vouchers.void',
+  'webhooks.manage',
 ];
-const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending'];
+const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending', 'webhooks.manage'];
 
 export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
   const permissions =

@@ -18,6 +18,10 @@ const EMPTY: string[] = [];
 
 /** DECISIONS §7 permission names the console gates on. */
 export const PERMISSIONS = {
+  vouchersView: 'vouchers.view',
+  licensesView: 'licenses.view',
+  vouchersVoid: 'vouchers.void',
+  webhooksManage: 'webhooks.manage',
   settingsAccess: 'settings.access',
   systemCleanup: 'system.cleanup',
   resetOperator: 'admin.reset-operator',

@@ -55,7 +55,22 @@ describe('admin dashboard', () => {
     const card = screen.getByRole('region', { name: PRODUCT.name });
     expect(within(card).queryByRole('button', { name: 'Upload Codes' })).not.toBeInTheDocument();
     expect(within(card).queryByRole('button', { name: 'Email Template' })).not.toBeInTheDocument();
-    expect(within(card).getByRole('button', { name: 'View Voucher Codes' })).toBeInTheDocument();
+  });
+
+  it('hides code lists and the licence pool from a shop manager (no vouchers.view, no licenses.view)', async () => {
+    await openDashboard('shop-manager');
+    expect(tabNames()).toEqual(['Products', 'Recent Redemptions', 'Exported Vouchers']);
+    const card = screen.getByRole('region', { name: PRODUCT.name });
+    expect(within(card).queryByRole('button', { name: 'View Voucher Codes' })).not.toBeInTheDocument();
+    expect(within(card).queryByRole('link', { name: `Voucher codes page of ${PRODUCT.name}` })).not.toBeInTheDocument();
+  });
+
+  it('tells a shop manager who opens the voucher codes page that it is not for them, without asking for codes', async () => {
+    server = adminServer(calls('shop-manager'));
+    signIn();
+    renderRoutes(adminRoutes(), `/admin/voucher-codes/${PRODUCT.id}`);
+    expect(await screen.findByText('You do not have permission to view voucher codes.')).toBeInTheDocument();
+    expect(server.requests.some((r) => r.path.includes('voucher-codes-detailed'))).toBe(false);
   });
 
   it('shows product cards with status and License Managed badges and code counts', async () => {

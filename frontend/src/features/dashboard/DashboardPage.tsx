@@ -32,7 +32,10 @@ export function DashboardPage() {
   const { can } = usePermissions();
   const [period, setPeriod] = useState<Period>('today');
   const [tab, setTab] = useState<DashboardTab>('products');
-  const tabs = TABS.filter((t) => t.value !== 'settings' || can(PERMISSIONS.settingsAccess));
+  // The pool list needs licenses.view, Settings settings.access (DECISIONS §7): what the server refuses is not offered.
+  const tabs = TABS.filter(
+    (t) => (t.value !== 'settings' || can(PERMISSIONS.settingsAccess)) && (t.value !== 'licenses' || can(PERMISSIONS.licensesView)),
+  );
   const current = tabs.some((t) => t.value === tab) ? tab : 'products';
 
   return (

@@ -91,7 +91,15 @@ export function EmailTemplateEditor({ product, open, onClose }: { product: Produ
                 sx={{ flex: 1, minHeight: 320, width: '100%', border: 1, borderColor: 'divider', borderRadius: 1, bgcolor: '#fff' }}
               />
               <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
-                <TextField size="small" label="Send test to" type="email" value={to} onChange={(e) => setTo(e.target.value)} sx={{ flex: 1 }} />
+                <TextField
+                  size="small"
+                  label="Send test to"
+                  type="email"
+                  value={to}
+                  onChange={(e) => setTo(e.target.value)}
+                  helperText="Staff account addresses only, at most 10 per hour"
+                  sx={{ flex: 1 }}
+                />
                 <Button variant="outlined" startIcon={<Send />} onClick={onSendTest} disabled={sending || !to.trim()}>
                   {sending ? 'Sending...' : 'Send Test Email'}
                 </Button>

@@ -64,21 +64,25 @@ function ProductCard({ product }: { product: Product }) {
         </Stack>
       </CardContent>
       <CardActions sx={{ px: 2, pb: 2, flexWrap: 'wrap', gap: 1 }}>
-        <Button variant="outlined" startIcon={<Visibility />} onClick={() => setDialog('codes')}>
-          View Voucher Codes
-        </Button>
-        <Tooltip title="Open the voucher codes page">
-          <IconButton component={RouterLink} to={`/admin/voucher-codes/${product.id}`} aria-label={`Voucher codes page of ${product.name}`}>
-            <OpenInNew />
-          </IconButton>
-        </Tooltip>
+        {can(PERMISSIONS.vouchersView) && (
+          <>
+            <Button variant="outlined" startIcon={<Visibility />} onClick={() => setDialog('codes')}>
+              View Voucher Codes
+            </Button>
+            <Tooltip title="Open the voucher codes page">
+              <IconButton component={RouterLink} to={`/admin/voucher-codes/${product.id}`} aria-label={`Voucher codes page of ${product.name}`}>
+                <OpenInNew />
+              </IconButton>
+            </Tooltip>
+          </>
+        )}
         {can(PERMISSIONS.productsEdit) && (
           <Button startIcon={<Email />} onClick={() => setDialog('template')}>
             Email Template
           </Button>
         )}
       </CardActions>
-      {dialog === 'codes' && <VoucherCodesModal product={product} open onClose={() => setDialog(null)} />}
+      {dialog === 'codes' && can(PERMISSIONS.vouchersView) && <VoucherCodesModal product={product} open onClose={() => setDialog(null)} />}
       {dialog === 'template' && <EmailTemplateEditor product={product} open onClose={() => setDialog(null)} />}
     </Card>
   );

@@ -58,6 +58,22 @@ export function VoucherCodesPage() {
       </Container>
     );
   }
+  return <VoucherCodesIfAllowed productId={productId} />;
+}
+
+/** Code lists need vouchers.view (DECISIONS §7); RequireAuth has loaded the permissions before this renders. */
+function VoucherCodesIfAllowed({ productId }: { productId: string }) {
+  const { can } = usePermissions();
+  if (!can(PERMISSIONS.vouchersView)) {
+    return (
+      <Container sx={{ py: 4 }}>
+        <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
+          <BackToAdmin />
+          <Alert severity="warning">You do not have permission to view voucher codes.</Alert>
+        </Stack>
+      </Container>
+    );
+  }
   return <VoucherCodes productId={productId} />;
 }
 

@@ -45,3 +45,12 @@ export class TwoFactorCodeDto {
   @IsString({ message: 'Two-factor code is required' })
   code: string;
 }
+
+/** 2FA setup asks for the current password (DECISIONS §12): a stolen access token alone cannot enrol. */
+export class TwoFactorSetupDto {
+  @ApiProperty({ description: 'The account password' })
+  @MaxLength(128, { message: PASSWORD_MESSAGES.currentWrong })
+  @IsNotEmpty({ message: PASSWORD_MESSAGES.currentRequired })
+  @IsString({ message: PASSWORD_MESSAGES.currentRequired })
+  currentPassword: string;
+}

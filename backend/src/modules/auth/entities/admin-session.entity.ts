@@ -5,7 +5,6 @@ import { AdminUser } from './admin-user.entity';
 @Unique('uq_admin_sessions_token', ['token'])
 @Unique('uq_admin_sessions_refresh_token', ['refreshToken'])
 @Index('idx_admin_sessions_user', ['adminUserId'])
-@Index('idx_admin_sessions_previous_refresh', ['previousRefreshToken'])
 export class AdminSession {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -21,13 +20,9 @@ export class AdminSession {
   @Column({ type: 'varchar', length: 128 })
   token: string;
 
-  /** SHA-256 of the current opaque refresh token; rotated on every refresh. */
+  /** SHA-256 of the current opaque refresh token; rotated on every refresh (spent ones: admin_session_spent_tokens). */
   @Column({ name: 'refresh_token', type: 'varchar', length: 128 })
   refreshToken: string;
-
-  /** SHA-256 of the refresh token spent by the last rotation: presenting it again revokes the session. */
-  @Column({ name: 'previous_refresh_token', type: 'varchar', length: 128, nullable: true })
-  previousRefreshToken: string | null;
 
   @Column({ name: 'ip_address', type: 'varchar', length: 45, nullable: true })
   ipAddress: string | null;
