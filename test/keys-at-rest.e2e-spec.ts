@@ -10,7 +10,7 @@ import { DataCipher } from '../backend/src/config/data-cipher';
 import { DatabaseService } from '../backend/src/database/database.service';
 import { dataSourceOptions } from '../backend/src/database/data-source-options';
 import { runMigrations, sealPlainLicenseKeys } from '../backend/src/database/migrate';
-import { LicenseRepository } from '../backend/src/modules/license/license.repository';
+import { LicenseKeySealingRepository } from '../backend/src/modules/license/license-key-sealing.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
@@ -177,7 +177,7 @@ describe('Keys at rest', () => {
       const cipher = t.app.get(DataCipher);
 
       // An interrupted run: one small batch only.
-      const first = await new LicenseRepository(new DatabaseService(t.db), cipher).sealPlainBatch(3);
+      const first = await new LicenseKeySealingRepository(new DatabaseService(t.db), cipher).sealPlainBatch(3);
       expect(first).toBe(3);
 
       // Two instances without the migration lock, then two starting together (under it): each row sealed once.
@@ -250,7 +250,7 @@ describe('Keys at rest', () => {
 
       // An interrupted rotation: the first row only.
       const rotating = new DataCipher(newKey, oldKey);
-      const partial = await new LicenseRepository(new DatabaseService(t.db), rotating).rotateBatch(null, 1);
+      const partial = await new LicenseKeySealingRepository(new DatabaseService(t.db), rotating).rotateBatch(null, 1);
       expect(partial.rotated).toBe(1);
 
       const env = { DATA_KEY: newKey.toString('base64'), DATA_KEY_PREVIOUS: oldKey.toString('base64') };

@@ -12,7 +12,7 @@ import { AdminSessionRepository } from './modules/auth/admin-session.repository'
 import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { AdminCommand, ADMIN_CLI_USAGE, CliUsageError, parseAdminArgs } from './modules/auth/admin-cli-args';
 import { generatePassword, hashPassword } from './modules/auth/password';
-import { LicenseRepository } from './modules/license/license.repository';
+import { LicenseKeySealingRepository } from './modules/license/license-key-sealing.repository';
 
 /**
  * `npm run admin -- create …` / `… reset-password …`: account administration for operators of the service;
@@ -52,7 +52,7 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
     return 2;
   }
   const database = new DatabaseService(dataSource);
-  const keys = new LicenseRepository(database, DataCipher.fromConfig(config));
+  const keys = new LicenseKeySealingRepository(database, DataCipher.fromConfig(config));
   let rotated = 0;
   for (let batch = await keys.rotateBatch(null); batch.lastId; batch = await keys.rotateBatch(batch.lastId)) {
     rotated += batch.rotated;

@@ -95,3 +95,14 @@ export function redeemBody(overrides: Partial<RedeemBody> & { voucherCode: strin
     ...overrides,
   };
 }
+
+/** A licence-managed product of its own, so the pool keys of one test never serve another. */
+export async function licenseManagedProduct(db: DataSource, name: string): Promise<string> {
+  const [row] = await db.query(
+    `INSERT INTO products (name, is_license_managed, download_link, email_subject, email_template)
+     VALUES ($1, true, 'https://dl.example.com/product.exe', 'Your licence', '<p>Key: {{license_key}} Link: {{download_link}}</p>')
+     RETURNING id`,
+    [`${name} (Windows)`],
+  );
+  return row.id;
+}

@@ -1,5 +1,5 @@
 import { TestApp } from './app';
-import { addCodes, randomCode, redeemBody, RedeemBody } from './factories';
+import { addCodes, openKey, randomCode, redeemBody, RedeemBody } from './factories';
 
 export interface RedeemedVoucher {
   id: string;
@@ -45,4 +45,14 @@ export async function eventually<T>(
 export async function emailStatus(t: TestApp, redemptionId: string): Promise<string> {
   const [row] = await t.db.query(`SELECT email_status FROM redemptions WHERE id = $1`, [redemptionId]);
   return row?.email_status;
+}
+
+/** The keys assigned to a redemption (opened), with their activation counts. */
+export async function keysAssignedTo(t: TestApp, redemptionId: string) {
+  const rows = await t.db.query(
+    `SELECT k.key_ciphertext, k.max_activations, k.current_activations
+       FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id WHERE a.redemption_id = $1`,
+    [redemptionId],
+  );
+  return rows.map(({ key_ciphertext, ...row }: { key_ciphertext: Buffer }) => ({ license_key: openKey(t.db, key_ciphertext), ...row }));
 }

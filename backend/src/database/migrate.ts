@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { DataCipher } from '../config/data-cipher';
-import { LicenseRepository } from '../modules/license/license.repository';
+import { LicenseKeySealingRepository } from '../modules/license/license-key-sealing.repository';
 import { DatabaseService } from './database.service';
 import { dataSourceOptions } from './data-source-options';
 
@@ -34,7 +34,7 @@ export async function runMigrations(databaseUrl: string, cipher?: DataCipher): P
  * (each batch row-locks its rows with SKIP LOCKED). Answers how many keys this call sealed.
  */
 export async function sealPlainLicenseKeys(dataSource: DataSource, cipher: DataCipher): Promise<number> {
-  const keys = new LicenseRepository(new DatabaseService(dataSource), cipher);
+  const keys = new LicenseKeySealingRepository(new DatabaseService(dataSource), cipher);
   let total = 0;
   for (let sealed = await keys.sealPlainBatch(); sealed > 0; sealed = await keys.sealPlainBatch()) total += sealed;
   return total;
