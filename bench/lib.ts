@@ -12,6 +12,8 @@ export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123';
+/** 32 bytes, base64: production mode requires a DATA_KEY (licence keys sealed at rest). */
+export const BENCH_DATA_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** An admin user, an active session and a signed access token for it, as a login issues them (test/helpers/auth.ts). */
 export async function adminToken(databaseUrl: string, role = 'admin'): Promise<string> {
@@ -93,6 +95,7 @@ export async function startApi(
       NODE_ENV: 'production',
       PORT: String(port),
       JWT_SECRET: BENCH_JWT_SECRET,
+      DATA_KEY: BENCH_DATA_KEY,
       LOG_LEVEL: 'warn',
       SERVE_FRONTEND: 'false',
       REDEEM_RATE_LIMIT: '0',

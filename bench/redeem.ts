@@ -56,7 +56,7 @@ function pgbench(url: string): number {
     .replace(/\$5/g, `NULL`)
     .replace(/\$6/g, `'127.0.0.1'`)
     .replace(/\$7/g, `NULL`)
-    .replace(/\$8/g, `md5(random()::text) || :n`)
+    .replace(/\$8/g, `sha256((md5(random()::text) || :n)::bytea)`)
     .replace(/\$9/g, `72`);
   const file = join(tmpdir(), 'ovr-redeem.pgbench');
   writeFileSync(file, `\\set n random(1, ${CODES})\n${sql};\n`);
