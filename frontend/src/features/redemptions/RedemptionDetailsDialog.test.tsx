@@ -133,7 +133,10 @@ describe('redemption details modal', () => {
     await user.click(await screen.findByRole('button', { name: 'Resend Email' }));
     await waitFor(() => expect(toasts()).toHaveTextContent('Email sent successfully'));
     fail = true;
-    await user.click(screen.getByRole('button', { name: 'Resend Email' }));
+    // The details refetch after a resend; the button is back (enabled) once they have.
+    const again = await screen.findByRole('button', { name: 'Resend Email' });
+    await waitFor(() => expect(again).toBeEnabled());
+    await user.click(again);
     await waitFor(() => expect(toasts()).toHaveTextContent('Failed to Send Email'));
     expect(toasts()).toHaveTextContent('This redemption has no license key yet.');
   });
