@@ -1,7 +1,7 @@
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { addLicenseKey, productId, PRODUCTS } from './helpers/factories';
-import { redeemNew } from './helpers/redemptions';
+import { emailStatus, eventually, redeemNew } from './helpers/redemptions';
 
 describe('GET /api/redemptions', () => {
   let t: TestApp;
@@ -51,6 +51,8 @@ describe('GET /api/redemptions', () => {
         ids.push(r.id);
       }
       for (let i = 0; i < ids.length; i++) {
+        // Its order e-mail job settles first, so it cannot overwrite the status set here.
+        await eventually(async () => (await emailStatus(t, ids[i])) !== 'pending', 15_000, `e-mail of redemption ${i} settled`);
         await t.db.query(
           `UPDATE redemptions SET redeemed_at = now() - make_interval(hours => $2), email_status = $3 WHERE id = $1`,
           [ids[i], i + 1, i % 3 === 0 ? 'failed' : 'sent'],

@@ -4,7 +4,7 @@ import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
 import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
 import { JOB, QUEUE } from '../backend/src/modules/jobs/jobs.constants';
-import { RetentionRepository } from '../backend/src/modules/jobs/retention.repository';
+import { RedemptionRetentionRepository } from '../backend/src/modules/redemption/redemption-retention.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
@@ -73,7 +73,7 @@ describe('Retention job', () => {
 
   it('never deletes a customer who redeems at that moment, nor their redemption (purge and redemptions run concurrently)', async () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
-    const retention = t.app.get(RetentionRepository);
+    const retention = t.app.get(RedemptionRetentionRepository);
     for (let round = 0; round < 15; round++) {
       // Old customers without a redemption: each is a purge candidate while redeeming.
       const emails = Array.from({ length: 8 }, () => `race-${randomBytes(5).toString('hex')}@example.com`);

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { EmailLogRepository } from '../mail/email-log.repository';
 import { RedemptionMailService } from '../mail/redemption-mail.service';
+import { RedemptionRetentionRepository } from '../redemption/redemption-retention.repository';
 import { JobQueue } from './job-queue';
-import { RetentionRepository } from './retention.repository';
 
 /** The job logic, shared by the Bull processors and the in-process runner. */
 @Injectable()
@@ -14,7 +15,8 @@ export class JobHandlers {
     private readonly redemptionMail: RedemptionMailService,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly retention: RetentionRepository,
+    private readonly redemptionRetention: RedemptionRetentionRepository,
+    private readonly emailLogs: EmailLogRepository,
     private readonly audit: AuditService,
   ) {}
 
@@ -39,11 +41,11 @@ export class JobHandlers {
     const c = this.config;
     const result: RetentionResult = {
       auditLogs: await inBatches((batch) => this.audit.deleteOlderThan(c.auditRetentionDays, batch)),
-      emailLogs: await inBatches((batch) => this.retention.deleteOlderThan('emailLogs', c.emailLogRetentionDays, batch)),
+      emailLogs: await inBatches((batch) => this.emailLogs.deleteOlderThan(c.emailLogRetentionDays, batch)),
       redemptions: await inBatches((batch) =>
-        this.retention.deleteOlderThan('redemptions', c.redemptionRetentionDays, batch),
+        this.redemptionRetention.deleteOlderThan(c.redemptionRetentionDays, batch),
       ),
-      customers: await inBatches((batch) => this.retention.deleteUnusedCustomers(c.redemptionRetentionDays, batch)),
+      customers: await inBatches((batch) => this.redemptionRetention.deleteUnusedCustomers(c.redemptionRetentionDays, batch)),
     };
     const total = Object.values(result).reduce((a, b) => a + b, 0);
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).

@@ -2,13 +2,13 @@ import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { MailModule } from '../mail/mail.module';
+import { RedemptionModule } from '../redemption/redemption.module';
 import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { JobHandlers } from './job-handlers.service';
 import { JobQueue } from './job-queue';
 import { MailProcessor, MaintenanceProcessor } from './job.processors';
 import { QUEUE } from './jobs.constants';
-import { RetentionRepository } from './retention.repository';
 
 export interface JobsModuleOptions {
   /** False in an API process with WORKERS_IN_API=false: it queues jobs, workers run them. */
@@ -19,11 +19,11 @@ export interface JobsModuleOptions {
 @Module({})
 export class JobsModule {
   static forRoot(config: AppConfig, options: JobsModuleOptions): DynamicModule {
-    const common: Provider[] = [RetentionRepository, JobHandlers];
+    const common: Provider[] = [JobHandlers];
     if (!config.redisUrl) {
       return {
         module: JobsModule,
-        imports: [MailModule],
+        imports: [MailModule, RedemptionModule],
         providers: [...common, { provide: JobQueue, useClass: InProcessJobQueue }],
         exports: [JobQueue, JobHandlers],
       };
@@ -32,6 +32,7 @@ export class JobsModule {
       module: JobsModule,
       imports: [
         MailModule,
+        RedemptionModule,
         BullModule.forRoot({ url: config.redisUrl, prefix: config.redisPrefix }),
         BullModule.registerQueue({ name: QUEUE.MAIL }, { name: QUEUE.MAINTENANCE }),
       ],

@@ -22,4 +22,15 @@ export class EmailLogRepository {
     if (!entries.length) return;
     await this.database.manager.getRepository(EmailLog).insert(entries);
   }
+
+  /** SPEC §1 retention: one batch of logs older than `days`, oldest first (one range of idx_email_logs_created). */
+  async deleteOlderThan(days: number, batch: number): Promise<number> {
+    const [{ n }] = await this.database.manager.query(
+      `WITH d AS (DELETE FROM email_logs WHERE id IN (
+          SELECT id FROM email_logs WHERE created_at < now() - make_interval(days => $1) LIMIT $2) RETURNING 1)
+       SELECT count(*)::int AS n FROM d`,
+      [days, batch],
+    );
+    return n;
+  }
 }

@@ -9,6 +9,7 @@ import { RedemptionListRepository } from './redemption-list.repository';
 import { RedemptionListService } from './redemption-list.service';
 import { RedemptionController } from './redemption.controller';
 import { RedemptionRepository } from './redemption.repository';
+import { RedemptionRetentionRepository } from './redemption-retention.repository';
 import { RedemptionService } from './redemption.service';
 import { attemptStoreProvider } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
@@ -23,6 +24,7 @@ import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,
+    RedemptionRetentionRepository,
     RedemptionListRepository,
     RedemptionService,
     RedemptionListService,
@@ -32,6 +34,6 @@ import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
     CodeGuessingService,
     RedeemRateLimitGuard,
   ],
-  exports: [RedemptionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService],
+  exports: [RedemptionRepository, RedemptionRetentionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService],
 })
 export class RedemptionModule {}

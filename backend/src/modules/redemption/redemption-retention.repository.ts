@@ -2,29 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 
 /*
- * SPEC §1 retention deletes of the tables the mail and redemption modules own. They live here until those
- * modules have repositories of their own to take them (security_audit_log's goes through AuditService).
+ * SPEC §1 retention of the redemption module's tables (redemptions after 7 years, then their customers).
  * Each call deletes one batch and answers how many rows went, so no statement holds locks for long.
  */
-const OLD_ROWS = {
-  // idx_email_logs_created / idx_redemptions_redeemed_at: the oldest rows first, one index range.
-  emailLogs: `SELECT id FROM email_logs WHERE created_at < now() - make_interval(days => $1) LIMIT $2`,
-  redemptions: `SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2`,
-} as const;
-
-const TABLE: Record<keyof typeof OLD_ROWS, string> = {
-  emailLogs: 'email_logs',
-  redemptions: 'redemptions',
-};
-
 @Injectable()
-export class RetentionRepository {
+export class RedemptionRetentionRepository {
   constructor(private readonly database: DatabaseService) {}
 
-  /** One batch of `kind` rows older than `days`. A deleted redemption keeps its code redeemed (no cascade to it). */
-  async deleteOlderThan(kind: keyof typeof OLD_ROWS, days: number, batch: number): Promise<number> {
+  /**
+   * One batch of redemptions older than `days`, oldest first (one range of idx_redemptions_redeemed_at). A
+   * deleted redemption keeps its code redeemed (no cascade to it) and its key assignment (set to null).
+   */
+  async deleteOlderThan(days: number, batch: number): Promise<number> {
     const [{ n }] = await this.database.manager.query(
-      `WITH d AS (DELETE FROM ${TABLE[kind]} WHERE id IN (${OLD_ROWS[kind]}) RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      `WITH d AS (DELETE FROM redemptions WHERE id IN (
+          SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2) RETURNING 1)
+       SELECT count(*)::int AS n FROM d`,
       [days, batch],
     );
     return n;
