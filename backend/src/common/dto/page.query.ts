@@ -21,3 +21,25 @@ export class PageQuery {
   @IsInt({ message: 'limit must be a whole number' })
   limit?: number;
 }
+
+/** The `pagination` object of the page-numbered admin lists (SPEC §3 fields plus `totalCountExact`). */
+export function pagination(
+  page: number,
+  limit: number,
+  rowsOnPage: number,
+  hasNextPage: boolean,
+  counted: { count: number; exact: boolean },
+) {
+  // An estimate never contradicts what this page has seen.
+  const seen = (page - 1) * limit + rowsOnPage + (hasNextPage ? 1 : 0);
+  const totalCount = counted.exact ? counted.count : Math.max(counted.count, seen);
+  return {
+    currentPage: page,
+    limit,
+    totalCount,
+    totalPages: Math.ceil(totalCount / limit),
+    hasPreviousPage: page > 1,
+    hasNextPage,
+    totalCountExact: counted.exact,
+  };
+}

@@ -1,3 +1,4 @@
+import { pagination } from '../../common/dto/page.query';
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { QueryFailedError } from 'typeorm';
@@ -45,21 +46,10 @@ export class LicenseKeyService {
     );
     const hasNextPage = keys.length > limit;
     const rows = keys.slice(0, limit);
-    const seen = (page - 1) * limit + rows.length + (hasNextPage ? 1 : 0);
-    const totalCount: number = counted.exact ? counted.count : Math.max(counted.count, seen);
-    const totalPages = Math.ceil(totalCount / limit);
     return {
       licenseKeys: rows,
       summary,
-      pagination: {
-        currentPage: page,
-        limit,
-        totalCount,
-        totalPages,
-        hasPreviousPage: page > 1,
-        hasNextPage,
-        totalCountExact: counted.exact,
-      },
+      pagination: pagination(page, limit, rows.length, hasNextPage, counted),
     };
   }
 

@@ -23,7 +23,7 @@ export class EmailLogRepository {
     await this.database.manager.getRepository(EmailLog).insert(entries);
   }
 
-  /** SPEC §1 retention: one batch of logs older than `days`, oldest first (one range of idx_email_logs_created). */
+  /** SPEC §1 retention: one batch of logs older than `days` (found through idx_email_logs_created). */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
     const [{ n }] = await this.database.manager.query(
       `WITH d AS (DELETE FROM email_logs WHERE id IN (

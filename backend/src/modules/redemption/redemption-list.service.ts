@@ -1,3 +1,4 @@
+import { pagination } from '../../common/dto/page.query';
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { exactCountLimit } from '../../database/list-counts';
@@ -17,35 +18,21 @@ export class RedemptionListService {
 
   /**
    * A page of redemptions; `hasNextPage` is exact, `totalCount` exact up to LIST_EXACT_COUNT_LIMIT matches
-   * and PostgreSQL's estimate beyond (`totalCountExact: false`).
+   * and PostgreSQL's estimate beyond (`totalCountExact: false`). Licence keys are masked (SPEC §9) unless
+   * `revealKeys` (the caller has `licenses.view`).
    */
-  /** Licence keys are masked (SPEC §9) unless `revealKeys` (the caller has `licenses.view`). */
   async list(query: ListRedemptionsQuery, revealKeys: boolean) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 50;
-    const offset = (page - 1) * limit;
     const { redemptions, hasNextPage, counted } = await this.lists.page(
       { showExported: query.showExported ?? false, emailStatus: query.emailStatus, search: query.search },
       limit,
-      offset,
+      (page - 1) * limit,
       exactCountLimit(query.search, this.config.listExactCountLimit),
     );
-    // An estimate never contradicts what this page has seen.
-    const totalCount = counted.exact
-      ? counted.count
-      : Math.max(counted.count, offset + redemptions.length + (hasNextPage ? 1 : 0));
-    const totalPages = Math.ceil(totalCount / limit);
     return {
       redemptions: redemptions.map((r) => this.present(r, revealKeys)),
-      pagination: {
-        currentPage: page,
-        limit,
-        totalCount,
-        totalPages,
-        hasPreviousPage: page > 1,
-        hasNextPage,
-        totalCountExact: counted.exact,
-      },
+      pagination: pagination(page, limit, redemptions.length, hasNextPage, counted),
     };
   }
 

@@ -10,7 +10,7 @@ export class RedemptionRetentionRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /**
-   * One batch of redemptions older than `days`, oldest first (one range of idx_redemptions_redeemed_at). A
+   * One batch of redemptions older than `days` (found through idx_redemptions_redeemed_at). A
    * deleted redemption keeps its code redeemed (no cascade to it) and its key assignment (set to null).
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
