@@ -37,6 +37,7 @@ module.exports = {
       testEnvironment: 'node',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
@@ -53,6 +54,8 @@ module.exports = {
     },
     {
       displayName: 'browser',
+      // A flow of many screens (sign-in, enrolment, axe on each step) on a loaded 2-core machine can take minutes.
+      testTimeout: 180_000,
       testEnvironment: 'node',
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],

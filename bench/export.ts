@@ -64,7 +64,7 @@ export async function main(): Promise<void> {
     const redeemedSql = markAndSelect('r.exported = false');
     const unredeemedSql = `SELECT v.code, p.name AS product, v.created_at
                 FROM voucher_codes v JOIN products p ON p.id = v.product_id
-               WHERE NOT v.is_redeemed AND ('${seeded.windows}'::uuid IS NULL OR v.product_id = '${seeded.windows}')
+               WHERE NOT v.is_redeemed AND v.voided_at IS NULL AND ('${seeded.windows}'::uuid IS NULL OR v.product_id = '${seeded.windows}')
                ORDER BY p.name, v.seq DESC`;
     // Warm both once (cache), then measure.
     psqlCopy(url, unredeemedSql, false);

@@ -1,8 +1,11 @@
 /**
- * Admin list and search pages over 1,000,000 redemptions, over HTTP with a bearer token, one request at a
- * time. Target: every query under 50 ms (p95).
+ * Admin list and search pages, statistics for every period, the product list and the pool forecast over
+ * 1,000,000 redemptions (BENCH_REDEMPTIONS=10000000 for ten million), over HTTP with a bearer token, one request
+ * at a time; then the console's first screen (me + products + stats + first redemptions page, in parallel as the
+ * console asks them). Targets: every query p95 ≤ 50 ms; the first screen ≤ 100 ms.
  *
- *   npm run bench -- lists   (BENCH_REDEMPTIONS, BENCH_REPEAT to change the run)
+ *   npm run bench -- lists   (BENCH_REDEMPTIONS, BENCH_REPEAT to change the run; BENCH_LISTS_DB=<url> reuses a
+ *                             seeded database)
  */
 import { runMigrations } from '../backend/src/database/migrate';
 import { adminToken, machine, startApi, withDatabase, writeResult } from './lib';
@@ -11,6 +14,9 @@ import { findSeeded, Seeded, seedRedemptions } from './seed';
 const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 30);
 const TARGET_MS = 50;
+const FIRST_SCREEN_TARGET_MS = 100;
+/** Set when this run seeded its database: how long that took (COPY-free: INSERT … SELECT over generate_series). */
+let seedSeconds: number | undefined;
 
 /** BENCH_LISTS_DB: an already seeded database (kept), to iterate on queries without seeding again. */
 async function onDatabase(fn: (url: string, seeded: Seeded) => Promise<void>): Promise<void> {
@@ -22,7 +28,11 @@ async function onDatabase(fn: (url: string, seeded: Seeded) => Promise<void>): P
   return withDatabase(async (url) => {
     await runMigrations(url);
     console.log('seeding…');
-    await fn(url, await seedRedemptions(url, { redemptions: REDEMPTIONS, exportedShare: 0.3, unredeemed: 200_000 }));
+    const started = Date.now();
+    const seeded = await seedRedemptions(url, { redemptions: REDEMPTIONS, exportedShare: 0.3, unredeemed: 200_000 });
+    seedSeconds = (Date.now() - started) / 1000;
+    console.log(`seeded in ${seedSeconds.toFixed(0)} s`);
+    await fn(url, seeded);
   });
 }
 
@@ -31,6 +41,7 @@ export async function main(): Promise<void> {
     const api = await startApi({ DATABASE_URL: url });
     const rows: string[] = [];
     let misses = 0;
+    let firstScreen: { p50: number; p95: number } | undefined;
     try {
       const token = await adminToken(url);
       const part = seeded.someCode.slice(0, 7); // "RC33333": a prefix of a few codes
@@ -59,16 +70,29 @@ export async function main(): Promise<void> {
         ['license-keys, status=fully-used', '/api/license-keys?status=fully-used&page=1&limit=50'],
         ['stats/alltime', '/api/stats/alltime'],
         ['products', '/api/products'],
+        ...['today', 'yesterday', 'last7days', 'last30days', 'thismonth', 'lastmonth'].map(
+          (period): [string, string] => [`stats/${period}`, `/api/stats/${period}`],
+        ),
+        ['license pool forecast', '/api/license-pool/forecast'],
+        ['upload batches of a product (live counts)', `/api/products/${seeded.windows}/batches`],
       ];
+      const get = async (path: string) => {
+        const res = await fetch(api.url + path, { headers: { authorization: `Bearer ${token}` } });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
+      };
       for (const [name, path] of queries) {
         const times: number[] = [];
         let info = '';
+        // A route this version does not have (the forecast, before it is merged) is left out, not failed.
+        if ((await get(path)).status === 404) {
+          console.log(`${path}: 404, skipped`);
+          continue;
+        }
         for (let i = 0; i < REPEAT + 3; i++) {
           const started = process.hrtime.bigint();
-          const res = await fetch(api.url + path, { headers: { authorization: `Bearer ${token}` } });
-          const body = (await res.json()) as Record<string, any>;
+          const { status, body } = await get(path);
           const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+          if (status !== 200) throw new Error(`${path}: ${status} ${JSON.stringify(body)}`);
           if (i >= 3) times.push(ms);
           if (i === 0) {
             const total = body.pagination?.totalCount ?? body.totalCount ?? body.pagination?.total;
@@ -87,9 +111,11 @@ export async function main(): Promise<void> {
         console.log(line);
         rows.push(line);
       }
+      firstScreen = await measureFirstScreen(get);
     } finally {
       await api.stop();
     }
+    if (!firstScreen) throw new Error('the first screen was not measured');
     const md = `## Admin lists and searches
 
 ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${REDEMPTIONS.toLocaleString('en-US')} redemptions (half with an assigned licence key, 30% exported, one customer each) plus 200,000 unredeemed codes; ${REPEAT} sequential requests per query after 3 warm-up requests, over HTTP with a bearer token. Target: p95 under ${TARGET_MS} ms.
@@ -98,8 +124,28 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${REDEMPTIONS.toLocaleSt
 |---|---|---|---|---|---|
 ${rows.join('\n')}
 
-${misses ? `**${misses} quer${misses === 1 ? 'y misses' : 'ies miss'} the target.**` : 'Every query meets the target.'}`;
+${misses ? `**${misses} quer${misses === 1 ? 'y misses' : 'ies miss'} the target.**` : 'Every query meets the target.'}
+
+Console first screen (\`GET /api/admin/me\`, \`/api/products\`, \`/api/stats/today\`, \`/api/redemptions?page=1&limit=50\` at once, until the last answers): p50 ${firstScreen.p50.toFixed(1)} ms, p95 ${firstScreen.p95.toFixed(1)} ms (target ≤ ${FIRST_SCREEN_TARGET_MS} ms: ${firstScreen.p95 <= FIRST_SCREEN_TARGET_MS ? 'met' : '**not met**'}).${seedSeconds === undefined ? '' : ` Seeding took ${seedSeconds.toFixed(0)} s.`}`;
     console.log(md);
     writeResult('lists', md);
   });
+}
+
+/** The console's first screen: its four requests at once, REPEAT times after 3 warm-ups; p50/p95 of the slowest. */
+async function measureFirstScreen(
+  get: (path: string) => Promise<{ status: number; body: unknown }>,
+): Promise<{ p50: number; p95: number }> {
+  const paths = ['/api/admin/me', '/api/products', '/api/stats/today', '/api/redemptions?page=1&limit=50'];
+  const times: number[] = [];
+  for (let i = 0; i < REPEAT + 3; i++) {
+    const started = process.hrtime.bigint();
+    const answers = await Promise.all(paths.map(get));
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const failed = answers.find((a) => a.status !== 200);
+    if (failed) throw new Error(`first screen: ${failed.status} ${JSON.stringify(failed.body)}`);
+    if (i >= 3) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length * 0.5)], p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))] };
 }

@@ -8,57 +8,15 @@
  *
  *   npm run bench -- resilience   (BENCH_RESILIENCE_REDEMPTIONS to change the count)
  */
-import { AddressInfo } from 'net';
 import { Client } from 'pg';
-import { SMTPServer } from 'smtp-server';
 import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
 import { machine, startApi, withDatabase, writeResult } from './lib';
+import { startSmtp } from './smtp';
 
 const REDEMPTIONS = Number(process.env.BENCH_RESILIENCE_REDEMPTIONS ?? 300);
 const CONCURRENCY = 4;
 const WAIT_LIMIT_MS = 180_000;
-
-interface Smtp {
-  port: number;
-  refusing: boolean;
-  /** Recipient → how many messages arrived for them. */
-  received: Map<string, number>;
-  close(): Promise<void>;
-}
-
-async function startSmtp(): Promise<Smtp> {
-  const state = { refusing: false, received: new Map<string, number>() };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (state.refusing) {
-        const err = new Error('Service temporarily unavailable') as Error & { responseCode: number };
-        err.responseCode = 451;
-        return callback(err);
-      }
-      callback();
-    },
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        for (const rcpt of session.envelope.rcptTo) {
-          const to = rcpt.address.toLowerCase();
-          state.received.set(to, (state.received.get(to) ?? 0) + 1);
-        }
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return Object.assign(state, {
-    port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }) as Smtp;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,6 +5,8 @@ const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   lists: () => import('./lists'),
   export: () => import('./export'),
   resilience: () => import('./resilience'),
+  pages: () => import('./pages'),
+  mail: () => import('./mail'),
 };
 
 async function run(): Promise<void> {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { compression, defineAlgorithm } from 'vite-plugin-compression2';
+import { PAGE_FILES, pageFiles } from './build/page-files.mts';
 
 // The web app: `npm run build:frontend` writes frontend/dist (served by the API when SERVE_FRONTEND is on);
 // `npm run dev:frontend` serves it with hot reload and proxies the API and socket.io to the API on :3000.
@@ -9,12 +10,15 @@ const api = process.env.VITE_API_TARGET ?? 'http://localhost:3000';
 
 export default defineConfig({
   root,
-  // Brotli and gzip copies of every text asset beside it (index.html included); the API serves the best
-  // one the browser accepts (backend/src/static-assets.ts), so nothing is compressed per request.
   plugins: [
+    // pages/<path>.html for the public pages and the admin login: their chunks preloaded, `/` prerendered.
+    pageFiles(PAGE_FILES),
+    // Brotli and gzip copies of every static text asset beside it; the API serves the best one the browser
+    // accepts (backend/src/static-assets.ts), so nothing is compressed per request. The HTML pages are not
+    // among them: the API writes the public config into each and compresses the result once.
     compression({
       algorithms: [defineAlgorithm('brotliCompress'), defineAlgorithm('gzip', { level: 9 })],
-      include: /\.(html|js|mjs|css|json|svg|txt|xml|webmanifest)$/,
+      include: /\.(js|mjs|css|json|svg|txt|xml|webmanifest)$/,
       threshold: 512,
     }),
   ],
@@ -28,6 +32,8 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 600,
     rolldownOptions: {
+      // The build prerenders pages and compresses every asset in plugin callbacks: slow by design, not worth a warning.
+      checks: { bundlerTimings: false },
       onwarn(warning, warn) {
         // MUI and React Router mark their modules "use client" (a React Server Components hint); meaningless in a client bundle.
         if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('use client')) return;

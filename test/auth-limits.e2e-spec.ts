@@ -5,6 +5,7 @@ import { PG_ADMIN_URL } from './helpers/database';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, TestAdmin } from './helpers/auth';
 import { productId, PRODUCTS } from './helpers/factories';
+import { eventually } from './helpers/redemptions';
 
 /** DECISIONS §12 "Stolen-token limits" and "Test e-mails"; the health report without internal text. */
 describe('Stolen-token limits (DECISIONS §12)', () => {
@@ -113,6 +114,34 @@ describe('Stolen-token limits (DECISIONS §12)', () => {
       expect(n).toBe(1);
     });
 
+    it('simultaneous refreshes with one token: exactly one succeeds, and the others, presenting a spent token, end the session', async () => {
+      const user = await createAdminUser(t);
+      const first = await signIn(user);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => refresh(first.refreshToken)));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 401, 401, 401, 401]);
+      for (const lost of answers.filter((res) => res.status === 401)) expect(lost.body.message).toBe('Invalid or expired refresh token');
+      const winner = answers.find((res) => res.status === 200)!.body as { accessToken: string; refreshToken: string };
+      expect(winner.refreshToken).not.toBe(first.refreshToken);
+
+      // DECISIONS §12: a spent token of the family came back, so the session is revoked, the winner's new tokens with it.
+      const [session] = await t.db.query(`SELECT is_active FROM admin_sessions WHERE admin_user_id = $1`, [user.id]);
+      expect(session.is_active).toBe(false);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM security_audit_log WHERE action = 'session.refresh-reuse' AND admin_user_id = $1`,
+        [user.id],
+      );
+      expect(n).toBeGreaterThanOrEqual(1);
+      await t.http().get('/api/admin/me').set(bearer(winner.accessToken)).expect(401);
+      await refresh(winner.refreshToken).expect(401);
+      // The spent token stays in the family: it never starts a session again.
+      const [{ spent }] = await t.db.query(
+        `SELECT count(*)::int AS spent FROM admin_session_spent_tokens t JOIN admin_sessions s ON s.id = t.session_id WHERE s.admin_user_id = $1`,
+        [user.id],
+      );
+      expect(spent).toBe(1);
+      await refresh(first.refreshToken).expect(401);
+    });
+
     it('ends a session SESSION_MAX_HOURS (720) after sign-in whatever the refreshes', async () => {
       expect(t.config.sessionMaxHours).toBe(720);
       const user = await createAdminUser(t);
@@ -160,13 +189,18 @@ describe('GET /api/health reports a status per dependency, never internal error 
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(async () => {
+  afterAll(() => t.close());
+
+  const allowConnections = async (allow: boolean) => {
     const admin = new Client({ connectionString: PG_ADMIN_URL });
     await admin.connect();
-    await admin.query(`ALTER DATABASE ${t.database.name} ALLOW_CONNECTIONS true`);
-    await admin.end();
-    await t.close();
-  });
+    try {
+      await admin.query(`ALTER DATABASE ${t.database.name} ALLOW_CONNECTIONS ${allow}`);
+      if (!allow) await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [t.database.name]);
+    } finally {
+      await admin.end();
+    }
+  };
 
   it('answers 200 with status only while the database is up', async () => {
     const res = await t.http().get('/api/health').expect(200);
@@ -174,17 +208,16 @@ describe('GET /api/health reports a status per dependency, never internal error 
   });
 
   it('answers 503 with {status:"down"} and no driver message when the database is unreachable', async () => {
-    const admin = new Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
+    await allowConnections(false);
     try {
-      await admin.query(`ALTER DATABASE ${t.database.name} ALLOW_CONNECTIONS false`);
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [t.database.name]);
+      const res = await t.http().get('/api/health').expect(503);
+      expect(res.body).toEqual({ status: 'error', info: {}, error: { database: { status: 'down' } }, details: { database: { status: 'down' } } });
+      expect(res.text).not.toContain(t.database.name);
+      expect(res.text).not.toMatch(/terminat|connection|ECONN|timeout/i);
     } finally {
-      await admin.end();
+      // The database comes back, and so does the health (the pool reconnects): nothing is left for another test.
+      await allowConnections(true);
+      await eventually(async () => (await t.http().get('/api/health')).status === 200, 30_000, 'health back to 200');
     }
-    const res = await t.http().get('/api/health').expect(503);
-    expect(res.body).toEqual({ status: 'error', info: {}, error: { database: { status: 'down' } }, details: { database: { status: 'down' } } });
-    expect(res.text).not.toContain(t.database.name);
-    expect(res.text).not.toMatch(/terminat|connection|ECONN|timeout/i);
   });
 });

@@ -1,13 +1,11 @@
 import { JwtService } from '@nestjs/jwt';
 import { createHash } from 'crypto';
-import { generateSync } from 'otplib';
 import { hashPassword } from '../backend/src/modules/auth/password';
 import { NEW_PASSWORD_PATTERN } from '../backend/src/modules/auth/password-policy';
 import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
-import { bearer, createAdminUser, issueToken } from './helpers/auth';
+import { bearer, createAdminUser, fixTotpClock, issueToken } from './helpers/auth';
 import { redeemBody } from './helpers/factories';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually } from './helpers/redemptions';
 
 describe('Admin authentication', () => {
   let t: TestApp;
@@ -203,14 +201,12 @@ describe('Admin authentication', () => {
   });
 
   describe('two-factor authentication', () => {
-    /** A code as an authenticator app shows it `steps` time steps from now. */
-    const codeAt = (secret: string, steps: number) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
-
-    /** Avoid the last seconds of a 30 s step, so test and server agree on what "now" is. */
-    async function freshStep() {
-      const into = (Date.now() / 1000) % 30;
-      if (into > 26) await sleep((30 - into) * 1000 + 200);
-    }
+    // The server's clock stands still in one 30 s step for each test: codes of the steps around it are exact.
+    let codeAt: (secret: string, steps: number) => string;
+    beforeEach(() => {
+      ({ codeAt } = fixTotpClock(t));
+    });
+    afterEach(() => jest.restoreAllMocks());
 
     async function enrol(ip: string) {
       const user = await createAdminUser(t);
@@ -226,7 +222,6 @@ describe('Admin authentication', () => {
 
     it('enrols, then asks for the code, accepts ±1 step once each and refuses wrong, replayed and far codes', async () => {
       const ip = newIp();
-      await freshStep();
       const { user, secret, accessToken } = await enrol(ip);
 
       const wrongEnable = await t.http().post('/api/admin/2fa/enable').set(bearer(accessToken)).send({ code: codeAt(secret, 5) }).expect(400);
@@ -261,7 +256,6 @@ describe('Admin authentication', () => {
 
     it('accepts a code of the previous step at login, and disables only with a valid code', async () => {
       const ip = newIp();
-      await freshStep();
       const { user, secret, accessToken } = await enrol(ip);
       await t.http().post('/api/admin/2fa/enable').set(bearer(accessToken)).send({ code: codeAt(secret, -1) }).expect(200);
       await t.db.query(`UPDATE admin_users SET two_factor_last_step = NULL WHERE id = $1`, [user.id]);
@@ -369,8 +363,11 @@ describe('Admin authentication', () => {
            ($1, 'test', now() + interval '1 hour', true), ($2, 'test', now() - interval '1 minute', true), ($3, 'test', NULL, false)`,
         [blocked, expired, inactive],
       );
-      await sleep(400); // the cached list is re-read
-      const res = await t.http().get('/api/health').set('X-Forwarded-For', blocked).expect(403);
+      // Once the cached list has been re-read (every 300 ms here), the address is refused.
+      const res = await eventually(async () => {
+        const answer = await t.http().get('/api/health').set('X-Forwarded-For', blocked);
+        return answer.status === 403 ? answer : undefined;
+      }, 15_000, 'the block to apply');
       expect(res.body).toEqual({ statusCode: 403, message: 'Access from your IP address has been blocked', error: 'Forbidden' });
       await t.http().post('/api/redeem-voucher').set('X-Forwarded-For', blocked).send(redeemBody({ voucherCode: 'ANY-CODE' })).expect(403);
       await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, blocked).expect(403);

@@ -62,13 +62,14 @@ describe('Uploads and exports share at most DB_BULK_CONNECTIONS database connect
       await eventually(async () => {
         const load = database.bulkLoad;
         return load.active === 4 && load.refused - before === 16;
-      }, 15_000, '4 uploads holding connections and 16 refused');
+      }, 30_000, '4 uploads holding connections and 16 refused');
       const [{ copies }] = await t.db.query(
         `SELECT count(*)::int AS copies FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY upload_codes%'`,
       );
       expect(copies).toBe(4);
 
-      const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).timeout(10_000);
+      // Starved, it would wait until the uploads end (only after this line): any bound tells, a loose one allows for load.
+      const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).timeout(30_000);
       expect(res.status).toBe(201);
     } finally {
       for (const upload of uploads) upload.finish();

@@ -1,10 +1,9 @@
 import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
-import { io, Socket } from 'socket.io-client';
 import { Clock } from '../backend/src/common/clock';
 import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
-import { tokenFor } from './helpers/auth';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import { connectAdmin, nextUpdate } from './helpers/realtime';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
@@ -175,34 +174,3 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
     expect(invalid).toHaveLength(0);
   });
 });
-
-interface DataUpdate {
-  type: string;
-  message: string;
-}
-
-async function connectAdmin(t: TestApp): Promise<Socket> {
-  const token = await tokenFor(t, 'admin');
-  const socket = io(t.baseUrl, { transports: ['websocket'], reconnection: false, forceNew: true });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('admin-joined', () => resolve());
-    socket.once('join-error', () => reject(new Error('join-admin refused')));
-    socket.emit('join-admin', { token });
-  });
-  return socket;
-}
-
-function nextUpdate(socket: Socket, type: string): Promise<DataUpdate> {
-  return new Promise((resolve) => {
-    const onUpdate = (update: DataUpdate) => {
-      if (update.type !== type) return;
-      socket.off('dataUpdate', onUpdate);
-      resolve(update);
-    };
-    socket.on('dataUpdate', onUpdate);
-  });
-}

@@ -21,12 +21,16 @@ describe('docker/docker-compose.yml', () => {
     expect(services.worker.command).toContain('--worker');
   });
 
-  it('publishes the proxy and the mail catcher UI only, never an API or the database', () => {
-    const published = Object.entries(services)
-      .filter(([, s]) => s.ports?.length)
-      .map(([name]) => name)
-      .sort();
-    expect(published).toEqual(['mail', 'proxy']);
+  it('publishes the proxy and the mail catcher UI only, never an API or the database; monitoring on loopback only', () => {
+    const publishedOn = (loopback: boolean) =>
+      Object.entries(services)
+        .filter(([, s]) => (s.ports ?? []).some((p: string) => String(p).startsWith('127.0.0.1:') === loopback))
+        .map(([name]) => name)
+        .sort();
+    expect(publishedOn(false)).toEqual(['mail', 'proxy']);
+    // Prometheus and Grafana (the `monitoring` profile) answer on the Docker host itself only.
+    expect(publishedOn(true)).toEqual(['grafana', 'prometheus']);
+    expect(services.prometheus.profiles).toEqual(['monitoring']);
   });
 
   it("has the APIs trust exactly the proxy's fixed address, never `true`", () => {
@@ -37,9 +41,10 @@ describe('docker/docker-compose.yml', () => {
     }
   });
 
-  it('gives no secret a default: compose refuses to start without JWT_SECRET and POSTGRES_PASSWORD', () => {
+  it('gives no secret a default: compose refuses to start without JWT_SECRET, DATA_KEY and POSTGRES_PASSWORD', () => {
     for (const [, s] of apis) {
       expect(s.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?[^}]+\}$/);
+      expect(s.environment.DATA_KEY).toMatch(/^\$\{DATA_KEY:\?[^}]+\}$/);
       expect(s.environment.DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
       expect(s.environment.NODE_ENV).toBe('production');
     }
@@ -57,6 +62,7 @@ describe('docker/docker-compose.yml', () => {
 describe('docker/haproxy.cfg', () => {
   const cfg = readFileSync(join(dockerDir, 'haproxy.cfg'), 'utf8');
 
+  // test/scale-out.e2e-spec.ts runs this very file in front of two API processes.
   it('is a valid HAProxy configuration', () => {
     const out = execFileSync('haproxy', ['-c', '-f', join(dockerDir, 'haproxy.cfg')], {
       env: { ...process.env, LISTEN: '127.0.0.1:1', API1: '127.0.0.1:2', API2: '127.0.0.1:3' },
@@ -70,5 +76,6 @@ describe('docker/haproxy.cfg', () => {
     expect(cfg).toMatch(/http-request del-header X-Forwarded-For[\s\S]*option forwardfor/);
     expect(cfg).toMatch(/cookie SRVID insert/);
     expect(cfg).toMatch(/option httpchk GET \/api\/health/);
+    expect(cfg).toMatch(/option redispatch/);
   });
 });

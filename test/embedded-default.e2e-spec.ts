@@ -4,6 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { execFileSync } from 'child_process';
 import { Client } from 'pg';
+import { eventually } from './helpers/redemptions';
 import { freePort } from './helpers/smtp';
 
 /**
@@ -37,18 +38,17 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     child = spawn(process.execPath, ['-r', 'ts-node/register', 'backend/src/main.ts'], { env, cwd: process.cwd() });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
-    const deadline = Date.now() + 150_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`app exited early:\n${output}`);
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/health`);
-        if (res.ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`app did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    // Started once it answers health (or fails the test when it exits first).
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`app exited early:\n${output}`);
+        return fetch(`http://127.0.0.1:${port}/api/health`).then((res) => res.ok, () => false);
+      },
+      150_000,
+      'the app to start',
+    ).catch((err) => {
+      throw new Error(`${err.message}\n${output}`);
+    });
   });
 
   afterAll(async () => {
@@ -63,7 +63,9 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('serves health from the embedded database and redeems a code end to end', async () => {
+  // One lifecycle, one test: start, serve, redeem, stop. Stopping is part of what it checks, so no other test
+  // could run after it on the same process.
+  it('serves health from the embedded database, redeems a code end to end, and on SIGTERM stops its PostgreSQL too', async () => {
     const health: any = await (await fetch(`http://127.0.0.1:${port}/api/health`)).json();
     expect(health.status).toBe('ok');
     expect(health.info.database.status).toBe('up');
@@ -98,14 +100,11 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
       expect(view).toMatchObject({ licenseKey: 'EMBED-KEY-0001', isManualProcessing: false });
 
       // In-process jobs: the e-mail is written as an .eml file (no SMTP configured) and marked sent.
-      const deadline = Date.now() + 20_000;
-      let status = '';
-      while (Date.now() < deadline) {
-        ({ rows: [{ email_status: status }] } = await pg.query(`SELECT email_status FROM redemptions`));
-        if (status === 'sent') break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(status).toBe('sent');
+      await eventually(
+        async () => (await pg.query(`SELECT email_status FROM redemptions`)).rows[0]?.email_status === 'sent',
+        30_000,
+        'the order e-mail to be sent',
+      );
       const { rows: admins } = await pg.query(`SELECT username, role FROM admin_users ORDER BY username`);
       expect(admins).toEqual([
         { username: 'admin', role: 'admin' },
@@ -114,9 +113,7 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     } finally {
       await pg.end();
     }
-  });
 
-  it('on SIGTERM closes and stops its PostgreSQL too', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

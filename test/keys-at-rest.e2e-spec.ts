@@ -9,7 +9,8 @@ import { DataSource } from 'typeorm';
 import { DataCipher } from '../backend/src/config/data-cipher';
 import { DatabaseService } from '../backend/src/database/database.service';
 import { dataSourceOptions } from '../backend/src/database/data-source-options';
-import { runMigrations, sealPlainLicenseKeys } from '../backend/src/database/migrate';
+import { runMigrations } from '../backend/src/database/migrate';
+import { sealKeysStoredInClear } from '../backend/src/keys-at-rest';
 import { LicenseKeySealingRepository } from '../backend/src/modules/license/license-key-sealing.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
@@ -141,6 +142,9 @@ describe('Keys at rest', () => {
     });
 
     it('keeps success tokens, voucher codes and credentials out of the request log', async () => {
+      // Besides the redemptions and the assignment of the fixture: a success page and a key search.
+      await t.http().get(`/api/success-token/${pooled.token}`).expect(200);
+      await t.http().get('/api/license-keys').query({ productId: product, search: 'PQRST' }).set(auth).expect(200);
       const text = log.join('');
       expect(text).toContain('/api/success-token/[Redacted]');
       expect(text).toContain('"authorization":"[Redacted]"');
@@ -161,6 +165,62 @@ describe('Keys at rest', () => {
       const again = log.join('');
       expect(again).toContain('[Redacted]');
       for (const secret of [pooled.token, 'cookie-secret-1', 'api-key-secret-2']) expect(again).not.toContain(secret);
+    });
+  });
+
+  describe("a Mac product's shared product key", () => {
+    const productKey = 'MACPK-77777-88888-99999-ZYXWV';
+
+    it('is sealed at rest and shown in clear on the product, the success page and the e-mail', async () => {
+      const created = await t
+        .http()
+        .post('/api/products')
+        .set(auth)
+        .send({
+          name: 'Sealed Suite (Mac)',
+          downloadLink: 'https://dl.example.com/mac.pkg',
+          productKey,
+          emailSubject: 'Your Mac key',
+          emailTemplate: '<p>Key: {{license_key}}</p>',
+        })
+        .expect(201);
+      expect(created.body.productKey).toBe(productKey);
+      const [row] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [created.body.id]);
+      expect(row.product_key).toBeNull();
+      expect(openKey(t.db, row.product_key_ciphertext)).toBe(productKey);
+
+      const [code] = await addCodes(t.db, created.body.id, [randomCode('MACSEAL')]);
+      const before = smtp.messages.length;
+      const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+      const page = await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200);
+      expect(page.body.licenseKey).toBe(productKey);
+      const mail = (await smtp.waitFor(before + 1))[before];
+      expect(mail.subject).toBe('Your Mac key');
+      expect(String(mail.html)).toContain(productKey);
+
+      const text = await dump();
+      expect(text).not.toContain(productKey);
+      expect(text).not.toContain(productKey.slice(0, 12));
+
+      // Changed, then cleared: the new value replaces the sealed one, null leaves nothing.
+      const changed = await t.http().put(`/api/products/${created.body.id}`).set(auth).send({ productKey: 'MACPK-NEW-00001' }).expect(200);
+      expect(changed.body.productKey).toBe('MACPK-NEW-00001');
+      const cleared = await t.http().put(`/api/products/${created.body.id}`).set(auth).send({ productKey: null }).expect(200);
+      expect(cleared.body.productKey).toBeNull();
+      const [after] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [created.body.id]);
+      expect(after).toEqual({ product_key: null, product_key_ciphertext: null });
+    });
+
+    it('is sealed at start-up when a row still holds it in clear', async () => {
+      const [row] = await t.db.query(
+        `INSERT INTO products (name, product_key, download_link) VALUES ('Legacy Suite (Mac)', 'LEGACYPK-12345', 'https://dl.example.com/l.pkg') RETURNING id`,
+      );
+      const sealed = await runMigrations(t.database.url, (ds) => sealKeysStoredInClear(ds, t.app.get(DataCipher)));
+      expect(sealed).toEqual({ licenseKeys: 0, productKeys: 1, webhookSecrets: 0 });
+      const [stored] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [row.id]);
+      expect(stored.product_key).toBeNull();
+      const shown = await t.http().get(`/api/products/${row.id}`).set(auth).expect(200);
+      expect(shown.body.productKey).toBe('LEGACYPK-12345');
     });
   });
 
@@ -185,13 +245,17 @@ describe('Keys at rest', () => {
         [1, 2].map(() => new DataSource({ ...dataSourceOptions(t.database.url), extra: { max: 2 }, logging: false }).initialize()),
       );
       try {
-        const counts = await Promise.all(sources.map((ds) => sealPlainLicenseKeys(ds, cipher)));
-        expect(counts[0] + counts[1]).toBe(stored.length - 3);
+        const counts = await Promise.all(sources.map((ds) => sealKeysStoredInClear(ds, cipher)));
+        expect(counts[0].licenseKeys + counts[1].licenseKeys).toBe(stored.length - 3);
       } finally {
         await Promise.all(sources.map((ds) => ds.destroy()));
       }
-      const started = await Promise.all([runMigrations(t.database.url, cipher), runMigrations(t.database.url, cipher)]);
-      expect(started).toEqual([{ sealed: 0 }, { sealed: 0 }]);
+      const seal = (ds: DataSource) => sealKeysStoredInClear(ds, cipher);
+      const started = await Promise.all([runMigrations(t.database.url, seal), runMigrations(t.database.url, seal)]);
+      expect(started).toEqual([
+        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0 },
+        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0 },
+      ]);
 
       const rows: Array<{ license_key: string | null; key_ciphertext: Buffer; key_hash: Buffer; key_last: string; is_manual: boolean }> =
         await t.db.query(
@@ -216,6 +280,14 @@ describe('Keys at rest', () => {
   });
 
   describe('rotate-data-key', () => {
+    // A service of its own: the rotation re-encrypts every key of the database, which the suite's app (configured
+    // with the old key) could then no longer open.
+    let own: TestApp;
+    beforeAll(async () => {
+      own = await startTestApp();
+    });
+    afterAll(() => own.close());
+
     const cli = (env: Record<string, string>) => {
       const dataDir = mkdtempSync(join(tmpdir(), 'ovr-rotate-'));
       return run(process.execPath, ['-r', 'ts-node/register', 'backend/src/cli.ts', 'rotate-data-key'], {
@@ -225,7 +297,7 @@ describe('Keys at rest', () => {
           TS_NODE_TRANSPILE_ONLY: 'true',
           NODE_ENV: 'test',
           DATA_DIR: dataDir,
-          DATABASE_URL: t.database.url,
+          DATABASE_URL: own.database.url,
           JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!!',
           ...env,
         },
@@ -233,13 +305,33 @@ describe('Keys at rest', () => {
     };
 
     it('re-encrypts every key under the new key, resumably, and everything still opens', async () => {
-      const product = await licenceProduct('Rotation');
+      const [{ id: product }] = await own.db.query(
+        `INSERT INTO products (name, is_license_managed, download_link) VALUES ('Rotation (Windows)', true, 'https://dl.example.com/p.exe') RETURNING id`,
+      );
+      const ownAuth = bearer(await tokenFor(own, 'admin'));
       for (const key of ['ROTATE-0001-AAAAA', 'ROTATE-0002-BBBBB', 'ROTATE-0003-CCCCC']) {
-        await addPoolKey(product, key).expect(201);
+        await own
+          .http()
+          .post('/api/license-keys')
+          .set(ownAuth)
+          .send({ productId: product, licenseKey: key, downloadLink: 'https://dl.example.com/k.exe', licenseType: 'single-user' })
+          .expect(201);
       }
-      const oldKey = t.config.dataKey;
+      const mac = await own
+        .http()
+        .post('/api/products')
+        .set(ownAuth)
+        .send({ name: 'Rotation Suite (Mac)', productKey: 'ROTATEPK-0001' })
+        .expect(201);
+      const hook = await own
+        .http()
+        .post('/api/webhooks')
+        .set(ownAuth)
+        .send({ url: 'http://127.0.0.1:9/rotation', events: ['pool.low'] })
+        .expect(201);
+      const oldKey = own.config.dataKey;
       const newKey = randomBytes(32);
-      const before: Array<{ id: string; key_ciphertext: Buffer }> = await t.db.query(
+      const before: Array<{ id: string; key_ciphertext: Buffer }> = await own.db.query(
         `SELECT id, key_ciphertext FROM license_keys WHERE key_ciphertext IS NOT NULL ORDER BY id`,
       );
       const oldCipher = new DataCipher(oldKey);
@@ -250,7 +342,7 @@ describe('Keys at rest', () => {
 
       // An interrupted rotation: the first row only.
       const rotating = new DataCipher(newKey, oldKey);
-      const partial = await new LicenseKeySealingRepository(new DatabaseService(t.db), rotating).rotateBatch(null, 1);
+      const partial = await new LicenseKeySealingRepository(new DatabaseService(own.db), rotating).rotateBatch(null, 1);
       expect(partial.rotated).toBe(1);
 
       const env = { DATA_KEY: newKey.toString('base64'), DATA_KEY_PREVIOUS: oldKey.toString('base64') };
@@ -259,7 +351,7 @@ describe('Keys at rest', () => {
       expect((await cli(env)).stdout).toContain('Re-encrypted 0 licence keys');
 
       const newCipher = new DataCipher(newKey);
-      const after: Array<{ id: string; key_ciphertext: Buffer; key_hash: Buffer }> = await t.db.query(
+      const after: Array<{ id: string; key_ciphertext: Buffer; key_hash: Buffer }> = await own.db.query(
         `SELECT id, key_ciphertext, key_hash FROM license_keys WHERE key_ciphertext IS NOT NULL ORDER BY id`,
       );
       expect(after.map((r) => r.id)).toEqual(before.map((r) => r.id));
@@ -269,6 +361,15 @@ describe('Keys at rest', () => {
         expect(r.key_hash.equals(newCipher.hash(clear.get(r.id)!))).toBe(true);
       }
       expect(() => oldCipher.open(after[0].key_ciphertext)).toThrow(/unknown data key/);
-    });
+      expect(stdout).toMatch(/, \d+ product keys and 1 webhook secrets under DATA_KEY/);
+      const [hookRow] = await own.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [hook.body.id]);
+      expect(newCipher.isCurrent(hookRow.secret_ciphertext)).toBe(true);
+      expect(newCipher.open(hookRow.secret_ciphertext)).toBe(hook.body.secret);
+      const [macRow] = await own.db.query(`SELECT product_key_ciphertext FROM products WHERE id = $1`, [mac.body.id]);
+      expect(newCipher.isCurrent(macRow.product_key_ciphertext)).toBe(true);
+      expect(newCipher.open(macRow.product_key_ciphertext)).toBe('ROTATEPK-0001');
+      // Three runs of the CLI, each a Node process compiling the backend with ts-node: on a loaded 2-core machine
+      // that alone can take a minute or more.
+    }, 240_000);
   });
 });

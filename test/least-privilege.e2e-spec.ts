@@ -47,6 +47,9 @@ describe('Least privilege: codes, keys and customer data by caller (DECISIONS §
       .set(adminAuth)
       .send({ licenseKey: MANUAL, downloadLink: 'https://dl.example.com/m.exe' })
       .expect(200);
+    // Both as after an export: the exports below mark rows exported, so every route reads the exported view and
+    // no route's answer depends on which ran first.
+    await t.db.query(`UPDATE redemptions SET exported = true, exported_at = now() WHERE id = ANY($1::uuid[])`, [[pooled.id, manual.id]]);
   });
   afterAll(() => t.close());
 
@@ -87,6 +90,19 @@ describe('Least privilege: codes, keys and customer data by caller (DECISIONS §
       check: (_c, res) => expect(JSON.stringify(res.body)).toContain(pooled.code),
     },
     {
+      name: 'GET /api/products/:id/batches (vouchers.view)',
+      call: (h) => t.http().get(`/api/products/${product}/batches`).set(h),
+      want: matrix(['admin', 'operator']),
+      check: (_c, res) => expect((res.body as Array<{ id: string }>).map((b) => b.id)).toContain(product),
+    },
+    {
+      name: 'GET /api/export/batch/:id (vouchers.view, export.unredeemed-vouchers, export.redeemed-vouchers)',
+      // The product's "before batches" batch (id = product id) holds the codes added here without an upload.
+      call: (h) => t.http().get(`/api/export/batch/${product}`).query({ format: 'csv' }).set(h),
+      want: matrix(['admin']),
+      check: (_c, res) => expect(res.text).toContain(pooled.code),
+    },
+    {
       name: 'GET /api/license-keys (licenses.view)',
       call: (h) => t.http().get('/api/license-keys').query({ productId: product }).set(h),
       want: matrix(['admin', 'operator']),
@@ -94,7 +110,7 @@ describe('Least privilege: codes, keys and customer data by caller (DECISIONS §
     },
     {
       name: 'GET /api/redemptions (dashboard.view; keys masked without licenses.view)',
-      call: (h) => t.http().get('/api/redemptions').query({ limit: 50 }).set(h),
+      call: (h) => t.http().get('/api/redemptions').query({ limit: 50, showExported: 'true' }).set(h),
       want: matrix(['admin', 'operator', 'shop-manager']),
       check: (c, res) => {
         const rows = (res.body as { redemptions: Array<{ id: string; assignedLicenseKey: { licenseKey: string } | null }> }).redemptions;

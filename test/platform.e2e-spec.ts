@@ -13,8 +13,22 @@ describe('platform', () => {
     expect(page.text).toContain('swagger');
     const doc = await t.http().get('/api/docs-json').expect(200);
     expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining(['/api/redeem-voucher', '/api/success-token/{token}', '/api/admin/login', '/api/redemptions']),
+      expect.arrayContaining([
+        '/api/redeem-voucher',
+        '/api/success-token/{token}',
+        '/api/resend-order-email',
+        '/api/products/{id}/voucher-codes/void',
+        '/api/admin/login',
+        '/api/redemptions',
+      ]),
     );
+    // The refunds route takes a JSON list or a file; the redeem route documents its idempotent 200 and the 410.
+    expect(Object.keys(doc.body.paths['/api/products/{id}/voucher-codes/void'].post.requestBody.content).sort()).toEqual([
+      'application/json',
+      'multipart/form-data',
+    ]);
+    expect(Object.keys(doc.body.paths['/api/redeem-voucher'].post.responses)).toEqual(expect.arrayContaining(['200', '201', '410']));
+    expect(Object.keys(doc.body.paths['/api/resend-order-email'].post.responses)).toContain('202');
   });
 
   it('gives every response a request id (its own or the caller’s) and helmet headers', async () => {

@@ -7,6 +7,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { createProduct, redeem } from './helpers/admin-data';
 import { bearer, createAdminUser, tokenFor } from './helpers/auth';
 import { addCodes, productId, PRODUCTS } from './helpers/factories';
+import { eventually } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
 describe('products', () => {
@@ -25,12 +26,16 @@ describe('products', () => {
     auth = bearer(await tokenFor(t, 'admin'));
     http = createServer();
     sockets = new Server(http);
-    sockets.on('connection', (socket) => socket.join(ADMINS_ROOM));
+    sockets.on('connection', async (socket) => {
+      await socket.join(ADMINS_ROOM);
+      socket.emit('joined');
+    });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     t.app.get(RealtimeService).attach(sockets);
     client = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
     client.on('dataUpdate', (event) => events.push(event));
-    await new Promise<void>((resolve) => client.on('connect', () => setTimeout(resolve, 50)));
+    // In the room once the server says so.
+    await new Promise<void>((resolve) => client.once('joined', () => resolve()));
   });
   afterAll(async () => {
     client.close();
@@ -41,15 +46,13 @@ describe('products', () => {
 
   /** Waits for the event of this type and message (events arrive asynchronously over the socket). */
   const eventArrives = async (type: string, message: string) => {
-    for (let i = 0; i < 100; i++) {
-      const found = events.find((e) => e.type === type && e.message === message);
-      if (found) {
-        events.splice(events.indexOf(found), 1);
-        return found;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no ${type} event "${message}", got ${JSON.stringify(events)}`);
+    const found = await eventually(
+      async () => events.find((e) => e.type === type && e.message === message),
+      10_000,
+      `${type} event "${message}"`,
+    );
+    events.splice(events.indexOf(found), 1);
+    return found;
   };
 
   it('GET /api/products lists every product with its unredeemed and redeemed code counts', async () => {
@@ -74,6 +77,7 @@ describe('products', () => {
       updatedAt: expect.any(String),
       unredeemedCount: 2,
       redeemedCount: 1,
+      voidCount: 0,
       totalCount: 3,
     });
     const mac = res.body.find((p: { name: string }) => p.name === PRODUCTS.homeBusinessMac);
@@ -115,10 +119,11 @@ describe('products', () => {
     expect(
       (await t.http().post('/api/products').set(auth).send({ name: 'X', status: 'gone' }).expect(400)).body.message,
     ).toBe('Status must be active or inactive');
-    const [audit] = await t.db.query(
-      `SELECT resource_id, success FROM security_audit_log WHERE action = 'product.create'`,
+    const audit = await t.db.query(
+      `SELECT resource_id, success FROM security_audit_log WHERE action = 'product.create' AND resource_id = $1`,
+      [res.body.id],
     );
-    expect(audit).toEqual({ resource_id: res.body.id, success: true });
+    expect(audit).toEqual([{ resource_id: res.body.id, success: true }]);
   });
 
   it("PUT /api/products/:id takes SPEC's {emailSubject, emailTemplate} and leaves other fields alone", async () => {

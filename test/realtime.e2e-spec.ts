@@ -1,11 +1,14 @@
 import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
 import { io, Socket } from 'socket.io-client';
-import { RealtimeGateway } from '../backend/src/modules/realtime/realtime.gateway';
+import { Logger } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { RealtimeService } from '../backend/src/modules/realtime/realtime.service';
+import { workerEventServer } from '../backend/src/modules/realtime/redis-io.adapter';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, issueToken, tokenFor } from './helpers/auth';
 import { productId, PRODUCTS } from './helpers/factories';
-import { redeemNew } from './helpers/redemptions';
+import { eventually, redeemNew } from './helpers/redemptions';
 
 interface DataUpdate {
   type: string;
@@ -46,6 +49,24 @@ function disconnected(socket: Socket): Promise<void> {
   return new Promise((resolve) => (socket.disconnected ? resolve() : socket.once('disconnect', () => resolve())));
 }
 
+/** A socket as the client library opens it, every dataUpdate and join-error it receives recorded from the start. */
+function watched(t: TestApp, auth?: Record<string, unknown>) {
+  const socket = io(t.baseUrl, { transports: ['websocket'], reconnection: false, forceNew: true, auth });
+  const updates: DataUpdate[] = [];
+  const errors: unknown[] = [];
+  socket.on('dataUpdate', (u: DataUpdate) => updates.push(u));
+  socket.on('join-error', (e: unknown) => errors.push(e));
+  return { socket, updates, errors, gone: new Promise<void>((resolve) => socket.once('disconnect', () => resolve())) };
+}
+
+/** Broadcasts a dataUpdate to the admins room every 10 ms until stopped: events are flowing the whole time. */
+function keepEmitting(t: TestApp): () => void {
+  const realtime = t.app.get(RealtimeService);
+  let n = 0;
+  const timer = setInterval(() => realtime.emit('productUpdate', `tick ${++n}`), 10);
+  return () => clearInterval(timer);
+}
+
 describe('Real time (socket.io)', () => {
   let t: TestApp;
   const sockets: Socket[] = [];
@@ -56,12 +77,14 @@ describe('Real time (socket.io)', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // The periodic session re-check runs every 200 ms here, so a test waits for it instead of for a minute.
+    t = await startTestApp({ REALTIME_SESSION_RECHECK_MS: '200' });
   });
   afterAll(async () => {
     sockets.forEach((s) => s.disconnect());
     await t.close();
   });
+  afterEach(() => jest.restoreAllMocks());
 
   it('an admin socket receives dataUpdate after a resend', async () => {
     const token = await tokenFor(t, 'admin');
@@ -73,7 +96,15 @@ describe('Real time (socket.io)', () => {
     expect(await update).toEqual({ type: 'emailResend', message: `E-mail for voucher ${r.code} queued for sending` });
   });
 
-  it('a public redemption tells admins, one event per second however many redeem', async () => {
+  it('a public redemption tells admins, at most one event per second however many redeem, the latest message last', async () => {
+    const realtime = t.app.get(RealtimeService);
+    const throttled = jest.spyOn(realtime, 'emitThrottled');
+    const sent: Array<{ at: number; message: string }> = [];
+    const emit = realtime.emit.bind(realtime);
+    jest.spyOn(realtime, 'emit').mockImplementation((type, message) => {
+      if (type === 'voucherUpdate') sent.push({ at: Date.now(), message });
+      emit(type, message);
+    });
     const token = await tokenFor(t, 'admin');
     const socket = await open();
     expect(await joinAdmin(socket, token)).toBe('joined');
@@ -81,13 +112,29 @@ describe('Real time (socket.io)', () => {
     socket.on('dataUpdate', (u: DataUpdate) => updates.push(u));
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     const burst = await Promise.all(Array.from({ length: 10 }, () => redeemNew(t, mac)));
-    await new Promise((r) => setTimeout(r, 1500));
-    const voucherUpdates = updates.filter((u) => u.type === 'voucherUpdate');
-    // The first goes out at once, the rest of the burst as one trailing event with the latest message.
-    expect(voucherUpdates.length).toBeGreaterThanOrEqual(1);
-    expect(voucherUpdates.length).toBeLessThanOrEqual(2);
-    expect(burst.map((r) => `Voucher ${r.code} redeemed`)).toContain(voucherUpdates[voucherUpdates.length - 1].message);
+
+    const calls = throttled.mock.calls.filter(([type]) => type === 'voucherUpdate').map(([, message]) => message);
+    expect(calls.sort()).toEqual(burst.map((r) => `Voucher ${r.code} redeemed`).sort());
+    // The trailing event carries the message of the last redemption of the burst.
+    const latest = throttled.mock.calls.filter(([type]) => type === 'voucherUpdate').at(-1)![1];
+    await eventually(async () => updates.some((u) => u.type === 'voucherUpdate' && u.message === latest), 15_000, 'the trailing event');
+    const received = updates.filter((u) => u.type === 'voucherUpdate');
+    expect(received.map((u) => u.message)).toEqual(sent.map((e) => e.message));
+    expect(received.at(-1)!.message).toBe(latest);
+    // Ten redemptions, fewer broadcasts, never two within a second of each other (the server's clock).
+    expect(sent.length).toBeLessThan(calls.length);
+    for (let i = 1; i < sent.length; i++) expect(sent[i].at - sent[i - 1].at).toBeGreaterThanOrEqual(990);
     socket.off('dataUpdate');
+  });
+
+  it('announces a settled order e-mail (the admin lists are not polled)', async () => {
+    const socket = await open();
+    expect(await joinAdmin(socket, await tokenFor(t, 'admin'))).toBe('joined');
+    const update = nextUpdate(socket, 'emailStatus', 10_000);
+    const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
+    expect(await update).toEqual({ type: 'emailStatus', message: expect.stringMatching(/^Order e-mail for voucher [A-Z0-9-]+ sent$/) });
+    const [{ email_status }] = await t.db.query(`SELECT email_status FROM redemptions WHERE id = $1`, [r.id]);
+    expect(email_status).toBe('sent');
   });
 
   it('accepts the token in the handshake too, and an operator', async () => {
@@ -109,25 +156,36 @@ describe('Real time (socket.io)', () => {
     expect((await update).type).toBe('redemptionDeleted');
   });
 
-  it.each([
+  /** An access token of a fresh admin's session, made invalid in one way. */
+  const badTokens: Array<[string, () => Promise<string>]> = [
     ['garbage', () => Promise.resolve('not-a-jwt')],
-    ['missing', () => Promise.resolve(undefined)],
     [
-      'wrong secret',
+      'forged (another secret)',
       async () => {
-        const { JwtService } = await import('@nestjs/jwt');
+        const user = await createAdminUser(t);
+        const { sessionId } = await issueToken(t, user.id);
         return new JwtService().signAsync(
-          { sub: 'x', sid: 'y', typ: 'access' },
-          { secret: 'another-secret-of-at-least-32-bytes!!', algorithm: 'HS256' },
+          { sub: user.id, sid: sessionId, typ: 'access' },
+          { secret: 'another-secret-of-at-least-32-bytes!!', algorithm: 'HS256', expiresIn: '15m' },
         );
+      },
+    ],
+    [
+      'expired',
+      async () => {
+        const user = await createAdminUser(t);
+        const { sessionId } = await issueToken(t, user.id);
+        const exp = Math.floor(Date.now() / 1000) - 60;
+        return new JwtService().signAsync({ sub: user.id, sid: sessionId, typ: 'access', exp }, { secret: t.config.jwtSecret, algorithm: 'HS256' });
       },
     ],
     [
       'revoked session',
       async () => {
         const user = await createAdminUser(t);
-        const { token, sessionId } = await issueToken(t, user.id);
-        await t.db.query(`UPDATE admin_sessions SET is_active = false WHERE id = $1`, [sessionId]);
+        const { token } = await issueToken(t, user.id);
+        const logout = await t.http().post('/api/admin/logout').set(bearer(token));
+        expect(logout.status).toBe(200);
         return token;
       },
     ],
@@ -141,7 +199,34 @@ describe('Real time (socket.io)', () => {
       },
     ],
     ['role without permissions', () => tokenFor(t, 'guest')],
-  ])('refuses an invalid token (%s) and disconnects', async (_name, makeToken) => {
+  ];
+
+  /** Runs `fn` while events flow to the admins room; a signed-in admin beside it records them (the control). */
+  async function whileEventsFlow(fn: (control: DataUpdate[]) => Promise<void>): Promise<void> {
+    const control = await open();
+    expect(await joinAdmin(control, await tokenFor(t, 'admin'))).toBe('joined');
+    const received: DataUpdate[] = [];
+    control.on('dataUpdate', (u: DataUpdate) => received.push(u));
+    const stop = keepEmitting(t);
+    try {
+      await fn(received);
+    } finally {
+      stop();
+    }
+  }
+
+  it.each(badTokens)('a handshake with an invalid token (%s) is disconnected before any event', async (_name, makeToken) => {
+    const token = await makeToken();
+    await whileEventsFlow(async (control) => {
+      const bad = watched(t, { token });
+      await bad.gone;
+      expect(bad.errors).toEqual([{ message: 'Invalid or expired token' }]);
+      expect(bad.updates).toEqual([]);
+      await eventually(async () => control.length > 0, 10_000, 'events reaching the signed-in admin');
+    });
+  });
+
+  it.each(badTokens)('join-admin with an invalid token (%s) is refused and disconnects', async (_name, makeToken) => {
     const token = await makeToken();
     const socket = await open();
     const error = new Promise((resolve) => socket.once('join-error', resolve));
@@ -151,22 +236,37 @@ describe('Real time (socket.io)', () => {
     expect(socket.connected).toBe(false);
   });
 
-  it('disconnects a joined socket once its session is revoked', async () => {
+  it('a handshake without a token receives nothing until it joins; join-admin without one disconnects it', async () => {
+    await whileEventsFlow(async (control) => {
+      const anonymous = watched(t, {});
+      await new Promise<void>((resolve) => anonymous.socket.once('connect', () => resolve()));
+      const seenBefore = control.length;
+      await eventually(async () => control.length >= seenBefore + 5, 10_000, 'events after the anonymous socket connected');
+      anonymous.socket.emit('join-admin', {});
+      await anonymous.gone;
+      expect(anonymous.errors).toEqual([{ message: 'Invalid or expired token' }]);
+      expect(anonymous.updates).toEqual([]);
+    });
+  });
+
+  it('the periodic re-check disconnects a joined socket once its session is revoked (logout), on its own timer', async () => {
     const user = await createAdminUser(t);
-    const { token, sessionId } = await issueToken(t, user.id);
+    const { token } = await issueToken(t, user.id);
     const kept = await open();
     expect(await joinAdmin(kept, await tokenFor(t, 'admin'))).toBe('joined');
     const socket = await open();
     expect(await joinAdmin(socket, token)).toBe('joined');
-    const gateway = t.app.get(RealtimeGateway);
-    expect(await gateway.recheckSessions()).toBe(0);
+    const ended = new Promise((resolve) => socket.once('join-error', resolve));
 
-    await t.db.query(`UPDATE admin_sessions SET is_active = false WHERE id = $1`, [sessionId]);
-    const error = new Promise((resolve) => socket.once('join-error', resolve));
-    expect(await gateway.recheckSessions()).toBe(1);
-    expect(await error).toEqual({ message: 'Session ended' });
+    await t.http().post('/api/admin/logout').set(bearer(token)).expect(200);
+    // Nothing calls the re-check here: its timer (every 200 ms in this suite) finds the revoked session.
+    expect(await ended).toEqual({ message: 'Session ended' });
     await disconnected(socket);
+    // The admin whose session is live stays, and still receives events.
     expect(kept.connected).toBe(true);
+    const update = nextUpdate(kept, 'productUpdate');
+    t.app.get(RealtimeService).emit('productUpdate', 'still here');
+    expect(await update).toEqual({ type: 'productUpdate', message: 'still here' });
   });
 
   it('sends nothing to sockets that have not joined', async () => {
@@ -184,6 +284,44 @@ describe('Real time (socket.io)', () => {
       .expect(200);
     await update;
     expect(seen).toEqual([]);
+  });
+});
+
+describe('Real time: a socket that never joins', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ REALTIME_JOIN_TIMEOUT_MS: '300' });
+  });
+  afterAll(() => t.close());
+
+  it('is disconnected after REALTIME_JOIN_TIMEOUT_MS without receiving any event', async () => {
+    const stop = keepEmitting(t);
+    try {
+      const idle = watched(t);
+      await idle.gone;
+      expect(idle.errors).toEqual([{ message: 'Invalid or expired token' }]);
+      expect(idle.updates).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a socket that joins in time stays', async () => {
+    const token = await tokenFor(t, 'admin');
+    const socket = await connect(t);
+    try {
+      expect(await joinAdmin(socket, token)).toBe('joined');
+      // A socket opened after it and never joined is closed at its deadline: by then this one's has passed too.
+      const idle = watched(t);
+      await idle.gone;
+      expect(socket.connected).toBe(true);
+      const update = nextUpdate(socket, 'productUpdate', 10_000);
+      t.app.get(RealtimeService).emit('productUpdate', 'still joined');
+      expect(await update).toEqual({ type: 'productUpdate', message: 'still joined' });
+    } finally {
+      socket.disconnect();
+    }
   });
 });
 
@@ -222,5 +360,40 @@ describe('Real time across API instances (Redis adapter)', () => {
       .set(bearer(await tokenFor(b, 'admin')))
       .expect(200);
     expect(await update).toEqual({ type: 'emailResend', message: `E-mail for voucher ${r.code} queued for sending` });
+  });
+
+  it('delivers an event of a worker process (no socket.io endpoint of its own) to an admin of instance A', async () => {
+    socket ??= await connect(a);
+    expect(await joinAdmin(socket, await tokenFor(a, 'admin'))).toBe('joined');
+    const worker = workerEventServer('redis://127.0.0.1:6379', prefix);
+    try {
+      const update = nextUpdate(socket, 'emailStatus', 10_000);
+      worker.server.to('admins').emit('dataUpdate', { type: 'emailStatus', message: 'Order e-mail for voucher W-1 sent' });
+      expect(await update).toEqual({ type: 'emailStatus', message: 'Order e-mail for voucher W-1 sent' });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('an event announced after the Redis clients closed (a job finishing during shutdown) is logged, not an unhandled rejection', async () => {
+    const worker = workerEventServer('redis://127.0.0.1:6379', prefix);
+    await worker.close();
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const unhandled = jest.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      worker.server.to('admins').emit('dataUpdate', { type: 'emailStatus', message: 'Order e-mail for voucher W-2 sent' });
+      await eventually(
+        async () => warn.mock.calls.some(([m]) => m === 'dataUpdate not published: Connection is closed.'),
+        5000,
+        'the failed publish logged',
+      );
+      // A rejection nobody handles is reported after the microtasks of the turn that rejected it.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+      warn.mockRestore();
+    }
   });
 });

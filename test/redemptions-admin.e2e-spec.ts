@@ -2,6 +2,7 @@ import { RedemptionMailService } from '../backend/src/modules/mail/redemption-ma
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { addLicenseKey, keyHash, licenseManagedProduct, productId, PRODUCTS } from './helpers/factories';
+import { watchJobs } from './helpers/jobs';
 import { emailStatus, eventually, keysAssignedTo, redeemNew } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
@@ -26,6 +27,7 @@ describe('Admin redemption actions', () => {
     await t.close();
     await smtp.close();
   });
+  afterEach(() => jest.restoreAllMocks());
 
   describe('resend-email', () => {
     it('sets the e-mail pending, clears a stale claim and sends it again', async () => {
@@ -62,6 +64,7 @@ describe('Admin redemption actions', () => {
 
   describe('assign-license', () => {
     it('stores MANUAL_<key>, ends manual processing, updates the success page and sends the e-mail once', async () => {
+      const jobs = watchJobs(t);
       const product = await windowsProduct('Manual Assign');
       const r = await redeemNew(t, product);
       expect((await t.http().get(`/api/success-token/${r.successToken}`).expect(200)).body.isManualProcessing).toBe(true);
@@ -116,7 +119,8 @@ describe('Admin redemption actions', () => {
         [r.id],
       );
       expect(audit.success).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Every job has finished and the sweep has run since: the second assignment sent nothing to the first customer.
+      await jobs.settled();
       expect(mailsTo(r.email)).toHaveLength(1);
     });
 
@@ -323,11 +327,12 @@ describe('Admin redemption actions', () => {
 
   describe('fix-pending-emails', () => {
     it('gives manual redemptions keys once keys are added; each e-mail goes out once', async () => {
+      const jobs = watchJobs(t);
       const product = await windowsProduct('Fix Pending');
       const manual = [await redeemNew(t, product), await redeemNew(t, product), await redeemNew(t, product)];
       const first = await t.http().post('/api/admin/fix-pending-emails').set(auth).expect(200);
       expect(first.body.assignedCount).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await jobs.settled();
       for (const r of manual) expect(mailsTo(r.email)).toHaveLength(0);
 
       await addLicenseKey(t.db, product, 'FIX-KEY-0001');
@@ -343,7 +348,7 @@ describe('Admin redemption actions', () => {
       // Once more, and past the sweep interval: nothing is sent twice.
       const after = await t.http().post('/api/admin/fix-pending-emails').set(auth).expect(200);
       expect(after.body.assignedCount).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await jobs.settled({ count: 2 });
       for (const r of manual) {
         expect(mailsTo(r.email)).toHaveLength(1);
         expect(await assignmentsOf(r.id)).toHaveLength(1);

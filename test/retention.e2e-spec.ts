@@ -49,7 +49,7 @@ describe('Retention job', () => {
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
 
     const result = await t.app.get(JobHandlers).runRetention();
-    expect(result).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1 });
+    expect(result).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0 });
 
     const ids = async (table: string, list: string[]) =>
       (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [list])).map((r: { id: string }) => r.id);
@@ -68,7 +68,48 @@ describe('Retention job', () => {
     const [run] = await t.db.query(
       `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
     );
-    expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1 });
+    expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0 });
+  });
+
+  it('deletes admin sessions 30 days after they ended, with their spent refresh tokens, and attempt counters after a day', async () => {
+    const [user] = await t.db.query(`SELECT id FROM admin_users WHERE username = 'admin'`);
+    const session = async (expiresDaysAgo: number, active = true) =>
+      (
+        await t.db.query(
+          `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, expires_at, is_active)
+           VALUES ($1, $2, $3, now() - make_interval(days => $4), $5) RETURNING id`,
+          [user.id, randomBytes(16).toString('hex'), randomBytes(16).toString('hex'), expiresDaysAgo, active],
+        )
+      )[0].id as string;
+    const ended = await session(31);
+    const revoked = await session(40, false);
+    const recent = await session(29, false);
+    const live = await session(-1);
+    await t.db.query(
+      `INSERT INTO admin_session_spent_tokens (token_hash, session_id) VALUES ($1, $2), ($3, $4)`,
+      [randomBytes(16).toString('hex'), ended, randomBytes(16).toString('hex'), recent],
+    );
+    const attempt = async (hoursAgo: number) =>
+      (
+        await t.db.query(
+          `INSERT INTO admin_attempts (admin_user_id, kind, outcome, created_at)
+           VALUES ($1, 'secret-check', 'failure', now() - make_interval(hours => $2)) RETURNING id`,
+          [user.id, hoursAgo],
+        )
+      )[0].id as string;
+    const oldAttempt = await attempt(25);
+    const keptAttempt = await attempt(2);
+
+    const result = await t.app.get(JobHandlers).runRetention();
+    expect(result).toMatchObject({ adminSessions: 2, adminAttempts: 1 });
+    const ids = async (table: string, list: string[]) =>
+      (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id`, [list])).map((r: { id: string }) => r.id);
+    expect(await ids('admin_sessions', [ended, revoked, recent, live])).toEqual([recent, live].sort());
+    expect(await ids('admin_attempts', [oldAttempt, keptAttempt])).toEqual([keptAttempt]);
+    const spent = await t.db.query(`SELECT session_id FROM admin_session_spent_tokens WHERE session_id = ANY($1::uuid[])`, [
+      [ended, recent],
+    ]);
+    expect(spent).toEqual([{ session_id: recent }]);
   });
 
   it('never deletes a customer who redeems at that moment, nor their redemption (purge and redemptions run concurrently)', async () => {
@@ -129,7 +170,7 @@ describe('Retention without Redis', () => {
         10_000,
         'the retention audit row',
       );
-      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0 });
+      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0 });
     } finally {
       await t.close();
     }

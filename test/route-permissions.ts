@@ -11,6 +11,9 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'GET /api/public-config': 'public',
   'POST /api/redeem-voucher': 'public',
   'GET /api/success-token/:token': 'public',
+  'POST /api/resend-order-email': 'public',
+  // Bearer METRICS_TOKEN instead of an admin session (404 when unset).
+  'GET /metrics': 'public',
 
   // Admin authentication
   'POST /api/admin/login': 'public',
@@ -21,6 +24,10 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'POST /api/admin/2fa/setup': [],
   'POST /api/admin/2fa/enable': [],
   'POST /api/admin/2fa/disable': [],
+  'POST /api/admin/2fa/recovery-codes': [],
+  'GET /api/admin/sessions': [],
+  'DELETE /api/admin/sessions/:id': [],
+  'POST /api/admin/sessions/revoke-others': [],
   'POST /api/admin/reset-operator': [Permission.AdminResetOperator],
   'POST /api/admin/create-shop-manager': [Permission.AdminCreateShopManager],
   // Products, voucher codes, statistics, exports
@@ -31,14 +38,19 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'POST /api/products/:id/test-email': [Permission.ProductsEdit],
   'POST /api/products/:id/voucher-codes': [Permission.VouchersUpload],
   'GET /api/products/:id/voucher-codes-detailed': [Permission.VouchersView],
+  'GET /api/products/:id/batches': [Permission.VouchersView],
   'DELETE /api/products/:id/voucher-codes': [Permission.VouchersDelete],
+  'POST /api/products/:id/voucher-codes/void': [Permission.VouchersVoid],
   'DELETE /api/voucher-codes/:id': [Permission.VouchersDelete],
   'GET /api/stats': [Permission.DashboardView],
   'GET /api/stats/:period': [Permission.DashboardView],
+  'GET /api/license-pool/forecast': [Permission.DashboardView],
   'POST /api/export/selected-redemptions': [Permission.ExportRedeemedVouchers],
   'GET /api/export/redeemed-vouchers': [Permission.ExportRedeemedData],
   'GET /api/export/redeemed-voucher-codes': [Permission.ExportRedeemedVouchers],
   'GET /api/export/unredeemed-vouchers': [Permission.ExportUnredeemedVouchers],
+  // A batch's reconciliation holds unredeemed and redeemed codes: both code exports' permissions (DECISIONS §7).
+  'GET /api/export/batch/:id': [Permission.VouchersView, Permission.ExportUnredeemedVouchers, Permission.ExportRedeemedVouchers],
 
   // Licence keys, redemptions, system
   'GET /api/license-managed-products': [Permission.DashboardView],
@@ -48,6 +60,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'DELETE /api/license-keys/:id': [Permission.LicensesManage],
   'GET /api/redemptions': [Permission.DashboardView],
   'GET /api/redemptions/:id': [Permission.DashboardView],
+  'GET /api/redemptions/:id/history': [Permission.DashboardView],
   'POST /api/redemptions/:id/resend-email': [Permission.EmailsResend],
   'POST /api/redemptions/:id/assign-license': [Permission.LicensesAssign],
   'POST /api/redemptions/bulk-assign-license': [Permission.LicensesAssign],
@@ -55,4 +68,11 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'POST /api/redemptions/bulk-delete': [Permission.RedemptionsDelete],
   'POST /api/admin/fix-pending-emails': [Permission.EmailsFixPending],
   'DELETE /api/admin/cleanup-redeemed': [Permission.SystemCleanup],
+
+  // Webhooks (Settings)
+  'GET /api/webhooks': [Permission.WebhooksManage],
+  'POST /api/webhooks': [Permission.WebhooksManage],
+  'DELETE /api/webhooks/:id': [Permission.WebhooksManage],
+  'GET /api/webhooks/:id/deliveries': [Permission.WebhooksManage],
+  'POST /api/webhooks/:id/test': [Permission.WebhooksManage],
 };

@@ -1,5 +1,9 @@
+import { execFile } from 'child_process';
+import { join } from 'path';
+import { promisify } from 'util';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../backend/src/database/data-source-options';
+import { MIGRATIONS } from '../backend/src/database/migrations';
 import { createTestDatabase, TestDatabase } from './helpers/database';
 
 /**
@@ -47,5 +51,27 @@ describe('schema: entities and migrations agree', () => {
        WHERE n.nspname = 'public' AND k.contype IN ('c', 'f', 'u') AND c.relname <> 'migrations'`);
     const missing = inDatabase.map((r) => r.name).filter((name) => !declared.has(name));
     expect(missing).toEqual([]);
+  });
+});
+
+/** The commands a developer runs (issue 15): the TypeORM CLI on `ormconfig.ts`, against a fresh database. */
+describe('schema: the TypeORM CLI on ormconfig.ts', () => {
+  let db: TestDatabase;
+  const typeorm = (...args: string[]) =>
+    promisify(execFile)('npx', ['typeorm-ts-node-commonjs', '-d', 'ormconfig.ts', ...args], {
+      cwd: join(__dirname, '..'),
+      env: { ...process.env, DATABASE_URL: db.url },
+    });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('ovr_schema_cli');
+  });
+  afterAll(() => db?.drop());
+
+  it('migration:run builds the schema from the app\'s migration list, and migration:generate --check finds nothing to change', async () => {
+    const run = await typeorm('migration:run');
+    expect(run.stdout).toContain(`Migration ${MIGRATIONS[MIGRATIONS.length - 1].name} has been executed successfully.`);
+    const check = await typeorm('migration:generate', '--check', '--dryrun', 'drift');
+    expect(check.stdout).toContain('No changes in database schema were found');
   });
 });

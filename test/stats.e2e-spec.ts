@@ -65,8 +65,8 @@ describe('GET /api/stats/:period (server time zone UTC, clock fixed at 2026-03-1
     expect(body.totalRedemptions).toBe(total);
     expect(body.timeRange).toBe(label);
     expect(body.activeVouchers).toBe(5);
-    expect(ofProduct(body, p)).toEqual({ productId: p, productName: 'Stats P', activeCodes: 3, redeemedCodes: inP });
-    expect(ofProduct(body, q)).toEqual({ productId: q, productName: 'Stats Q', activeCodes: 2, redeemedCodes: inQ });
+    expect(ofProduct(body, p)).toEqual({ productId: p, productName: 'Stats P', activeCodes: 3, redeemedCodes: inP, voidCodes: 0 });
+    expect(ofProduct(body, q)).toEqual({ productId: q, productName: 'Stats Q', activeCodes: 2, redeemedCodes: inQ, voidCodes: 0 });
     expect(body.dailyRedemptions.reduce((sum: number, d: { count: number }) => sum + d.count, 0)).toBe(total);
   });
 
@@ -146,5 +146,24 @@ describe('GET /api/stats/:period in a server time zone with daylight saving (Ame
     const lastMonth = (await t.http().get('/api/stats/lastmonth').set(auth).expect(200)).body;
     expect(lastMonth.totalRedemptions).toBe(1);
     expect(lastMonth.dailyRedemptions.at(-1)).toEqual({ date: '2026-02-28', count: 1 });
+  });
+
+  it('counts the new local days when TIME_ZONE changes (the day counters are rebuilt at start-up)', async () => {
+    const utc = await startTestApp({ TZ: 'UTC' }, { database: t.database });
+    try {
+      jest.spyOn(utc.app.get(Clock), 'now').mockReturnValue(NOW);
+      const utcAuth = bearer(await tokenFor(utc, 'admin'));
+      const stats = async (period: string) =>
+        (await utc.http().get(`/api/stats/${period}`).set(utcAuth).expect(200)).body;
+      // In UTC, NY-1 (05:00Z) and NY-2 (02:00Z) are both on 15 March, NY-3 (04:30Z) on 1 March.
+      expect((await stats('today')).totalRedemptions).toBe(2);
+      expect((await stats('yesterday')).totalRedemptions).toBe(0);
+      expect((await stats('thismonth')).totalRedemptions).toBe(3);
+      expect((await stats('lastmonth')).totalRedemptions).toBe(0);
+      const [{ time_zone }] = await utc.db.query(`SELECT time_zone FROM stats_settings`);
+      expect(time_zone).toBe('UTC');
+    } finally {
+      await utc.close();
+    }
   });
 });

@@ -41,8 +41,10 @@ describe('voucher codes of a product: list, search, delete', () => {
         id: expect.any(String),
         code: 'NEW-0059',
         isRedeemed: false,
+        status: 'available',
         createdAt: expect.any(String),
         redeemedAt: null,
+        voidedAt: null,
         redemption: null,
       });
 
@@ -72,11 +74,14 @@ describe('voucher codes of a product: list, search, delete', () => {
         id: expect.any(String),
         code: 'RF-B',
         isRedeemed: true,
+        status: 'redeemed',
         createdAt: expect.any(String),
         redeemedAt: expect.any(String),
+        voidedAt: null,
         redemption: {
           id: expect.any(String),
           redeemedAt: expect.any(String),
+          refundedAt: null,
           emailStatus: expect.stringMatching(/^(pending|sent|failed)$/),
           customer: { id: expect.any(String), firstName: 'Rita', lastName: 'Redeemer', email: 'rita@example.com' },
         },
@@ -196,7 +201,7 @@ describe('voucher codes of a product: list, search, delete', () => {
         .send({ deleteType: 'selected', voucherCodeIds: ids })
         .expect(200);
       expect(res.body).toEqual({
-        message: '2 voucher codes deleted. 2 redeemed or unknown code(s) were kept.',
+        message: '2 voucher codes deleted. 2 redeemed, void or unknown code(s) were kept.',
         deletedCount: 2,
         skippedCount: 2,
       });

@@ -1,4 +1,4 @@
-import { INestApplication, INestApplicationContext, Logger as NestLogger } from '@nestjs/common';
+import { INestApplication, INestApplicationContext, Logger as NestLogger, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -6,15 +6,22 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
+import { AppMetrics } from './common/metrics';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
-import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
+import { RedisIoAdapter, workerEventServer } from './modules/realtime/redis-io.adapter';
+import { RealtimeService } from './modules/realtime/realtime.service';
 import { runMigrations } from './database/migrate';
+import { publicConfigOf } from './modules/public-config/public-config';
+import { sealKeysStoredInClear } from './keys-at-rest';
 import { apiCompression, frontendMiddleware } from './static-assets';
 import { blockedIpMiddleware } from './modules/auth/blocked-ip.middleware';
 import { BlockedIpService } from './modules/auth/blocked-ip.service';
+
+/** Routes served outside `/api`: Prometheus expects `/metrics`. */
+export const UNPREFIXED_ROUTES = ['metrics'];
 
 export interface StartedDatabase {
   url: string;
@@ -27,9 +34,14 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
   if (!config.databaseUrl) {
     database = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, new NestLogger('Database'));
   }
-  // Licence keys still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
-  const { sealed } = await runMigrations(database.url, DataCipher.fromConfig(config));
-  if (sealed) new NestLogger('Database').log(`Sealed ${sealed} licence keys stored in clear under DATA_KEY`);
+  // Licence and product keys still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
+  const cipher = DataCipher.fromConfig(config);
+  const sealed = await runMigrations(database.url, (dataSource) => sealKeysStoredInClear(dataSource, cipher));
+  if (sealed?.licenseKeys || sealed?.productKeys) {
+    new NestLogger('Database').log(
+      `Sealed ${sealed.licenseKeys} licence keys and ${sealed.productKeys} product keys stored in clear under DATA_KEY`,
+    );
+  }
   return database;
 }
 
@@ -46,7 +58,9 @@ export async function createHttpApp(
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
-  app.setGlobalPrefix('api');
+  app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES.map((path) => ({ path, method: RequestMethod.GET })) });
+  // First, so the histogram times everything that follows.
+  app.use(app.get(AppMetrics).httpMiddleware());
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
   app.use('/api', apiCompression());
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
@@ -57,13 +71,15 @@ export async function createHttpApp(
 
   const openApi = new DocumentBuilder()
     .setTitle('Office licence redemption API')
-    .setDescription('Public redemption calls and the admin console API')
+    .setDescription('Public redemption calls and the admin console API (docs/api.md)')
     .setVersion('1')
+    // Relative: the document describes whichever instance serves it (paths carry the /api prefix).
+    .addServer('/', 'This instance')
     .addBearerAuth()
     .build();
   SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
 
-  if (config.serveFrontend) app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist')));
+  if (config.serveFrontend) app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
   return app;
 }
 
@@ -73,5 +89,13 @@ export async function createWorkerContext(config: AppConfig, databaseUrl: string
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
+  // Events of the jobs (e-mail outcomes) reach the admins connected to the API instances through Redis.
+  const events = workerEventServer(config.redisUrl!, config.redisPrefix);
+  app.get(RealtimeService).attach(events.server);
+  const close = app.close.bind(app);
+  app.close = async () => {
+    await close();
+    await events.close();
+  };
   return app;
 }

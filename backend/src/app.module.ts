@@ -6,23 +6,29 @@ import type { DestinationStream } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
 import { randomUUID } from 'crypto';
 import { Clock } from './common/clock';
+import { AppMetrics } from './common/metrics';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { redactRequest, redactResponse } from './common/log-redaction';
 import { APP_CONFIG, AppConfig } from './config/app-config';
+import { logFormat } from './config/logging';
 import { DatabaseModule } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { ExportModule } from './modules/export/export.module';
 import { HealthModule } from './modules/health/health.module';
+import { HistoryModule } from './modules/history/history.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { LicenseModule } from './modules/license/license.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 import { PublicConfigModule } from './modules/public-config/public-config.module';
+import { PoolModule } from './modules/pool/pool.module';
 import { ProductModule } from './modules/product/product.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RedemptionModule } from './modules/redemption/redemption.module';
 import { StatsModule } from './modules/stats/stats.module';
 import { VoucherModule } from './modules/voucher/voucher.module';
+import { WebhookModule } from './modules/webhook/webhook.module';
 
 export interface AppModuleOptions {
   /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
@@ -37,6 +43,8 @@ export class AppModule {
   static forRoot(config: AppConfig, options: AppModuleOptions): DynamicModule {
     const pinoHttpOptions: PinoHttpOptions = {
       level: config.logLevel,
+      // Pretty on a developer's terminal, JSON lines otherwise (config/logging.ts); tests pass their own stream.
+      ...(options.logStream ? {} : logFormat(config)),
       genReqId: (req, res) => {
         const id = (req.headers['x-request-id'] as string) || randomUUID();
         res.setHeader('x-request-id', id);
@@ -66,15 +74,20 @@ export class AppModule {
         VoucherModule,
         StatsModule,
         ExportModule,
+        PoolModule,
+        HistoryModule,
         HealthModule,
         PublicConfigModule,
+        WebhookModule,
+        MetricsModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         Clock,
+        AppMetrics,
       ],
-      exports: [APP_CONFIG, Clock],
+      exports: [APP_CONFIG, Clock, AppMetrics],
     };
   }
 }

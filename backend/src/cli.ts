@@ -12,11 +12,11 @@ import { AdminSessionRepository } from './modules/auth/admin-session.repository'
 import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { AdminCommand, ADMIN_CLI_USAGE, CliUsageError, parseAdminArgs } from './modules/auth/admin-cli-args';
 import { generatePassword, hashPassword } from './modules/auth/password';
-import { LicenseKeySealingRepository } from './modules/license/license-key-sealing.repository';
+import { rotateSealedKeys } from './keys-at-rest';
 
 /**
  * `npm run admin -- create …` / `… reset-password …`: account administration for operators of the service;
- * `… rotate-data-key`: licence keys re-encrypted under a new DATA_KEY.
+ * `… rotate-data-key`: licence and product keys re-encrypted under a new DATA_KEY.
  */
 async function main(): Promise<number> {
   let command: AdminCommand;
@@ -42,7 +42,7 @@ async function main(): Promise<number> {
 }
 
 /**
- * Re-seals every licence key under DATA_KEY (DECISIONS §12); DATA_KEY_PREVIOUS opens the keys not yet rotated.
+ * Re-seals every licence key, product key and webhook secret under DATA_KEY (DECISIONS §12); DATA_KEY_PREVIOUS opens the keys not yet rotated.
  * Batches of one statement each, rows already under DATA_KEY skipped: an interrupted run is simply run again.
  * The running service keeps working meanwhile when it too has both keys.
  */
@@ -52,18 +52,16 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
     return 2;
   }
   const database = new DatabaseService(dataSource);
-  const keys = new LicenseKeySealingRepository(database, DataCipher.fromConfig(config));
-  let rotated = 0;
-  for (let batch = await keys.rotateBatch(null); batch.lastId; batch = await keys.rotateBatch(batch.lastId)) {
-    rotated += batch.rotated;
-  }
+  const rotated = await rotateSealedKeys(dataSource, DataCipher.fromConfig(config));
   await new AuditService(new AuditRepository(database), database).record({
     action: 'cli.rotate-data-key',
     success: true,
     resource: 'license_keys',
-    details: { rotated, via: 'cli' },
+    details: { rotated: rotated.licenseKeys, productKeys: rotated.productKeys, webhookSecrets: rotated.webhookSecrets, via: 'cli' },
   });
-  console.log(`Re-encrypted ${rotated} licence keys under DATA_KEY. Every key is now under DATA_KEY:`);
+  console.log(
+    `Re-encrypted ${rotated.licenseKeys} licence keys, ${rotated.productKeys} product keys and ${rotated.webhookSecrets} webhook secrets under DATA_KEY. Every key is now under DATA_KEY:`,
+  );
   console.log('remove DATA_KEY_PREVIOUS from the configuration and restart the service.');
   return 0;
 }

@@ -3,10 +3,16 @@ import 'dotenv/config';
 import { Logger } from '@nestjs/common';
 import { createHttpApp, createWorkerContext, prepareDatabase } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
+import { PinoNestLogger } from './config/logging';
+import { demoAdminPassword, demoBanner, demoEnv, seedDemo } from './demo';
 
 async function main(): Promise<void> {
   const worker = process.argv.includes('--worker');
-  const config = loadConfig();
+  const demo = !worker && process.argv.includes('--demo');
+  const demoPassword = demo ? demoAdminPassword(process.env) : undefined;
+  const config = loadConfig(demo ? demoEnv(process.env, demoPassword) : process.env);
+  // Start-up logs (embedded PostgreSQL at debug level, migrations) in the format and level of the rest.
+  Logger.overrideLogger(PinoNestLogger.create(config));
   if (worker && !config.redisUrl) throw new ConfigError('npm run worker needs REDIS_URL: without Redis, jobs run inside the API');
   const database = await prepareDatabase(config);
   const app = worker ? await createWorkerContext(config, database.url) : await createHttpApp(config, database.url);
@@ -27,8 +33,11 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   if (!worker) {
-    await (app as Awaited<ReturnType<typeof createHttpApp>>).listen(config.port);
+    const http = app as Awaited<ReturnType<typeof createHttpApp>>;
+    await http.listen(config.port);
     new Logger('Main').log(`Listening on http://localhost:${config.port}`);
+    // After start-up: the admin account exists by now (created at bootstrap on a fresh database).
+    if (demo) console.log(demoBanner(await seedDemo(http, config, demoPassword), config.port, config));
   }
 }
 

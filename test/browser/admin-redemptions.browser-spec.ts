@@ -124,9 +124,9 @@ describe('admin console: licences and redemptions in a real browser', () => {
 
     // The dashboard follows without a reload.
     const row = rowOf(page, code);
-    await row.waitFor({ timeout: 20_000 });
+    await row.waitFor();
     expect(await row.textContent()).toContain('Grace Hopper');
-    await totalCard.filter({ hasText: new RegExp(`^${(totalBefore + 1).toLocaleString('en-US')}$`) }).waitFor({ timeout: 20_000 });
+    await totalCard.filter({ hasText: new RegExp(`^${(totalBefore + 1).toLocaleString('en-US')}$`) }).waitFor();
     await screenshot(page, 'admin-recent-redemptions');
 
     // Details: manual processing, assign by hand, resend.
@@ -162,7 +162,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
     // A redemption with a key cannot be selected; a Mac redemption (no key) can, and is exported as CSV.
     expect(await rowOf(page, code).getByRole('checkbox').isDisabled()).toBe(true);
     const macRedemption = await redeemNew(t, mac, { firstName: 'Ada', lastName: 'Lovelace' }, 'MACX');
-    await rowOf(page, macRedemption.code).waitFor({ timeout: 20_000 });
+    await rowOf(page, macRedemption.code).waitFor();
     await rowOf(page, macRedemption.code).getByRole('checkbox').check();
     const bar = page.getByRole('region', { name: 'Selection' });
     await bar.getByText('1 selected').waitFor();
@@ -170,7 +170,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
     expect(download.suggestedFilename()).toMatch(/^selected-redemptions-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(csv.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe(
-      'Voucher Code,First Name,Last Name,Email,Phone,Country,Product,Email Status,License Key,Download Link,Redeemed At,Exported At',
+      'Voucher Code,First Name,Last Name,Email,Phone,Country,Product,Email Status,License Key,Download Link,Redeemed At,Exported At,Refunded At',
     );
     expect(csv).toContain(`${macRedemption.code},Ada,Lovelace,${macRedemption.email}`);
     await page.getByText('Export Successful').waitFor();

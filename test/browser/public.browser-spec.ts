@@ -27,6 +27,27 @@ describe('public pages in a real browser', () => {
     await t?.close();
   });
 
+  /**
+   * `/` is prerendered: the form is drawn before the app has loaded. The app sets the title with the company
+   * name once it has taken the page over; the flows below start there (typing earlier has its own test).
+   */
+  async function openRedeemPage(page: Page) {
+    await page.goto('/');
+    // A function, not a string: the page's CSP forbids eval.
+    await page.waitForFunction((title) => (globalThis as any).document.title === title, 'Redeem Your Office License | Licence Desk Ltd');
+  }
+
+  /** Holds the app's entry script back until the returned function is called: the page stays prerendered HTML. */
+  async function holdAppScript(page: Page): Promise<() => void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    return release;
+  }
+
   async function fillRedeemForm(page: Page, code: string, email = `ann.${randomCode('x').toLowerCase()}@example.com`) {
     await page.getByRole('textbox', { name: 'First Name' }).fill('Ann');
     await page.getByRole('textbox', { name: 'Last Name' }).fill('Lee');
@@ -45,7 +66,7 @@ describe('public pages in a real browser', () => {
     const scripts: string[] = [];
     page.on('request', (req) => req.resourceType() === 'script' && scripts.push(req.url()));
 
-    await page.goto('/');
+    await openRedeemPage(page);
     await page.getByRole('heading', { level: 1, name: 'Redeem Your Office License | Licence Desk Ltd' }).waitFor();
     await fillRedeemForm(page, code);
     await expectValue(page.getByRole('textbox', { name: 'Voucher Code' }), code.toUpperCase());
@@ -78,10 +99,11 @@ describe('public pages in a real browser', () => {
   it('Mac code: the three packages in order, redeemed with the keyboard only', async () => {
     const [code] = await addCodes(t.db, mac, [randomCode('MAC')]);
     const { context, page, errors } = await openPage(browser, t.baseUrl);
-    await page.goto('/');
+    await openRedeemPage(page);
     await page.getByRole('textbox', { name: 'First Name' }).focus();
     await page.keyboard.type('Mia');
-    for (const value of ['Mac', `mia.${randomCode('m').toLowerCase()}@example.com`, '+44 20 7946 0958', code.toLowerCase()]) {
+    const email = `mia.${randomCode('m').toLowerCase()}@example.com`;
+    for (const value of ['Mac', email, '+44 20 7946 0958', code.toLowerCase()]) {
       await page.keyboard.press('Tab');
       await page.keyboard.type(value);
     }
@@ -92,6 +114,7 @@ describe('public pages in a real browser', () => {
 
     await page.waitForURL(/\/success\/mac\?token=/);
     await page.getByRole('heading', { name: 'Redemption Successful!' }).waitFor();
+    await page.getByText(email).waitFor();
     const names = await page.getByRole('region', { name: 'Installation packages' }).getByRole('heading', { level: 3 }).allTextContents();
     expect(names).toEqual(['Office Removal Tool', 'Office 2024 Installer', 'License Activation']);
     await page.getByText('macOS 13.0 or later').waitFor();
@@ -106,7 +129,7 @@ describe('public pages in a real browser', () => {
     await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
 
     const { context, page } = await openPage(browser, t.baseUrl);
-    await page.goto('/');
+    await openRedeemPage(page);
     await fillRedeemForm(page, code);
     await page.getByRole('button', { name: 'Redeem Voucher' }).click();
     const dialog = page.getByRole('dialog', { name: 'Redemption Failed' });
@@ -123,7 +146,7 @@ describe('public pages in a real browser', () => {
   it('a code whose key pool is empty shows "Processing Your License"', async () => {
     const [code] = await addCodes(t.db, homeBusinessWindows, [randomCode('POOL')]);
     const { context, page, errors } = await openPage(browser, t.baseUrl);
-    await page.goto('/');
+    await openRedeemPage(page);
     await fillRedeemForm(page, code);
     await page.getByRole('button', { name: 'Redeem Voucher' }).click();
     await page.waitForURL(/\/success\/windows\?token=/);
@@ -140,7 +163,7 @@ describe('public pages in a real browser', () => {
     const [code] = await addCodes(t.db, proPlus, [randomCode('GEO')]);
     const { context, page } = await openPage(browser, t.baseUrl);
     await page.setExtraHTTPHeaders({ 'X-Forwarded-For': '85.214.132.117' });
-    await page.goto('/');
+    await openRedeemPage(page);
     await fillRedeemForm(page, code);
     await page.getByRole('button', { name: 'Redeem Voucher' }).click();
     await page.waitForURL(/\/geo-blocked$/);
@@ -164,7 +187,110 @@ describe('public pages in a real browser', () => {
     await page.getByRole('heading', { name: 'Access Denied' }).waitFor();
     await page.getByText('Invalid or expired access token').waitFor();
     await screenshot(page, 'success-access-denied');
-    await page.waitForURL((url) => url.pathname === '/', { timeout: 10_000 });
+    await page.waitForURL((url) => url.pathname === '/');
+    await context.close();
+  });
+
+  it('/ is drawn before its scripts load; what is typed meanwhile is kept when the app takes over', async () => {
+    const [code] = await addCodes(t.db, proPlus, [randomCode('EARLY')]);
+    await addLicenseKey(t.db, proPlus, `EARLY-${randomCode('').slice(1)}-ABCDE-FGHIJ`);
+    const { context, page, errors } = await openPage(browser, t.baseUrl);
+    const requests: string[] = [];
+    page.on('request', (req) => requests.push(new URL(req.url()).pathname));
+    // The app's entry script is held back until the form has been filled in.
+    const release = await holdAppScript(page);
+    await page.goto('/');
+    await page.getByRole('heading', { level: 1, name: 'Redeem Your Office License | Licence Desk Ltd' }).waitFor();
+    await fillRedeemForm(page, code);
+    expect(await page.title()).toBe('Redeem Your Office License');
+    release();
+
+    // The app has taken over: the button the checkbox enables works, with everything typed before.
+    await page.getByRole('button', { name: 'Redeem Voucher' }).click();
+    await page.waitForURL(/\/success\/windows\?token=/);
+    await page.getByRole('heading', { name: 'Download Ready' }).waitFor();
+    const redemption = await t.db.query(`SELECT c.first_name FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id JOIN customers c ON c.id = r.customer_id WHERE v.code = $1`, [code]);
+    expect(redemption).toEqual([{ first_name: 'Ann' }]);
+    // The public config came with the page; the success page's token check was announced with it and used once.
+    expect(requests.filter((p) => p === '/api/public-config')).toEqual([]);
+    expect(requests.filter((p) => p.startsWith('/api/success-token/'))).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('the success pages are drawn before their scripts load, and the answer fills them in without moving anything', async () => {
+    const [winCode] = await addCodes(t.db, proPlus, [randomCode('FRAME')]);
+    // An office key's usual shape (5 × 5), as long as the placeholder the page shows while it checks the token.
+    const hex = randomCode('').slice(1).replace(/[^A-Z0-9]/g, '');
+    const key = `FRAME-${hex.slice(0, 5)}-${hex.slice(5, 10)}-ABCDE-FGHIJ`;
+    await addLicenseKey(t.db, proPlus, key);
+    const winEmail = `ann.${randomCode('f').toLowerCase()}@example.com`;
+    const windows = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: winCode, email: winEmail })).expect(201);
+    const [macCode] = await addCodes(t.db, mac, [randomCode('FRAME')]);
+    const macEmail = `mia.${randomCode('f').toLowerCase()}@example.com`;
+    const macRedeemed = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: macCode, email: macEmail })).expect(201);
+
+    // A phone, as Lighthouse's mobile profile draws it; every layout shift is recorded from the first paint on.
+    const { context, page, errors } = await openPage(browser, t.baseUrl, { viewport: { width: 412, height: 823 }, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
+    await page.addInitScript(() => {
+      const shifts: number[] = ((globalThis as any).layoutShifts = []);
+      const Observer = (globalThis as any).PerformanceObserver;
+      new Observer((list: any) => list.getEntries().forEach((entry: { value: number }) => shifts.push(entry.value))).observe({ type: 'layout-shift', buffered: true });
+    });
+    const layoutShifts = () => page.evaluate(() => (globalThis as any).layoutShifts as number[]);
+    const verifying = page.getByRole('status').filter({ hasText: 'Verifying access...' });
+
+    // Windows: the card says "Verifying access..." (the answer decides between "Download Ready" and "Processing
+    // Your License"); the key panel waits with a masked placeholder, its buttons disabled.
+    let release = await holdAppScript(page);
+    await page.goto(`/success/windows?token=${encodeURIComponent(windows.body.successToken)}`);
+    await verifying.waitFor();
+    expect(await page.getByRole('heading', { name: 'Download Ready' }).count()).toBe(0);
+    expect(await page.getByTestId('product-key').textContent()).toBe('•••••-•••••-•••••-•••••-•••••');
+    expect(await page.getByRole('button', { name: 'Copy Product Key' }).isDisabled()).toBe(true);
+    await page.getByRole('heading', { name: 'Installation Steps' }).waitFor();
+    const keyPanel = page.getByRole('region', { name: 'Your Product Key' });
+    const panelBefore = await keyPanel.boundingBox();
+    release();
+    await page.getByRole('heading', { name: 'Download Ready' }).waitFor();
+    await page.getByText(winEmail).waitFor();
+    await page.getByText('Verified & Authenticated').waitFor();
+    expect(await page.getByTestId('product-key').textContent()).toMatch(/^FRAME-•••••-•••••-•••••-FGHIJ$/);
+    expect(await page.getByRole('button', { name: 'Copy Product Key' }).isEnabled()).toBe(true);
+    expect(await verifying.count()).toBe(0);
+    expect(await keyPanel.boundingBox()).toEqual(panelBefore);
+    expect(await layoutShifts()).toEqual([]);
+    await page.unrouteAll();
+
+    // Mac: everything but the customer's e-mail is the same for every token; the e-mail's line says
+    // "Verifying access..." until the answer comes.
+    release = await holdAppScript(page);
+    await page.goto(`/success/mac?token=${encodeURIComponent(macRedeemed.body.successToken)}`);
+    await page.getByRole('heading', { level: 1, name: 'Redemption Successful!' }).waitFor();
+    await verifying.waitFor();
+    const packages = page.getByRole('region', { name: 'Installation packages' });
+    const packagesBefore = await packages.boundingBox();
+    release();
+    await page.getByText(macEmail).waitFor();
+    expect(await verifying.count()).toBe(0);
+    expect(await packages.boundingBox()).toEqual(packagesBefore);
+    expect(await layoutShifts()).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('what was typed before the app took over is judged at once: a bad address shows its message', async () => {
+    const { context, page, errors } = await openPage(browser, t.baseUrl);
+    const release = await holdAppScript(page);
+    await page.goto('/');
+    await page.getByRole('textbox', { name: 'Email Address' }).fill('not-an-address');
+    await page.getByRole('textbox', { name: 'First Name' }).fill('Ann');
+    release();
+    await page.locator('form[data-ready]').waitFor();
+    await page.getByText('Invalid email address').waitFor();
+    expect(await page.getByRole('textbox', { name: 'Email Address' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('textbox', { name: 'First Name' }).getAttribute('aria-invalid')).toBe('false');
+    expect(errors).toEqual([]);
     await context.close();
   });
 

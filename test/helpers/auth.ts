@@ -1,5 +1,7 @@
 import { JwtService } from '@nestjs/jwt';
 import { randomBytes, createHash } from 'crypto';
+import { generateSync } from 'otplib';
+import { Clock } from '../../backend/src/common/clock';
 import { hashPassword } from '../../backend/src/modules/auth/password';
 import type { AccessTokenPayload } from '../../backend/src/modules/auth/access-token';
 import { TestApp } from './app';
@@ -54,3 +56,14 @@ export async function tokenFor(t: TestApp, role = 'admin'): Promise<string> {
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/**
+ * Stops the app's Clock 1 s into the current 30 s TOTP step (until `jest.restoreAllMocks()`), and makes the codes an
+ * authenticator app shows `steps` steps from then: test and server can no longer disagree on the step, however
+ * long the test takes, so no test waits out the end of a step.
+ */
+export function fixTotpClock(t: TestApp): { now: number; codeAt: (secret: string, steps?: number) => string } {
+  const now = Math.floor(Date.now() / 30_000) * 30_000 + 1000;
+  jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
+  return { now, codeAt: (secret, steps = 0) => generateSync({ secret, epoch: Math.floor(now / 1000) + steps * 30 }) };
+}

@@ -2,6 +2,7 @@ import { INestApplication, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { routeAccess, RouteAccess } from '../../backend/src/modules/auth/route-access';
+import { UNPREFIXED_ROUTES } from '../../backend/src/app.factory';
 
 export interface RegisteredRoute {
   /** `METHOD /api/path/:param`, the key of test/route-permissions.ts. */
@@ -39,7 +40,8 @@ export function registeredRoutes(app: INestApplication, globalPrefix = 'api'): R
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
       for (const base of controllerPaths) {
         for (const sub of [methodPath].flat() as string[]) {
-          const path = join(globalPrefix, base, sub);
+          const unprefixed = UNPREFIXED_ROUTES.includes(join(base, sub).slice(1));
+          const path = unprefixed ? join(base, sub) : join(globalPrefix, base, sub);
           const key = `${method} ${path}`;
           routes.set(key, { key, method, path, access: routeAccess(reflector, handler, controller) });
         }

@@ -18,4 +18,14 @@ describe('log redaction', () => {
     } as never);
     expect(logged.body).toEqual({ voucherCode: '[Redacted]', email: 'a@b.c', nested: { refreshToken: '[Redacted]' } });
   });
+
+  it('redacts the second factor: TOTP and recovery codes at sign-in', () => {
+    const logged = redactRequest({
+      method: 'POST',
+      url: '/api/admin/login',
+      headers: {},
+      body: { username: 'admin', password: 'p', twoFactorCode: '123456', recoveryCode: 'K7QM-2XWD-R9PA-HT4C' },
+    } as never);
+    expect(logged.body).toEqual({ username: 'admin', password: '[Redacted]', twoFactorCode: '[Redacted]', recoveryCode: '[Redacted]' });
+  });
 });

@@ -44,8 +44,14 @@ export interface AppConfig {
   loginIpBlockMinutes: number;
   /** How long the in-memory list of blocked IPs is trusted before it is read again. */
   blockedIpCacheMs: number;
+  /** How often the sessions of joined admin sockets are checked again (a revoked session's socket is disconnected). */
+  realtimeSessionRecheckMs: number;
+  /** A socket that has not sent join-admin (nor a handshake token) within this time is disconnected. */
+  realtimeJoinTimeoutMs: number;
   smtpUrl?: string;
   smtpFallbackUrl?: string;
+  /** How long an SMTP provider may take to accept the connection and to greet; it may stay silent 3 times as long mid-transaction. */
+  smtpTimeoutMs: number;
   mailFrom: string;
   geoBlockedCountries: string[];
   /** Express `trust proxy`: false, a hop count, or `loopback`/addresses/CIDRs (comma separated); never `true`. */
@@ -78,12 +84,27 @@ export interface AppConfig {
   redemptionRetentionDays: number;
   /** How often the retention job runs (daily). */
   retentionIntervalMs: number;
+  /** DECISIONS §14: a licence pool with fewer days of keys left than this is low (warning colour, alert e-mail). */
+  poolAlertDays: number;
+  /** ... or with fewer available activations than this. */
+  poolAlertMin: number;
+  /** How often every licence-managed product's pool is checked for alerts (daily; redemptions also trigger a check). */
+  poolCheckIntervalMs: number;
   logLevel: string;
   /** Lists count their matches exactly up to this many; beyond, PostgreSQL's estimate (totalCountExact false). */
   listExactCountLimit: number;
   serveFrontend: boolean;
   /** IANA time zone of statistics periods and export file dates (`TZ`, default UTC). */
   timeZone: string;
+  /** How long one webhook delivery may take (connect, answer and body), and the first retry delay (doubles). */
+  webhookTimeoutMs: number;
+  webhookBackoffMs: number;
+  /** A delivery still failing this long after its event is marked failed (DECISIONS §14: 24 h). */
+  webhookRetryHours: number;
+  /** NODE_ENV=test only: http:// and loopback receivers (in-test servers); everywhere else only public https. */
+  webhookAllowLoopback: boolean;
+  /** Bearer token of GET /metrics; unset: the route answers 404. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -216,6 +237,12 @@ function dataKeyPrevious(env: Env, current: Buffer): Buffer | undefined {
   return key;
 }
 
+function metricsToken(env: Env): string | undefined {
+  const token = optional(env, 'METRICS_TOKEN');
+  if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  return token;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const dataDir = resolve(str(env, 'DATA_DIR', '.data'));
@@ -268,8 +295,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginIpBlockWindowMinutes: int(env, 'LOGIN_IP_BLOCK_WINDOW_MINUTES', 10, 1, 24 * 60),
     loginIpBlockMinutes: int(env, 'LOGIN_IP_BLOCK_MINUTES', 60, 1, 365 * 24 * 60),
     blockedIpCacheMs: int(env, 'BLOCKED_IP_CACHE_MS', 5000, 0, 600_000),
+    realtimeSessionRecheckMs: int(env, 'REALTIME_SESSION_RECHECK_MS', 60_000, 100, 3_600_000),
+    realtimeJoinTimeoutMs: int(env, 'REALTIME_JOIN_TIMEOUT_MS', 10_000, 100, 600_000),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFallbackUrl: url(env, 'SMTP_FALLBACK_URL', ['smtp:', 'smtps:']),
+    smtpTimeoutMs: int(env, 'SMTP_TIMEOUT_MS', 10_000, 100, 300_000),
     mailFrom: str(env, 'MAIL_FROM', 'Office Licences <no-reply@localhost>'),
     geoBlockedCountries: countries,
     trustProxy: trustProxy(env),
@@ -290,10 +320,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
     emailLogRetentionDays: int(env, 'EMAIL_LOG_RETENTION_DAYS', 730, 1),
     redemptionRetentionDays: int(env, 'REDEMPTION_RETENTION_DAYS', 2557, 1),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 86_400_000, 1000),
+    poolAlertDays: int(env, 'POOL_ALERT_DAYS', 7, 0, 3650),
+    poolAlertMin: int(env, 'POOL_ALERT_MIN', 50, 0),
+    poolCheckIntervalMs: int(env, 'POOL_CHECK_INTERVAL_MS', 86_400_000, 1000),
     listExactCountLimit: int(env, 'LIST_EXACT_COUNT_LIMIT', 100_000, 1),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     serveFrontend: bool(env, 'SERVE_FRONTEND', true),
     timeZone: timeZone(env),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+    webhookBackoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 30_000, 1),
+    webhookRetryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 7),
+    webhookAllowLoopback: nodeEnv === 'test',
+    metricsToken: metricsToken(env),
   };
 }
 

@@ -8,6 +8,9 @@ import { BulkLimiter } from './bulk-limiter';
 /** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
 export type Db = EntityManager;
 
+/** A raw client held by `withClient()` (a streaming path's transaction), for repository methods that join it. */
+export type SqlClient = Pick<PoolClient, 'query'>;
+
 /**
  * The one way to run work in a transaction or on one held connection. Repositories take a `Db`
  * (`EntityManager`) from `transaction()`, or use the data source's own manager outside one; the streaming

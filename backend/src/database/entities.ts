@@ -1,17 +1,26 @@
 import { SecurityAuditLog } from '../modules/audit/entities/security-audit-log.entity';
 import { AdminAttempt } from '../modules/auth/entities/admin-attempt.entity';
+import { AdminRecoveryCode } from '../modules/auth/entities/admin-recovery-code.entity';
 import { AdminSession } from '../modules/auth/entities/admin-session.entity';
 import { AdminSessionSpentToken } from '../modules/auth/entities/admin-session-spent-token.entity';
 import { AdminUser } from '../modules/auth/entities/admin-user.entity';
 import { BlockedIp } from '../modules/auth/entities/blocked-ip.entity';
 import { LicenseAssignment } from '../modules/license/entities/license-assignment.entity';
 import { LicenseKey } from '../modules/license/entities/license-key.entity';
+import { LicenseKeyCount } from '../modules/license/entities/license-key-count.entity';
 import { EmailLog } from '../modules/mail/entities/email-log.entity';
+import { PoolAlert } from '../modules/pool/entities/pool-alert.entity';
 import { Product } from '../modules/product/entities/product.entity';
+import { ProductCounts } from '../modules/product/entities/product-counts.entity';
 import { Customer } from '../modules/redemption/entities/customer.entity';
 import { Redemption } from '../modules/redemption/entities/redemption.entity';
 import { SuccessToken } from '../modules/redemption/entities/success-token.entity';
+import { RedemptionDayCount } from '../modules/stats/entities/redemption-day-count.entity';
+import { StatsSettings } from '../modules/stats/entities/stats-settings.entity';
+import { UploadBatch } from '../modules/voucher/entities/upload-batch.entity';
 import { VoucherCode } from '../modules/voucher/entities/voucher-code.entity';
+import { WebhookDelivery } from '../modules/webhook/entities/webhook-delivery.entity';
+import { WebhookEndpoint } from '../modules/webhook/entities/webhook-endpoint.entity';
 
 export const ENTITIES = [
   Product,
@@ -25,7 +34,16 @@ export const ENTITIES = [
   AdminSession,
   AdminSessionSpentToken,
   AdminAttempt,
+  AdminRecoveryCode,
   SecurityAuditLog,
   BlockedIp,
   EmailLog,
+  ProductCounts,
+  RedemptionDayCount,
+  StatsSettings,
+  LicenseKeyCount,
+  WebhookEndpoint,
+  WebhookDelivery,
+  PoolAlert,
+  UploadBatch,
 ];

@@ -7,7 +7,8 @@ type Queryable = Pick<EntityManager, 'query'>;
  * Up to `cap` matches a list's total is exact; beyond it, PostgreSQL's estimate is returned with
  * `totalCountExact: false`: counting a million rows exactly costs far more than the page itself.
  * A plain or filtered list counts index entries, cheap enough up to LIST_EXACT_COUNT_LIMIT (100,000);
- * a text search re-checks every match against the trigram index, so it counts exactly only up to 1,000.
+ * a text search re-checks every match against the trigram index, so it counts exactly only up to 1,000
+ * (a list may answer exactly beyond that when it has read every match anyway: the redemption list's narrow search).
  */
 export const SEARCH_EXACT_COUNT_LIMIT = 1000;
 

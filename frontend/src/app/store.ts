@@ -2,6 +2,7 @@ import { combineSlices, configureStore } from '@reduxjs/toolkit';
 import { setupListeners } from '@reduxjs/toolkit/query';
 import { useDispatch, useSelector, useStore } from 'react-redux';
 import { api } from './api';
+import { queryErrorMiddleware } from './queryErrors';
 
 /**
  * Slices that lazily loaded code (the admin console) injects with `rootReducer.inject(slice)`.
@@ -17,7 +18,7 @@ export function makeStore(preloadedState?: Partial<RootState>) {
   const store = configureStore({
     reducer: rootReducer,
     preloadedState,
-    middleware: (getDefault) => getDefault().concat(api.middleware),
+    middleware: (getDefault) => getDefault().concat(api.middleware, queryErrorMiddleware),
   });
   setupListeners(store.dispatch);
   return store;

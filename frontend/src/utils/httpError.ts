@@ -6,10 +6,12 @@ import type { SerializedError } from '@reduxjs/toolkit';
  * empty). Network and parsing failures have no status and give `undefined`.
  */
 export function httpErrorMessage(error: FetchBaseQueryError | SerializedError | undefined): string | undefined {
-  if (!error || !('status' in error) || typeof error.status !== 'number') return undefined;
-  const { data } = error;
+  const status = httpStatus(error);
+  if (status === undefined) return undefined;
+  // A body that is not JSON arrives as a PARSING_ERROR carrying the text.
+  const { data } = error as { data?: unknown };
   const text = data === undefined || data === null || data === '' ? '' : typeof data === 'string' ? data : JSON.stringify(data);
-  return `${error.status}: ${text || statusText(error.status)}`;
+  return `${status}: ${text || statusText(status)}`;
 }
 
 /** The HTTP status of a failed call, when the server answered. */

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
@@ -42,4 +42,16 @@ export function pagination(
     hasNextPage,
     totalCountExact: counted.exact,
   };
+}
+
+/** OpenAPI schema of `pagination()`'s answer. */
+export class PaginationResponse {
+  @ApiProperty({ example: 1 }) currentPage: number;
+  @ApiProperty({ example: 50 }) limit: number;
+  @ApiProperty({ description: 'Exact up to 1,000 matches, else PostgreSQL’s estimate (totalCountExact false)' })
+  totalCount: number;
+  @ApiProperty() totalPages: number;
+  @ApiProperty() hasPreviousPage: boolean;
+  @ApiProperty({ description: 'Always exact' }) hasNextPage: boolean;
+  @ApiProperty() totalCountExact: boolean;
 }

@@ -9,6 +9,16 @@ import { DropDeadSuccessTokenColumns1763700006000 } from './1763700006000-drop-d
 import { KeysAtRest1763700007000 } from './1763700007000-keys-at-rest';
 import { AuthAttemptsRefreshFamily1763700008000 } from './1763700008000-auth-attempts-refresh-family';
 import { RedemptionsCustomerRestrict1763700009100 } from './1763700009100-redemptions-customer-restrict';
+import { VoidsAndRefunds1763810000000 } from './1763810000000-voids-and-refunds';
+import { AdminRecoveryCodes1763816000000 } from './1763816000000-admin-recovery-codes';
+import { ProductKeySealed1763819000000 } from './1763819000000-product-key-sealed';
+import { Counters1763820000000 } from './1763820000000-counters';
+import { CodeSearchIndexes1763820000100 } from './1763820000100-code-search-indexes';
+import { RedemptionCountsItself1763820000200 } from './1763820000200-redemption-counts-itself';
+import { LicenseKeyRoom1763820000300 } from './1763820000300-license-key-room';
+import { Webhooks1763821000000 } from './1763821000000-webhooks';
+import { PoolAlertsAndHistory1763822000000 } from './1763822000000-pool-alerts-and-history';
+import { UploadBatches1763823000000 } from './1763823000000-upload-batches';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -23,4 +33,14 @@ export const MIGRATIONS = [
   KeysAtRest1763700007000,
   AuthAttemptsRefreshFamily1763700008000,
   RedemptionsCustomerRestrict1763700009100,
+  VoidsAndRefunds1763810000000,
+  AdminRecoveryCodes1763816000000,
+  ProductKeySealed1763819000000,
+  Counters1763820000000,
+  CodeSearchIndexes1763820000100,
+  RedemptionCountsItself1763820000200,
+  LicenseKeyRoom1763820000300,
+  Webhooks1763821000000,
+  PoolAlertsAndHistory1763822000000,
+  UploadBatches1763823000000,
 ];

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { DatabaseService, Db } from '../../database/database.service';
 import { SecurityAuditLog } from './entities/security-audit-log.entity';
+import { deleteBatch } from '../../database/query-rows';
 
 /** The one owner of `security_audit_log`. */
 @Injectable()
@@ -26,17 +27,43 @@ export class AuditRepository {
   }
 
   /**
+   * The trail of one redemption, oldest first: rows naming it (idx_security_audit_log_resource) and bulk actions
+   * listing it in `details.redemptionIds` (idx_security_audit_log_redemption_ids, whose predicate is repeated here).
+   */
+  async forRedemption(redemptionId: string): Promise<SecurityAuditLog[]> {
+    return this.database.manager.query(
+      `SELECT id, admin_user_id AS "adminUserId", action, resource, resource_id AS "resourceId", ip_address AS "ipAddress",
+              user_agent AS "userAgent", success, details, created_at AS "createdAt"
+         FROM security_audit_log
+        WHERE (resource = 'redemption' AND resource_id = $1)
+           OR (details ? 'redemptionIds' AND details -> 'redemptionIds' @> jsonb_build_array($1::text))
+        ORDER BY created_at, id`,
+      [redemptionId],
+    );
+  }
+
+  /**
+   * The export that marked rows exported at `exportedAt` (the transaction's time, which the export's audit row
+   * carries in `details.exportedAt`). The row is written once the file is out, so it is looked for in the hour
+   * after (idx_security_audit_log_created bounds the walk).
+   */
+  async exportMarkedAt(exportedAt: Date): Promise<SecurityAuditLog | undefined> {
+    const [row] = await this.database.manager.query(
+      `SELECT id, admin_user_id AS "adminUserId", action, details, created_at AS "createdAt"
+         FROM security_audit_log
+        WHERE created_at >= $1 AND created_at < $1::timestamptz + interval '1 hour'
+          AND resource = 'export' AND success AND details ->> 'exportedAt' = $2
+        ORDER BY created_at LIMIT 1`,
+      [exportedAt, exportedAt.toISOString()],
+    );
+    return row;
+  }
+
+  /**
    * Deletes up to `batch` rows older than `days` (idx_security_audit_log_created) and answers how many:
    * retention deletes in batches so no statement holds locks on the table for long.
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
-    const [{ n }] = await this.database.manager.query(
-      `WITH d AS (DELETE FROM security_audit_log
-                   WHERE id IN (SELECT id FROM security_audit_log WHERE created_at < now() - make_interval(days => $1) LIMIT $2)
-                   RETURNING 1)
-       SELECT count(*)::int AS n FROM d`,
-      [days, batch],
-    );
-    return n;
+    return deleteBatch(this.database.manager, 'security_audit_log', 'created_at < now() - make_interval(days => $1)', [days], batch);
   }
 }

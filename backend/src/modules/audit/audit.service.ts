@@ -52,6 +52,16 @@ export class AuditService {
     return this.audit.countFailuresFrom(ipAddress, actions, minutes);
   }
 
+  /** Audit rows that name one redemption or list it in a bulk action, oldest first (its history). */
+  forRedemption(redemptionId: string) {
+    return this.audit.forRedemption(redemptionId);
+  }
+
+  /** The audit row of the export that marked redemptions exported at `exportedAt`, if any. */
+  exportMarkedAt(exportedAt: Date) {
+    return this.audit.exportMarkedAt(exportedAt);
+  }
+
   /** SPEC §1 retention: one batch of rows older than `days`; answers how many went. */
   deleteOlderThan(days: number, batch: number): Promise<number> {
     return this.audit.deleteOlderThan(days, batch);

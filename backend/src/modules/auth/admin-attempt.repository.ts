@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
-import { queryRows } from '../../database/query-rows';
+import { deleteBatch, queryRows } from '../../database/query-rows';
 
 /** The one owner of `admin_attempts` (idx_admin_attempts_user_kind serves every count). */
 @Injectable()
@@ -39,5 +39,13 @@ export class AdminAttemptRepository {
   /** Gives an attempt back (a right answer does not count against the user). */
   async release(id: string): Promise<void> {
     await this.database.manager.query(`DELETE FROM admin_attempts WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Retention: attempts older than `hours` count towards no window any more (the longest is an hour); the
+   * security audit log keeps the events themselves. Answers how many rows went.
+   */
+  async deleteOlderThan(hours: number, limit: number): Promise<number> {
+    return deleteBatch(this.database.manager, 'admin_attempts', 'created_at < now() - make_interval(hours => $1)', [hours], limit);
   }
 }

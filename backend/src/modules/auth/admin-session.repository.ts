@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
-import { queryRows } from '../../database/query-rows';
+import { deleteBatch, queryRows } from '../../database/query-rows';
 
 export interface NewSession {
   adminUserId: string;
@@ -11,6 +11,15 @@ export interface NewSession {
   ttlHours: number;
   /** SESSION_MAX_HOURS: the session never lives longer, whatever the refreshes. */
   maxHours: number;
+}
+
+/** A live session as its owner sees it in the Security screen. */
+export interface OwnSession {
+  id: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  ip: string | null;
+  userAgent: string | null;
 }
 
 export interface SessionOwner {
@@ -101,6 +110,29 @@ export class AdminSessionRepository {
     return reused;
   }
 
+  /** The user's live sessions (active, unexpired), most recently used first (idx_admin_sessions_user). */
+  listLive(adminUserId: string): Promise<OwnSession[]> {
+    return queryRows<OwnSession>(
+      this.database.manager,
+      `SELECT id, created_at AS "createdAt", last_used_at AS "lastUsedAt", ip_address AS ip, user_agent AS "userAgent"
+         FROM admin_sessions
+        WHERE admin_user_id = $1 AND is_active AND expires_at > now()
+        ORDER BY last_used_at DESC, created_at DESC`,
+      [adminUserId],
+    );
+  }
+
+  /** Ends one live session of this user; false when it is not theirs, not live, or unknown. */
+  async revokeOwn(adminUserId: string, sessionId: string): Promise<boolean> {
+    const rows = await queryRows(
+      this.database.manager,
+      `UPDATE admin_sessions SET is_active = false
+        WHERE id = $1 AND admin_user_id = $2 AND is_active AND expires_at > now() RETURNING id`,
+      [sessionId, adminUserId],
+    );
+    return rows.length > 0;
+  }
+
   async revoke(sessionId: string): Promise<void> {
     await this.database.manager.query(`UPDATE admin_sessions SET is_active = false WHERE id = $1`, [sessionId]);
   }
@@ -114,5 +146,14 @@ export class AdminSessionRepository {
       [adminUserId, keepSessionId ?? null],
     );
     return rows.length;
+  }
+
+  /**
+   * Retention: sessions that ended (expired, or revoked and past the expiry they had) more than `days` ago,
+   * with their spent refresh tokens (ON DELETE CASCADE): a token of such a session can revoke nothing any
+   * more. Sign-ins stay in the security audit log. Answers how many sessions went.
+   */
+  async deleteEndedBefore(days: number, limit: number): Promise<number> {
+    return deleteBatch(this.database.manager, 'admin_sessions', 'expires_at < now() - make_interval(days => $1)', [days], limit);
   }
 }

@@ -44,6 +44,27 @@ export class AdminUserRepository {
       .getExists();
   }
 
+  /** Active admins with an e-mail address: who gets the low-pool alerts (DECISIONS §14). */
+  async activeAdminRecipients(): Promise<Array<{ id: string; email: string }>> {
+    return this.users()
+      .createQueryBuilder('u')
+      .select(['u.id AS id', 'u.email AS email'])
+      .where(`u.role = 'admin' AND u.isActive = true AND btrim(u.email) <> ''`)
+      .orderBy('u.username')
+      .getRawMany();
+  }
+
+  /** Usernames by id (a redemption's history names who acted); ids of deleted users are simply absent. */
+  async usernames(ids: string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows: Array<{ id: string; username: string }> = await this.users()
+      .createQueryBuilder('u')
+      .select(['u.id AS id', 'u.username AS username'])
+      .where('u.id IN (:...ids)', { ids })
+      .getRawMany();
+    return new Map(rows.map((r) => [r.id, r.username]));
+  }
+
   existsWithUsername(username: string): Promise<boolean> {
     return this.users().existsBy({ username });
   }
@@ -153,12 +174,12 @@ export class AdminUserRepository {
     return updated.length > 0;
   }
 
-  async enableTwoFactor(id: string): Promise<void> {
-    await this.database.manager.query(`UPDATE admin_users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [id]);
+  async enableTwoFactor(id: string, db: Db = this.database.manager): Promise<void> {
+    await db.query(`UPDATE admin_users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [id]);
   }
 
-  async disableTwoFactor(id: string): Promise<void> {
-    await this.database.manager.query(
+  async disableTwoFactor(id: string, db: Db = this.database.manager): Promise<void> {
+    await db.query(
       `UPDATE admin_users SET two_factor_enabled = false, two_factor_secret = NULL, updated_at = now() WHERE id = $1`,
       [id],
     );

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { AdminAttemptRepository } from './admin-attempt.repository';
+import { AdminRecoveryCodeRepository } from './admin-recovery-code.repository';
 import { AdminBootstrapService } from './admin-bootstrap.service';
 import { AttemptLimiterService } from './attempt-limiter.service';
 import { AdminSessionRepository } from './admin-session.repository';
@@ -12,6 +13,7 @@ import { AuthService } from './auth.service';
 import { BlockedIpRepository } from './blocked-ip.repository';
 import { BlockedIpService } from './blocked-ip.service';
 import { SessionService } from './session.service';
+import { SessionsController } from './sessions.controller';
 import { TwoFactorService } from './two-factor.service';
 
 /**
@@ -22,11 +24,12 @@ import { TwoFactorService } from './two-factor.service';
 @Module({
   // Secret and algorithm are passed on every sign/verify call (SessionService), never defaulted.
   imports: [JwtModule.register({})],
-  controllers: [AuthController],
+  controllers: [AuthController, SessionsController],
   providers: [
     AdminUserRepository,
     AdminSessionRepository,
     AdminAttemptRepository,
+    AdminRecoveryCodeRepository,
     AttemptLimiterService,
     BlockedIpRepository,
     AdminBootstrapService,
@@ -36,6 +39,15 @@ import { TwoFactorService } from './two-factor.service';
     AuthService,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [SessionService, BlockedIpService, AttemptLimiterService],
+  // The two repositories for the retention job (jobs module), which deletes old sessions and attempts; the users'
+  // repository for the pool alerts' recipients and the names in a redemption's history.
+  exports: [
+    SessionService,
+    BlockedIpService,
+    AttemptLimiterService,
+    AdminSessionRepository,
+    AdminAttemptRepository,
+    AdminUserRepository,
+  ],
 })
 export class AuthModule {}

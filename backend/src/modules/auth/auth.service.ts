@@ -30,6 +30,8 @@ export const LOGIN_MESSAGES = {
   locked: 'Account temporarily locked. Try again later.',
   invalidCode: TWO_FACTOR_MESSAGES.invalidCode,
   invalidRefresh: 'Invalid or expired refresh token',
+  invalidRecoveryCode: TWO_FACTOR_MESSAGES.invalidRecoveryCode,
+  sessionNotFound: 'Session not found',
 } as const;
 
 export interface LoginResponse {
@@ -79,7 +81,10 @@ export class AuthService {
       throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     }
 
-    if (user.twoFactorEnabled) {
+    let recoveryCodesLeft: number | undefined;
+    if (user.twoFactorEnabled && dto.recoveryCode) {
+      recoveryCodesLeft = await this.spendRecoveryCode(user.id, dto.username, dto.recoveryCode, attempt, meta);
+    } else if (user.twoFactorEnabled) {
       if (!dto.twoFactorCode) {
         // Right password, code still to come: this step is neither a failure nor a success.
         await this.users.releaseLoginAttempt(user.id);
@@ -96,6 +101,20 @@ export class AuthService {
     const tokens = await this.database.transaction(async (db) => {
       await this.users.recordLogin(user.id, db);
       const issued = await this.sessions.create(user.id, meta, db);
+      if (recoveryCodesLeft !== undefined) {
+        await this.audit.record(
+          {
+            action: 'login.recovery-code',
+            success: true,
+            adminUserId: user.id,
+            resource: 'admin_sessions',
+            resourceId: issued.sessionId,
+            ...meta,
+            details: { recoveryCodesLeft },
+          },
+          db,
+        );
+      }
       await this.audit.record(
         {
           action: 'login.success',
@@ -104,7 +123,7 @@ export class AuthService {
           resource: 'admin_sessions',
           resourceId: issued.sessionId,
           ...meta,
-          details: { twoFactor: user.twoFactorEnabled },
+          details: { twoFactor: user.twoFactorEnabled, ...(recoveryCodesLeft !== undefined && { recoveryCode: true }) },
         },
         db,
       );
@@ -136,6 +155,60 @@ export class AuthService {
     await this.sessions.revoke(user.sessionId);
     await this.audit.record({ action: 'logout', success: true, adminUserId: user.id, resource: 'admin_sessions', resourceId: user.sessionId, ...meta });
     return { success: true };
+  }
+
+  /**
+   * A recovery code in place of the TOTP code: a wrong one is a failed sign-in (DECISIONS §6 lockout) and a
+   * failed secret check of the user (DECISIONS §12: shared with the 2FA calls, 5 per 15 minutes, then 429).
+   */
+  private async spendRecoveryCode(userId: string, username: string, code: string, attempt: number, meta: RequestMeta): Promise<number> {
+    try {
+      return await this.limiter.secretCheck(userId, async () => {
+        const left = await this.twoFactor.spendRecoveryCode(userId, code);
+        if (left === null) throw new UnauthorizedException(LOGIN_MESSAGES.invalidRecoveryCode);
+        return left;
+      });
+    } catch (err) {
+      const lockedUntil = await this.users.lockIfExhausted(userId, this.lockout.attempts, this.lockout.minutes);
+      const reason = err instanceof HttpException && err.getStatus() === HttpStatus.TOO_MANY_REQUESTS ? 'too many failed attempts' : 'invalid or used recovery code';
+      await this.failed('login.recovery-code', userId, meta, { username, reason, failedAttempts: attempt, lockedUntil });
+      throw err;
+    }
+  }
+
+  /** The caller's live sessions, this one marked `current`. */
+  listSessions(user: AuthUser) {
+    return this.sessions.listOwn(user.id, user.sessionId);
+  }
+
+  /** Ends one of the caller's own sessions; another user's (or an ended) session is 404. Its tokens stop at once. */
+  async endSession(user: AuthUser, sessionId: string, meta: RequestMeta): Promise<{ success: true }> {
+    if (!(await this.sessions.revokeOwn(user.id, sessionId))) throw new NotFoundException(LOGIN_MESSAGES.sessionNotFound);
+    await this.audit.record({
+      action: 'session.revoke',
+      success: true,
+      adminUserId: user.id,
+      resource: 'admin_sessions',
+      resourceId: sessionId,
+      ...meta,
+      details: { current: sessionId === user.sessionId },
+    });
+    return { success: true };
+  }
+
+  /** Ends every session of the caller except this one. */
+  async endOtherSessions(user: AuthUser, meta: RequestMeta): Promise<{ revoked: number }> {
+    const revoked = await this.sessions.revokeAllOf(user.id, user.sessionId);
+    await this.audit.record({
+      action: 'session.revoke-others',
+      success: true,
+      adminUserId: user.id,
+      resource: 'admin_sessions',
+      resourceId: user.sessionId,
+      ...meta,
+      details: { revoked },
+    });
+    return { revoked };
   }
 
   /** DECISIONS §7 shape of the me call. */

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CachedValue } from '../../common/utils/cached-value';
 import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -32,9 +33,10 @@ interface Block {
 @Injectable()
 export class BlockedIpService {
   private readonly logger = new Logger(BlockedIpService.name);
-  private blocked = new Map<string, Block>();
-  private loadedAt = -Infinity;
-  private loading?: Promise<void>;
+  private readonly blocked = new CachedValue<Map<string, Block>>(
+    (previous) => this.load(previous),
+    () => this.config.blockedIpCacheMs,
+  );
 
   constructor(
     private readonly blockedIps: BlockedIpRepository,
@@ -49,10 +51,10 @@ export class BlockedIpService {
 
   /** Whether `ip` (or its /64) is blocked, and why. */
   async blockOf(ip: string): Promise<BlockKind | null> {
-    if (Date.now() - this.loadedAt >= this.config.blockedIpCacheMs) await this.reload();
+    const blocked = await this.blocked.get();
     const now = this.clock.now().getTime();
     for (const key of ip ? new Set([ip, addressGroup(ip)]) : []) {
-      const block = this.blocked.get(key);
+      const block = blocked.get(key);
       if (block && block.until > now) return block.kind;
     }
     return null;
@@ -80,27 +82,22 @@ export class BlockedIpService {
   async block(address: string, reason: string, minutes: number): Promise<Date> {
     const expiresAt = new Date(this.clock.now().getTime() + minutes * 60_000);
     await this.blockedIps.block(address, reason.slice(0, 255), expiresAt);
-    this.blocked.set(address, { until: expiresAt.getTime(), kind: kindOf(reason) });
+    this.blocked.current()?.set(address, { until: expiresAt.getTime(), kind: kindOf(reason) });
     return expiresAt;
   }
 
-  private reload(): Promise<void> {
-    // Concurrent requests share one read.
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
-  }
-
-  private async load(): Promise<void> {
+  /** The active blocks; concurrent requests share one read (CachedValue). */
+  private async load(previous: Map<string, Block> | undefined): Promise<Map<string, Block>> {
     try {
       const rows = await this.blockedIps.listActive(this.clock.now());
-      this.blocked = new Map(
+      return new Map(
         rows.map((r) => [r.ipAddress, { until: r.expiresAt ? new Date(r.expiresAt).getTime() : Infinity, kind: kindOf(r.reason) }]),
       );
     } catch (err) {
       // Keep the last known list: a database hiccup must not take every route down with it.
       this.logger.error(`Could not read blocked IPs: ${err instanceof Error ? err.message : err}`);
+      return previous ?? new Map();
     }
-    this.loadedAt = Date.now();
   }
 }
 

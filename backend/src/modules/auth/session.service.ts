@@ -8,7 +8,7 @@ import { AccessTokenPayload } from './access-token';
 import { permissionsOf } from '../../common/permissions';
 import { RequestMeta } from '../../common/utils/request-actor';
 import { Db } from '../../database/database.service';
-import { AdminSessionRepository } from './admin-session.repository';
+import { AdminSessionRepository, OwnSession } from './admin-session.repository';
 
 export const ACCESS_TOKEN_TTL = '15m';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -111,6 +111,17 @@ export class SessionService {
     const reused = await this.sessions.revokeBySpentRefreshToken(presented);
     if (reused) return { kind: 'reused', sessionId: reused.id, adminUserId: reused.admin_user_id };
     return { kind: 'invalid' };
+  }
+
+  /** The user's live sessions, the one of this request marked `current`. */
+  async listOwn(adminUserId: string, currentSessionId: string): Promise<Array<OwnSession & { current: boolean }>> {
+    const sessions = await this.sessions.listLive(adminUserId);
+    return sessions.map((s) => ({ id: s.id, current: s.id === currentSessionId, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, ip: s.ip, userAgent: s.userAgent }));
+  }
+
+  /** Ends one of the user's own live sessions; false when there is no such session of theirs. */
+  revokeOwn(adminUserId: string, sessionId: string): Promise<boolean> {
+    return this.sessions.revokeOwn(adminUserId, sessionId);
   }
 
   revoke(sessionId: string): Promise<void> {

@@ -1,13 +1,17 @@
 import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
 import { toDataURL } from 'qrcode';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { Clock } from '../../common/clock';
+import { DatabaseService } from '../../database/database.service';
 import { AuditService } from '../audit/audit.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { RequestMeta } from '../../common/utils/request-actor';
+import { AdminRecoveryCodeRepository } from './admin-recovery-code.repository';
 import { AdminUserRepository } from './admin-user.repository';
 import { AttemptLimiterService } from './attempt-limiter.service';
 import { verifyPassword } from './password';
 import { PASSWORD_MESSAGES } from './password-policy';
+import { hashRecoveryCode, newRecoveryCodes } from './recovery-codes';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp';
 
 export const TWO_FACTOR_MESSAGES = {
@@ -15,25 +19,33 @@ export const TWO_FACTOR_MESSAGES = {
   alreadyEnabled: 'Two-factor authentication is already enabled',
   notSetUp: 'Set up two-factor authentication first',
   notEnabled: 'Two-factor authentication is not enabled',
+  invalidRecoveryCode: 'Invalid recovery code',
 } as const;
 
-/** TOTP enrolment (DECISIONS §6) and the single-use check of codes. */
+/**
+ * TOTP enrolment (DECISIONS §6), the single-use check of codes, and the recovery codes: ten, handed out when
+ * two-factor is enabled or regenerated, stored hashed, each accepted once at sign-in in place of a code.
+ */
 @Injectable()
 export class TwoFactorService {
   constructor(
+    private readonly database: DatabaseService,
     private readonly users: AdminUserRepository,
+    private readonly recoveryCodes: AdminRecoveryCodeRepository,
     private readonly audit: AuditService,
     private readonly limiter: AttemptLimiterService,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
    * True when the code is valid for the user's secret (±1 step) and its step is later than the last
-   * accepted one; that step is then recorded, so a code (or an older one) is accepted once.
+   * accepted one; that step is then recorded, so a code (or an older one) is accepted once. The time step is
+   * the Clock's, so a test fixes it rather than hoping the 30 s window does not roll over.
    */
   async consume(adminUserId: string, secret: string | null, code: string): Promise<boolean> {
     if (!secret) return false;
-    const step = totpStep(code, secret);
+    const step = totpStep(code, secret, this.clock.now().getTime());
     if (step === null) return false;
     return this.users.claimTotpStep(adminUserId, step);
   }
@@ -70,17 +82,48 @@ export class TwoFactorService {
     if (state.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     if (!state.twoFactorSecret) throw new BadRequestException(TWO_FACTOR_MESSAGES.notSetUp);
     await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta));
-    await this.users.enableTwoFactor(user.id);
-    await this.audit.record({ action: '2fa.enable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
-    return { twoFactorEnabled: true };
+    const recoveryCodes = newRecoveryCodes();
+    await this.database.transaction(async (db) => {
+      await this.users.enableTwoFactor(user.id, db);
+      await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
+      await this.audit.record(
+        { action: '2fa.enable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta, details: { recoveryCodes: recoveryCodes.length } },
+        db,
+      );
+    });
+    return { twoFactorEnabled: true, recoveryCodes };
+  }
+
+  /** A new set of recovery codes for a current code (counted like enable/disable); the old set stops working. */
+  async regenerateRecoveryCodes(user: AuthUser, code: string, meta: RequestMeta) {
+    const state = await this.state(user.id);
+    if (!state.twoFactorEnabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
+    await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.recovery-codes', meta));
+    const recoveryCodes = newRecoveryCodes();
+    await this.database.transaction(async (db) => {
+      await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
+      await this.audit.record(
+        { action: '2fa.recovery-codes', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta, details: { recoveryCodes: recoveryCodes.length } },
+        db,
+      );
+    });
+    return { recoveryCodes };
+  }
+
+  /** Spends a recovery code of the user: the unused codes left, or null when it is unknown or already used. */
+  spendRecoveryCode(adminUserId: string, code: string): Promise<number | null> {
+    return this.recoveryCodes.spend(adminUserId, hashRecoveryCode(code));
   }
 
   async disable(user: AuthUser, code: string, meta: RequestMeta) {
     const state = await this.state(user.id);
     if (!state.twoFactorEnabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
     await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta));
-    await this.users.disableTwoFactor(user.id);
-    await this.audit.record({ action: '2fa.disable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
+    await this.database.transaction(async (db) => {
+      await this.users.disableTwoFactor(user.id, db);
+      await this.recoveryCodes.deleteAllOf(user.id, db);
+      await this.audit.record({ action: '2fa.disable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta }, db);
+    });
     return { twoFactorEnabled: false };
   }
 

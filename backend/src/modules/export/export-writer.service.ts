@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { Readable, Transform, TransformCallback } from 'stream';
 import { pipeline } from 'stream/promises';
 import { Clock } from '../../common/clock';
+import { dayIn } from '../../common/utils/day';
 import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
@@ -64,11 +65,15 @@ export class ExportWriter {
     if (job.copy) return this.writeCopy(job, job.copy, res, ctx);
     let rowCount = 0;
     let outcome: 'empty' | 'written';
+    // The time the rows were marked (the transaction's now()): the audit row carries it, so a redemption's
+    // history can tell which export (and who) marked it.
+    let exportedAt: Date | undefined;
     try {
       outcome = await this.exports.streamRows(job.sql, job.params, async (cursor) => {
         // The first row decides between a file and a 404, before any header is sent.
         const first = await cursor.next();
         if (first.done) return 'empty';
+        if (job.marks && first.value.exported_at instanceof Date) exportedAt = first.value.exported_at;
         async function* records() {
           const map = job.mapRow ?? ((row: Record<string, unknown>) => row);
           rowCount = 1;
@@ -123,7 +128,7 @@ export class ExportWriter {
       action: `export.${job.kind}`,
       success: true,
       resource: 'export',
-      details: { ...job.details, format: job.format, rows: rowCount },
+      details: { ...job.details, format: job.format, rows: rowCount, ...(exportedAt && { exportedAt: exportedAt.toISOString() }) },
     });
     if (job.marks) this.realtime.emit('voucherUpdate', `${rowCount} redemption(s) exported`);
   }
@@ -198,12 +203,7 @@ export class ExportWriter {
 
   /** YYYY-MM-DD in the server time zone. */
   private today(): string {
-    return new Intl.DateTimeFormat('en-CA', {
-      timeZone: this.config.timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    }).format(this.clock.now());
+    return dayIn(this.config.timeZone, this.clock.now());
   }
 }
 

@@ -1,15 +1,16 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses, ApiFileResponse } from '../../common/openapi/api-responses';
 import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { canReadLicenseKeys, Permission } from '../../common/permissions';
-import { ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
+import { UuidParam } from '../../common/pipes/uuid-param.pipe';
+import { FormatQuery, ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
 import { ExportService } from './export.service';
 
 @ApiTags('admin: exports')
-@ApiProduces('text/csv', 'text/plain')
 @Controller('export')
 export class ExportController {
   constructor(private readonly exports: ExportService) {}
@@ -18,6 +19,8 @@ export class ExportController {
   @HttpCode(200)
   @RequirePermissions(Permission.ExportRedeemedVouchers)
   @ApiOperation({ summary: 'The selected redemptions as CSV/TXT; marks them exported' })
+  @ApiFileResponse('The file (Content-Disposition: attachment)')
+  @ApiErrorResponses(400, { 404: 'No redemptions found to export.', 503: 'Too many uploads and exports at once: try again shortly' })
   selected(
     @Body() dto: SelectedRedemptionsExportDto,
     @Req() req: Request,
@@ -36,6 +39,8 @@ export class ExportController {
   @Get('redeemed-vouchers')
   @RequirePermissions(Permission.ExportRedeemedData)
   @ApiOperation({ summary: 'Redemptions with customer data as filtered on screen; marks them exported' })
+  @ApiFileResponse('The file (Content-Disposition: attachment)')
+  @ApiErrorResponses(400, { 404: 'No redeemed vouchers found to export.', 503: 'Too many uploads and exports at once: try again shortly' })
   redeemed(
     @Query() query: RedeemedVouchersExportQuery,
     @Req() req: Request,
@@ -48,6 +53,8 @@ export class ExportController {
   @Get('redeemed-voucher-codes')
   @RequirePermissions(Permission.ExportRedeemedVouchers)
   @ApiOperation({ summary: 'Redeemed voucher codes (no customer data)' })
+  @ApiFileResponse('The file (Content-Disposition: attachment)')
+  @ApiErrorResponses(400, { 404: 'No redeemed voucher codes found to export.', 503: 'Too many uploads and exports at once: try again shortly' })
   redeemedCodes(
     @Query() query: ProductExportQuery,
     @Req() req: Request,
@@ -60,6 +67,8 @@ export class ExportController {
   @Get('unredeemed-vouchers')
   @RequirePermissions(Permission.ExportUnredeemedVouchers)
   @ApiOperation({ summary: 'Unredeemed voucher codes of a product (or all); 404 when there are none' })
+  @ApiFileResponse('The file (Content-Disposition: attachment)')
+  @ApiErrorResponses(400, { 404: 'No unredeemed voucher codes found to export. / Product not found.', 503: 'Too many uploads and exports at once: try again shortly' })
   unredeemed(
     @Query() query: ProductExportQuery,
     @Req() req: Request,
@@ -67,5 +76,33 @@ export class ExportController {
     @CurrentUser() user?: AuthUser,
   ) {
     return this.exports.unredeemedVouchers(query, res, requestActor(req, user));
+  }
+
+  /*
+   * The file holds the batch's unredeemed codes as well as its redeemed ones: reading codes needs vouchers.view, and
+   * taking them away in a file the two code exports' permissions (DECISIONS §7: export.unredeemed-vouchers is the
+   * admin's alone).
+   */
+  @Get('batch/:id')
+  @RequirePermissions(Permission.VouchersView, Permission.ExportUnredeemedVouchers, Permission.ExportRedeemedVouchers)
+  @ApiOperation({
+    summary: "An upload batch's reconciliation: code, status, redeemedAt, exportedAt, refundedAt (DECISIONS §14)",
+    description:
+      'Every code of the batch in insertion order with its status (Available, Redeemed, Refunded, Void) and the times of its ' +
+      'redemption, export and refund; for a void file, the codes it voided or refunded. Streamed; marks nothing.',
+  })
+  @ApiFileResponse('The file (Content-Disposition: attachment; batch-<date>.csv)')
+  @ApiErrorResponses(400, {
+    404: 'Batch not found. / No voucher codes in this batch.',
+    503: 'Too many uploads and exports at once: try again shortly',
+  })
+  batch(
+    @Param('id', UuidParam('batch')) id: string,
+    @Query() query: FormatQuery,
+    @Req() req: Request,
+    @Res() res: Response,
+    @CurrentUser() user?: AuthUser,
+  ) {
+    return this.exports.batch(id, query.format, res, requestActor(req, user));
   }
 }

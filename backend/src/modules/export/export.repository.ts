@@ -5,24 +5,47 @@ import QueryStream from 'pg-query-stream';
 import { DatabaseService } from '../../database/database.service';
 import { latestLicenseKeySql } from '../license/license.repository';
 import { redemptionListFilter, RedemptionListCriteria } from '../redemption/redemption-list.repository';
+import { UploadBatchKind } from '../voucher/entities/upload-batch.entity';
+import { BATCH_CODE_STATUS_SQL, batchCodesSql } from '../voucher/upload-batch.repository';
 
 /**
  * Marks the matching redemptions exported and returns them with their customer, product and latest
  * licence, sealed (`license_key`/`key_ciphertext`: `openExportRow` opens it in the stream, MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
  * PostgreSQL runs the data-modifying WITH to completion on the first fetch; rows then come in batches.
+ *
+ * It counts what it marks (DECISIONS §14, migration 1763823000000), in the same statement: `locked` takes the row
+ * locks the UPDATE would take anyway (FOR NO KEY UPDATE, re-checking `{where}` on a row changed meanwhile, as the
+ * UPDATE did) and reads whether each row was exported already, so of two exports of one row at the same moment only
+ * the first counts it. It locks in id order, as every statement that locks several redemptions does (bulk delete,
+ * refunds): two of them wait for each other, never deadlock; `counted` adds the newly exported ones to their product's and batch's counter, on a shard of
+ * the exports' own (32 + pid % 32, past the 32 shards of the other writers): the export holds that row until its file is written,
+ * and no redemption or trigger ever writes it.
  */
 export const markAndSelect = (where: string) => `
-WITH marked AS (
-  UPDATE redemptions r SET exported = true, exported_at = now()
-    FROM voucher_codes v, customers c
+WITH locked AS MATERIALIZED (
+  SELECT r.id, r.exported AS was_exported
+    FROM redemptions r, voucher_codes v, customers c
    WHERE v.id = r.voucher_code_id AND c.id = r.customer_id AND (${where})
+   ORDER BY r.id
+     FOR NO KEY UPDATE OF r
+), marked AS (
+  UPDATE redemptions r SET exported = true, exported_at = now()
+    FROM locked l, voucher_codes v, customers c
+   WHERE r.id = l.id AND v.id = r.voucher_code_id AND c.id = r.customer_id
   RETURNING r.id, v.code, c.first_name, c.last_name, c.email, c.phone, c.country,
-            r.product_id, r.email_status, r.redeemed_at, r.exported_at
+            r.product_id, r.email_status, r.redeemed_at, r.exported_at, r.refunded_at,
+            l.was_exported, coalesce(v.batch_id, r.product_id) AS batch_id
+), counted AS (
+  INSERT INTO product_counts AS pc (product_id, batch_id, shard, exported)
+  SELECT m.product_id, m.batch_id, (32 + pg_backend_pid() % 32)::smallint, count(*)
+    FROM marked m WHERE NOT m.was_exported
+   GROUP BY m.product_id, m.batch_id ORDER BY m.product_id, m.batch_id
+  ON CONFLICT (product_id, batch_id, shard) DO UPDATE SET exported = pc.exported + EXCLUDED.exported
 )
 SELECT m.code, m.first_name, m.last_name, m.email, m.phone, m.country, p.name AS product, m.email_status,
        lk.license_key, lk.key_ciphertext,
        coalesce(lk.download_link, p.download_link) AS download_link,
-       m.redeemed_at, m.exported_at
+       m.redeemed_at, m.exported_at, m.refunded_at
   FROM marked m
   JOIN products p ON p.id = m.product_id
   LEFT JOIN LATERAL (${latestLicenseKeySql('m')}) lk ON true
@@ -48,40 +71,51 @@ function isoSql(expr: string): string {
 }
 
 /**
- * Code-only exports (voucher_codes, the voucher module's table, read-only): `rows` for the cursor path, `csv` and
- * `txt` for `COPY … TO STDOUT`, with cells already neutralised and timestamps already ISO 8601. `$1` is a product
- * id or NULL. With a product, redeemed codes are read in order from idx_voucher_codes_redeemed (product_id,
- * redeemed_at DESC, seq DESC) WHERE is_redeemed and unredeemed ones from idx_voucher_codes_unredeemed_seq
- * (product_id, seq DESC) WHERE NOT is_redeemed.
+ * Code-only exports (voucher_codes, the voucher module's table, read-only, with the redemption's refund for
+ * redeemed codes): `rows` for the cursor path, `csv` and `txt` for `COPY … TO STDOUT`, with cells already
+ * neutralised and timestamps already ISO 8601. `$1` is a product id or NULL. Each file carries its codes' status
+ * (DECISIONS §13): redeemed codes are `Redeemed` or, refunded after redemption, `Refunded` with the refund's
+ * time; the unredeemed export holds available codes only (void codes are not for sale), `Available`. With a
+ * product, redeemed codes are read in order from idx_voucher_codes_redeemed (product_id, redeemed_at DESC, seq DESC)
+ * WHERE is_redeemed and available ones from idx_voucher_codes_unredeemed_seq (product_id, seq DESC) WHERE NOT
+ * is_redeemed AND voided_at IS NULL.
  */
+const REDEEMED_CODES = `FROM voucher_codes v JOIN products p ON p.id = v.product_id
+                 LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+                WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+                ORDER BY v.redeemed_at DESC, v.seq DESC`;
+const AVAILABLE_CODES = `FROM voucher_codes v JOIN products p ON p.id = v.product_id
+                WHERE NOT v.is_redeemed AND v.voided_at IS NULL AND ($1::uuid IS NULL OR v.product_id = $1)
+                ORDER BY p.name, v.seq DESC`;
+const REDEEMED_STATUS = `CASE WHEN r.refunded_at IS NULL THEN 'Redeemed' ELSE 'Refunded' END`;
+
 export const CODE_EXPORT_SQL = {
   redeemed: {
-    rows: `SELECT v.code, p.name AS product, v.redeemed_at
-                FROM voucher_codes v JOIN products p ON p.id = v.product_id
-               WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
-               ORDER BY v.redeemed_at DESC, v.seq DESC`,
-    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.redeemed_at')}
-                  FROM voucher_codes v JOIN products p ON p.id = v.product_id
-                 WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
-                 ORDER BY v.redeemed_at DESC, v.seq DESC`,
-    txt: `SELECT v.code FROM voucher_codes v
-                 WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
-                 ORDER BY v.redeemed_at DESC, v.seq DESC`,
+    rows: `SELECT v.code, p.name AS product, v.redeemed_at, ${REDEEMED_STATUS} AS status, r.refunded_at ${REDEEMED_CODES}`,
+    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.redeemed_at')},
+                  ${REDEEMED_STATUS}, ${isoSql('r.refunded_at')} ${REDEEMED_CODES}`,
+    txt: `SELECT v.code ${REDEEMED_CODES}`,
   },
   unredeemed: {
-    rows: `SELECT v.code, p.name AS product, v.created_at
-                FROM voucher_codes v JOIN products p ON p.id = v.product_id
-               WHERE NOT v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
-               ORDER BY p.name, v.seq DESC`,
-    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.created_at')}
-                  FROM voucher_codes v JOIN products p ON p.id = v.product_id
-                 WHERE NOT v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
-                 ORDER BY p.name, v.seq DESC`,
-    txt: `SELECT v.code FROM voucher_codes v JOIN products p ON p.id = v.product_id
-                 WHERE NOT v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
-                 ORDER BY p.name, v.seq DESC`,
+    rows: `SELECT v.code, p.name AS product, v.created_at, 'Available' AS status ${AVAILABLE_CODES}`,
+    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.created_at')}, 'Available' ${AVAILABLE_CODES}`,
+    txt: `SELECT v.code ${AVAILABLE_CODES}`,
   },
 } as const;
+
+/**
+ * A batch's reconciliation (DECISIONS §14): each code of the batch with its state and its redemption's times, in
+ * insertion order; `$1` is the batch's id, the rows come from the voucher module's `batchCodesSql`.
+ */
+export function batchExportSql(kind: UploadBatchKind) {
+  const from = batchCodesSql(kind);
+  return {
+    rows: `SELECT v.code, ${BATCH_CODE_STATUS_SQL} AS status, v.redeemed_at, r.exported_at, r.refunded_at ${from}`,
+    csv: `SELECT ${neutralisedSql('v.code')}, ${BATCH_CODE_STATUS_SQL}, ${isoSql('v.redeemed_at')}, ${isoSql('r.exported_at')},
+                 ${isoSql('r.refunded_at')} ${from}`,
+    txt: `SELECT v.code ${from}`,
+  };
+}
 
 /** The export module's database access: a server-side cursor in a transaction, or COPY on one held connection. */
 @Injectable()

@@ -3,11 +3,12 @@ import type { Response } from 'express';
 import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
-import { CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
+import { batchExportSql, CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
 import { ExportColumn, ExportWriter } from './export-writer.service';
 import { DataCipher } from '../../config/data-cipher';
 import { openStoredKey, StoredKeyColumns } from '../license/license.repository';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
+import { UploadBatchRepository } from '../voucher/upload-batch.repository';
 
 /**
  * Columns of an export of redemptions (customer data). The licence key is masked (SPEC §9) for a caller
@@ -30,6 +31,7 @@ const redemptionColumns = (revealKeys: boolean): ExportColumn[] => [
   { key: 'download_link', header: 'Download Link' },
   { key: 'redeemed_at', header: 'Redeemed At' },
   { key: 'exported_at', header: 'Exported At' },
+  { key: 'refunded_at', header: 'Refunded At' },
 ];
 
 /** The export files (DECISIONS §10): what each contains; ExportWriter streams them. */
@@ -39,6 +41,7 @@ export class ExportService {
     private readonly writer: ExportWriter,
     private readonly exports: ExportRepository,
     private readonly cipher: DataCipher,
+    private readonly batches: UploadBatchRepository,
   ) {}
 
   /** A redemption row's licence key opened in the stream, as the customer knows it (no MANUAL_ prefix). */
@@ -108,6 +111,8 @@ export class ExportService {
           { key: 'code', header: 'Voucher Code' },
           { key: 'product', header: 'Product' },
           { key: 'redeemed_at', header: 'Redeemed At' },
+          { key: 'status', header: 'Status' },
+          { key: 'refunded_at', header: 'Refunded At' },
         ],
         emptyMessage: 'No redeemed voucher codes found to export.',
         marks: false,
@@ -133,11 +138,43 @@ export class ExportService {
           { key: 'code', header: 'Voucher Code' },
           { key: 'product', header: 'Product' },
           { key: 'created_at', header: 'Created At' },
+          { key: 'status', header: 'Status' },
         ],
         emptyMessage: 'No unredeemed voucher codes found to export.',
         marks: false,
         copy: CODE_EXPORT_SQL.unredeemed,
         details: { productId: query.productId },
+      },
+      res,
+      ctx,
+    );
+  }
+
+  /**
+   * A batch's reconciliation (DECISIONS §14): every code of the batch with its state, redeemed, exported and refunded
+   * times, straight from COPY (flat memory whatever the batch's size); marks nothing. 404 for an unknown batch.
+   */
+  async batch(id: string, format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {
+    const batch = await this.batches.findById(id);
+    if (!batch) throw new NotFoundException('Batch not found.');
+    const sql = batchExportSql(batch.kind);
+    return this.writer.write(
+      {
+        kind: 'batch',
+        format,
+        sql: sql.rows,
+        params: [id],
+        columns: [
+          { key: 'code', header: 'Voucher Code' },
+          { key: 'status', header: 'Status' },
+          { key: 'redeemed_at', header: 'Redeemed At' },
+          { key: 'exported_at', header: 'Exported At' },
+          { key: 'refunded_at', header: 'Refunded At' },
+        ],
+        emptyMessage: 'No voucher codes in this batch.',
+        marks: false,
+        copy: sql,
+        details: { batchId: id, productId: batch.productId, batchKind: batch.kind },
       },
       res,
       ctx,

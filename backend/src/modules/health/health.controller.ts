@@ -1,5 +1,5 @@
 import { Controller, Get, HttpStatus, Inject, Logger, OnModuleDestroy, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiPropertyOptions, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Response } from 'express';
 import Redis from 'ioredis';
@@ -14,6 +14,19 @@ export interface HealthReport {
   info: Record<string, DependencyStatus>;
   error: Record<string, DependencyStatus>;
   details: Record<string, DependencyStatus>;
+}
+
+const dependencies: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: { type: 'object', properties: { status: { type: 'string', enum: ['up', 'down'] } } },
+  example: { database: { status: 'up' } },
+};
+
+class HealthResponse {
+  @ApiProperty({ enum: ['ok', 'error'] }) status: string;
+  @ApiProperty(dependencies) info: Record<string, DependencyStatus>;
+  @ApiProperty(dependencies) error: Record<string, DependencyStatus>;
+  @ApiProperty(dependencies) details: Record<string, DependencyStatus>;
 }
 
 @ApiTags('public')
@@ -38,8 +51,8 @@ export class HealthController implements OnModuleDestroy {
     summary: 'Database and (when configured) Redis reachability; 503 when one is down',
     description: 'Each dependency answers {status: "up" | "down"} only; the reason is logged, never returned.',
   })
-  @ApiResponse({ status: 200, description: '{status:"ok", info, error:{}, details}' })
-  @ApiResponse({ status: 503, description: '{status:"error", info, error, details}: e.g. error.database = {status:"down"}' })
+  @ApiResponse({ status: 200, description: 'Every dependency up', type: HealthResponse })
+  @ApiResponse({ status: 503, description: 'A dependency down: e.g. error.database = {status:"down"}', type: HealthResponse })
   async check(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
     const checks: Array<[string, () => Promise<void>]> = [['database', () => this.pingDatabase()]];
     if (this.redis) checks.push(['redis', () => this.pingRedis()]);

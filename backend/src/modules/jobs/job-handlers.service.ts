@@ -1,9 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
+import { AdminAttemptRepository } from '../auth/admin-attempt.repository';
+import { AdminSessionRepository } from '../auth/admin-session.repository';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { RedemptionMailService } from '../mail/redemption-mail.service';
+import { PoolAlertService } from '../pool/pool-alert.service';
 import { RedemptionRetentionRepository } from '../redemption/redemption-retention.repository';
+import { StatsRepository } from '../stats/stats.repository';
+import { WebhookDeliveryService } from '../webhook/webhook-delivery.service';
+import { WebhookRepository } from '../webhook/webhook.repository';
 import { JobQueue } from './job-queue';
 
 /** The job logic, shared by the Bull processors and the in-process runner. */
@@ -18,24 +24,53 @@ export class JobHandlers {
     private readonly redemptionRetention: RedemptionRetentionRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly audit: AuditService,
+    private readonly sessions: AdminSessionRepository,
+    private readonly attempts: AdminAttemptRepository,
+    private readonly stats: StatsRepository,
+    private readonly webhookDeliveries: WebhookDeliveryService,
+    private readonly webhooks: WebhookRepository,
+    private readonly poolAlerts: PoolAlertService,
   ) {}
+
+  deliverWebhook(deliveryId: string) {
+    return this.webhookDeliveries.deliver(deliveryId);
+  }
+
+  /** Pending webhook deliveries due longer ago than the e-mail sweep's grace, with no live claim: their job was lost. */
+  sweepWebhooks(): Promise<number> {
+    return this.webhookDeliveries.sweep(this.config.mailSweepAfterMs);
+  }
 
   sendRedemptionMail(redemptionId: string, attempt: number, maxAttempts: number) {
     return this.redemptionMail.deliver(redemptionId, attempt, maxAttempts);
   }
 
+  sendPoolAlert(alertId: string, attempt: number, maxAttempts: number) {
+    return this.poolAlerts.deliver(alertId, attempt, maxAttempts);
+  }
+
+  /** One product's pool (after a redemption used it) or every licence-managed product's (daily). */
+  checkPool(productId: string | null): Promise<number> {
+    return this.poolAlerts.check(productId);
+  }
+
+  /** Order e-mails and pool alerts that are pending with no live job (lost with Redis, a dead worker). */
   async sweepPendingMail(): Promise<number> {
     const ids = await this.redemptionMail.findStalePending(this.config.mailSweepAfterMs);
     for (const id of ids) this.queue.enqueueRedemptionMail(id);
-    if (ids.length) this.logger.log(`Re-queued ${ids.length} pending e-mail(s)`);
-    return ids.length;
+    const alerts = await this.poolAlerts.findStalePending(this.config.mailSweepAfterMs);
+    for (const id of alerts) this.queue.enqueuePoolAlert(id);
+    if (ids.length || alerts.length) this.logger.log(`Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s)`);
+    return ids.length + alerts.length;
   }
 
   /**
    * SPEC §1 retention: security audit rows (1 year), e-mail logs (2 years) and redemptions (7 years) by
    * default. Deleted in batches so no statement holds locks on a large table for long. A deleted
    * redemption keeps its voucher code redeemed and its licence assignment (redemption_id set null);
-   * customers left without any redemption and older than the limit go with it.
+   * customers left without any redemption and older than the limit go with it. Admin sessions go 30 days after
+   * they ended (with their spent refresh tokens), per-user attempt counters after a day (docs/security.md).
+   * Then the redemption day counters of past days are folded (one row per product and day; not a removal).
    */
   async runRetention(): Promise<RetentionResult> {
     const c = this.config;
@@ -46,7 +81,11 @@ export class JobHandlers {
         this.redemptionRetention.deleteOlderThan(c.redemptionRetentionDays, batch),
       ),
       customers: await inBatches((batch) => this.redemptionRetention.deleteUnusedCustomers(c.redemptionRetentionDays, batch)),
+      adminSessions: await inBatches((batch) => this.sessions.deleteEndedBefore(ENDED_SESSION_DAYS, batch)),
+      adminAttempts: await inBatches((batch) => this.attempts.deleteOlderThan(ATTEMPT_HOURS, batch)),
+      webhookDeliveries: await inBatches((batch) => this.webhooks.deleteOlderThan(WEBHOOK_DELIVERY_DAYS, batch)),
     };
+    await this.stats.foldPastDays();
     const total = Object.values(result).reduce((a, b) => a + b, 0);
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).
     if (total) {
@@ -58,6 +97,12 @@ export class JobHandlers {
 }
 
 const RETENTION_BATCH = 5000;
+/** Ended admin sessions are kept this long (which device signed in when stays in the audit log for a year). */
+const ENDED_SESSION_DAYS = 30;
+/** Per-user attempt counters: the longest window they serve is an hour. */
+const ATTEMPT_HOURS = 24;
+/** Settled webhook deliveries: the log shows the last 20 per endpoint; a month is plenty to investigate. */
+const WEBHOOK_DELIVERY_DAYS = 30;
 
 /** Runs one batched delete until a batch comes back short; answers the rows deleted in all. */
 async function inBatches(deleteBatch: (batch: number) => Promise<number>): Promise<number> {
@@ -74,4 +119,7 @@ export interface RetentionResult {
   emailLogs: number;
   redemptions: number;
   customers: number;
+  adminSessions: number;
+  adminAttempts: number;
+  webhookDeliveries: number;
 }

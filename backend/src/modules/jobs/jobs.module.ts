@@ -1,13 +1,17 @@
 import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { AuthModule } from '../auth/auth.module';
 import { MailModule } from '../mail/mail.module';
+import { PoolModule } from '../pool/pool.module';
 import { RedemptionModule } from '../redemption/redemption.module';
+import { StatsModule } from '../stats/stats.module';
+import { WebhookModule } from '../webhook/webhook.module';
 import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { JobHandlers } from './job-handlers.service';
 import { JobQueue } from './job-queue';
-import { MailProcessor, MaintenanceProcessor } from './job.processors';
+import { MailProcessor, MaintenanceProcessor, WebhookProcessor } from './job.processors';
 import { QUEUE } from './jobs.constants';
 
 export interface JobsModuleOptions {
@@ -23,7 +27,7 @@ export class JobsModule {
     if (!config.redisUrl) {
       return {
         module: JobsModule,
-        imports: [MailModule, RedemptionModule],
+        imports: [AuthModule, MailModule, PoolModule, RedemptionModule, StatsModule, WebhookModule],
         providers: [...common, { provide: JobQueue, useClass: InProcessJobQueue }],
         exports: [JobQueue, JobHandlers],
       };
@@ -31,15 +35,19 @@ export class JobsModule {
     return {
       module: JobsModule,
       imports: [
+        AuthModule,
         MailModule,
+        PoolModule,
         RedemptionModule,
+        StatsModule,
+        WebhookModule,
         BullModule.forRoot({ url: config.redisUrl, prefix: config.redisPrefix }),
-        BullModule.registerQueue({ name: QUEUE.MAIL }, { name: QUEUE.MAINTENANCE }),
+        BullModule.registerQueue({ name: QUEUE.MAIL }, { name: QUEUE.MAINTENANCE }, { name: QUEUE.WEBHOOK }),
       ],
       providers: [
         ...common,
         { provide: JobQueue, useClass: BullJobQueue },
-        ...(options.processJobs ? [MailProcessor, MaintenanceProcessor] : []),
+        ...(options.processJobs ? [MailProcessor, MaintenanceProcessor, WebhookProcessor] : []),
       ],
       exports: [JobQueue, JobHandlers, BullModule],
     };

@@ -12,7 +12,8 @@ import {
   Query,
   Req,
 } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
@@ -20,6 +21,7 @@ import { AuthUser, CurrentUser } from '../../common/decorators/current-user.deco
 import { canReadLicenseKeys, Permission } from '../../common/permissions';
 import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery, UpdateLicenseKeyDto } from './dto/license-key.dto';
+import { LicenseKeyListResponse, LicenseKeyResponse, LicenseManagedProductResponse } from './dto/license-key-responses.dto';
 import { LICENSE_KEY_MESSAGES, LicenseKeyService, LicenseKeyView } from './license-key.service';
 
 const keyId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(LICENSE_KEY_MESSAGES.notFound) });
@@ -32,6 +34,7 @@ export class LicenseKeyController {
   @Get('license-managed-products')
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({ summary: 'Products whose redemptions take keys from the licence pool' })
+  @ApiOkResponse({ type: [LicenseManagedProductResponse] })
   licenseManagedProducts() {
     return this.keys.licenseManagedProducts();
   }
@@ -39,6 +42,8 @@ export class LicenseKeyController {
   @Get('license-keys')
   @RequirePermissions(Permission.LicensesView)
   @ApiOperation({ summary: 'Pool keys with usage state and summary counts (MANUAL_ keys hidden); needs licenses.view' })
+  @ApiOkResponse({ type: LicenseKeyListResponse })
+  @ApiErrorResponses(400)
   list(@Query() query: ListLicenseKeysQuery) {
     return this.keys.list(query);
   }
@@ -47,6 +52,8 @@ export class LicenseKeyController {
   @HttpCode(201)
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Add a key to a licence-managed product (duplicate per product: 409)' })
+  @ApiCreatedResponse({ type: LicenseKeyResponse })
+  @ApiErrorResponses(400, { 404: 'Product not found', 409: 'This license key already exists for this product' })
   async create(@Body() dto: CreateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return keyFor(user, await this.keys.create(dto, requestActor(req, user)));
   }
@@ -54,6 +61,8 @@ export class LicenseKeyController {
   @Put('license-keys/:id')
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Activate or deactivate a key; inactive keys are never assigned' })
+  @ApiOkResponse({ type: LicenseKeyResponse })
+  @ApiErrorResponses(400, { 404: 'License key not found' })
   async update(
     @Param('id', keyId) id: string,
     @Body() dto: UpdateLicenseKeyDto,
@@ -66,6 +75,8 @@ export class LicenseKeyController {
   @Delete('license-keys/:id')
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Delete a key that was never assigned (409 otherwise)' })
+  @ApiOkResponse({ type: SuccessMessageResponse })
+  @ApiErrorResponses({ 404: 'License key not found', 409: 'This license key has been assigned to N redemption(s) and cannot be deleted. Deactivate it instead.' })
   remove(@Param('id', keyId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.keys.remove(id, requestActor(req, user));
   }

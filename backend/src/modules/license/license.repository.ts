@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
 import { cappedCount, estimateRows } from '../../database/list-counts';
+import { queryRows } from '../../database/query-rows';
 import { likeContains, returnedRows } from '../../common/utils/sql';
 import { UsageState } from './dto/license-key.dto';
 import { LicenseAssignment } from './entities/license-assignment.entity';
@@ -91,6 +92,20 @@ export class LicenseRepository {
     private readonly cipher: DataCipher,
   ) {}
 
+  /**
+   * Activations left per licence-managed product (the metrics' pool gauge): only the free keys are read, through
+   * idx_license_keys_pool (its partial WHERE is FREE_KEY); `products` (product module) names them.
+   */
+  availableActivationsByProduct(): Promise<Array<{ productId: string; productName: string; available: number }>> {
+    return queryRows(
+      this.database.manager,
+      `SELECT p.id AS "productId", p.name AS "productName",
+              COALESCE((SELECT sum(max_activations - current_activations) FROM license_keys
+                         WHERE product_id = p.id AND ${FREE_KEY} AND NOT is_manual), 0)::int AS available
+         FROM products p WHERE p.is_license_managed ORDER BY p.name`,
+    );
+  }
+
   /** Reads `products` (the product module's table) for the licence screens' product picker. */
   async licenseManagedProducts(): Promise<Array<{ id: string; name: string; status: string; downloadLink: string }>> {
     const rows: Array<{ id: string; name: string; status: string; download_link: string }> =
@@ -107,14 +122,12 @@ export class LicenseRepository {
    * expression and predicate are USAGE_RANK and NOT_MANUAL word for word.
    */
   async list(filter: LicenseKeyFilter, limit: number, offset: number, exactLimit: number) {
-    const scope: string[] = [NOT_MANUAL];
-    const scopeParams: unknown[] = [];
+    const where: string[] = [NOT_MANUAL];
+    const params: unknown[] = [];
     if (filter.productId) {
-      scopeParams.push(filter.productId);
-      scope.push(`k.product_id = $${scopeParams.length}`);
+      params.push(filter.productId);
+      where.push(`k.product_id = $${params.length}`);
     }
-    const where = [...scope];
-    const params = [...scopeParams];
     if (filter.search) {
       // The clear last characters (idx_license_keys_key_trgm), or a whole key by its keyed hash.
       const search = filter.search.trim();
@@ -138,14 +151,14 @@ export class LicenseRepository {
         [...params, limit + 1, offset],
       ) as Promise<Array<Record<string, any>>>,
       cappedCount(db.connection, countSql, params, estimate, exactLimit),
+      // The counters of migration 1763820000000 (kept by triggers on license_keys, MANUAL_ keys left out): a few
+      // rows a product instead of a count of the pool.
       db.query(
-        `SELECT count(*)::int AS total,
-                count(*) FILTER (WHERE k.is_active)::int AS active,
-                count(*) FILTER (WHERE k.current_activations = 0)::int AS available,
-                count(*) FILTER (WHERE k.current_activations > 0 AND k.current_activations < k.max_activations)::int AS partial,
-                count(*) FILTER (WHERE k.current_activations >= k.max_activations)::int AS full
-           FROM license_keys k WHERE ${scope.join(' AND ')}`,
-        scopeParams,
+        `SELECT coalesce(sum(total), 0)::int AS total, coalesce(sum(active), 0)::int AS active,
+                coalesce(sum(available), 0)::int AS available, coalesce(sum(partially_used), 0)::int AS partial,
+                coalesce(sum(fully_used), 0)::int AS full
+           FROM license_key_counts WHERE $1::uuid IS NULL OR product_id = $1`,
+        [filter.productId ?? null],
       ),
     ]);
     return {

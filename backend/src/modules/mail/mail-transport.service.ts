@@ -6,6 +6,9 @@ import { createTransport, Transporter } from 'nodemailer';
 import { randomUUID } from 'crypto';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 
+/** Order e-mails a worker sends at once (the queue's concurrency), and the SMTP connections it keeps per provider. */
+export const MAIL_JOB_CONCURRENCY = 5;
+
 export interface OutgoingMail {
   to: string;
   subject: string;
@@ -64,12 +67,18 @@ export class MailTransportService implements OnModuleDestroy {
   }
 
   private smtp(name: string, url: string): Provider {
-    // The URL carries host, port, TLS and credentials; the timeouts keep a dead provider from stalling a job.
+    // The URL carries host, port, TLS and credentials; the timeouts keep a dead or hung provider (one that accepts
+    // the connection and never greets, or stops answering) from stalling a job: the fallback gets its turn.
+    const timeout = this.config.smtpTimeoutMs;
     const transporter: Transporter = createTransport({
       url,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 30_000,
+      // Connections are kept and reused (at most as many as a worker sends at once): a new connection, greeting
+      // and EHLO per message made the e-mails queue up behind the redemptions at 100 a second (issue 12).
+      pool: true,
+      maxConnections: MAIL_JOB_CONCURRENCY,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: 3 * timeout,
     } as Parameters<typeof createTransport>[0]);
     return {
       name,

@@ -1,3 +1,4 @@
+import { WebhookModule } from '../webhook/webhook.module';
 import { Module } from '@nestjs/common';
 import { RedemptionModule } from '../redemption/redemption.module';
 import { EmailLogRepository } from './email-log.repository';
@@ -6,7 +7,7 @@ import { RedemptionMailService } from './redemption-mail.service';
 
 /** E-mail: templates, the SMTP primary/fallback transport, the order e-mail outbox and its log. */
 @Module({
-  imports: [RedemptionModule],
+  imports: [RedemptionModule, WebhookModule],
   providers: [MailTransportService, RedemptionMailService, EmailLogRepository],
   exports: [MailTransportService, RedemptionMailService, EmailLogRepository],
 })

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
+import { RealtimeService } from '../realtime/realtime.service';
 import { RedemptionRepository } from '../redemption/redemption.repository';
+import { WebhookEvents } from '../webhook/webhook-events';
 import { EmailLogRepository } from './email-log.repository';
-import { MailTransportService, ProviderAttempt } from './mail-transport.service';
+import { MailTransportService } from './mail-transport.service';
 import { htmlToText, renderTemplate, TemplateValues } from './template';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed';
@@ -22,7 +24,9 @@ export class RedemptionMailService {
     private readonly redemptions: RedemptionRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly transport: MailTransportService,
+    private readonly realtime: RealtimeService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhookEvents,
   ) {}
 
   /**
@@ -30,9 +34,8 @@ export class RedemptionMailService {
    * so the queue retries with backoff; on the last attempt the redemption is marked failed instead.
    */
   async deliver(redemptionId: string, attempt: number, maxAttempts: number): Promise<DeliveryOutcome> {
-    if (!(await this.redemptions.claimEmail(redemptionId, this.config.mailClaimSeconds))) return 'skipped';
-    const row = await this.redemptions.mailView(redemptionId);
-    // Deleted between the claim and the read: nothing to send any more.
+    // Claimed and read in one statement; not due (or deleted): nothing to send.
+    const row = await this.redemptions.claimEmail(redemptionId, this.config.mailClaimSeconds);
     if (!row) return 'skipped';
 
     const values: TemplateValues = {
@@ -48,15 +51,24 @@ export class RedemptionMailService {
     const subject = renderTemplate(row.email_subject || 'Your {{product_name}} order', values, false);
     const html = renderTemplate(row.email_template, values, true);
     const attempts = await this.transport.send({ to: row.email, subject, html, text: htmlToText(html) });
-    await this.log(redemptionId, row.email, subject, attempts);
+    await this.emailLogs.logAttempts(redemptionId, row.email, subject, attempts);
 
     const delivered = attempts.some((a) => a.ok);
     const last = attempt >= maxAttempts;
     const status = delivered ? 'sent' : last ? 'failed' : 'pending';
     await this.redemptions.finishEmail(redemptionId, status);
+    // The admin lists show the e-mail status and are not polled: a settled status is announced (throttled, a
+    // burst of sends refreshes the consoles once a second).
+    if (status !== 'pending') this.realtime.emitThrottled('emailStatus', `Order e-mail for voucher ${row.code} ${status}`);
     if (delivered) return 'sent';
     if (last) {
       this.logger.error(`Order e-mail for redemption ${redemptionId} failed after ${attempt} attempts`);
+      await this.webhooks.emit('email.failed', {
+        redemptionId,
+        voucherCode: row.code,
+        attempts: attempt,
+        errors: attempts.map((a) => `${a.provider}: ${a.error}`),
+      });
       return 'failed';
     }
     throw new RetryableMailError(attempts.map((a) => `${a.provider}: ${a.error}`).join('; '));
@@ -65,19 +77,5 @@ export class RedemptionMailService {
   /** Redemptions whose e-mail is pending with no live claim: their job was lost (Redis down, worker died). */
   async findStalePending(olderThanMs: number, limit = 500): Promise<string[]> {
     return this.redemptions.findStalePending(olderThanMs, limit);
-  }
-
-  private log(redemptionId: string, recipient: string, subject: string, attempts: ProviderAttempt[]) {
-    return this.emailLogs.insert(
-      attempts.map((a) => ({
-        redemptionId,
-        provider: a.provider,
-        recipient,
-        subject: subject.slice(0, 500),
-        status: a.ok ? ('sent' as const) : ('failed' as const),
-        error: a.error ?? null,
-        messageId: a.messageId ?? null,
-      })),
-    );
   }
 }

@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses, MessageResponse } from '../../common/openapi/api-responses';
+import { ProductResponse } from './dto/product-responses.dto';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
@@ -19,6 +21,7 @@ export class ProductController {
   @Get()
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({ summary: 'Every product with its unredeemed and redeemed code counts' })
+  @ApiOkResponse({ type: [ProductResponse] })
   list() {
     return this.products.list();
   }
@@ -26,6 +29,8 @@ export class ProductController {
   @Get(':id')
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({ summary: 'One product with its code counts' })
+  @ApiOkResponse({ type: ProductResponse })
+  @ApiErrorResponses({ 400: 'Invalid product ID.', 404: 'Product not found.' })
   get(@Param('id', productId) id: string) {
     return this.products.get(id);
   }
@@ -33,6 +38,8 @@ export class ProductController {
   @Post()
   @RequirePermissions(Permission.ProductsEdit)
   @ApiOperation({ summary: 'Create a product' })
+  @ApiCreatedResponse({ type: ProductResponse })
+  @ApiErrorResponses(400, { 409: 'A product with this name already exists.' })
   create(@Body() dto: CreateProductDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.products.create(dto, requestActor(req, user));
   }
@@ -40,6 +47,8 @@ export class ProductController {
   @Put(':id')
   @RequirePermissions(Permission.ProductsEdit)
   @ApiOperation({ summary: 'Change product fields (partial), e.g. {emailSubject, emailTemplate}' })
+  @ApiOkResponse({ type: ProductResponse })
+  @ApiErrorResponses(400, { 404: 'Product not found.', 409: 'A product with this name already exists.' })
   update(
     @Param('id', productId) id: string,
     @Body() dto: UpdateProductDto,
@@ -56,8 +65,13 @@ export class ProductController {
     summary: 'Send the (saved or given) e-mail template with sample values to a staff address',
     description: 'Only to the e-mail of an active admin account (else 400); at most 10 per user per hour, then 429.',
   })
-  @ApiResponse({ status: 400, description: 'Test e-mails can only be sent to the e-mail address of a staff account.' })
-  @ApiResponse({ status: 429, description: 'Too many test e-mails: at most 10 per hour. Please try again later.' })
+  @ApiOkResponse({ type: MessageResponse })
+  @ApiErrorResponses({
+    400: 'Test e-mails can only be sent to the e-mail address of a staff account.',
+    404: 'Product not found.',
+    429: 'Too many test e-mails: at most 10 per hour. Please try again later.',
+    502: 'The test email could not be sent: … (every provider failed)',
+  })
   testEmail(
     @Param('id', productId) id: string,
     @Body() dto: TestEmailDto,

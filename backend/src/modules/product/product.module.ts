@@ -1,13 +1,12 @@
-import { forwardRef, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { MailModule } from '../mail/mail.module';
-import { VoucherModule } from '../voucher/voucher.module';
 import { ProductController } from './product.controller';
 import { ProductRepository } from './product.repository';
 import { ProductService } from './product.service';
 
 @Module({
-  imports: [MailModule, AuthModule, forwardRef(() => VoucherModule)],
+  imports: [MailModule, AuthModule],
   controllers: [ProductController],
   providers: [ProductRepository, ProductService],
   exports: [ProductRepository, ProductService],

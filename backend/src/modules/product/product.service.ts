@@ -12,10 +12,9 @@ import { ATTEMPT_MESSAGES, AttemptLimiterService } from '../auth/attempt-limiter
 import { MailTransportService } from '../mail/mail-transport.service';
 import { htmlToText, renderTemplate } from '../mail/template';
 import { RealtimeService } from '../realtime/realtime.service';
-import { CodeCounts, VoucherCodeRepository } from '../voucher/voucher-code.repository';
 import { CreateProductDto, TestEmailDto, UpdateProductDto } from './dto/product.dto';
 import { Product } from './entities/product.entity';
-import { ProductFields, ProductRepository } from './product.repository';
+import { NO_COUNTS, ProductCountsView, ProductFields, ProductRepository } from './product.repository';
 
 export interface ProductView {
   id: string;
@@ -28,8 +27,11 @@ export interface ProductView {
   isLicenseManaged: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** Available codes (neither redeemed nor void). */
   unredeemedCount: number;
   redeemedCount: number;
+  /** Codes voided by a refund before redemption (DECISIONS §13). */
+  voidCount: number;
   totalCount: number;
 }
 
@@ -59,21 +61,20 @@ const UNIQUE_VIOLATION = '23505';
 export class ProductService {
   constructor(
     private readonly products: ProductRepository,
-    private readonly codes: VoucherCodeRepository,
     private readonly audit: AuditService,
     private readonly realtime: RealtimeService,
     private readonly mail: MailTransportService,
     private readonly limiter: AttemptLimiterService,
   ) {}
 
-  /** Code counts come from the voucher codes' owner in one grouped read: no query per product. */
+  /** Code counts come from the counters (`product_counts`): a few rows a product, no count of codes. */
   async list(): Promise<ProductView[]> {
-    const [products, counts] = await Promise.all([this.products.findAll(), this.codes.countsByProduct()]);
+    const [products, counts] = await Promise.all([this.products.findAll(), this.products.counts()]);
     return products.map((p) => toView(p, counts.get(p.id)));
   }
 
   async get(id: string): Promise<ProductView> {
-    const [product, counts] = await Promise.all([this.products.findById(id), this.codes.countsByProduct(id)]);
+    const [product, counts] = await Promise.all([this.products.findById(id), this.products.counts(id)]);
     if (!product) throw new NotFoundException('Product not found.');
     return toView(product, counts.get(id));
   }
@@ -193,7 +194,7 @@ function duplicateName(err: unknown): unknown {
   return err;
 }
 
-function toView(product: Product, counts: CodeCounts = { unredeemed: 0, redeemed: 0 }): ProductView {
+function toView(product: Product, counts: ProductCountsView = NO_COUNTS): ProductView {
   return {
     id: product.id,
     name: product.name,
@@ -207,6 +208,7 @@ function toView(product: Product, counts: CodeCounts = { unredeemed: 0, redeemed
     updatedAt: product.updatedAt,
     unredeemedCount: counts.unredeemed,
     redeemedCount: counts.redeemed,
-    totalCount: counts.unredeemed + counts.redeemed,
+    voidCount: counts.void,
+    totalCount: counts.unredeemed + counts.redeemed + counts.void,
   };
 }

@@ -1,7 +1,14 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/decorators/public.decorator';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { publicConfigOf } from './public-config';
+
+class PublicConfigResponse {
+  @ApiProperty({ example: 'support@example.com' }) supportEmail: string;
+  @ApiProperty({ example: 'Office Licences' }) companyName: string;
+  @ApiProperty() companyAddress: string;
+}
 
 @ApiTags('public')
 @Controller('public-config')
@@ -11,11 +18,8 @@ export class PublicConfigController {
   @Public()
   @Get()
   @ApiOperation({ summary: "Support e-mail, company name and address for the pages' texts" })
-  get() {
-    return {
-      supportEmail: this.config.supportEmail,
-      companyName: this.config.companyName,
-      companyAddress: this.config.companyAddress,
-    };
+  @ApiOkResponse({ type: PublicConfigResponse })
+  get(): PublicConfigResponse {
+    return publicConfigOf(this.config);
   }
 }

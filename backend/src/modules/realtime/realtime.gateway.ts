@@ -1,4 +1,4 @@
-import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
 import { Permission } from '../../common/permissions';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { SessionService } from '../auth/session.service';
 import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 
@@ -17,15 +18,13 @@ export const REALTIME_MESSAGES = {
   sessionEnded: 'Session ended',
 } as const;
 
-/** How often joined sockets' sessions are checked again: a logout or revoked session ends the socket too. */
-const SESSION_RECHECK_MS = 60_000;
-
 /**
  * socket.io on the API's own origin (DECISIONS §11). A client joins the `admins` room with
  * `join-admin {token}` (or `auth: {token}` in the handshake); the access token is checked like the HTTP
  * guard checks it: signature, an active unexpired session, an active user whose role may view the dashboard.
- * Anything else gets `join-error` and is disconnected. Joined sockets whose session ends (logout, revoked,
- * expired, user deactivated) are disconnected at the next periodic check.
+ * Anything else gets `join-error` and is disconnected, and so is a socket that has not tried to join within
+ * REALTIME_JOIN_TIMEOUT_MS. Joined sockets whose session ends (logout, revoked,
+ * expired, user deactivated) are disconnected at the next periodic check (every REALTIME_SESSION_RECHECK_MS).
  */
 @WebSocketGateway()
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
@@ -36,12 +35,13 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
   constructor(
     private readonly realtime: RealtimeService,
     private readonly sessions: SessionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   afterInit(server: Server): void {
     this.server = server;
     this.realtime.attach(server);
-    this.recheckTimer = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
+    this.recheckTimer = setInterval(() => void this.recheckSessions(), this.config.realtimeSessionRecheckMs);
     this.recheckTimer.unref();
   }
 
@@ -63,17 +63,30 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
       return 0;
     }
     const ended = joined.filter((s) => !live.has(s.data.sessionId));
-    for (const socket of ended) {
-      socket.emit('join-error', { message: REALTIME_MESSAGES.sessionEnded });
-      setImmediate(() => socket.disconnect(true));
-    }
+    for (const socket of ended) this.refuse(socket, REALTIME_MESSAGES.sessionEnded);
     return ended.length;
+  }
+
+  /** Tells the client why, then disconnects it (out of the admins room at once). */
+  private refuse(socket: Socket, message: string): void {
+    socket.emit('join-error', { message });
+    // Let the error frame leave before the transport closes.
+    setImmediate(() => socket.disconnect(true));
   }
 
   async handleConnection(socket: Socket): Promise<void> {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    // The handshake token is optional: the SPEC client sends join-admin after connecting.
-    if (token !== undefined) await this.join(socket, token);
+    if (token !== undefined) {
+      await this.join(socket, token);
+      return;
+    }
+    // The handshake token is optional: the SPEC client sends join-admin right after connecting. A socket that
+    // never tries is closed after REALTIME_JOIN_TIMEOUT_MS rather than held open for nothing.
+    const deadline = setTimeout(() => {
+      if (!socket.data.joinAttempted) this.refuse(socket, REALTIME_MESSAGES.invalidToken);
+    }, this.config.realtimeJoinTimeoutMs);
+    deadline.unref();
+    socket.once('disconnect', () => clearTimeout(deadline));
   }
 
   @SubscribeMessage('join-admin')
@@ -83,11 +96,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
   }
 
   private async join(socket: Socket, token: unknown): Promise<{ success: boolean; message?: string }> {
+    socket.data.joinAttempted = true;
     const session = await this.verify(token);
     if (!session) {
-      socket.emit('join-error', { message: REALTIME_MESSAGES.invalidToken });
-      // Let the error frame leave before the transport closes.
-      setImmediate(() => socket.disconnect(true));
+      this.refuse(socket, REALTIME_MESSAGES.invalidToken);
       return { success: false, message: REALTIME_MESSAGES.invalidToken };
     }
     socket.data.adminUserId = session.userId;

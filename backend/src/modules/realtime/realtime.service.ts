@@ -1,14 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Server } from 'socket.io';
 
-/** SPEC §3 real-time event types, and `ipBlocked` (an address blocked for guessing codes, DECISIONS §12). */
+/**
+ * SPEC §3 real-time event types, `ipBlocked` (an address blocked for guessing codes, DECISIONS §12) and
+ * `emailStatus` (an order e-mail was sent or finally failed: the consoles' lists are not polled).
+ */
 export type DataUpdateType =
   | 'licenseAssignment'
   | 'emailResend'
   | 'redemptionDeleted'
   | 'productUpdate'
   | 'voucherUpdate'
-  | 'ipBlocked';
+  | 'ipBlocked'
+  | 'emailStatus';
 
 export const ADMINS_ROOM = 'admins';
 

@@ -2,6 +2,7 @@ import { INestApplicationContext, Logger } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
+import { Server } from 'socket.io';
 
 /** @nestjs/platform-socket.io carries its own copy of socket.io; use its Server and options types. */
 type IoServer = ReturnType<IoAdapter['createIOServer']>;
@@ -28,6 +29,7 @@ export class RedisIoAdapter extends IoAdapter {
       // Without a listener an 'error' event (Redis down) would crash the process; ioredis reconnects by itself.
       client.on('error', (err) => this.redisLogger.warn(`Redis (socket.io adapter): ${err.message}`));
     }
+    reportFailedPublishes(this.pub, this.redisLogger);
   }
 
   createIOServer(port: number, options?: IoServerOptions): IoServer {
@@ -40,4 +42,39 @@ export class RedisIoAdapter extends IoAdapter {
     await super.close(server);
     await Promise.allSettled([this.pub.quit(), this.sub.quit()]);
   }
+}
+
+/**
+ * A worker process (`npm run worker`) serves no socket.io endpoint, yet its jobs announce e-mail outcomes: a
+ * socket.io server that never listens, with the same Redis adapter, publishes them to every API instance.
+ */
+export function workerEventServer(redisUrl: string, keyPrefix: string): { server: Server; close: () => Promise<void> } {
+  const logger = new Logger('WorkerEvents');
+  const pub = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const sub = pub.duplicate();
+  for (const client of [pub, sub]) client.on('error', (err) => logger.warn(`Redis (socket.io adapter): ${err.message}`));
+  reportFailedPublishes(pub, logger);
+  const server = new Server();
+  server.adapter(createAdapter(pub, sub, { key: `${keyPrefix}:socket.io` }));
+  return {
+    server,
+    // Nothing listens, so there is no engine to close (Server.close would throw): the Redis clients are all.
+    close: async () => {
+      await Promise.allSettled([pub.quit(), sub.quit()]);
+    },
+  };
+}
+
+/**
+ * The Redis adapter publishes without waiting for the answer, so a publish that fails (the connection already
+ * closed by a shutdown while a job still announces its outcome) would be an unhandled rejection that stops the
+ * process. Each publish gets a handler that logs the failure; the adapter still receives the same promise.
+ */
+function reportFailedPublishes(pub: Redis, logger: Logger): void {
+  const publish = pub.publish.bind(pub) as (channel: string, message: string | Buffer) => Promise<number>;
+  (pub as unknown as { publish: typeof publish }).publish = (channel, message) => {
+    const sent = publish(channel, message);
+    sent.catch((err: Error) => logger.warn(`dataUpdate not published: ${err.message}`));
+    return sent;
+  };
 }

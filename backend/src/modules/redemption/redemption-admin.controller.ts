@@ -4,14 +4,21 @@ import {
   Delete,
   Get,
   HttpCode,
-  NotFoundException,
   Param,
-  ParseUUIDPipe,
   Post,
   Query,
   Req,
 } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
+import {
+  CleanupResponse,
+  DeletedCountResponse,
+  FixPendingResponse,
+  RedemptionListResponse,
+  RedemptionResponse,
+  SuccessCountResponse,
+} from './dto/redemption-responses.dto';
 import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
@@ -23,13 +30,11 @@ import {
   ListRedemptionsQuery,
   RedemptionIdsDto,
 } from './dto/redemption-admin.dto';
-import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
+import { redemptionIdPipe } from './redemption-admin.messages';
 import { RedemptionAdminService } from './redemption-admin.service';
 import { RedemptionListService } from './redemption-list.service';
 
-const redemptionId = new ParseUUIDPipe({
-  exceptionFactory: () => new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound),
-});
+const redemptionId = redemptionIdPipe;
 
 @ApiTags('redemptions (admin)')
 @Controller('redemptions')
@@ -45,6 +50,8 @@ export class RedemptionAdminController {
     summary: 'Recent (showExported=false) or exported redemptions, paginated, filtered and searched',
     description: 'Licence keys are masked (SPEC §9) for a caller without licenses.view.',
   })
+  @ApiOkResponse({ type: RedemptionListResponse })
+  @ApiErrorResponses(400)
   list(@Query() query: ListRedemptionsQuery, @CurrentUser() user?: AuthUser) {
     return this.lists.list(query, canReadLicenseKeys(user?.permissions));
   }
@@ -53,6 +60,8 @@ export class RedemptionAdminController {
   @HttpCode(200)
   @RequirePermissions(Permission.LicensesAssign)
   @ApiOperation({ summary: 'One key and link for every selected redemption without a key; answers {successCount}' })
+  @ApiOkResponse({ type: SuccessCountResponse })
+  @ApiErrorResponses(400)
   bulkAssign(@Body() dto: BulkAssignLicenseDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.bulkAssignLicense(dto, requestActor(req, user));
   }
@@ -61,6 +70,8 @@ export class RedemptionAdminController {
   @HttpCode(200)
   @RequirePermissions(Permission.RedemptionsDelete)
   @ApiOperation({ summary: 'Delete the selected redemptions; answers {deletedCount}' })
+  @ApiOkResponse({ type: DeletedCountResponse })
+  @ApiErrorResponses(400)
   bulkDelete(@Body() dto: RedemptionIdsDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.bulkRemove(dto.redemptionIds, requestActor(req, user));
   }
@@ -71,6 +82,8 @@ export class RedemptionAdminController {
     summary: 'One redemption in the list shape (details modal)',
     description: 'The licence key is masked (SPEC §9) for a caller without licenses.view.',
   })
+  @ApiOkResponse({ type: RedemptionResponse })
+  @ApiErrorResponses({ 404: 'Redemption not found' })
   findOne(@Param('id', redemptionId) id: string, @CurrentUser() user?: AuthUser) {
     return this.lists.findOne(id, canReadLicenseKeys(user?.permissions));
   }
@@ -79,6 +92,8 @@ export class RedemptionAdminController {
   @HttpCode(200)
   @RequirePermissions(Permission.EmailsResend)
   @ApiOperation({ summary: 'Queue the order e-mail again' })
+  @ApiOkResponse({ type: SuccessMessageResponse })
+  @ApiErrorResponses({ 404: 'Redemption not found', 409: 'This redemption has no license key yet. Assign one first; the e-mail is sent with it.' })
   resend(@Param('id', redemptionId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.resendEmail(id, requestActor(req, user));
   }
@@ -89,6 +104,8 @@ export class RedemptionAdminController {
   @ApiOperation({
     summary: 'Assign a key by hand (stored as MANUAL_<key>); the e-mail follows; answers the redemption',
   })
+  @ApiOkResponse({ type: RedemptionResponse })
+  @ApiErrorResponses({ 400: 'Validation failures, or a Mac / not licence-managed product', 404: 'Redemption not found' })
   assign(
     @Param('id', redemptionId) id: string,
     @Body() dto: AssignLicenseDto,
@@ -101,6 +118,8 @@ export class RedemptionAdminController {
   @Delete(':id')
   @RequirePermissions(Permission.RedemptionsDelete)
   @ApiOperation({ summary: 'Delete a redemption; its voucher code stays redeemed' })
+  @ApiOkResponse({ type: SuccessMessageResponse })
+  @ApiErrorResponses({ 404: 'Redemption not found' })
   remove(@Param('id', redemptionId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.remove(id, requestActor(req, user));
   }
@@ -118,6 +137,7 @@ export class RedemptionMaintenanceController {
   @ApiOperation({
     summary: 'Give waiting redemptions free pool keys and queue pending e-mails; {fixedCount, assignedCount}',
   })
+  @ApiOkResponse({ type: FixPendingResponse })
   fixPending(@Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.fixPendingEmails(requestActor(req, user));
   }
@@ -125,6 +145,7 @@ export class RedemptionMaintenanceController {
   @Delete('cleanup-redeemed')
   @RequirePermissions(Permission.SystemCleanup)
   @ApiOperation({ summary: 'Clean System: delete every voucher code, customer, redemption and licence assignment' })
+  @ApiOkResponse({ type: CleanupResponse })
   cleanup(@Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.cleanup(requestActor(req, user));
   }

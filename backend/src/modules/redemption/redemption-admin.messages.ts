@@ -1,3 +1,5 @@
+import { NotFoundException, ParseUUIDPipe } from '@nestjs/common';
+
 export const REDEMPTION_ADMIN_MESSAGES = {
   notFound: 'Redemption not found',
   macProduct: 'Mac products are activated automatically and take no license key.',
@@ -9,3 +11,8 @@ export const REDEMPTION_ADMIN_MESSAGES = {
 export function isMacProduct(name: string): boolean {
   return /mac/i.test(name);
 }
+
+/** The `:id` of a redemption route: anything but a UUID is a redemption that does not exist (404). */
+export const redemptionIdPipe = new ParseUUIDPipe({
+  exceptionFactory: () => new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound),
+});

@@ -12,11 +12,15 @@ import { isMacProduct, REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.mess
 import { AdminRedemptionView } from './redemption-list.repository';
 import { RedemptionListService } from './redemption-list.service';
 import { RedemptionRepository } from './redemption.repository';
+import { WebhookEvents } from '../webhook/webhook-events';
 
 export { isMacProduct, REDEMPTION_ADMIN_MESSAGES };
 export type { AdminRedemptionView };
 
 /** The admin's actions on redemptions: resend, assign licences, delete, Fix Pending Emails, Clean System. */
+const LOCK_NOT_AVAILABLE = '55P03';
+const CLEANUP_ATTEMPTS = 20;
+
 @Injectable()
 export class RedemptionAdminService {
   private readonly logger = new Logger(RedemptionAdminService.name);
@@ -30,6 +34,7 @@ export class RedemptionAdminService {
     private readonly jobs: JobQueue,
     private readonly pool: PoolAssignmentService,
     private readonly realtime: RealtimeService,
+    private readonly webhooks: WebhookEvents,
   ) {}
 
   /** Sends the order e-mail again: the status goes back to pending, any stale claim is cleared, a job is queued. */
@@ -92,6 +97,7 @@ export class RedemptionAdminService {
     });
     this.jobs.enqueueRedemptionMail(id);
     this.realtime.emit('licenseAssignment', `License assigned to voucher ${code}`);
+    await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, voucherCode: code, source: 'manual' });
     return this.lists.findOne(id, revealKeys);
   }
 
@@ -129,7 +135,10 @@ export class RedemptionAdminService {
       );
       return assignedIds;
     });
-    for (const id of assigned) this.jobs.enqueueRedemptionMail(id);
+    for (const id of assigned) {
+      this.jobs.enqueueRedemptionMail(id);
+      await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, source: 'bulk' });
+    }
     if (assigned.length)
       this.realtime.emit('licenseAssignment', `License assigned to ${assigned.length} redemption(s)`);
     return { successCount: assigned.length };
@@ -176,6 +185,8 @@ export class RedemptionAdminService {
       if (exhausted.has(w.productId)) continue;
       if (await this.pool.assignFromPool(w.id)) {
         assignedCount++;
+        await this.webhooks.emit('redemption.license_assigned', { redemptionId: w.id, source: 'pool' });
+        this.jobs.notePoolUse(w.productId);
         continue;
       }
       if (!(await this.licenses.hasFreeKey(w.productId))) exhausted.add(w.productId);
@@ -200,14 +211,23 @@ export class RedemptionAdminService {
    * transaction. Licence keys stay, with their activation counts: keys customers have seen stay used.
    */
   async cleanup(actor: RequestActor) {
-    const deleted = await this.database.transaction(async (db) => {
-      const result = await this.redemptions.truncateAll(db);
-      await this.audit.record(
-        { ...actor, action: 'system.cleanup', success: true, resource: 'system', details: result },
-        db,
-      );
-      return result;
-    });
+    const clean = () =>
+      this.database.transaction(async (db) => {
+        const result = await this.redemptions.truncateAll(db);
+        await this.audit.record(
+          { ...actor, action: 'system.cleanup', success: true, resource: 'system', details: result },
+          db,
+        );
+        return result;
+      });
+    let deleted: Awaited<ReturnType<typeof clean>> | undefined;
+    // truncateAll gives up a lock it could only get by deadlocking another statement (55P03): try again.
+    for (let attempt = 1; !deleted; attempt++) {
+      deleted = await clean().catch((err: { code?: string }) => {
+        if (err.code !== LOCK_NOT_AVAILABLE || attempt >= CLEANUP_ATTEMPTS) throw err;
+        return undefined;
+      });
+    }
     this.logger.warn(`System cleaned: ${JSON.stringify(deleted)}`);
     this.realtime.emit('redemptionDeleted', 'System cleaned: all redemptions deleted');
     this.realtime.emit('voucherUpdate', 'System cleaned: all voucher codes deleted');

@@ -26,6 +26,8 @@ export interface AdminRedemptionView {
   redeemedAt: Date;
   exported: boolean;
   exportedAt: Date | null;
+  /** Its code was refunded after redemption (DECISIONS §13); the key stays with the customer. */
+  refundedAt: Date | null;
   /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
@@ -39,7 +41,8 @@ export interface RedemptionListCriteria {
 /**
  * The redemption list's filter, for the list pages and the export of the list as filtered on screen.
  * `base` filters `r` (redemptions) alone, as the list indexes (exported, [email_status,] redeemed_at DESC, id)
- * read it; a search adds its pattern as the last parameter and two forms of the same test:
+ * read it; a search adds its pattern as the last parameter and three forms of the same test:
+ * - `matches`: every matching row once, `base` included, for collecting a narrow search's matches in one statement;
  * - `indexed`: on `r` alone, two trigram-index branches (code; e-mail and full name) instead of one OR across
  *   joined tables, which PostgreSQL could only answer by reading every redemption;
  * - `joined`: on the joined `v` (voucher_codes) and `c` (customers) columns, for walking rows in order.
@@ -55,16 +58,24 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
   if (!criteria.search) return { params, base, search: undefined };
   params.push(likeContains(criteria.search));
   const p = `$${params.length}`;
+  const customerMatches = (c: string) => `(${c}.email ILIKE ${p} OR (${c}.first_name || ' ' || ${c}.last_name) ILIKE ${p})`;
   return {
     params,
     base,
     search: {
+      // UNION ALL, so a LIMIT stops it early: the code branch leaves out the rows the customer branch returns.
+      matches: `SELECT r.id, r.redeemed_at FROM voucher_codes v2 JOIN redemptions r ON r.voucher_code_id = v2.id
+                  JOIN customers c2 ON c2.id = r.customer_id
+                 WHERE v2.code ILIKE ${p} AND ${base} AND NOT ${customerMatches('c2')}
+                UNION ALL
+                SELECT r.id, r.redeemed_at FROM customers c3 JOIN redemptions r ON r.customer_id = c3.id
+                 WHERE ${customerMatches('c3')} AND ${base}`,
       indexed: `r.id IN (
         SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
         UNION
         SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id
-         WHERE c3.email ILIKE ${p} OR (c3.first_name || ' ' || c3.last_name) ILIKE ${p})`,
-      joined: `(v.code ILIKE ${p} OR c.email ILIKE ${p} OR (c.first_name || ' ' || c.last_name) ILIKE ${p})`,
+         WHERE ${customerMatches('c3')})`,
+      joined: `(v.code ILIKE ${p} OR ${customerMatches('c')})`,
     },
   };
 }
@@ -72,7 +83,7 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
 /** Columns of the admin view; `r` is a redemptions row (or a page of them). No N+1: one joined query per page. */
 const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
-       r.redeemed_at, r.exported, r.exported_at,
+       r.redeemed_at, r.exported, r.exported_at, r.refunded_at,
        v.code, c.first_name, c.last_name, c.email, c.phone, c.country, c.zip_code,
        p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
   FROM ${source} r
@@ -90,6 +101,8 @@ const LIST_ORDER = 'r.redeemed_at DESC, r.id';
  */
 const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
 const SEARCH_BROAD = 2000;
+/** A search expected narrow reads up to this many times the exact-count limit of matches in one statement. */
+const SEARCH_COLLECT_FACTOR = 3;
 
 /** The admin redemption list's queries (docs/benchmarks.md, "lists"). */
 @Injectable()
@@ -104,9 +117,11 @@ export class RedemptionListRepository {
    * - the page reads ids from the list index first (index-only, so a deep OFFSET skips index entries, not
    *   table rows), then joins the rows it shows;
    * - the count is exact up to `exactLimit` matches, PostgreSQL's estimate beyond (`exact: false`);
-   * - a search first walks the newest SEARCH_WALK_ROWS rows of the list in order and keeps the matches: a
-   *   broad search finds its page there instead of collecting every match through the trigram indexes and
-   *   sorting them; with too few matches there, the indexes answer.
+   * - a search PostgreSQL expects to be narrow collects its matches (up to SEARCH_COLLECT_FACTOR × `exactLimit`)
+   *   in one statement that answers the page and the exact total together;
+   * - a broad one (or a "narrow" one with more matches after all) first walks the newest SEARCH_WALK_ROWS rows of
+   *   the list in order and keeps the matches: a broad search finds its page there instead of collecting every
+   *   match through the trigram indexes and sorting them; with too few matches there, the indexes answer.
    */
   async page(criteria: RedemptionListCriteria, limit: number, offset: number, exactLimit: number) {
     const db = this.database.manager.connection;
@@ -126,7 +141,26 @@ export class RedemptionListRepository {
           WHERE ${test}`;
     let ids: string[] | undefined;
     let walked = false;
-    if (search && offset + limit < walkRows) {
+    let collected: { count: number; exact: boolean } | undefined;
+    if (search && estimate <= SEARCH_BROAD) {
+      // Expected narrow: every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement,
+      // which gives the page and the total at once, exact since every match was read. More matches than that
+      // after all: the total is an estimate above them, and the walk or the indexes below find the page.
+      const cap = SEARCH_COLLECT_FACTOR * exactLimit;
+      const [row]: Array<{ total: number; ids: string[] }> = await db.query(
+        `WITH m AS MATERIALIZED (${search.matches} LIMIT ${cap + 1})
+         SELECT (SELECT count(*)::int FROM m) AS total,
+                ARRAY(SELECT id FROM m ORDER BY redeemed_at DESC, id LIMIT $${n + 1} OFFSET $${n + 2}) AS ids`,
+        [...params, limit + 1, offset],
+      );
+      if (row.total <= cap) {
+        ids = row.ids;
+        collected = { count: row.total, exact: true };
+      } else {
+        collected = { count: Math.max(estimate, cap + 1), exact: false };
+      }
+    }
+    if (search && !ids && offset + limit < walkRows) {
       // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
       // when the search is broad, a few milliseconds lost when it is not.
       const rows: Array<{ id: string }> = await db.query(
@@ -154,7 +188,9 @@ export class RedemptionListRepository {
         : Promise.resolve([]),
       // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting
       // it through the indexes would collect every match.
-      walked && search
+      collected
+        ? Promise.resolve(collected)
+        : walked && search
         ? estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)).then((listEstimate) =>
             walkedCount(
               db,
@@ -202,6 +238,7 @@ function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionVi
     redeemedAt: row.redeemed_at,
     exported: row.exported,
     exportedAt: row.exported_at,
+    refundedAt: row.refunded_at,
     assignedLicenseKey: licenseKey ? { licenseKey, downloadLink: row.download_link } : null,
   };
 }

@@ -1,31 +1,72 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiErrorResponses, MessageResponse } from '../../common/openapi/api-responses';
+import { RedeemResponse, SuccessTokenResponse } from './dto/redemption-responses.dto';
 import { Public } from '../../common/decorators/public.decorator';
 import { requestMeta } from '../../common/utils/request-actor';
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
+import { ResendOrderEmailDto } from './dto/resend-order-email.dto';
+import { OrderEmailResendService, RESEND_ANSWER } from './order-email-resend.service';
 import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
+import { REDEEM_MESSAGES } from './redemption.errors';
 import { RedemptionService } from './redemption.service';
 
 @ApiTags('public')
 @Controller()
 export class RedemptionController {
-  constructor(private readonly redemptions: RedemptionService) {}
+  constructor(
+    private readonly redemptions: RedemptionService,
+    private readonly resends: OrderEmailResendService,
+  ) {}
 
   @Public()
   @Post('redeem-voucher')
   @HttpCode(201)
   @UseGuards(RedeemRateLimitGuard)
   @ApiOperation({ summary: 'Redeem a voucher code; answers the product name and a success-page token' })
-  async redeem(@Body() dto: RedeemVoucherDto, @Req() req: Request) {
+  @ApiCreatedResponse({ type: RedeemResponse })
+  @ApiOkResponse({
+    type: RedeemResponse,
+    description:
+      'The same code with the same e-mail was redeemed within the token lifetime: the same redemption with a fresh token, nothing else written',
+  })
+  @ApiErrorResponses({
+    400: 'Validation failures (`errors`), or: This product is currently not available for redemption.',
+    404: 'Invalid voucher code. Please check the code and try again.',
+    409: 'This voucher code has already been redeemed. / A licence for this product has already been issued to this e-mail address.',
+    410: REDEEM_MESSAGES.voidCode,
+    429: 'Too many redemption attempts (REDEEM_RATE_LIMIT), or the address is blocked for guessing codes',
+    451: 'GEO_BLOCKED: the client address is in a blocked country (`code: "GEO_BLOCKED"`)',
+  })
+  async redeem(@Body() dto: RedeemVoucherDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const meta = requestMeta(req);
     const result = await this.redemptions.redeem(dto, meta.ipAddress, meta.userAgent);
+    if (result.repeated) res.status(200);
     return { success: true, productName: result.productName, successToken: result.successToken };
+  }
+
+  @Public()
+  @Post('resend-order-email')
+  @HttpCode(202)
+  @UseGuards(RedeemRateLimitGuard)
+  @ApiOperation({
+    summary: "Didn't get the e-mail? Sends the order e-mail again when code and e-mail match a redemption with a licence",
+    description:
+      'Always the same answer, so it reveals nothing. At most 3 e-mails per redemption per 24 hours; an unknown code counts towards the code-guessing block.',
+  })
+  @ApiAcceptedResponse({ type: MessageResponse, description: `Always \`{message: "${RESEND_ANSWER.message}"}\`` })
+  @ApiErrorResponses({ 400: 'Validation failures (`errors`)', 429: 'Too many attempts from this address, or the address is blocked for guessing codes' })
+  resendOrderEmail(@Body() dto: ResendOrderEmailDto, @Req() req: Request) {
+    const meta = requestMeta(req);
+    return this.resends.resend(dto, meta.ipAddress, meta.userAgent);
   }
 
   @Public()
   @Get('success-token/:token')
   @ApiOperation({ summary: 'What the success page shows for a token' })
+  @ApiOkResponse({ type: SuccessTokenResponse })
+  @ApiErrorResponses({ 404: 'Invalid or expired access token' })
   successToken(@Param('token') token: string) {
     return this.redemptions.successToken(token);
   }

@@ -16,6 +16,8 @@ export class GeoBlockedException extends HttpException {
 export const REDEEM_MESSAGES = {
   unknownCode: 'Invalid voucher code. Please check the code and try again.',
   usedCode: 'This voucher code has already been redeemed.',
+  /** A code voided by a refund before it was redeemed (DECISIONS §13): 410. */
+  voidCode: 'This voucher code has been cancelled. Please contact support.',
   inactiveProduct: 'This product is currently not available for redemption.',
   alreadyIssued: 'A licence for this product has already been issued to this e-mail address.',
   invalidToken: 'Invalid or expired access token',

@@ -1,3 +1,4 @@
+import { WebhookModule } from '../webhook/webhook.module';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { GeoModule } from '../geo/geo.module';
@@ -10,21 +11,25 @@ import { RedemptionListService } from './redemption-list.service';
 import { RedemptionController } from './redemption.controller';
 import { RedemptionRepository } from './redemption.repository';
 import { RedemptionRetentionRepository } from './redemption-retention.repository';
+import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
 import { attemptStoreProvider } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
 import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
+import { OrderEmailResendService } from './order-email-resend.service';
 
 @Module({
   imports: [
     GeoModule,
     LicenseModule,
     AuthModule,
+    WebhookModule,
   ],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,
     RedemptionRetentionRepository,
+    RedemptionActivityRepository,
     RedemptionListRepository,
     RedemptionService,
     RedemptionListService,
@@ -33,7 +38,15 @@ import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
     attemptStoreProvider,
     CodeGuessingService,
     RedeemRateLimitGuard,
+    OrderEmailResendService,
   ],
-  exports: [RedemptionRepository, RedemptionRetentionRepository, RedemptionListRepository, RedemptionService, PoolAssignmentService],
+  exports: [
+    RedemptionRepository,
+    RedemptionRetentionRepository,
+    RedemptionActivityRepository,
+    RedemptionListRepository,
+    RedemptionService,
+    PoolAssignmentService,
+  ],
 })
 export class RedemptionModule {}

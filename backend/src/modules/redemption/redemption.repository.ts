@@ -1,82 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { createHash } from 'crypto';
 import { DataCipher } from '../../config/data-cipher';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService, Db, SqlClient } from '../../database/database.service';
 import { returnedRows } from '../../common/utils/sql';
-import { queryRows } from '../../database/query-rows';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
 import { EmailStatus, Redemption } from './entities/redemption.entity';
+import { REDEEM_SQL, RedeemAgainRow, RedeemedRow, RedeemInput, successTokenHash } from './redeem.statement';
 
-/*
- * The whole redemption is one statement, hence one implicit transaction and one round trip:
- * claim the code (a conditional UPDATE: of racing requests exactly one sees is_redeemed=false),
- * upsert the customer, take a pool key (SKIP LOCKED), insert the redemption, assignment and token.
- * Nothing is written unless every part succeeds; the unique (customer, product) constraint turns a
- * second licence for the same e-mail into an error that rolls the code back to unredeemed.
- * It writes voucher_codes and license_keys/license_assignments too: splitting it by table owner would
- * cost the one-round-trip atomicity the service is built on (docs/architecture.md, "One statement").
- */
-export const REDEEM_SQL = `
-WITH v AS (
-  UPDATE voucher_codes vc SET is_redeemed = true, redeemed_at = now()
-    FROM products p
-   WHERE vc.code = $1 AND NOT vc.is_redeemed AND p.id = vc.product_id AND p.status = 'active'
-  RETURNING vc.id, vc.product_id, p.name, p.is_license_managed
-), c AS (
-  INSERT INTO customers (first_name, last_name, email, phone, ip_address, country)
-  SELECT $2, $3, $4, $5, $6, $7 FROM v
-  ON CONFLICT (email) DO UPDATE
-     SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-         phone = coalesce(EXCLUDED.phone, customers.phone),
-         ip_address = EXCLUDED.ip_address, country = coalesce(EXCLUDED.country, customers.country)
-  RETURNING id
-), k AS (
-  UPDATE license_keys SET current_activations = current_activations + 1, updated_at = now()
-   WHERE id = (
-     -- A scalar product id lets the planner walk idx_license_keys_pool in order and stop at the first free key.
-     SELECT lk.id FROM license_keys lk
-      WHERE lk.product_id = (SELECT product_id FROM v WHERE is_license_managed)
-        AND lk.is_active AND lk.current_activations < lk.max_activations
-      ORDER BY lk.created_at, lk.id LIMIT 1
-      FOR UPDATE SKIP LOCKED)
-  RETURNING id
-), r AS (
-  INSERT INTO redemptions (voucher_code_id, customer_id, product_id, awaiting_license)
-  SELECT v.id, c.id, v.product_id, v.is_license_managed AND NOT EXISTS (SELECT 1 FROM k) FROM v, c
-  RETURNING id, awaiting_license
-), a AS (
-  INSERT INTO license_assignments (license_key_id, redemption_id) SELECT k.id, r.id FROM k, r
-), t AS (
-  INSERT INTO success_tokens (token_hash, redemption_id, customer_email, product_name, expires_at)
-  SELECT $8, r.id, $4, v.name, now() + make_interval(hours => $9) FROM v, r
-)
-SELECT r.id, r.awaiting_license, v.name, v.is_license_managed FROM r, v`;
+export { REDEEM_SQL, successTokenHash };
+export type { RedeemAgainRow, RedeemedRow, RedeemInput };
 
-export interface RedeemInput {
-  code: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string | null;
-  ip: string | null;
-  country: string | null;
-  /** The clear success token: only its SHA-256 is written. */
-  token: string;
-  ttlHours: number;
-}
-
-/** What `success_tokens.token_hash` holds for a token (DECISIONS §12: the token itself is never stored). */
-export function successTokenHash(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
-export interface RedeemedRow {
-  id: string;
-  awaiting_license: boolean;
-  name: string;
-  is_license_managed: boolean;
-}
+/** How long Clean System waits for each table's lock before it gives up and tries again (truncateAll). */
+const CLEANUP_LOCK_TIMEOUT = '200ms';
 
 /** What the order e-mail of one redemption is made of. */
 export interface MailRow {
@@ -107,7 +42,8 @@ export class RedemptionRepository {
 
   /**
    * REDEEM_SQL as a named statement: each pooled connection parses and plans it once (the hot path of the
-   * service). No rows: the code is unknown, used or its product inactive (`redeemFailure` tells which).
+   * service). No rows: the code is unknown, used, void or its product inactive (`redeemAgain` tells which, and answers
+   * a repeated submission of the same redemption).
    */
   async redeem(input: RedeemInput): Promise<RedeemedRow[]> {
     const values = [
@@ -125,13 +61,45 @@ export class RedemptionRepository {
     return rows;
   }
 
-  /** Only read on the failure path, so the happy path stays one round trip (reads voucher_codes and products). */
-  async redeemFailure(code: string): Promise<{ isRedeemed: boolean; productStatus: string } | undefined> {
+  /**
+   * The second statement of a redemption, run only when REDEEM_SQL claimed nothing (so the happy path stays one
+   * round trip): why the code was not redeemable and, when it was redeemed by the same (lower-cased) e-mail less
+   * than `ttlHours` before `now` and not refunded since, a fresh success token for that same redemption
+   * (DECISIONS §13 idempotent redeem: only the token's hash is written, nothing else). Reads voucher_codes,
+   * products and customers with the redemption, in the owner's statement like REDEEM_SQL.
+   */
+  async redeemAgain(input: {
+    code: string;
+    email: string;
+    token: string;
+    ttlHours: number;
+    now: Date;
+  }): Promise<RedeemAgainRow | undefined> {
     const [row] = await this.database.manager.query(
-      `SELECT vc.is_redeemed, p.status FROM voucher_codes vc JOIN products p ON p.id = vc.product_id WHERE vc.code = $1`,
-      [code],
+      `WITH f AS (
+         SELECT vc.is_redeemed, vc.voided_at IS NOT NULL AS is_void, p.status AS product_status,
+                r.id AS redemption_id, r.awaiting_license,
+                coalesce(c.email = $2 AND r.refunded_at IS NULL
+                         AND r.redeemed_at > $3::timestamptz - make_interval(hours => $5), false) AS same_customer,
+                -- The success page shows the product name as it was at redemption time (its first token).
+                coalesce((SELECT t.product_name FROM success_tokens t WHERE t.redemption_id = r.id
+                           ORDER BY t.created_at LIMIT 1), p.name) AS product_name
+           FROM voucher_codes vc
+           JOIN products p ON p.id = vc.product_id
+           LEFT JOIN redemptions r ON r.voucher_code_id = vc.id
+           LEFT JOIN customers c ON c.id = r.customer_id
+          WHERE vc.code = $1
+       ), t AS (
+         INSERT INTO success_tokens (token_hash, redemption_id, customer_email, product_name, expires_at)
+         SELECT $4, f.redemption_id, $2, f.product_name, now() + make_interval(hours => $5) FROM f WHERE f.same_customer
+         RETURNING redemption_id
+       )
+       SELECT f.is_redeemed, f.is_void, f.product_status, f.awaiting_license, f.product_name,
+              (SELECT redemption_id FROM t) AS repeated_redemption_id
+         FROM f`,
+      [input.code, input.email, input.now, successTokenHash(input.token), input.ttlHours],
     );
-    return row && { isRedeemed: row.is_redeemed, productStatus: row.status };
+    return row;
   }
 
   /**
@@ -141,8 +109,8 @@ export class RedemptionRepository {
   async successTokenView(token: string) {
     const [row] = await this.database.manager.query(
       `SELECT t.customer_email, t.product_name, r.awaiting_license, p.is_license_managed,
-              p.product_key, p.download_link AS product_link, lk.license_key, lk.key_ciphertext,
-              lk.download_link AS license_link
+              p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key,
+              lk.key_ciphertext, lk.download_link AS license_link
          FROM success_tokens t
          JOIN redemptions r ON r.id = t.redemption_id
          JOIN products p ON p.id = r.product_id
@@ -150,7 +118,10 @@ export class RedemptionRepository {
         WHERE t.token_hash = $1 AND t.expires_at > now()`,
       [successTokenHash(token)],
     );
-    if (row) row.license_key = openStoredKey(this.cipher, row);
+    if (row) {
+      row.license_key = openStoredKey(this.cipher, row);
+      row.product_key = this.openProductKey(row);
+    }
     return row as
       | {
           customer_email: string;
@@ -167,38 +138,42 @@ export class RedemptionRepository {
 
   // --- The order e-mail outbox (email_* columns), used by the mail module ---
 
-  /** Claims a pending e-mail for `claimSeconds`; false when it is not due (sent, waiting for a key, claimed). */
-  async claimEmail(id: string, claimSeconds: number): Promise<boolean> {
-    const claimed = await queryRows(
-      this.database.manager,
-      `UPDATE redemptions
-          SET email_locked_until = now() + make_interval(secs => $2),
-              email_attempts = email_attempts + 1,
-              email_last_attempt_at = now()
-        WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
-          AND (email_locked_until IS NULL OR email_locked_until < now())
-        RETURNING id`,
-      [id, claimSeconds],
-    );
-    return claimed.length > 0;
-  }
-
-  async mailView(id: string): Promise<MailRow | undefined> {
+  /**
+   * Claims a pending e-mail for `claimSeconds` and reads what it needs, in one statement: undefined when it is not
+   * due (sent, waiting for a key, claimed by another worker) or gone.
+   */
+  async claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
     const [row] = await this.database.manager.query(
-      `SELECT r.id, c.email, c.first_name, c.last_name, v.code,
-              p.name AS product_name, p.email_subject, p.email_template, p.product_key,
+      `WITH r AS (
+         UPDATE redemptions
+            SET email_locked_until = now() + make_interval(secs => $2),
+                email_attempts = email_attempts + 1,
+                email_last_attempt_at = now()
+          WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
+            AND (email_locked_until IS NULL OR email_locked_until < now())
+          RETURNING id, customer_id, product_id, voucher_code_id)
+       SELECT r.id, c.email, c.first_name, c.last_name, v.code,
+              p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
               p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
-         FROM redemptions r
+         FROM r
          JOIN customers c ON c.id = r.customer_id
          JOIN products p ON p.id = r.product_id
          JOIN voucher_codes v ON v.id = r.voucher_code_id
-         LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true
-        WHERE r.id = $1`,
-      [id],
+         LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
+      [id, claimSeconds],
     );
     if (!row) return undefined;
-    const { key_ciphertext, ...view } = row;
-    return { ...view, license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }) };
+    const { key_ciphertext, product_key_ciphertext, ...view } = row;
+    return {
+      ...view,
+      license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }),
+      product_key: this.openProductKey({ product_key: row.product_key, product_key_ciphertext }),
+    };
+  }
+
+  /** A product's shared key from `products` columns read in this repository's joins (sealed, or clear until sealed). */
+  private openProductKey(row: { product_key: string | null; product_key_ciphertext: Buffer | null }): string | null {
+    return row.product_key_ciphertext ? this.cipher.open(row.product_key_ciphertext) : row.product_key;
   }
 
   /** Ends a claim with the attempt's outcome. */
@@ -243,6 +218,51 @@ export class RedemptionRepository {
       ),
     );
     return row;
+  }
+
+  /**
+   * The customer's resend request (DECISIONS §13): whether the code exists, and the redemption it belongs to when
+   * that was made with this (lower-cased) e-mail. `hasLicence`: the customer has something to receive (not waiting
+   * for a key); `refunded`: the code was refunded after redemption. Reads voucher_codes and customers with it.
+   */
+  async findForCustomerResend(
+    code: string,
+    email: string,
+  ): Promise<{ redemptionId: string | null; hasLicence: boolean; refunded: boolean } | undefined> {
+    const [row] = await this.database.manager.query(
+      `SELECT r.id, r.awaiting_license, r.refunded_at
+         FROM voucher_codes v
+         LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+                                AND r.customer_id = (SELECT id FROM customers WHERE email = $2)
+        WHERE v.code = $1`,
+      [code, email],
+    );
+    if (!row) return undefined;
+    return { redemptionId: row.id, hasLicence: row.id !== null && !row.awaiting_license, refunded: row.refunded_at !== null };
+  }
+
+  /**
+   * Marks the redemptions of these (redeemed) codes refunded, keeping an earlier refund's time; their keys stay
+   * assigned (DECISIONS §13). Runs on the void's client, inside its transaction (one statement for all codes).
+   */
+  async markRefunded(
+    client: SqlClient,
+    voucherCodeIds: string[],
+  ): Promise<Array<{ id: string; voucherCodeId: string; redeemedAt: Date; refundedAt: Date }>> {
+    if (!voucherCodeIds.length) return [];
+    const { rows } = await client.query(
+      // Locked in id order, as every statement that locks several redemptions (exports, bulk delete): no deadlock.
+      `UPDATE redemptions SET refunded_at = coalesce(refunded_at, now())
+        WHERE id IN (SELECT id FROM redemptions WHERE voucher_code_id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)
+        RETURNING id, voucher_code_id, redeemed_at, refunded_at`,
+      [voucherCodeIds],
+    );
+    return rows.map((r: { id: string; voucher_code_id: string; redeemed_at: Date; refunded_at: Date }) => ({
+      id: r.id,
+      voucherCodeId: r.voucher_code_id,
+      redeemedAt: r.redeemed_at,
+      refundedAt: r.refunded_at,
+    }));
   }
 
   async exists(id: string): Promise<boolean> {
@@ -327,7 +347,10 @@ export class RedemptionRepository {
 
   async deleteMany(ids: string[]): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.manager.query(
-      `WITH d AS (DELETE FROM redemptions WHERE id = ANY($1::uuid[]) RETURNING id) SELECT id FROM d`,
+      // Locked in id order, as every statement that locks several redemptions (exports, refunds): no deadlock.
+      `WITH d AS (DELETE FROM redemptions WHERE id IN (SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
+                  RETURNING id)
+       SELECT id FROM d`,
       [ids],
     );
     return rows.map((r) => r.id);
@@ -339,9 +362,15 @@ export class RedemptionRepository {
    * transaction: no redemption can slip in between the counts and the truncate.
    */
   async truncateAll(db: Db) {
+    // The tables are locked one after the other, and a statement already holding one of them (a redemption's
+    // delete joins voucher_codes after locking redemptions) would deadlock with this: waiting at most
+    // CLEANUP_LOCK_TIMEOUT (under deadlock_timeout), this gives up instead (55P03, the caller tries again) and the
+    // other statement goes on.
+    await db.query(`SET LOCAL lock_timeout = '${CLEANUP_LOCK_TIMEOUT}'`);
     await db.query(
       `LOCK TABLE voucher_codes, customers, redemptions, license_assignments, success_tokens IN ACCESS EXCLUSIVE MODE`,
     );
+    await db.query(`SET LOCAL lock_timeout TO DEFAULT`);
     const [counts] = await db.query(
       `SELECT (SELECT count(*) FROM voucher_codes)::int AS voucher_codes,
               (SELECT count(*) FROM customers)::int AS customers,

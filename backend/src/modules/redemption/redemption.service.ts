@@ -1,11 +1,21 @@
-import { ConflictException, Inject, Injectable, NotFoundException, BadRequestException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  GoneException,
+  Inject,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import { QueryFailedError } from 'typeorm';
+import { Clock } from '../../common/clock';
+import { AppMetrics, RedemptionOutcome } from '../../common/metrics';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { RealtimeService } from '../realtime/realtime.service';
+import { WebhookEvents } from '../webhook/webhook-events';
 import { CodeGuessingService } from './code-guessing.service';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { RedeemedRow, RedemptionRepository } from './redemption.repository';
@@ -18,6 +28,11 @@ export interface RedeemResult {
   successToken: string;
   redemptionId: string;
   isManualProcessing: boolean;
+  /**
+   * True when the same code and e-mail were redeemed before within the token lifetime: the answer is the same
+   * redemption with a fresh token (200, not 201) and nothing else was written (DECISIONS §13).
+   */
+  repeated: boolean;
 }
 
 export interface SuccessTokenView {
@@ -37,10 +52,28 @@ export class RedemptionService {
     private readonly jobs: JobQueue,
     private readonly realtime: RealtimeService,
     private readonly guessing: CodeGuessingService,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhookEvents,
+    private readonly metrics: AppMetrics,
   ) {}
 
+  /** One redemption request, counted by outcome (`voucher_redemptions_total`). */
   async redeem(dto: RedeemVoucherDto, ip: string, userAgent: string | null = null): Promise<RedeemResult> {
+    let outcome: RedemptionOutcome = 'error';
+    try {
+      const result = await this.redeemOnce(dto, ip, userAgent);
+      outcome = result.repeated ? 'repeated' : result.isManualProcessing ? 'manual' : 'redeemed';
+      return result;
+    } catch (err) {
+      outcome = outcomeOf(err);
+      throw err;
+    } finally {
+      this.metrics.redemptions.inc({ outcome });
+    }
+  }
+
+  private async redeemOnce(dto: RedeemVoucherDto, ip: string, userAgent: string | null): Promise<RedeemResult> {
     const country = this.geo.country(ip);
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
 
@@ -65,31 +98,67 @@ export class RedemptionService {
       // Two first-time redemptions of one code cannot both pass the claim; anything else is unexpected.
       throw err;
     }
-    if (!rows.length) {
-      const error = await this.whyNotRedeemable(dto.voucherCode);
-      // Every "unknown code" counts towards blocking the address (DECISIONS §12).
-      if (error instanceof NotFoundException) await this.guessing.noteUnknownCode(ip, userAgent);
-      throw error;
-    }
+    if (!rows.length) return this.redeemAgain(dto, token, ip, userAgent);
 
     const [{ id, name }] = rows;
     let manual = rows[0].awaiting_license;
     if (manual) manual = !(await this.pool.assignFromPool(id));
     if (!manual) this.jobs.enqueueRedemptionMail(id);
+    // A key left the pool (or none was left): the pool forecast's alert check, throttled per product.
+    if (rows[0].is_license_managed) this.jobs.notePoolUse(rows[0].product_id);
     // A redeemed code changes the product counts and stats; a pool key handed out is a licence assignment.
     this.realtime.emitThrottled(
       rows[0].is_license_managed && !manual ? 'licenseAssignment' : 'voucherUpdate',
       `Voucher ${dto.voucherCode} redeemed`,
     );
-    return { success: true, productName: name, successToken: token, redemptionId: id, isManualProcessing: manual };
+    // After the commit, one INSERT … SELECT (nothing when no endpoint listens); emit never throws.
+    await this.webhooks.emit('redemption.created', {
+      redemptionId: id,
+      voucherCode: dto.voucherCode,
+      productName: name,
+      isManualProcessing: manual,
+    });
+    return {
+      success: true,
+      productName: name,
+      successToken: token,
+      redemptionId: id,
+      isManualProcessing: manual,
+      repeated: false,
+    };
   }
 
-  /** Only reached on the failure path, so the happy path stays one round trip. */
-  private async whyNotRedeemable(code: string) {
-    const row = await this.redemptions.redeemFailure(code);
-    if (!row) return new NotFoundException(REDEEM_MESSAGES.unknownCode);
-    if (row.isRedeemed) return new ConflictException(REDEEM_MESSAGES.usedCode);
-    return new BadRequestException(REDEEM_MESSAGES.inactiveProduct);
+  /**
+   * Only reached when the claim found nothing, so the happy path stays one round trip: one more statement tells
+   * why, or answers a double click, a refresh or a lost response (same code, same e-mail, within the token
+   * lifetime) with a fresh token for the redemption already made: no second key, e-mail or row.
+   */
+  private async redeemAgain(dto: RedeemVoucherDto, token: string, ip: string, userAgent: string | null) {
+    const row = await this.redemptions.redeemAgain({
+      code: dto.voucherCode,
+      email: dto.email,
+      token,
+      ttlHours: this.config.successTokenTtlHours,
+      now: this.clock.now(),
+    });
+    if (!row) {
+      // Every "unknown code" counts towards blocking the address (DECISIONS §12).
+      await this.guessing.noteUnknownCode(ip, userAgent);
+      throw new NotFoundException(REDEEM_MESSAGES.unknownCode);
+    }
+    if (row.repeated_redemption_id) {
+      return {
+        success: true as const,
+        productName: row.product_name,
+        successToken: token,
+        redemptionId: row.repeated_redemption_id,
+        isManualProcessing: row.awaiting_license === true,
+        repeated: true,
+      };
+    }
+    if (row.is_void) throw new GoneException(REDEEM_MESSAGES.voidCode);
+    if (row.is_redeemed) throw new ConflictException(REDEEM_MESSAGES.usedCode);
+    throw new BadRequestException(REDEEM_MESSAGES.inactiveProduct);
   }
 
   /** The success page's view of a redemption; the licence is read live, so a later assignment shows up. */
@@ -106,6 +175,17 @@ export class RedemptionService {
       downloadLink: manual ? '' : (row.license_link ?? row.product_link ?? ''),
     };
   }
+}
+
+function outcomeOf(err: unknown): RedemptionOutcome {
+  if (err instanceof GeoBlockedException) return 'geo_blocked';
+  if (err instanceof NotFoundException) return 'unknown_code';
+  if (err instanceof GoneException) return 'void';
+  if (err instanceof ConflictException) {
+    return err.message === REDEEM_MESSAGES.alreadyIssued ? 'already_issued' : 'already_redeemed';
+  }
+  if (err instanceof BadRequestException) return 'inactive_product';
+  return 'error';
 }
 
 function isUniqueViolation(err: unknown, constraint: string): boolean {

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ProductModule } from '../product/product.module';
-import { VoucherModule } from '../voucher/voucher.module';
 import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
 
 @Module({
-  imports: [ProductModule, VoucherModule],
+  imports: [ProductModule],
   controllers: [StatsController],
   providers: [StatsRepository, StatsService],
+  exports: [StatsRepository],
 })
 export class StatsModule {}

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse';
 import { Readable, Transform } from 'stream';
 import { pipeline } from 'stream/promises';
-import { CodeFilter, LineRecords, TextOnly, UnreadableFileError } from './code-stream';
+import { CodeFilter, foreignSeparator, LineRecords, TextOnly, UNREADABLE_FILE_MESSAGES, UnreadableFileError } from './code-stream';
 
 async function run(input: Buffer[], records: Transform): Promise<{ out: string; filter: CodeFilter }> {
   const filter = new CodeFilter();
@@ -43,5 +43,21 @@ describe('voucher file parsing', () => {
 
   it('refuses binary content', async () => {
     await expect(run([Buffer.from([0x41, 0x00, 0x42])], new LineRecords())).rejects.toBeInstanceOf(UnreadableFileError);
+  });
+
+  it('refuses text that is not UTF-8, in any chunk or cut off at the end', async () => {
+    const notUtf8 = new UnreadableFileError(UNREADABLE_FILE_MESSAGES.notUtf8);
+    const latin1 = Buffer.from('AB-1\nCD-2 für\n', 'latin1');
+    await expect(run([Buffer.from('EF-3\n'), latin1], new LineRecords())).rejects.toEqual(notUtf8);
+    const cutOff = Buffer.from('AB-1\nÄ', 'utf8').subarray(0, -1);
+    await expect(run([cutOff], new LineRecords())).rejects.toEqual(notUtf8);
+  });
+
+  it('names the separator of a file whose every line is a code followed by a foreign separator', () => {
+    expect(foreignSeparator(['code|batch', 'AB-1|x', 'AB-2|y'])).toBe('|');
+    expect(foreignSeparator(['AB-1 first batch'])).toBe(' ');
+    expect(foreignSeparator(['not valid', 'also/bad'])).toBeUndefined();
+    expect(foreignSeparator(['ÄÖÜ|x'])).toBeUndefined();
+    expect(foreignSeparator([])).toBeUndefined();
   });
 });

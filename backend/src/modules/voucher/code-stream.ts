@@ -17,15 +17,56 @@ export interface CodeCounts {
 
 export class UnreadableFileError extends Error {}
 
-/** Refuses binary content (NUL bytes) so an .exe renamed to .txt is "unreadable", not 100,000 invalid lines. */
+export const UNREADABLE_FILE_MESSAGES = {
+  binary: 'The file is not a readable CSV or text file. Save it as UTF-8 CSV or plain text.',
+  notUtf8: 'The file is not UTF-8 text (it may have been saved as ANSI, Windows-1252 or Latin-1). Save it as UTF-8 CSV or plain text.',
+} as const;
+
+/**
+ * Refuses what is not UTF-8 text: binary content (NUL bytes), so an .exe renamed to .txt is "unreadable", not
+ * 100,000 invalid lines, and text in another encoding, whose accented characters would otherwise turn into
+ * replacement characters inside codes. Checked across chunk boundaries; the whole file is refused.
+ */
 export class TextOnly extends Transform {
+  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+
   _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    if (chunk.includes(0))
-      return done(
-        new UnreadableFileError('The file is not a readable CSV or text file. Save it as UTF-8 CSV or plain text.'),
-      );
+    if (chunk.includes(0)) return done(new UnreadableFileError(UNREADABLE_FILE_MESSAGES.binary));
+    try {
+      this.utf8.decode(chunk, { stream: true });
+    } catch {
+      return done(new UnreadableFileError(UNREADABLE_FILE_MESSAGES.notUtf8));
+    }
     done(null, chunk);
   }
+
+  _flush(done: TransformCallback): void {
+    try {
+      // A multi-byte character cut off at the end of the file.
+      this.utf8.decode();
+    } catch {
+      return done(new UnreadableFileError(UNREADABLE_FILE_MESSAGES.notUtf8));
+    }
+    done();
+  }
+}
+
+/** Separators people use that are not CSV's (comma, semicolon, tab). */
+const FOREIGN_SEPARATORS = ['|', ':', '~', '^', '#', ' '];
+
+/**
+ * The separator a file of nothing but invalid lines seems to use instead of a comma, semicolon or tab: every
+ * sample holds it, and what comes before it is a code (or the `code` header). Undefined when there is none.
+ */
+export function foreignSeparator(invalidSamples: string[]): string | undefined {
+  if (!invalidSamples.length) return undefined;
+  return FOREIGN_SEPARATORS.find((separator) =>
+    invalidSamples.every((sample) => {
+      const [first, ...rest] = sample.split(separator);
+      const cell = first.trim();
+      return rest.length > 0 && cell !== '' && (HEADER.test(cell) || VOUCHER_CODE_PATTERN.test(cell));
+    }),
+  );
 }
 
 /** TXT: one value per line (LF or CRLF), UTF-8 BOM dropped. Emits `[line]` records like csv-parse does. */
@@ -73,7 +114,8 @@ export class CodeFilter extends Transform {
   private seenFirst = false;
   private batch = '';
 
-  constructor() {
+  /** `skipHeader`: a file's first line may be a `code` header; a list sent as JSON has none. */
+  constructor(private readonly skipHeader = true) {
     super({ writableObjectMode: true });
   }
 
@@ -83,7 +125,7 @@ export class CodeFilter extends Transform {
     if (value === '' && record.every((cell) => String(cell ?? '').trim() === '')) return done();
     if (!this.seenFirst) {
       this.seenFirst = true;
-      if (HEADER.test(value)) return done();
+      if (this.skipHeader && HEADER.test(value)) return done();
     }
     const code = value.toUpperCase();
     if (code.length > MAX_CODE_LENGTH || !VOUCHER_CODE_PATTERN.test(code)) {

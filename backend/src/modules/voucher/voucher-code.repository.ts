@@ -1,17 +1,30 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'crypto';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'stream';
-import { DatabaseService } from '../../database/database.service';
+import { DatabaseService, SqlClient } from '../../database/database.service';
 import { cappedCount, estimateRows, exactCountLimit, walkedCount } from '../../database/list-counts';
 import { likeContains } from '../../common/utils/sql';
+import { UploadBatchRepository } from './upload-batch.repository';
 
-export interface CodeCounts {
-  unredeemed: number;
-  redeemed: number;
-}
+/** A code's state (DECISIONS §13): `voided_at` set is void, `is_redeemed` is redeemed, neither is available. */
+export type CodeStatus = 'available' | 'redeemed' | 'void';
+
+/**
+ * SQL predicates on `v` (voucher_codes) per status, each matching a partial index's WHERE: available
+ * idx_voucher_codes_unredeemed_seq, redeemed idx_voucher_codes_redeemed, void idx_voucher_codes_void_seq.
+ */
+export const CODE_STATUS_SQL: Record<CodeStatus, string> = {
+  available: 'NOT v.is_redeemed AND v.voided_at IS NULL',
+  redeemed: 'v.is_redeemed',
+  void: 'v.voided_at IS NOT NULL',
+};
+
+/** The status of a `v` row as text, for lists and exports. */
+export const CODE_STATUS_CASE = `CASE WHEN v.is_redeemed THEN 'redeemed' WHEN v.voided_at IS NOT NULL THEN 'void' ELSE 'available' END`;
 
 export interface CodePageQuery {
-  redeemedOnly?: 'true' | 'false';
+  status?: CodeStatus;
   search?: string;
   offset: number;
   limit: number;
@@ -21,10 +34,13 @@ export interface CodeRow {
   id: string;
   code: string;
   is_redeemed: boolean;
+  status: CodeStatus;
   created_at: Date;
   redeemed_at: Date | null;
+  voided_at: Date | null;
   redemption_id: string | null;
   redemption_at: Date | null;
+  refunded_at: Date | null;
   email_status: string | null;
   customer_id: string | null;
   first_name: string | null;
@@ -51,38 +67,15 @@ const SEARCH_BROAD = 2000;
  */
 @Injectable()
 export class VoucherCodeRepository {
-  constructor(private readonly database: DatabaseService) {}
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly batches: UploadBatchRepository,
+  ) {}
 
   /**
-   * Unredeemed and redeemed codes per product (of one product when given): two grouped index-only passes,
-   * over idx_voucher_codes_unredeemed_seq and idx_voucher_codes_redeemed (both partial).
-   */
-  async countsByProduct(productId: string | null = null): Promise<Map<string, CodeCounts>> {
-    const rows: Array<{ product_id: string; unredeemed: number; redeemed: number }> = await this.database.manager.query(
-      `SELECT coalesce(u.product_id, r.product_id) AS product_id,
-              coalesce(u.n, 0)::int AS unredeemed, coalesce(r.n, 0)::int AS redeemed
-         FROM (SELECT product_id, count(*) AS n FROM voucher_codes
-                WHERE NOT is_redeemed AND ($1::uuid IS NULL OR product_id = $1) GROUP BY product_id) u
-         FULL JOIN (SELECT product_id, count(*) AS n FROM voucher_codes
-                     WHERE is_redeemed AND ($1::uuid IS NULL OR product_id = $1) GROUP BY product_id) r
-           ON r.product_id = u.product_id`,
-      [productId],
-    );
-    return new Map(rows.map((r) => [r.product_id, { unredeemed: r.unredeemed, redeemed: r.redeemed }]));
-  }
-
-  /** Unredeemed codes per product (idx_voucher_codes_unredeemed_seq, index-only). */
-  async unredeemedByProduct(): Promise<Map<string, number>> {
-    const rows: Array<{ product_id: string; n: number }> = await this.database.manager.query(
-      `SELECT product_id, count(*)::int AS n FROM voucher_codes WHERE NOT is_redeemed GROUP BY product_id`,
-    );
-    return new Map(rows.map((r) => [r.product_id, r.n]));
-  }
-
-  /**
-   * One page of a product's codes with their redemption and customer. All/unredeemed: newest first
-   * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq); redeemed: most recently redeemed first
-   * (idx_voucher_codes_redeemed). The page's ids come from the index first (a deep offset skips index entries,
+   * One page of a product's codes with their redemption and customer. All/available/void: newest first
+   * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq / _void_seq); redeemed: most recently
+   * redeemed first (idx_voucher_codes_redeemed). The page's ids come from the index first (a deep offset skips index entries,
    * not table rows); one id more than the page tells `hasMore` exactly. The count is exact up to
    * `exactLimit`, an estimate beyond. A search first walks the newest SEARCH_WALK_ROWS codes of the list in
    * order and keeps the matches; with too few there, the trigram index (idx_voucher_codes_code_trgm) answers.
@@ -91,14 +84,16 @@ export class VoucherCodeRepository {
     const db = this.database.manager;
     const params: unknown[] = [productId];
     const where = ['v.product_id = $1'];
-    if (query.redeemedOnly === 'true') where.push('v.is_redeemed');
-    if (query.redeemedOnly === 'false') where.push('NOT v.is_redeemed');
+    if (query.status) where.push(CODE_STATUS_SQL[query.status]);
     const base = where.join(' AND ');
     if (query.search) {
-      params.push(likeContains(query.search));
-      where.push(`v.code ILIKE $${params.length}`);
+      // Codes are stored upper-case (every write upper-cases them: uploads, and the redeem form's input is
+      // upper-cased too), so the upper-cased term with a case-sensitive LIKE finds what ILIKE would, at a third of
+      // the cost per row a walk tests (ILIKE folds the case of every code it reads); the trigram index serves both.
+      params.push(likeContains(query.search.toUpperCase()));
+      where.push(`v.code LIKE $${params.length}`);
     }
-    const order = query.redeemedOnly === 'true' ? 'v.redeemed_at DESC, v.seq DESC' : 'v.seq DESC';
+    const order = query.status === 'redeemed' ? 'v.redeemed_at DESC, v.seq DESC' : 'v.seq DESC';
     const filter = where.join(' AND ');
     const n = params.length;
     const estimate = await estimateRows(db, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
@@ -106,7 +101,7 @@ export class VoucherCodeRepository {
     const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
     const windowSql = (rows: number) => `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
                         ORDER BY ${order} LIMIT ${rows}`;
-    const walkSql = (rows: number) => `SELECT v.id FROM (${windowSql(rows)}) v WHERE v.code ILIKE $${n}`;
+    const walkSql = (rows: number) => `SELECT v.id FROM (${windowSql(rows)}) v WHERE v.code LIKE $${n}`;
     let ids: string[] | undefined;
     let walked = false;
     if (query.search && query.offset + query.limit < walkRows) {
@@ -133,8 +128,9 @@ export class VoucherCodeRepository {
       ids.length
         ? (db.query(
             // The shown rows only, by primary key; redemption and customer joined for these few.
-            `SELECT v.id, v.code, v.is_redeemed, v.created_at, v.redeemed_at, v.seq,
-                    r.id AS redemption_id, r.redeemed_at AS redemption_at, r.email_status,
+            `SELECT v.id, v.code, v.is_redeemed, ${CODE_STATUS_CASE} AS status, v.created_at, v.redeemed_at,
+                    v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
+                    r.email_status,
                     c.id AS customer_id, c.first_name, c.last_name, c.email
                FROM voucher_codes v
                LEFT JOIN redemptions r ON r.voucher_code_id = v.id
@@ -163,62 +159,184 @@ export class VoucherCodeRepository {
     return { rows, hasMore, counted };
   }
 
-  /** Deletes one code unless it is redeemed (the condition is part of the DELETE); what was deleted, if anything. */
+  /**
+   * Deletes one available code (the condition is part of the DELETE): a redeemed code belongs to a customer's
+   * history, and a void code must stay so that the refunded code can never be uploaded and sold again.
+   */
   async deleteUnredeemed(id: string): Promise<{ code: string; productId: string } | undefined> {
     const [deleted] = await this.database.manager.query(
-      `DELETE FROM voucher_codes WHERE id = $1 AND NOT is_redeemed RETURNING code, product_id`,
+      `DELETE FROM voucher_codes v WHERE v.id = $1 AND ${CODE_STATUS_SQL.available} RETURNING v.code, v.product_id`,
       [id],
     );
     const row = (deleted as Array<{ code: string; product_id: string }>)[0];
     return row && { code: row.code, productId: row.product_id };
   }
 
-  /** Whether the code exists and is redeemed (undefined: no such code). */
-  async isRedeemed(id: string): Promise<boolean | undefined> {
-    const [row]: Array<{ is_redeemed: boolean }> = await this.database.manager.query(
-      `SELECT is_redeemed FROM voucher_codes WHERE id = $1`,
+  /** The code's status (undefined: no such code). */
+  async statusOf(id: string): Promise<CodeStatus | undefined> {
+    const [row]: Array<{ status: CodeStatus }> = await this.database.manager.query(
+      `SELECT ${CODE_STATUS_CASE} AS status FROM voucher_codes v WHERE v.id = $1`,
       [id],
     );
-    return row?.is_redeemed;
+    return row?.status;
   }
 
-  /** Deletes a product's unredeemed codes, only the given ones when `ids` is set; answers how many went. */
+  /** Deletes a product's available codes, only the given ones when `ids` is set; answers how many went. */
   async deleteUnredeemedOfProduct(productId: string, ids?: string[]): Promise<number> {
     const [, affected] = ids
       ? await this.database.manager.query(
-          `DELETE FROM voucher_codes WHERE product_id = $1 AND id = ANY($2::uuid[]) AND NOT is_redeemed`,
+          `DELETE FROM voucher_codes v WHERE v.product_id = $1 AND v.id = ANY($2::uuid[]) AND ${CODE_STATUS_SQL.available}`,
           [productId, ids],
         )
-      : await this.database.manager.query(`DELETE FROM voucher_codes WHERE product_id = $1 AND NOT is_redeemed`, [
-          productId,
-        ]);
+      : await this.database.manager.query(
+          `DELETE FROM voucher_codes v WHERE v.product_id = $1 AND ${CODE_STATUS_SQL.available}`,
+          [productId],
+        );
     return affected;
   }
 
   /**
    * Streams codes into a product in one transaction: `write` pipes them into `COPY … FROM STDIN` of a temporary
    * table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` adds those not taken yet (by any product; repeats
-   * inside the file count once). Answers how many were inserted. When `write` throws, nothing is written.
+   * inside the file count once), each with the batch's id (one more constant column, DECISIONS §14), and the batch row
+   * is written with the load's figures (`file` tells the file's valid and invalid lines once it is read). Answers how
+   * many were inserted and the batch. When `write` throws, nothing is written, no batch either.
    */
-  async copyIn(productId: string, write: (copy: Writable) => Promise<void>): Promise<number> {
+  async copyIn(
+    productId: string,
+    write: (copy: Writable) => Promise<void>,
+    file: UploadFile,
+  ): Promise<{ inserted: number; batchId: string }> {
+    const batchId = randomUUID();
     return this.database.withClient(
       async (client) => {
         await client.query(`CREATE TEMP TABLE upload_codes (code text NOT NULL) ON COMMIT DROP`);
         await write(client.query(copyFrom(`COPY upload_codes (code) FROM STDIN`)));
         const { rows } = await client.query(
           `WITH ins AS (
-             INSERT INTO voucher_codes (code, product_id)
-             SELECT DISTINCT code, $1::uuid FROM upload_codes
+             INSERT INTO voucher_codes (code, product_id, batch_id)
+             SELECT DISTINCT code, $1::uuid, $2::uuid FROM upload_codes
              ORDER BY code -- sorted, the unique index on code is written in order rather than at random
              ON CONFLICT (code) DO NOTHING
-             RETURNING 1)
-           SELECT count(*)::int AS inserted FROM ins`,
-          [productId],
+             RETURNING seq)
+           SELECT count(*)::int AS inserted, min(seq)::text AS first_seq, max(seq)::text AS last_seq FROM ins`,
+          [productId, batchId],
         );
-        return rows[0].inserted as number;
+        const [{ inserted, first_seq: firstSeq, last_seq: lastSeq }] = rows;
+        const lines = file.lines();
+        await this.batches.insert(client, {
+          id: batchId,
+          productId,
+          kind: 'upload',
+          fileName: file.fileName,
+          adminUserId: file.adminUserId,
+          inserted,
+          duplicates: lines.valid - inserted,
+          invalid: lines.invalid,
+          firstSeq,
+          lastSeq,
+        });
+        return { inserted: inserted as number, batchId };
       },
       // Held for as long as the client takes to send the file: one of the DB_BULK_CONNECTIONS.
       { transaction: true, bulk: true },
     );
   }
+
+  /**
+   * Merges the trigram index's pending list (filled by an upload, migration 1763820000100) into the index in one
+   * pass; answers the pages merged. Concurrent writers go on meanwhile; until it ends a search reads the list too.
+   */
+  async mergeSearchIndex(): Promise<number> {
+    const [{ pages }] = await this.database.manager.query(
+      `SELECT gin_clean_pending_list('idx_voucher_codes_code_trgm'::regclass)::int AS pages`,
+    );
+    return pages;
+  }
+
+  /**
+   * Voids the named codes of a product (refunds, DECISIONS §13) in one transaction, set-based whatever the number of
+   * codes: `write` pipes them into `COPY … FROM STDIN` of a temporary table; one UPDATE voids the available ones
+   * (locking them in id order, so overlapping voids cannot deadlock); a second statement, with a fresh snapshot
+   * that also sees a redemption which won the race for a code, classifies the rest; `refund` then marks the
+   * redeemed ones on their redemptions (the redemption module's table) on the same client and transaction.
+   * Codes of other products count as unknown. When `write` or `refund` throws, nothing is written.
+   * A void file (`file`, DECISIONS §14) is a batch: the codes it voided carry its id (`void_batch_id`, set by the same
+   * UPDATE), as do the redeemed codes it refunded (not yet named by another void file), and its row holds the figures.
+   */
+  async voidIn<T>(
+    productId: string,
+    write: (copy: Writable) => Promise<void>,
+    refund: (client: SqlClient, redeemed: Array<{ id: string; code: string }>) => Promise<T[]>,
+    file: UploadFile | null,
+  ): Promise<{ distinct: number; voided: number; alreadyVoid: number; unknown: number; refunded: T[]; batchId: string | null }> {
+    const batchId = file ? randomUUID() : null;
+    return this.database.withClient(
+      async (client) => {
+        await client.query(`CREATE TEMP TABLE void_codes (code text NOT NULL) ON COMMIT DROP`);
+        await write(client.query(copyFrom(`COPY void_codes (code) FROM STDIN`)));
+        // Row counts for the planner: a join by uq_voucher_codes_code, not a scan of every code.
+        await client.query(`ANALYZE void_codes`);
+        const { rows: changed } = await client.query(
+          `WITH input AS (SELECT DISTINCT code FROM void_codes),
+                target AS (
+                  SELECT v.id FROM voucher_codes v JOIN input i ON i.code = v.code
+                   WHERE v.product_id = $1 AND ${CODE_STATUS_SQL.available}
+                   ORDER BY v.id FOR UPDATE OF v),
+                voided AS (
+                  UPDATE voucher_codes v SET voided_at = now(), void_batch_id = $2 FROM target t
+                   WHERE v.id = t.id AND ${CODE_STATUS_SQL.available}
+                  RETURNING 1)
+           SELECT (SELECT count(*) FROM input)::int AS distinct_codes, (SELECT count(*) FROM voided)::int AS voided`,
+          [productId, batchId],
+        );
+        const { rows: state } = await client.query(
+          `SELECT count(*)::int AS found, count(*) FILTER (WHERE ${CODE_STATUS_SQL.void})::int AS void_now,
+                  coalesce(json_agg(json_build_object('id', v.id, 'code', v.code) ORDER BY v.code)
+                             FILTER (WHERE ${CODE_STATUS_SQL.redeemed}), '[]') AS redeemed
+             FROM (SELECT DISTINCT code FROM void_codes) i
+             JOIN voucher_codes v ON v.code = i.code AND v.product_id = $1`,
+          [productId],
+        );
+        const [{ distinct_codes: distinct, voided }] = changed;
+        const [{ found, void_now: voidNow, redeemed }] = state;
+        const refunded = await refund(client, redeemed);
+        const outcome = { distinct, voided, alreadyVoid: voidNow - voided, unknown: distinct - found, refunded, batchId };
+        if (file && batchId) {
+          if (redeemed.length) {
+            // In id order, as the void locked its codes: overlapping void files cannot deadlock.
+            await client.query(
+              `UPDATE voucher_codes v SET void_batch_id = $1
+                 FROM (SELECT id FROM voucher_codes WHERE id = ANY($2::uuid[]) AND void_batch_id IS NULL ORDER BY id FOR UPDATE) t
+                WHERE v.id = t.id`,
+              [batchId, redeemed.map((r: { id: string }) => r.id)],
+            );
+          }
+          await this.batches.insert(client, {
+            id: batchId,
+            productId,
+            kind: 'void',
+            fileName: file.fileName,
+            adminUserId: file.adminUserId,
+            inserted: voided,
+            duplicates: outcome.alreadyVoid,
+            invalid: file.lines().invalid,
+            refunded: refunded.length,
+            unknown: outcome.unknown,
+          });
+        }
+        return outcome;
+      },
+      // Held for as long as the client takes to send the file: one of the DB_BULK_CONNECTIONS.
+      { transaction: true, bulk: true },
+    );
+  }
+}
+
+/** The file a load reads, made a batch (DECISIONS §14): its name, who sent it, its lines once read. */
+export interface UploadFile {
+  fileName: string;
+  adminUserId: string | null;
+  /** The file's well-formed and malformed lines, read once the file has been. */
+  lines: () => { valid: number; invalid: number };
 }

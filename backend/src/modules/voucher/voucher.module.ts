@@ -1,16 +1,35 @@
-import { forwardRef, Module } from '@nestjs/common';
+import { WebhookModule } from '../webhook/webhook.module';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { ProductModule } from '../product/product.module';
+import { RedemptionModule } from '../redemption/redemption.module';
+import { UploadBatchRepository } from './upload-batch.repository';
+import { UploadBatchService } from './upload-batch.service';
 import { VoucherCodeRepository } from './voucher-code.repository';
 import { VoucherUploadService } from './voucher-upload.service';
 import { VoucherController } from './voucher.controller';
 import { VoucherService } from './voucher.service';
+import { VoucherVoidService } from './voucher-void.service';
 
-/** Voucher codes: lists, upload, deletes. `VoucherCodeRepository` is the only code touching voucher_codes. */
+/**
+ * Voucher codes: lists, upload, deletes, voids (refunds), upload batches. `VoucherCodeRepository` is the only code
+ * touching voucher_codes, `UploadBatchRepository` upload_batches; a void marks refunded redemptions through the
+ * redemption module's repository.
+ */
 @Module({
-  // Products count their codes here, and codes check their product there: each module imports the other.
-  imports: [forwardRef(() => ProductModule)],
+  // Codes check their product there; products count their codes from the counters, not here (no cycle). Batches
+  // read their counts from the product module's counters and their uploaders' names from auth.
+  imports: [AuthModule, ProductModule, RedemptionModule, WebhookModule],
   controllers: [VoucherController],
-  providers: [VoucherCodeRepository, VoucherService, VoucherUploadService],
-  exports: [VoucherCodeRepository],
+  providers: [
+    VoucherCodeRepository,
+    UploadBatchRepository,
+    VoucherService,
+    VoucherUploadService,
+    VoucherVoidService,
+    UploadBatchService,
+  ],
+  // The batch repository for the reconciliation export (export module).
+  exports: [VoucherCodeRepository, VoucherVoidService, UploadBatchRepository],
 })
 export class VoucherModule {}

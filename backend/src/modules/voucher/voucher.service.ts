@@ -5,17 +5,22 @@ import { AuditService } from '../audit/audit.service';
 import { ProductService } from '../product/product.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { DeleteVoucherCodesDto, VoucherCodeListQuery } from './dto/voucher.dto';
-import { CodeRow, VoucherCodeRepository } from './voucher-code.repository';
+import { CodeRow, CodeStatus, VoucherCodeRepository } from './voucher-code.repository';
 
 export interface VoucherCodeView {
   id: string;
   code: string;
   isRedeemed: boolean;
+  /** available, redeemed or void (refunded before redemption). */
+  status: CodeStatus;
   createdAt: Date;
   redeemedAt: Date | null;
+  voidedAt: Date | null;
   redemption: {
     id: string;
     redeemedAt: Date;
+    /** Set when the code was refunded after redemption (the customer keeps the key). */
+    refundedAt: Date | null;
     emailStatus: string;
     customer: { id: string; firstName: string; lastName: string; email: string };
   } | null;
@@ -42,7 +47,12 @@ export class VoucherService {
   /** One page of a product's codes with their redemption and customer (see VoucherCodeRepository.page). */
   async list(productId: string, query: VoucherCodeListQuery): Promise<VoucherCodePage> {
     await this.products.require(productId);
-    const { rows, hasMore, counted } = await this.codes.page(productId, query, this.config.listExactCountLimit);
+    const status = query.status ?? (query.redeemedOnly === 'true' ? 'redeemed' : query.redeemedOnly === 'false' ? 'available' : undefined);
+    const { rows, hasMore, counted } = await this.codes.page(
+      productId,
+      { status, search: query.search, offset: query.offset, limit: query.limit },
+      this.config.listExactCountLimit,
+    );
     const seen = query.offset + rows.length + (hasMore ? 1 : 0);
     return {
       codes: rows.map(toView),
@@ -52,14 +62,20 @@ export class VoucherService {
     };
   }
 
-  /** Only unredeemed codes can be deleted; a redeemed one belongs to a customer's history. */
+  /**
+   * Only available codes can be deleted: a redeemed one belongs to a customer's history, and a void one must stay
+   * so the refunded code can never be uploaded and sold again.
+   */
   async deleteOne(id: string, ctx: RequestActor): Promise<{ message: string }> {
     const deleted = await this.codes.deleteUnredeemed(id);
     if (!deleted) {
-      const redeemed = await this.codes.isRedeemed(id);
-      const error = redeemed !== undefined
-        ? new ConflictException('Redeemed voucher codes cannot be deleted.')
-        : new NotFoundException('Voucher code not found.');
+      const status = await this.codes.statusOf(id);
+      const error =
+        status === 'redeemed'
+          ? new ConflictException('Redeemed voucher codes cannot be deleted.')
+          : status === 'void'
+            ? new ConflictException('Void voucher codes cannot be deleted.')
+            : new NotFoundException('Voucher code not found.');
       await this.audit.record({
         ...ctx,
         action: 'vouchers.delete',
@@ -84,8 +100,8 @@ export class VoucherService {
   }
 
   /**
-   * `selected`: the given unredeemed codes of this product; `all-unredeemed`: every unredeemed code of it.
-   * Redeemed codes are never deleted: the condition is part of the DELETE, so a code redeemed meanwhile stays.
+   * `selected`: the given available codes of this product; `all-unredeemed`: every available code of it.
+   * Redeemed and void codes are never deleted: the condition is part of the DELETE, so a code redeemed meanwhile stays.
    */
   async deleteMany(
     productId: string,
@@ -113,7 +129,7 @@ export class VoucherService {
     if (deletedCount > 0) {
       this.realtime.emit('voucherUpdate', `${deletedCount} voucher code(s) deleted from ${product.name}`);
     }
-    const skipped = skippedCount ? ` ${skippedCount} redeemed or unknown code(s) were kept.` : '';
+    const skipped = skippedCount ? ` ${skippedCount} redeemed, void or unknown code(s) were kept.` : '';
     return {
       message: `${deletedCount} voucher code${deletedCount === 1 ? '' : 's'} deleted.${skipped}`,
       deletedCount,
@@ -127,12 +143,15 @@ function toView(row: CodeRow): VoucherCodeView {
     id: row.id,
     code: row.code,
     isRedeemed: row.is_redeemed,
+    status: row.status,
     createdAt: row.created_at,
     redeemedAt: row.redeemed_at,
+    voidedAt: row.voided_at,
     redemption: row.redemption_id
       ? {
           id: row.redemption_id,
           redeemedAt: row.redemption_at as Date,
+          refundedAt: row.refunded_at,
           emailStatus: row.email_status as string,
           customer: {
             id: row.customer_id as string,

@@ -46,7 +46,8 @@ export function Toaster() {
         pointerEvents: visible.length ? 'auto' : 'none',
       }}
     >
-      <Box component="ol" sx={{ listStyle: 'none', m: 0, p: 0, display: 'grid', gap: 1 }}>
+      {/* Not a list: each toast is a live region (role status/alert), which a list item may not be (axe "list"). */}
+      <Box sx={{ m: 0, p: 0, display: 'grid', gap: 1 }}>
         {visible.map((t) => (
           <ToastCard key={t.id} item={t} onDismiss={() => dismiss(t.id)} />
         ))}
@@ -92,7 +93,6 @@ function ToastCard({ item, onDismiss }: { item: ToastItem; onDismiss: () => void
   const destructive = item.variant === 'destructive';
   return (
     <Paper
-      component="li"
       role={destructive ? 'alert' : 'status'}
       aria-live={destructive ? 'assertive' : 'polite'}
       aria-atomic="true"

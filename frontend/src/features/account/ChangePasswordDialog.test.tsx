@@ -70,7 +70,7 @@ describe('Change Password modal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('sends current, new and confirmation, then closes with a success toast', async () => {
+  it('sends exactly {currentPassword, newPassword} (SPEC §7), then closes with a success toast', async () => {
     const { user, onClose } = open();
     set('Current Password', 'Old!Passw0rd#1');
     set('New Password', 'N3w!Passw0rd#2026');
@@ -78,11 +78,8 @@ describe('Change Password modal', () => {
     await user.click(screen.getByRole('button', { name: 'Change Password' }));
     expect(await screen.findByText('Password Changed')).toBeInTheDocument();
     expect(onClose).toHaveBeenCalled();
-    expect(server.requests[0]).toMatchObject({
-      path: '/api/admin/change-password',
-      auth: 'Bearer access-1',
-      body: { currentPassword: 'Old!Passw0rd#1', newPassword: 'N3w!Passw0rd#2026', confirmPassword: 'N3w!Passw0rd#2026' },
-    });
+    expect(server.requests[0]).toMatchObject({ path: '/api/admin/change-password', auth: 'Bearer access-1' });
+    expect(server.requests[0].body).toEqual({ currentPassword: 'Old!Passw0rd#1', newPassword: 'N3w!Passw0rd#2026' });
   });
 
   it('"Password Change Failed" with the server message', async () => {

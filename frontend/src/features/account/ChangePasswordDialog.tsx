@@ -35,7 +35,8 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     const found = validateChangePassword(values);
     setErrors(found);
     if (Object.values(found).some(Boolean)) return;
-    const result = await changePassword(values);
+    // SPEC §7: the body is exactly {currentPassword, newPassword}; the confirmation is checked here.
+    const result = await changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword });
     if ('error' in result) {
       toast({
         title: 'Password Change Failed',

@@ -4,8 +4,10 @@ import { Toaster } from '../../components/toast';
 import { LoginPage } from '../auth/LoginPage';
 import { RequireAuth } from '../auth/RequireAuth';
 import { installAdminSession } from '../auth/session';
+import { installLoadErrorToasts } from './loadErrorToasts';
 import { storeTokens } from '../auth/tokenStorage';
 import { DashboardPage } from '../dashboard/DashboardPage';
+import { SecurityPage } from '../security/SecurityPage';
 import { VoucherCodesPage } from '../vouchers/VoucherCodesPage';
 
 /** DECISIONS §7 permissions of each role, as `GET /api/admin/me` returns them. */
@@ -42,6 +44,7 @@ export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
 /** The admin routes of AdminApp without the socket.io connection, plus the toast region. */
 export function adminRoutes(): RouteObject[] {
   installAdminSession();
+  installLoadErrorToasts();
   return [
     {
       element: (
@@ -57,6 +60,7 @@ export function adminRoutes(): RouteObject[] {
           children: [
             { path: '/admin', element: <DashboardPage /> },
             { path: '/admin/voucher-codes/:productId?', element: <VoucherCodesPage /> },
+            { path: '/admin/security', element: <SecurityPage /> },
           ],
         },
       ],

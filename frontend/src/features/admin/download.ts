@@ -52,7 +52,7 @@ async function errorMessage(res: Response): Promise<string> {
   return text || res.statusText || `Request failed with status ${res.status}`;
 }
 
-function save(blob: Blob, filename: string): void {
+export function saveFile(blob: Blob, filename: string): void {
   const href = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = href;
@@ -72,5 +72,5 @@ export async function downloadFile(url: string, init: RequestInit | undefined, f
   const res = await authorizedFetch(url, { ...init, headers });
   if (!res.ok) throw new DownloadError(await errorMessage(res), res.status);
   const blob = await res.blob();
-  save(blob, filenameFromDisposition(res.headers.get('Content-Disposition')) ?? fallbackName);
+  saveFile(blob, filenameFromDisposition(res.headers.get('Content-Disposition')) ?? fallbackName);
 }

@@ -13,14 +13,18 @@ export interface DataUpdate {
 
 /**
  * SPEC §4: licence assignments, resends and deletions refresh redemptions and stats; product and voucher
- * changes refresh products and stats. The voucher-code lists and licence keys follow the same events.
+ * changes refresh products and stats. The voucher-code lists and licence keys follow the same events, and so
+ * do the redemption lists on `voucherUpdate`: a manual or Mac redemption and an export are announced only
+ * that way, and the lists are not polled.
  */
 export const TAGS_BY_EVENT: Record<string, TagType[]> = {
   licenseAssignment: ['Redemptions', 'Stats', 'LicenseKeys'],
   emailResend: ['Redemptions', 'Stats'],
   redemptionDeleted: ['Redemptions', 'Stats', 'VoucherCodes'],
   productUpdate: ['Products', 'Stats'],
-  voucherUpdate: ['Products', 'Stats', 'VoucherCodes'],
+  voucherUpdate: ['Products', 'Stats', 'VoucherCodes', 'Redemptions'],
+  // An order e-mail sent or finally failed (beyond SPEC): the status column of the lists.
+  emailStatus: ['Redemptions'],
 };
 
 export interface RealtimeState {

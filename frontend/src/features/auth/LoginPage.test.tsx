@@ -70,6 +70,32 @@ describe('admin login', () => {
     expect(server.requests.find((r) => r.path === '/api/admin/me')?.auth).toBe('Bearer access-2fa');
   });
 
+  it('in the code step, "Use a Recovery Code" sends a recovery code in place of the 6-digit code', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/login': (req) => {
+        const body = req.body as { recoveryCode?: string };
+        if (!body.recoveryCode) return { status: 200, body: { requiresTwoFactor: true } };
+        return { status: 200, body: { accessToken: 'access-rc', refreshToken: 'refresh-rc', requiresTwoFactor: false } };
+      },
+    });
+    const { user, location } = renderRoutes(adminRoutes(), '/admin/login');
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    await user.click(await screen.findByRole('button', { name: 'Use a Recovery Code' }));
+    const field = screen.getByLabelText(/Recovery Code/);
+    expect(field).toHaveFocus();
+    expect(screen.getByRole('button', { name: 'Verify Code' })).toBeDisabled();
+    await user.paste(' k7qm-2xwd-r9pa-ht4c ');
+    await user.keyboard('{Enter}');
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin');
+    expect(server.of('POST', '/api/admin/login').map((r) => r.body)).toEqual([
+      { username: 'alice', password: 'Str0ng!Passw0rd#1' },
+      { username: 'alice', password: 'Str0ng!Passw0rd#1', recoveryCode: 'k7qm-2xwd-r9pa-ht4c' },
+    ]);
+  });
+
   it('shows "Authenticating..." while the login runs', async () => {
     let answer!: (v: { status: number; body: unknown }) => void;
     server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => new Promise((resolve) => (answer = resolve)) });

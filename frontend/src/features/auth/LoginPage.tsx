@@ -14,11 +14,25 @@ import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { useLoginMutation, useMeQuery } from './authApi';
+import { prerenderedInput } from '../../app/prerenderedInput';
 import { storeTokens } from './tokenStorage';
 import { useAccessToken } from './useAccessToken';
 
 /** SPEC §9: navigation to the dashboard about 100 ms after a successful login. */
 export const LOGIN_NAVIGATION_DELAY_MS = 100;
+
+const USERNAME_ID = 'login-username';
+const PASSWORD_ID = 'login-password';
+
+/**
+ * `/admin/login` is prerendered (frontend/build/page-files.mts): the form can be typed into before the app has
+ * loaded. Read while the page hydrates (which empties the fields), so what was typed is taken over; nothing
+ * when rendered anywhere else. The prerendered "Sign In" is disabled, so nothing is submitted before.
+ */
+function typedBeforeLoad(): { username: string; password: string } {
+  const value = (id: string) => prerenderedInput(id)?.value ?? '';
+  return { username: value(USERNAME_ID), password: value(PASSWORD_ID) };
+}
 
 /** SPEC §2 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
 export function LoginPage() {
@@ -29,8 +43,21 @@ export function LoginPage() {
   const location = useLocation();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [early] = useState(typedBeforeLoad);
+  useEffect(() => {
+    if (early.username) setUsername(early.username);
+    if (early.password) setPassword(early.password);
+  }, [early]);
   const [code, setCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
+  // Lost the authenticator: one of the recovery codes instead of the 6-digit code.
+  const [useRecovery, setUseRecovery] = useState(false);
+  const [recoveryCode, setRecoveryCode] = useState('');
+  const secondFactorInput = useRef<HTMLInputElement>(null);
+  // Switching between the code and a recovery code puts the caret in the new field (keyboard users).
+  useEffect(() => {
+    if (needsCode) secondFactorInput.current?.focus();
+  }, [needsCode, useRecovery]);
   const [succeeded, setSucceeded] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
@@ -44,7 +71,8 @@ export function LoginPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (isLoading || succeeded) return;
-    const result = await login({ username: username.trim(), password, ...(needsCode ? { twoFactorCode: code } : {}) });
+    const second = !needsCode ? {} : useRecovery ? { recoveryCode: recoveryCode.trim() } : { twoFactorCode: code };
+    const result = await login({ username: username.trim(), password, ...second });
     if ('error' in result) {
       toast({
         title: 'Login Failed',
@@ -54,6 +82,8 @@ export function LoginPage() {
       // SPEC §4: on failure the form and the two-factor state reset.
       setPassword('');
       setCode('');
+      setRecoveryCode('');
+      setUseRecovery(false);
       setNeedsCode(false);
       return;
     }
@@ -72,6 +102,8 @@ export function LoginPage() {
 
   const backToLogin = () => {
     setNeedsCode(false);
+    setUseRecovery(false);
+    setRecoveryCode('');
     setCode('');
     setPassword('');
   };
@@ -88,24 +120,47 @@ export function LoginPage() {
               Admin Login
             </Typography>
             <Typography variant="body2" sx={{ color: 'text.secondary' }}>
-              {needsCode ? 'Enter the 6-digit code from your authenticator app.' : 'Sign in to manage vouchers, licenses and redemptions.'}
+              {needsCode
+                ? useRecovery
+                  ? 'Enter one of your recovery codes. Each code works once.'
+                  : 'Enter the 6-digit code from your authenticator app.'
+                : 'Sign in to manage vouchers, licenses and redemptions.'}
             </Typography>
           </Stack>
           <Stack component="form" spacing={2} onSubmit={submit} noValidate>
-            {needsCode ? (
+            {needsCode && useRecovery ? (
+              <TextField
+                label="Recovery Code"
+                value={recoveryCode}
+                onChange={(e) => setRecoveryCode(e.target.value.slice(0, 64))}
+                inputRef={secondFactorInput}
+                autoComplete="off"
+                required
+                helperText="One of the recovery codes you saved when you turned on two-factor authentication."
+              />
+            ) : needsCode ? (
               <TextField
                 label="Authentication Code"
                 value={code}
                 onChange={(e) => setCode(e.target.value.replace(/\D/g, '').slice(0, 6))}
-                autoFocus
+                inputRef={secondFactorInput}
                 autoComplete="one-time-code"
                 required
                 slotProps={{ htmlInput: { maxLength: 6, inputMode: 'numeric', pattern: '[0-9]{6}' } }}
               />
             ) : (
               <>
-                <TextField label="Username" value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" autoFocus required />
                 <TextField
+                  id={USERNAME_ID}
+                  label="Username"
+                  value={username}
+                  onChange={(e) => setUsername(e.target.value)}
+                  autoComplete="username"
+                  autoFocus
+                  required
+                />
+                <TextField
+                  id={PASSWORD_ID}
                   label="Password"
                   type="password"
                   value={password}
@@ -119,10 +174,23 @@ export function LoginPage() {
               type="submit"
               variant="contained"
               size="large"
-              disabled={busy || (needsCode ? code.length !== 6 : !username.trim() || !password)}
+              disabled={busy || (needsCode ? (useRecovery ? !recoveryCode.trim() : code.length !== 6) : !username.trim() || !password)}
             >
               {busy ? 'Authenticating...' : needsCode ? 'Verify Code' : 'Sign In'}
             </Button>
+            {needsCode && (
+              <Button
+                variant="text"
+                onClick={() => {
+                  setUseRecovery((r) => !r);
+                  setCode('');
+                  setRecoveryCode('');
+                }}
+                disabled={busy}
+              >
+                {useRecovery ? 'Use Authentication Code' : 'Use a Recovery Code'}
+              </Button>
+            )}
             {needsCode && (
               <Button variant="text" onClick={backToLogin} disabled={busy}>
                 Back to Login

@@ -4,6 +4,8 @@ export interface LoginRequest {
   username: string;
   password: string;
   twoFactorCode?: string;
+  /** An unused recovery code in place of twoFactorCode (accepted once). */
+  recoveryCode?: string;
 }
 export interface LoginResponse {
   accessToken?: string;
@@ -21,7 +23,6 @@ export interface AdminUser {
 export interface ChangePasswordRequest {
   currentPassword: string;
   newPassword: string;
-  confirmPassword: string;
 }
 
 /** SPEC §7 "Admin authentication" calls. */

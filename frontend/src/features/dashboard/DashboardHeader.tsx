@@ -2,6 +2,7 @@ import Key from '@mui/icons-material/Key';
 import Logout from '@mui/icons-material/Logout';
 import PersonOutlined from '@mui/icons-material/PersonOutlined';
 import RestartAlt from '@mui/icons-material/RestartAlt';
+import Security from '@mui/icons-material/Security';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Paper from '@mui/material/Paper';
@@ -15,7 +16,7 @@ import { useMeQuery } from '../auth/authApi';
 import { useLogout } from '../auth/useLogout';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 
-/** SPEC §2 header: Customer View, Change Password, Reset Operator (when allowed), Logout. */
+/** SPEC §2 header: Customer View, Change Password (and beside it Security), Reset Operator (when allowed), Logout. */
 export function DashboardHeader() {
   const { data: me } = useMeQuery();
   const { can } = usePermissions();
@@ -45,6 +46,9 @@ export function DashboardHeader() {
           </Button>
           <Button variant="outlined" startIcon={<Key />} onClick={() => setDialog('password')}>
             Change Password
+          </Button>
+          <Button component={RouterLink} to="/admin/security" variant="outlined" startIcon={<Security />}>
+            Security
           </Button>
           {can(PERMISSIONS.resetOperator) && (
             <Button variant="outlined" color="warning" startIcon={<RestartAlt />} onClick={() => setDialog('operator')}>

@@ -2,6 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { resetToasts } from '../../components/toast/toastStore';
 import { renderRoutes } from '../../test/renderWithProviders';
 import { adminRoutes, adminServer, meOf, PRODUCT, signIn, STATS, type AdminHandler } from '../admin/adminTesting';
+import { pageOf } from '../redemptions/adminTestServer';
 
 let server: ReturnType<typeof adminServer>;
 
@@ -16,13 +17,18 @@ function calls(role: 'admin' | 'operator' | 'shop-manager'): Record<string, Admi
     'GET /api/public-config': () => ({ status: 200, body: {} }),
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
     'GET /api/products': () => ({ status: 200, body: [PRODUCT, { ...PRODUCT, id: '22222222-2222-4222-8222-222222222222', name: 'Office 2024 Home & Business (Mac)', isLicenseManaged: false, status: 'inactive' }] }),
+    'GET /api/license-pool/forecast': () => ({ status: 200, body: [forecastOf({ daysLeft: 22 })] }),
     'GET /api/stats/*': (req) => ({ status: 200, body: { ...STATS, period: req.path.split('/').pop(), timeRange: `Range ${req.path.split('/').pop()}` } }),
     'POST /api/admin/logout': () => ({ status: 200, body: { success: true } }),
   };
 }
 
-async function openDashboard(role: 'admin' | 'operator' | 'shop-manager') {
-  server = adminServer(calls(role));
+function forecastOf(overrides: Record<string, unknown> = {}) {
+  return { productId: PRODUCT.id, productName: PRODUCT.name, availableActivations: 45, redeemedLast7Days: 14, perDay: 2, daysLeft: 22, low: false, ...overrides };
+}
+
+async function openDashboard(role: 'admin' | 'operator' | 'shop-manager', extra: Record<string, AdminHandler> = {}) {
+  server = adminServer({ ...calls(role), ...extra });
   signIn();
   const view = renderRoutes(adminRoutes(), '/admin');
   await screen.findByRole('heading', { name: 'Admin Dashboard' });
@@ -33,11 +39,35 @@ async function openDashboard(role: 'admin' | 'operator' | 'shop-manager') {
 const tabNames = () => screen.getAllByRole('tab').map((t) => t.textContent);
 
 describe('admin dashboard', () => {
+  it('shows the days of keys left on a licence-managed product card, in the warning colour when the pool is low', async () => {
+    await openDashboard('shop-manager');
+    const card = screen.getByRole('region', { name: PRODUCT.name });
+    const line = await within(card).findByTestId('pool-forecast');
+    expect(line).toHaveTextContent('≈ 22 days of keys left');
+    expect(line).toHaveTextContent('45 activations available in the key pool');
+    expect(line).toHaveAttribute('data-low', 'false');
+    // The Mac product takes no keys: no forecast line.
+    expect(within(screen.getByRole('region', { name: 'Office 2024 Home & Business (Mac)' })).queryByTestId('pool-forecast')).not.toBeInTheDocument();
+  });
+
+  it('says when nothing was redeemed in the last 7 days, and warns about a low pool', async () => {
+    await openDashboard('admin', {
+      'GET /api/license-pool/forecast': () => ({ status: 200, body: [forecastOf({ availableActivations: 1, redeemedLast7Days: 0, perDay: 0, daysLeft: null, low: true })] }),
+    });
+    const line = await within(screen.getByRole('region', { name: PRODUCT.name })).findByTestId('pool-forecast');
+    expect(line).toHaveTextContent('no redemptions in the last 7 days');
+    expect(line).toHaveTextContent('1 activation available in the key pool');
+    expect(line).toHaveAttribute('data-low', 'true');
+    expect(within(line).getByText('no redemptions in the last 7 days')).toHaveStyle({ color: '#b45309' });
+  });
+
   it('shows an admin the five tabs, the header buttons and Reset Operator', async () => {
     await openDashboard('admin');
     expect(tabNames()).toEqual(['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']);
     for (const name of ['Change Password', 'Reset Operator', 'Logout']) expect(screen.getByRole('button', { name })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Customer View' })).toHaveAttribute('href', '/');
+    // Issue 16: the Security screen opens from beside Change Password.
+    expect(screen.getByRole('link', { name: 'Security' })).toHaveAttribute('href', '/admin/security');
   });
 
   it('hides Settings and Reset Operator from an operator (4 tabs)', async () => {
@@ -143,5 +173,52 @@ describe('admin dashboard', () => {
     await waitFor(() => expect(location.current.pathname).toBe('/admin/login'));
     expect(server.requests.some((r) => r.path === '/api/admin/logout' && r.auth === 'Bearer access-1')).toBe(true);
     expect([localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]).toEqual([null, null, null]);
+  });
+
+  describe('SPEC §8 "All admin errors surface as toasts", list loads included', () => {
+    const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
+
+    it('a failed products load toasts its title with the server message', async () => {
+      server = adminServer({
+        ...calls('admin'),
+        'GET /api/products': () => ({ status: 503, body: { statusCode: 503, message: 'The database is not reachable.', error: 'Service Unavailable' } }),
+      });
+      signIn();
+      renderRoutes(adminRoutes(), '/admin');
+      await waitFor(() => expect(toasts()).toHaveTextContent('Failed to load products'));
+      expect(toasts()).toHaveTextContent('The database is not reachable.');
+    });
+
+    it('a failed redemptions load toasts, with SPEC §8\'s "{status}: {body}" when the body has no message', async () => {
+      server = adminServer({ ...calls('admin'), 'GET /api/redemptions': () => ({ status: 500, body: 'upstream broke' }) });
+      signIn();
+      const { user } = renderRoutes(adminRoutes(), '/admin');
+      await screen.findByRole('region', { name: PRODUCT.name });
+      await user.click(screen.getByRole('tab', { name: 'Recent Redemptions' }));
+      await waitFor(() => expect(toasts()).toHaveTextContent('Failed to load redemptions'));
+      expect(toasts()).toHaveTextContent('500: upstream broke');
+    });
+  });
+
+  it('polls the stats every 10 s (SPEC §9) and nothing else: the lists follow the socket', async () => {
+    jest.useFakeTimers();
+    try {
+      server = adminServer({ ...calls('admin'), 'GET /api/redemptions': () => ({ status: 200, body: pageOf([]) }) });
+      signIn();
+      const { user } = renderRoutes(adminRoutes(), '/admin');
+      await screen.findByRole('region', { name: PRODUCT.name });
+      await user.click(screen.getByRole('tab', { name: 'Recent Redemptions' }));
+      await waitFor(() => expect(server.of('GET', '/api/redemptions')).toHaveLength(1));
+      const reads = () => server.requests.filter((r) => r.method === 'GET').map((r) => r.path);
+      const before = reads();
+      await act(async () => {
+        await jest.advanceTimersByTimeAsync(30_000);
+      });
+      const polled = reads().slice(before.length);
+      expect(polled.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(polled)).toEqual(new Set(['/api/stats/today']));
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

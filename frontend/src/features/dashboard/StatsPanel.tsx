@@ -58,7 +58,11 @@ export function StatsPanel({ period, onPeriodChange, notice }: { period: Period;
           <StatCard title="Total Redemptions" value={data?.totalRedemptions} caption={data?.timeRange ?? PERIOD_LABELS[period]} />
         </Grid>
         <Grid size={{ xs: 12, sm: 6, md: 3 }}>
-          <StatCard title="Active Vouchers" value={data?.activeVouchers} caption="Unredeemed codes available" />
+          <StatCard
+            title="Active Vouchers"
+            value={data?.activeVouchers}
+            caption={data?.voidVouchers ? `Unredeemed codes available (${data.voidVouchers.toLocaleString('en-US')} void not counted)` : 'Unredeemed codes available'}
+          />
         </Grid>
         <Grid size={{ xs: 12, md: 6 }}>
           <Card sx={{ height: '100%' }}>

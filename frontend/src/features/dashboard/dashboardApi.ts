@@ -21,6 +21,8 @@ export interface Stats {
   period: Period;
   totalRedemptions: number;
   activeVouchers: number;
+  /** Codes voided by refunds (DECISIONS §13), not counted as active. */
+  voidVouchers?: number;
   timeRange: string;
   productStats: Array<{ productId: string; productName: string; activeCodes: number; redeemedCodes: number }>;
   dailyRedemptions: Array<{ date: string; count: number }>;

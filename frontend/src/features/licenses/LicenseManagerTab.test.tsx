@@ -1,6 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Toaster } from '../../components/toast';
 import { resetToasts } from '../../components/toast/toastStore';
+import { PermissionsProbe, permissionsApplied } from '../../test/PermissionsProbe';
 import { renderWithProviders } from '../../test/renderWithProviders';
 import { adminServer, meOf, type AdminHandler } from '../redemptions/adminTestServer';
 import { LicenseManagerTab } from './LicenseManagerTab';
@@ -60,6 +61,7 @@ function open(keys: LicenseKey[], extra: Record<string, AdminHandler> = {}, role
     <>
       <LicenseManagerTab />
       <Toaster />
+      <PermissionsProbe />
     </>,
   );
 }
@@ -104,9 +106,15 @@ describe('License Manager tab', () => {
   it('searches 500 ms after typing and filters by product', async () => {
     const { user } = open([aKey('SRCH1-KEY33-ABCDE')]);
     await waitFor(() => expect(rows()).toHaveLength(1));
+    // The debounce runs on Jest's clock, so "not before 500 ms" holds however loaded the machine is.
+    jest.useFakeTimers();
+    const searches = () => server.of('GET', '/api/license-keys').filter((r) => r.query.has('search'));
     fireEvent.change(screen.getByRole('textbox', { name: 'Search license keys' }), { target: { value: ' key33 ' } });
-    expect(server.of('GET', '/api/license-keys').some((r) => r.query.has('search'))).toBe(false);
-    await waitFor(() => expect(server.of('GET', '/api/license-keys').at(-1)!.query.get('search')).toBe('key33'), { timeout: 1000 });
+    act(() => jest.advanceTimersByTime(499));
+    expect(searches()).toEqual([]);
+    act(() => jest.advanceTimersByTime(1));
+    await waitFor(() => expect(server.of('GET', '/api/license-keys').at(-1)!.query.get('search')).toBe('key33'));
+    jest.useRealTimers();
     await user.click(screen.getByRole('combobox', { name: 'Product' }));
     expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual(['All Products', PRODUCTS[0].name, PRODUCTS[1].name]);
     await user.click(screen.getByRole('option', { name: PRODUCTS[0].name }));
@@ -206,8 +214,7 @@ describe('License Manager tab', () => {
   it('without licenses.manage there is no add, toggle or delete', async () => {
     open([aKey('VIEW1-ONLY5-ABCDE')], {}, 'shop-manager');
     await waitFor(() => expect(rows()).toHaveLength(1));
-    await waitFor(() => expect(server.of('GET', '/api/admin/me')).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 50));
+    await permissionsApplied('shop-manager');
     expect(screen.queryByRole('button', { name: 'Add License Key' })).not.toBeInTheDocument();
     expect(screen.queryByRole('switch', { name: /Deactivate/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();

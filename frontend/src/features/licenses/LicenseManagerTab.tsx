@@ -1,5 +1,4 @@
 import AddIcon from '@mui/icons-material/Add';
-import DeleteIcon from '@mui/icons-material/Delete';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
 import Alert from '@mui/material/Alert';
@@ -36,6 +35,7 @@ import { usePermissions } from '../auth/usePermissions';
 import { errorText } from '../redemptions/errors';
 import { formatDateTime } from '../redemptions/formatDate';
 import { useDebouncedValue } from '../redemptions/useDebouncedValue';
+import { DeleteButton } from '../../components/actions/DeleteButton';
 import { AddLicenseKeyForm } from './AddLicenseKeyForm';
 import { LICENSE_TYPE_LABELS, sortByUsage, USAGE_LABELS, usageStatusOf } from './licenseRules';
 import {
@@ -223,11 +223,7 @@ export function LicenseManagerTab() {
                           slotProps={{ input: { 'aria-label': `${k.isActive ? 'Deactivate' : 'Activate'} ${maskLicenseKey(k.licenseKey)}` } }}
                         />
                       </Tooltip>
-                      <Tooltip title="Delete">
-                        <IconButton size="small" color="error" aria-label={`Delete ${maskLicenseKey(k.licenseKey)}`} onClick={() => setToDelete(k)}>
-                          <DeleteIcon fontSize="small" />
-                        </IconButton>
-                      </Tooltip>
+                      <DeleteButton label={maskLicenseKey(k.licenseKey)} onClick={() => setToDelete(k)} />
                     </TableCell>
                   )}
                 </TableRow>

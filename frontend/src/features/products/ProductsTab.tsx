@@ -1,3 +1,4 @@
+import Block from '@mui/icons-material/Block';
 import Email from '@mui/icons-material/Email';
 import OpenInNew from '@mui/icons-material/OpenInNew';
 import Visibility from '@mui/icons-material/Visibility';
@@ -18,9 +19,11 @@ import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { StatusChip } from '../../components/status/StatusChip';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
+import { VoidCodesDialog } from '../vouchers/VoidCodesDialog';
 import { VoucherCodesModal } from '../vouchers/VoucherCodesModal';
 import { EmailTemplateEditor } from './EmailTemplateEditor';
-import { useProductsQuery, type Product } from './productsApi';
+import { PoolForecastLine } from './PoolForecastLine';
+import { usePoolForecastQuery, useProductsQuery, type PoolForecast, type Product } from './productsApi';
 import { VoucherUpload } from './VoucherUpload';
 
 function Count({ label, value }: { label: string; value: number }) {
@@ -36,9 +39,9 @@ function Count({ label, value }: { label: string; value: number }) {
   );
 }
 
-function ProductCard({ product }: { product: Product }) {
+function ProductCard({ product, forecast }: { product: Product; forecast?: PoolForecast }) {
   const { can } = usePermissions();
-  const [dialog, setDialog] = useState<'codes' | 'template' | null>(null);
+  const [dialog, setDialog] = useState<'codes' | 'template' | 'void' | null>(null);
   const active = product.status === 'active';
   return (
     <Card variant="outlined" sx={{ height: '100%', display: 'flex', flexDirection: 'column' }} aria-label={product.name} component="section">
@@ -54,7 +57,9 @@ function ProductCard({ product }: { product: Product }) {
           <Stack direction="row" spacing={4}>
             <Count label="Unredeemed" value={product.unredeemedCount} />
             <Count label="Redeemed" value={product.redeemedCount} />
+            <Count label="Void" value={product.voidCount ?? 0} />
           </Stack>
+          {product.isLicenseManaged && forecast && <PoolForecastLine forecast={forecast} />}
           {can(PERMISSIONS.vouchersUpload) && (
             <>
               <Divider />
@@ -81,9 +86,15 @@ function ProductCard({ product }: { product: Product }) {
             Email Template
           </Button>
         )}
+        {can(PERMISSIONS.vouchersVoid) && (
+          <Button color="error" startIcon={<Block />} onClick={() => setDialog('void')}>
+            Void Codes
+          </Button>
+        )}
       </CardActions>
       {dialog === 'codes' && can(PERMISSIONS.vouchersView) && <VoucherCodesModal product={product} open onClose={() => setDialog(null)} />}
       {dialog === 'template' && <EmailTemplateEditor product={product} open onClose={() => setDialog(null)} />}
+      {dialog === 'void' && can(PERMISSIONS.vouchersVoid) && <VoidCodesDialog product={product} open onClose={() => setDialog(null)} />}
     </Card>
   );
 }
@@ -91,6 +102,7 @@ function ProductCard({ product }: { product: Product }) {
 /** SPEC §2 Products tab: a card per product. */
 export function ProductsTab() {
   const { data: products, isLoading, isError } = useProductsQuery();
+  const { data: forecasts } = usePoolForecastQuery();
   if (isLoading) return <CircularProgress aria-label="Loading products" />;
   if (isError) return <Alert severity="error">Products could not be loaded.</Alert>;
   if (!products?.length) return <Typography sx={{ color: 'text.secondary' }}>No products yet.</Typography>;
@@ -98,7 +110,7 @@ export function ProductsTab() {
     <Grid container spacing={2}>
       {products.map((product) => (
         <Grid key={product.id} size={{ xs: 12, md: 6, lg: 4 }}>
-          <ProductCard product={product} />
+          <ProductCard product={product} forecast={forecasts?.find((f) => f.productId === product.id)} />
         </Grid>
       ))}
     </Grid>

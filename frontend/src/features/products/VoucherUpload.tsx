@@ -5,38 +5,26 @@ import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useRef, useState, type DragEvent } from 'react';
+import { useRef, useState } from 'react';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
 import { toast } from '../../components/toast';
 import type { Product, UploadReport } from './productsApi';
-import { isAcceptedVoucherFile, uploadVoucherFile } from './uploadVoucherFile';
+import { CodeFileDropZone } from './CodeFileDropZone';
+import { uploadVoucherFile } from './uploadVoucherFile';
 
 /** SPEC §2 voucher upload control: CSV or TXT by click or drag-and-drop, then "Upload Codes". */
 export function VoucherUpload({ product }: { product: Product }) {
   const dispatch = useAppDispatch();
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
-  const [dragging, setDragging] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   const [report, setReport] = useState<UploadReport | null>(null);
   const inputId = `voucher-file-${product.id}`;
 
-  const choose = (chosen: File | undefined) => {
+  const choose = (chosen: File | null) => {
     setReport(null);
-    if (!chosen) return;
-    if (!isAcceptedVoucherFile(chosen)) {
-      setFile(null);
-      toast({ title: 'Upload Failed', description: 'Only .csv and .txt files are accepted.', variant: 'destructive' });
-      return;
-    }
     setFile(chosen);
-  };
-
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    choose(e.dataTransfer.files?.[0]);
   };
 
   const upload = async () => {
@@ -59,40 +47,15 @@ export function VoucherUpload({ product }: { product: Product }) {
   const uploading = progress !== null;
   return (
     <Stack spacing={1.5} aria-label={`Upload voucher codes for ${product.name}`} role="group">
-      <Box
-        component="label"
-        htmlFor={inputId}
-        onDragOver={(e) => {
-          e.preventDefault();
-          setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
-        data-testid={`dropzone-${product.id}`}
-        sx={{
-          display: 'block',
-          border: 2,
-          borderStyle: 'dashed',
-          borderColor: dragging ? 'primary.main' : 'divider',
-          bgcolor: dragging ? 'action.hover' : 'transparent',
-          borderRadius: 2,
-          p: 2,
-          textAlign: 'center',
-          cursor: 'pointer',
-        }}
-      >
-        <CloudUpload color="action" aria-hidden />
-        <Typography variant="body2">{file ? file.name : 'Click or drag a CSV or TXT file here'}</Typography>
-        <input
-          ref={input}
-          id={inputId}
-          type="file"
-          accept=".csv,.txt,text/csv,text/plain"
-          hidden
-          aria-label={`Voucher file for ${product.name}`}
-          onChange={(e) => choose(e.target.files?.[0])}
-        />
-      </Box>
+      <CodeFileDropZone
+        inputId={inputId}
+        inputRef={input}
+        file={file}
+        label={`Voucher file for ${product.name}`}
+        testId={`dropzone-${product.id}`}
+        refusedTitle="Upload Failed"
+        onFile={choose}
+      />
       {uploading && (
         <Box>
           <LinearProgress variant="determinate" value={Math.round((progress ?? 0) * 100)} aria-label="Upload progress" />

@@ -12,6 +12,8 @@ export interface Product {
   createdAt: string;
   unredeemedCount: number;
   redeemedCount: number;
+  /** Codes voided by a refund before redemption (DECISIONS §13). */
+  voidCount?: number;
   totalCount: number;
 }
 
@@ -23,11 +25,40 @@ export interface UploadReport {
   invalidSamples: string[];
 }
 
+/** DECISIONS §13 answer of `POST /api/products/{id}/voucher-codes/void`. */
+export interface VoidReport {
+  message: string;
+  voided: number;
+  refundedAfterRedemption: Array<{ code: string; redemptionId: string | null; redeemedAt: string | null; refundedAt: string | null }>;
+  unknown: number;
+  alreadyVoid: number;
+  invalid: number;
+  invalidSamples: string[];
+}
+
+/** DECISIONS §14 `GET /api/license-pool/forecast`: one licence-managed product's pool. */
+export interface PoolForecast {
+  productId: string;
+  productName: string;
+  availableActivations: number;
+  redeemedLast7Days: number;
+  perDay: number;
+  /** Whole days of keys left at the last 7 days' rate; null when nothing was redeemed in them. */
+  daysLeft: number | null;
+  /** Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations (the server's settings): the warning colour. */
+  low: boolean;
+}
+
 export const productsApi = api.injectEndpoints({
   endpoints: (build) => ({
     products: build.query<Product[], void>({
       query: () => 'products',
       providesTags: (result) => [{ type: 'Products', id: 'LIST' }, ...(result ?? []).map((p) => ({ type: 'Products' as const, id: p.id }))],
+    }),
+    // Tagged as products: whatever refreshes the product cards (a redemption, a key added) refreshes the forecast.
+    poolForecast: build.query<PoolForecast[], void>({
+      query: () => 'license-pool/forecast',
+      providesTags: [{ type: 'Products', id: 'FORECAST' }],
     }),
     product: build.query<Product, string>({
       query: (id) => `products/${encodeURIComponent(id)}`,
@@ -43,4 +74,4 @@ export const productsApi = api.injectEndpoints({
   }),
 });
 
-export const { useProductsQuery, useProductQuery, useUpdateEmailTemplateMutation, useSendTestEmailMutation } = productsApi;
+export const { useProductsQuery, usePoolForecastQuery, useProductQuery, useUpdateEmailTemplateMutation, useSendTestEmailMutation } = productsApi;

@@ -15,10 +15,10 @@ export function isAcceptedVoucherFile(file: File): boolean {
   return /\.(csv|txt)$/i.test(file.name);
 }
 
-function send(productId: string, file: File, onProgress: (fraction: number) => void): Promise<{ status: number; body: unknown }> {
+function send(path: string, file: File, onProgress: (fraction: number) => void, failed: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/products/${encodeURIComponent(productId)}/voucher-codes`);
+    xhr.open('POST', path);
     xhr.withCredentials = true;
     const token = currentAccessToken();
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
@@ -34,7 +34,7 @@ function send(productId: string, file: File, onProgress: (fraction: number) => v
       }
       resolve({ status: xhr.status, body });
     };
-    xhr.onerror = () => reject(new UploadError('Failed to upload voucher codes.', 0));
+    xhr.onerror = () => reject(new UploadError(failed, 0));
     const form = new FormData();
     form.append('file', file, file.name);
     xhr.send(form);
@@ -42,21 +42,26 @@ function send(productId: string, file: File, onProgress: (fraction: number) => v
 }
 
 /**
- * Uploads a voucher file with XMLHttpRequest so the upload progress can be shown; a 401 renews the access
- * token once and sends again (`withSessionRenewal`, as for every API call). Resolves with the server's
- * report, rejects with its message.
+ * Sends a file of voucher codes as multipart (`file`) with XMLHttpRequest so the upload progress can be shown; a
+ * 401 renews the access token once and sends again (`withSessionRenewal`, as for every API call). Resolves with
+ * the server's report, rejects with its message (`failed` when there is none).
  */
-export async function uploadVoucherFile(productId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadReport> {
+export async function postCodeFile<T>(path: string, file: File, onProgress: (fraction: number) => void, failed: string): Promise<T> {
   let attempts = 0;
   const answer = await withSessionRenewal(
     () => {
       if (attempts++ > 0) onProgress(0);
-      return send(productId, file, onProgress);
+      return send(path, file, onProgress, failed);
     },
     (a) => a.status === 401,
   );
-  if (answer.status >= 200 && answer.status < 300) return answer.body as UploadReport;
+  if (answer.status >= 200 && answer.status < 300) return answer.body as T;
   const body = answer.body as { message?: unknown } | string;
-  const message = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : 'Failed to upload voucher codes.';
+  const message = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : failed;
   throw new UploadError(message, answer.status);
+}
+
+/** The upload of a voucher file to a product (DECISIONS §9). */
+export function uploadVoucherFile(productId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadReport> {
+  return postCodeFile(`/api/products/${encodeURIComponent(productId)}/voucher-codes`, file, onProgress, 'Failed to upload voucher codes.');
 }

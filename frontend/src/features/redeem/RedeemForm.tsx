@@ -8,12 +8,12 @@ import FormHelperText from '@mui/material/FormHelperText';
 import InputAdornment from '@mui/material/InputAdornment';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
-import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { OutlinedTextField } from '../../components/form/OutlinedTextField';
 import { toast } from '../../components/toast';
-import { RedemptionFailedDialog } from './RedemptionFailedDialog';
 import { successPath, useRedeemVoucherMutation } from './redeemApi';
+import { prerenderedInput } from '../../app/prerenderedInput';
 import { describeRedeemFailure, TOKEN_MISSING_MESSAGE } from './redeemErrors';
 import {
   FIELD_ORDER,
@@ -28,11 +28,32 @@ import {
   type RedeemFormValues,
 } from './redeemRules';
 
+// Loaded with the first failure: most visitors never see it.
+const RedemptionFailedDialog = lazy(() => import('./RedemptionFailedDialog').then((m) => ({ default: m.RedemptionFailedDialog })));
+
 export const SUCCESS_NOTICE = 'Voucher successfully redeemed! Check your email for the download link and product license.';
 
 const EMPTY: RedeemFormValues = { firstName: '', lastName: '', email: '', phone: '', voucherCode: '', acceptPrivacyPolicy: false };
 
 type TextFieldName = Exclude<RedeemField, 'acceptPrivacyPolicy'>;
+
+/**
+ * `/` is prerendered (frontend/build/page-files.mts): the form is on screen, and can be typed into, before
+ * the app has loaded. When the app takes the page over it starts from what is already in the fields, so
+ * nothing typed early is lost (empty when rendered anywhere else: on the server, or without a prerender).
+ */
+function typedBeforeLoad(): Partial<RedeemFormValues> {
+  const typed: Partial<RedeemFormValues> = {};
+  for (const field of FIELD_ORDER) {
+    const element = prerenderedInput(`redeem-${field}`);
+    if (!element) continue;
+    if (field === 'acceptPrivacyPolicy') {
+      if (element.checked) typed.acceptPrivacyPolicy = true;
+    }
+    else if (element.value) typed[field] = field === 'voucherCode' ? normaliseVoucherInput(element.value) : element.value;
+  }
+  return typed;
+}
 
 function SuccessMark({ label }: { label: string }) {
   return (
@@ -47,12 +68,33 @@ export function RedeemForm() {
   const navigate = useNavigate();
   const [redeem, { isLoading: submitting }] = useRedeemVoucherMutation();
   const [values, setValues] = useState<RedeemFormValues>(EMPTY);
+  // Read while rendering, before the fields are hydrated (which empties them); applied once they are, so
+  // the update also reaches the attributes hydration keeps from the prerender (the button's `disabled`).
+  const [early] = useState(typedBeforeLoad);
   const [errors, setErrors] = useState<RedeemErrors>({});
   const [touched, setTouched] = useState<Partial<Record<RedeemField, boolean>>>({});
+  // `data-ready` on the form says the app has taken it over (what automated checks wait for before typing).
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    const typed = Object.keys(early) as RedeemField[];
+    if (typed.length) {
+      // What was typed early is judged at once, as it would have been when its field was left.
+      setValues((v) => ({ ...v, ...early }));
+      setTouched((t) => ({ ...t, ...Object.fromEntries(typed.map((f) => [f, true])) }));
+      setErrors((e) => ({ ...e, ...Object.fromEntries(typed.map((f) => [f, validateField(f, early[f]!)])) }));
+    }
+    setReady(true);
+  }, [early]);
   // Honeypots (left empty by people) and the page-load timestamp the server uses against bots.
   const [honeypot, setHoneypot] = useState({ website: '', company_website: '' });
   const [submissionTime] = useState(() => String(Date.now()));
   const [failure, setFailure] = useState<string | null>(null);
+  // Stays mounted after the first failure, so the dialog can play its closing transition.
+  const [dialogMounted, setDialogMounted] = useState(false);
+  const fail = (message: string) => {
+    setFailure(message);
+    setDialogMounted(true);
+  };
   const retry = useRef(false);
   const inputs = useRef<Partial<Record<RedeemField, HTMLInputElement | null>>>({});
   const submitButton = useRef<HTMLButtonElement>(null);
@@ -89,12 +131,12 @@ export function RedeemForm() {
     if ('error' in result) {
       const outcome = describeRedeemFailure(result.error);
       if (outcome.kind === 'geo-blocked') navigate('/geo-blocked');
-      else setFailure(outcome.message);
+      else fail(outcome.message);
       return;
     }
     const { productName, successToken } = result.data;
     if (!successToken) {
-      setFailure(TOKEN_MISSING_MESSAGE);
+      fail(TOKEN_MISSING_MESSAGE);
       return;
     }
     toast({ title: 'Success!', description: SUCCESS_NOTICE, variant: 'success' });
@@ -118,7 +160,7 @@ export function RedeemForm() {
   const text = (field: TextFieldName, label: string, extra: { hint?: string; type?: string; autoComplete?: string; ok?: boolean; okLabel?: string }) => {
     const error = errors[field];
     return (
-      <TextField
+      <OutlinedTextField
         id={`redeem-${field}`}
         name={field}
         label={label}
@@ -128,16 +170,12 @@ export function RedeemForm() {
         onBlur={onBlur(field)}
         error={!!error}
         helperText={error ?? extra.hint ?? ' '}
-        type={extra.type ?? 'text'}
+        type={extra.type}
         autoComplete={extra.autoComplete}
         inputRef={(el: HTMLInputElement | null) => {
           inputs.current[field] = el;
         }}
-        slotProps={{
-          htmlInput: { 'aria-invalid': !!error },
-          formHelperText: { 'aria-live': 'polite' } as object,
-          input: { endAdornment: !error && extra.ok ? <SuccessMark label={extra.okLabel ?? 'Looks good'} /> : undefined },
-        }}
+        endAdornment={!error && extra.ok ? <SuccessMark label={extra.okLabel ?? 'Looks good'} /> : undefined}
       />
     );
   };
@@ -145,7 +183,7 @@ export function RedeemForm() {
   const voucher = values.voucherCode.trim();
   const phone = values.phone.trim();
   return (
-    <Box component="form" noValidate onSubmit={onSubmit} aria-label="Redeem your voucher">
+    <Box component="form" noValidate onSubmit={onSubmit} aria-label="Redeem your voucher" data-ready={ready || undefined}>
       <Stack spacing={1}>
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
           {text('firstName', 'First Name', { autoComplete: 'given-name' })}
@@ -245,7 +283,11 @@ export function RedeemForm() {
         </Button>
       </Stack>
 
-      <RedemptionFailedDialog open={failure !== null} message={failure ?? ''} onClose={closeDialog} onTryAgain={tryAgain} onExited={afterDialog} />
+      {dialogMounted && (
+        <Suspense fallback={null}>
+          <RedemptionFailedDialog open={failure !== null} message={failure ?? ''} onClose={closeDialog} onTryAgain={tryAgain} onExited={afterDialog} />
+        </Suspense>
+      )}
     </Box>
   );
 }

@@ -1,10 +1,12 @@
 import MailOutlinedIcon from '@mui/icons-material/MailOutlined';
+import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
+import { ResendEmailLink } from '../resend/ResendEmailLink';
 import { usePublicConfig } from '../site/usePublicConfig';
 
-/** Side panel: e-mail support with a mailto button. */
+/** Side panel: e-mail support with a mailto button, and the self-service resend of the order e-mail. */
 export function SupportPanel() {
   const { supportEmail } = usePublicConfig();
   return (
@@ -19,6 +21,9 @@ export function SupportPanel() {
       <Button variant="outlined" startIcon={<MailOutlinedIcon />} href={supportEmail ? `mailto:${supportEmail}` : undefined} disabled={!supportEmail}>
         Contact Support
       </Button>
+      <Box sx={{ mt: 2 }}>
+        <ResendEmailLink />
+      </Box>
     </Paper>
   );
 }

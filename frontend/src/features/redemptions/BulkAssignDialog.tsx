@@ -7,6 +7,8 @@ import DialogTitle from '@mui/material/DialogTitle';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useState } from 'react';
+import { toast } from '../../components/toast';
+import { invalidAssignment } from './redemptionsApi';
 
 interface Props {
   count: number;
@@ -18,7 +20,7 @@ interface Props {
 /**
  * SPEC §2 bulk licence assignment: licence key (multi-line) and download link (URL) fields, a warning that the
  * same key and link go to every selected redemption, "Assign to N Redemptions" / "Assigning...". SPEC §5: both
- * fields must be non-empty after trim; both are sent trimmed.
+ * fields must be non-empty after trim (blanks alone: SPEC §8's "Invalid input" toast); both are sent trimmed.
  */
 export function BulkAssignDialog({ count, busy, onSubmit, onClose }: Props) {
   const [licenseKey, setLicenseKey] = useState('');
@@ -36,7 +38,12 @@ export function BulkAssignDialog({ count, busy, onSubmit, onClose }: Props) {
         onSubmit={(e) => {
           e.preventDefault();
           setTouched({ licenseKey: true, downloadLink: true });
-          if (!key || !link || busy) return;
+          if (busy) return;
+          const invalid = invalidAssignment(key, link);
+          if (invalid) {
+            toast({ title: 'Invalid input', description: invalid, variant: 'destructive' });
+            return;
+          }
           onSubmit({ licenseKey: key, downloadLink: link });
         }}
       >
@@ -76,7 +83,7 @@ export function BulkAssignDialog({ count, busy, onSubmit, onClose }: Props) {
           <Button onClick={onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button type="submit" variant="contained" disabled={busy || !key || !link}>
+          <Button type="submit" variant="contained" disabled={busy || !licenseKey || !downloadLink}>
             {busy ? 'Assigning...' : `Assign to ${count} Redemptions`}
           </Button>
         </DialogActions>

@@ -1,6 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Toaster } from '../../components/toast';
 import { resetToasts } from '../../components/toast/toastStore';
+import { PermissionsProbe, permissionsApplied } from '../../test/PermissionsProbe';
 import { renderWithProviders } from '../../test/renderWithProviders';
 import { adminServer, aRedemption, meOf, type AdminHandler } from './adminTestServer';
 import { RedemptionDetailsDialog } from './RedemptionDetailsDialog';
@@ -28,6 +29,7 @@ function open(redemption: AdminRedemption, extra: Record<string, AdminHandler> =
     <>
       <RedemptionDetailsDialog redemption={redemption} onClose={onClose} />
       <Toaster />
+      <PermissionsProbe />
     </>,
   );
   return { ...view, onClose };
@@ -36,6 +38,49 @@ function open(redemption: AdminRedemption, extra: Record<string, AdminHandler> =
 const section = (name: string) => screen.getByRole('region', { name });
 
 describe('redemption details modal', () => {
+  it('shows the History newest first, with what happened, who and when (keys without the MANUAL_ prefix)', async () => {
+    const r = aRedemption({ code: 'HIST-001', emailStatus: 'sent' });
+    const event = (at: string, type: string, actor: string | null, description: string, more = {}) => ({
+      at, type, actor, description, provider: null, error: null, licenseKey: null, ...more,
+    });
+    open(r, {
+      [`GET /api/redemptions/${r.id}/history`]: () => ({
+        status: 200,
+        body: {
+          redemptionId: r.id,
+          exists: true,
+          events: [
+            event('2025-09-01T10:00:00.000Z', 'redeemed', 'Customer', `Voucher HIST-001 redeemed by ${r.customer.email}`),
+            event('2025-09-01T11:00:00.000Z', 'key-assigned', 'operator', 'License key assigned by hand', { licenseKey: 'MANUAL_ABCDE-•••••-UVWXY' }),
+            event('2025-09-01T11:00:01.000Z', 'email-failed', 'System', `E-mail attempt failed to ${r.customer.email} via primary`, { provider: 'primary', error: 'connection refused' }),
+            event('2025-09-02T09:30:00.000Z', 'email-resent', 'admin', 'Order e-mail sent again on request'),
+            event('2025-09-03T08:00:00.000Z', 'exported', null, 'Exported (selected-redemptions)'),
+          ],
+        },
+      }),
+    });
+    const history = await within(await screen.findByRole('region', { name: 'History' })).findByRole('list', { name: 'Redemption history' });
+    const items = within(history).getAllByRole('listitem');
+    expect(items.map((item) => item.getAttribute('data-event-type'))).toEqual(['exported', 'email-resent', 'email-failed', 'key-assigned', 'redeemed']);
+    expect(items[0]).toHaveTextContent('Exported (selected-redemptions)');
+    expect(items[0]).toHaveTextContent('by an unknown user');
+    expect(items[0]).toHaveTextContent(new Date('2025-09-03T08:00:00.000Z').toLocaleString());
+    expect(items[1]).toHaveTextContent('Order e-mail sent again on request');
+    expect(items[1]).toHaveTextContent('by admin');
+    expect(items[2]).toHaveTextContent('via primary');
+    expect(items[2]).toHaveTextContent('connection refused');
+    expect(items[3]).toHaveTextContent('by operator · key ABCDE-•••••-UVWXY');
+    expect(items[3]).not.toHaveTextContent('MANUAL_');
+    expect(items[4]).toHaveTextContent('by Customer');
+  });
+
+  it('says so when the History cannot be loaded, and the rest of the modal stays', async () => {
+    const r = aRedemption({ code: 'HIST-002' });
+    open(r, { [`GET /api/redemptions/${r.id}/history`]: () => ({ status: 500, body: { statusCode: 500, message: 'boom', error: 'Internal Server Error' } }) });
+    expect(await within(await screen.findByRole('region', { name: 'History' })).findByText('The history could not be loaded.')).toBeInTheDocument();
+    expect(section('Product Information')).toHaveTextContent('HIST-002');
+  });
+
   it('shows every section; a MANUAL_ key is shown without its prefix', async () => {
     const r = aRedemption({
       code: 'DETAIL-001',
@@ -65,7 +110,7 @@ describe('redemption details modal', () => {
     expect(screen.queryByRole('button', { name: /Assign License|Edit License/ })).not.toBeInTheDocument();
   });
 
-  it('manual assignment: Save is disabled while a field is empty after trim, says SPEC\'s messages, sends trimmed values, Cancel returns to view', async () => {
+  it('manual assignment: Save is disabled while a field is empty, blanks alone say "Invalid input", sends trimmed values, Cancel returns to view', async () => {
     const r = aRedemption({ code: 'MANUAL-001', isManualProcessing: true });
     const assigned = { ...r, isManualProcessing: false, emailStatus: 'pending', assignedLicenseKey: { licenseKey: 'MANUAL_NEW-KEY-777', downloadLink: 'https://dl.example.com/new.exe' } };
     let current: AdminRedemption = r;
@@ -86,12 +131,20 @@ describe('redemption details modal', () => {
     expect(save).toBeDisabled();
     fireEvent.change(key, { target: { value: '   ' } });
     expect(screen.getByText('License key is required.')).toBeInTheDocument();
+    // SPEC §8 "Bad input": blanks pass the button and are refused with "Invalid input", nothing sent.
+    fireEvent.change(link, { target: { value: 'https://dl.example.com/new.exe' } });
+    expect(save).toBeEnabled();
+    await user.click(save);
+    await waitFor(() => expect(toasts()).toHaveTextContent('Invalid input'));
+    expect(toasts()).toHaveTextContent('License key is required.');
+    expect(server.of('POST', `/api/redemptions/${r.id}/assign-license`)).toHaveLength(0);
     // A url input drops surrounding blanks itself (value sanitisation), so blank it from a value.
     fireEvent.change(link, { target: { value: 'x' } });
     fireEvent.change(link, { target: { value: '  ' } });
     expect(screen.getByText('Download link is required.')).toBeInTheDocument();
     fireEvent.change(key, { target: { value: '  NEW-KEY-777 ' } });
     expect(save).toBeDisabled();
+    act(() => resetToasts());
     fireEvent.change(link, { target: { value: ' https://dl.example.com/new.exe ' } });
     expect(save).toBeEnabled();
 
@@ -123,29 +176,41 @@ describe('redemption details modal', () => {
     await waitFor(() => expect(within(section('License Key')).getByRole('button', { name: 'Save' })).toBeInTheDocument());
   });
 
-  it('Resend Email says "Email sent successfully", or "Failed to Send Email" with the reason', async () => {
+  it('Resend Email says "Email sent successfully", or SPEC §8\'s modal wording "Failed to send email" with the reason or its fallback', async () => {
     const r = aRedemption({ code: 'RESEND-01', assignedLicenseKey: { licenseKey: 'POOL-KEY-1', downloadLink: 'https://dl.example.com/a.exe' } });
-    let fail = false;
+    let fail: 'no' | 'message' | 'bare' = 'no';
     const { user } = open(r, {
       [`POST /api/redemptions/${r.id}/resend-email`]: () =>
-        fail ? { status: 409, body: { statusCode: 409, message: 'This redemption has no license key yet.', error: 'Conflict' } } : { status: 200, body: { success: true, message: 'Email queued for sending' } },
+        fail === 'message'
+          ? { status: 409, body: { statusCode: 409, message: 'This redemption has no license key yet.', error: 'Conflict' } }
+          : fail === 'bare'
+            ? Promise.reject(new TypeError('Failed to fetch'))
+            : { status: 200, body: { success: true, message: 'Email queued for sending' } },
     });
     await user.click(await screen.findByRole('button', { name: 'Resend Email' }));
     await waitFor(() => expect(toasts()).toHaveTextContent('Email sent successfully'));
-    fail = true;
+    fail = 'message';
     // The details refetch after a resend; the button is back (enabled) once they have.
     const again = await screen.findByRole('button', { name: 'Resend Email' });
     await waitFor(() => expect(again).toBeEnabled());
     await user.click(again);
-    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to Send Email'));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to send email'));
     expect(toasts()).toHaveTextContent('This redemption has no license key yet.');
+    expect(toasts()).not.toHaveTextContent('Failed to Send Email');
+    fail = 'bare';
+    act(() => resetToasts());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Resend Email' })).toBeEnabled());
+    await user.click(screen.getByRole('button', { name: 'Resend Email' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to send email'));
+    // No answer at all: the modal's fallback.
+    expect(toasts()).toHaveTextContent('There was an error sending the email.');
+    expect(toasts()).not.toHaveTextContent('Please try again.');
   });
 
   it('a user without permissions sees no assign or resend controls', async () => {
     open(aRedemption({ code: 'NOPERM-01' }), {}, 'shop-manager');
     await screen.findByRole('dialog');
-    await waitFor(() => expect(server.of('GET', '/api/admin/me')).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 50));
+    await permissionsApplied('shop-manager');
     expect(screen.queryByRole('button', { name: 'Assign License' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Resend Email' })).not.toBeInTheDocument();
   });

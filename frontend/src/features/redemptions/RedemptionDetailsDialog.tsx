@@ -14,13 +14,16 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState, type ReactNode } from 'react';
+import { StatusChip } from '../../components/status/StatusChip';
 import { toast } from '../../components/toast';
 import { usePermissions } from '../auth/usePermissions';
 import { EmailStatusChip } from './EmailStatusChip';
 import { errorText } from './errors';
 import { formatDateTime } from './formatDate';
+import { RedemptionHistory } from './RedemptionHistory';
 import {
   displayLicenseKey,
+  invalidAssignment,
   isMacProduct,
   useAssignLicenseMutation,
   useGetRedemptionQuery,
@@ -56,7 +59,10 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
 
 const NOT_PROVIDED = 'Not provided';
 
-/** SPEC §5 manual assignment: both fields non-empty after trim, sent trimmed; Save disabled while either is empty. */
+/**
+ * SPEC §5 manual assignment: both fields non-empty after trim, sent trimmed; Save disabled while either is empty.
+ * Blanks alone pass the button and are refused with SPEC §8's "Invalid input" toast.
+ */
 function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; onDone: () => void }) {
   const [licenseKey, setLicenseKey] = useState(displayLicenseKey(redemption.assignedLicenseKey?.licenseKey));
   const [downloadLink, setDownloadLink] = useState(redemption.assignedLicenseKey?.downloadLink ?? '');
@@ -68,7 +74,12 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
   const linkError = touched.downloadLink && !link ? 'Download link is required.' : undefined;
 
   async function save() {
-    if (!key || !link) return;
+    const invalid = invalidAssignment(key, link);
+    if (invalid) {
+      setTouched({ licenseKey: true, downloadLink: true });
+      toast({ title: 'Invalid input', description: invalid, variant: 'destructive' });
+      return;
+    }
     try {
       await assign({ id: redemption.id, licenseKey: key, downloadLink: link }).unwrap();
       toast({ title: 'License assigned successfully', variant: 'success' });
@@ -118,7 +129,7 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
         placeholder="https://"
       />
       <Stack direction="row" spacing={1}>
-        <Button type="submit" variant="contained" disabled={!key || !link || isLoading}>
+        <Button type="submit" variant="contained" disabled={!licenseKey || !downloadLink || isLoading}>
           {isLoading ? 'Saving...' : 'Save'}
         </Button>
         <Button onClick={onDone} disabled={isLoading}>
@@ -145,7 +156,8 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
       await resend(redemption.id).unwrap();
       toast({ title: 'Email sent successfully', variant: 'success' });
     } catch (err) {
-      toast({ title: 'Failed to Send Email', description: errorText(err, 'There was an error sending the email. Please try again.'), variant: 'destructive' });
+      // SPEC §8: the modal's wording (the dashboard row says "Failed to Send Email").
+      toast({ title: 'Failed to send email', description: errorText(err, 'There was an error sending the email.'), variant: 'destructive' });
     }
   }
 
@@ -224,11 +236,21 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
             <EmailStatusChip status={redemption.emailStatus} />
           </Field>
           <Field label="Exported">{redemption.exported ? `Yes (${formatDateTime(redemption.exportedAt) || 'Not available'})` : 'No'}</Field>
+          {redemption.refundedAt && (
+            <Field label="Refunded">
+              <StatusChip color="warning" variant="outlined" label="Refunded" /> {formatDateTime(redemption.refundedAt)}: the voucher was
+              refunded after redemption; the customer keeps the licence.
+            </Field>
+          )}
           {can('emails.resend') && (
             <Button sx={{ mt: 1 }} variant="contained" startIcon={<SendIcon />} onClick={() => void resendEmail()} disabled={resending}>
               {resending ? 'Sending...' : 'Resend Email'}
             </Button>
           )}
+        </Section>
+        <Divider />
+        <Section title="History">
+          <RedemptionHistory redemptionId={redemption.id} />
         </Section>
       </DialogContent>
     </Dialog>

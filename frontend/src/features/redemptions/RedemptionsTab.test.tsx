@@ -1,41 +1,11 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Toaster } from '../../components/toast';
-import { resetToasts } from '../../components/toast/toastStore';
-import { renderWithProviders } from '../../test/renderWithProviders';
-import { signIn } from '../admin/adminTesting';
-import { installAdminSession } from '../auth/session';
-import { adminServer, aRedemption, meOf, pageOf, type AdminHandler } from './adminTestServer';
+import { aRedemption, pageOf } from './adminTestServer';
 import { pageWindow, showingText } from '../../components/pagination/pageItems';
-import { RedemptionsTab } from './RedemptionsTab';
+import { TAGS_BY_EVENT } from '../admin/realtime';
 import { redemptionListParams, type AdminRedemption } from './redemptionsApi';
+import { open, rowOf, server, setUpRedemptionsTab, table, toasts } from './redemptionsTabKit';
 
-let server: ReturnType<typeof adminServer>;
-
-beforeEach(() => {
-  installAdminSession();
-  signIn('test-token', 'refresh-1');
-});
-afterEach(() => {
-  server?.restore();
-  act(() => resetToasts());
-  localStorage.clear();
-  jest.useRealTimers();
-});
-
-function open(showExported: boolean, { role = 'admin' as 'admin' | 'operator', list, extra = {} }: { role?: 'admin' | 'operator'; list: AdminHandler; extra?: Record<string, AdminHandler> }) {
-  server = adminServer({ 'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }), 'GET /api/redemptions': list, ...extra });
-  return renderWithProviders(
-    <>
-      <RedemptionsTab showExported={showExported} />
-      <Toaster />
-    </>,
-  );
-}
-
-const table = () => screen.getByRole('table');
-/** The toast region (outside an open dialog, so looked up by its label rather than by role). */
-const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
-const rowOf = (code: string) => within(table()).getByText(code).closest('tr')!;
+setUpRedemptionsTab();
 
 describe('page buttons and "showing" text', () => {
   it('shows up to 5 page buttons around the current page, kept inside the range', () => {
@@ -154,7 +124,7 @@ describe('Recent Redemptions tab', () => {
     expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
   });
 
-  it('the Assign Licenses dialog needs both fields after trim, warns, sends them trimmed and says "Assigning..."', async () => {
+  it('the Assign Licenses dialog needs both fields after trim ("Invalid input" for blanks), warns, sends them trimmed and says "Assigning..."', async () => {
     let answer!: (v: { status: number; body: unknown }) => void;
     const a = aRedemption({ code: 'WAIT-0001', isManualProcessing: true });
     const b = aRedemption({ code: 'WAIT-0002', isManualProcessing: true });
@@ -178,9 +148,15 @@ describe('Recent Redemptions tab', () => {
     fireEvent.blur(key);
     expect(within(dialog).getByText('License key is required.')).toBeInTheDocument();
     fireEvent.change(link, { target: { value: 'https://dl.example.com/office.exe' } });
-    expect(submit).toBeDisabled();
+    // SPEC §8 "Bad input": blanks alone pass the button and are refused with "Invalid input", nothing sent.
+    expect(submit).toBeEnabled();
+    await user.click(submit);
+    await waitFor(() => expect(toasts()).toHaveTextContent('Invalid input'));
+    expect(toasts()).toHaveTextContent('License key is required.');
+    expect(server.of('POST', '/api/redemptions/bulk-assign-license')).toHaveLength(0);
     fireEvent.change(key, { target: { value: '  VOL-KEY-12345  ' } });
     expect(submit).toBeEnabled();
+    fireEvent.change(link, { target: { value: 'x' } });
     fireEvent.change(link, { target: { value: '  ' } });
     fireEvent.blur(link);
     expect(submit).toBeDisabled();
@@ -238,6 +214,36 @@ describe('Recent Redemptions tab', () => {
     expect(alert).toHaveTextContent('SMTP down');
   });
 
+  it('a resend from the row that gets no answer says SPEC §8\'s dashboard fallback', async () => {
+    const r = aRedemption({ code: 'NET-00001' });
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([r]) }),
+      extra: {
+        [`POST /api/redemptions/${r.id}/resend-email`]: () => {
+          throw new TypeError('Failed to fetch');
+        },
+      },
+    });
+    await screen.findByText('NET-00001');
+    await user.click(within(rowOf('NET-00001')).getByRole('button', { name: 'Resend email for NET-00001' }));
+    await waitFor(() => expect(toasts()).toHaveTextContent('Failed to Send Email'));
+    expect(toasts()).toHaveTextContent('There was an error sending the email. Please try again.');
+  });
+
+  it('is not polled: only socket events and the user\'s own changes read the list again (SPEC §7)', async () => {
+    jest.useFakeTimers();
+    open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'POLL-0001' })]) }) });
+    await screen.findByText('POLL-0001');
+    const reads = server.of('GET', '/api/redemptions').length;
+    await act(async () => {
+      await jest.advanceTimersByTimeAsync(60_000);
+    });
+    expect(server.of('GET', '/api/redemptions')).toHaveLength(reads);
+    // What polling used to cover comes from the socket: a manual or Mac redemption (voucherUpdate) and an e-mail outcome.
+    expect(TAGS_BY_EVENT.voucherUpdate).toContain('Redemptions');
+    expect(TAGS_BY_EVENT.emailStatus).toContain('Redemptions');
+  });
+
   it('an operator sees no delete, no customer-data export and no Fix Pending Emails, but may export selected rows and assign', async () => {
     const { user } = open(false, { role: 'operator', list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'OPS-00001' })]) }) });
     await screen.findByText('OPS-00001');
@@ -252,84 +258,6 @@ describe('Recent Redemptions tab', () => {
     expect(within(bar).queryByRole('button', { name: 'Delete Selected' })).not.toBeInTheDocument();
   });
 
-  it('a failed export shows the server message', async () => {
-    const { user } = open(false, {
-      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXP-00001' })]) }),
-      extra: { 'GET /api/export/redeemed-vouchers': () => ({ status: 404, body: { statusCode: 404, message: 'No redeemed vouchers found to export.', error: 'Not Found' } }) },
-    });
-    await screen.findByText('EXP-00001');
-    await user.click(await screen.findByRole('button', { name: 'Export CSV' }));
-    const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent('Export failed');
-    expect(alert).toHaveTextContent('No redeemed vouchers found to export.');
-    const req = server.of('GET', '/api/export/redeemed-vouchers')[0];
-    expect(req.query.get('format')).toBe('csv');
-  });
-});
-
-describe('exports', () => {
-  const saved: string[] = [];
-  let click: jest.SpyInstance;
-  beforeEach(() => {
-    saved.length = 0;
-    // jsdom has no blob URLs and no downloads: record the name the file would be saved under.
-    Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => undefined });
-    click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-      saved.push(this.download);
-    });
-  });
-  afterEach(() => click.mockRestore());
-
-  const csvFile = (name: string) => ({ status: 200, body: 'Voucher Code\r\nX\r\n', headers: { 'Content-Type': 'text/csv', 'Content-Disposition': `attachment; filename="${name}"` } });
-
-  it('Export Selected TXT posts the selected ids, saves the server\'s filename, clears the selection and reloads the list', async () => {
-    const a = aRedemption({ code: 'SEL-00001' });
-    const { user } = open(false, {
-      list: () => ({ status: 200, body: pageOf([a]) }),
-      extra: { 'POST /api/export/selected-redemptions': () => csvFile('selected-redemptions-2025-09-01.txt') },
-    });
-    await screen.findByText('SEL-00001');
-    await user.click(within(rowOf('SEL-00001')).getByRole('checkbox'));
-    const listCalls = server.of('GET', '/api/redemptions').length;
-    await user.click(screen.getByRole('button', { name: 'Export Selected TXT' }));
-    await waitFor(() => expect(saved).toEqual(['selected-redemptions-2025-09-01.txt']));
-    expect(server.of('POST', '/api/export/selected-redemptions')[0].body).toEqual({ redemptionIds: [a.id], format: 'txt' });
-    await waitFor(() => expect(toasts()).toHaveTextContent('Export Successful'));
-    expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
-    await waitFor(() => expect(server.of('GET', '/api/redemptions').length).toBeGreaterThan(listCalls));
-  });
-
-  it('Export CSV of the exported tab sends its filter; a 401 renews the access token once and tries again', async () => {
-    let calls = 0;
-    const { user } = open(true, {
-      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXPD-0009', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' })]) }),
-      extra: {
-        'GET /api/export/redeemed-vouchers': () =>
-          ++calls === 1 ? { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } } : csvFile('redeemed-vouchers-2025-09-01.csv'),
-        'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'test-token-2', refreshToken: 'refresh-2', requiresTwoFactor: false } }),
-      },
-    });
-    await screen.findByText('EXPD-0009');
-    await user.click(screen.getByRole('combobox', { name: 'Email Status' }));
-    await user.click(screen.getByRole('option', { name: 'Sent' }));
-    await user.click(await screen.findByRole('button', { name: 'Export CSV' }));
-    await waitFor(() => expect(saved).toEqual(['redeemed-vouchers-2025-09-01.csv']));
-    const [first, second] = server.of('GET', '/api/export/redeemed-vouchers');
-    expect(Object.fromEntries(second.query)).toEqual({ format: 'csv', emailStatus: 'sent', showExported: 'true' });
-    expect(first.query.toString()).toBe(second.query.toString());
-    expect([first.auth, second.auth]).toEqual(['Bearer test-token', 'Bearer test-token-2']);
-    expect(server.of('POST', '/api/admin/refresh').map((r) => r.body)).toEqual([{ refreshToken: 'refresh-1' }]);
-  });
-
-  it('without a stored token an export says "Authentication required"', async () => {
-    const { user } = open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'NOTOK-001' })]) }) });
-    await screen.findByText('NOTOK-001');
-    const exportCsv = await screen.findByRole('button', { name: 'Export CSV' });
-    localStorage.clear();
-    await user.click(exportCsv);
-    await waitFor(() => expect(toasts()).toHaveTextContent('Authentication required'));
-    expect(server.of('GET', '/api/export/redeemed-vouchers')).toHaveLength(0);
-  });
 });
 
 describe('Exported Vouchers tab', () => {

@@ -1,4 +1,3 @@
-import DeleteIcon from '@mui/icons-material/Delete';
 import SendIcon from '@mui/icons-material/Send';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import Checkbox from '@mui/material/Checkbox';
@@ -13,8 +12,10 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
+import { StatusChip } from '../../components/status/StatusChip';
 import { usePermissions } from '../auth/usePermissions';
 import { EmailStatusChip } from './EmailStatusChip';
+import { DeleteButton } from '../../components/actions/DeleteButton';
 import { formatDateTime } from './formatDate';
 import { voucherCodeOf, type AdminRedemption } from './redemptionsApi';
 import { isSelectable, type RedemptionList } from './useRedemptionList';
@@ -94,7 +95,18 @@ export function RedemptionsTable({
                     )}
                   </TableCell>
                 )}
-                <TableCell sx={{ fontFamily: 'monospace' }}>{code}</TableCell>
+                <TableCell>
+                  <Typography variant="body2" sx={{ fontFamily: 'monospace' }}>
+                    {code}
+                  </Typography>
+                  {r.refundedAt && (
+                    <Tooltip title={`Refunded ${formatDateTime(r.refundedAt)}: the customer keeps the licence`}>
+                      <span>
+                        <StatusChip color="warning" variant="outlined" label="Refunded" />
+                      </span>
+                    </Tooltip>
+                  )}
+                </TableCell>
                 <TableCell>
                   <Typography variant="body2">{`${r.customer.firstName} ${r.customer.lastName}`}</Typography>
                   <Typography variant="caption" sx={{ color: 'text.secondary' }}>
@@ -121,11 +133,7 @@ export function RedemptionsTable({
                     </Tooltip>
                   )}
                   {!showExported && canDelete && (
-                    <Tooltip title="Delete">
-                      <IconButton size="small" color="error" aria-label={`Delete ${code}`} onClick={() => onDelete(r.id)}>
-                        <DeleteIcon fontSize="small" />
-                      </IconButton>
-                    </Tooltip>
+                    <DeleteButton label={code} onClick={() => onDelete(r.id)} />
                   )}
                 </TableCell>
               </TableRow>

@@ -25,6 +25,8 @@ export interface AdminRedemption {
   redeemedAt: string;
   exported: boolean;
   exportedAt: string | null;
+  /** DECISIONS §13: its code was refunded after redemption (the customer keeps the key). */
+  refundedAt?: string | null;
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
 
@@ -65,6 +67,26 @@ export function redemptionListParams(q: Omit<RedemptionsQuery, 'page' | 'limit'>
 
 const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 
+/** DECISIONS §14: one event of `GET /api/redemptions/{id}/history`. */
+export interface RedemptionHistoryEvent {
+  at: string;
+  type: 'redeemed' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'deleted';
+  /** A staff username, "Customer" or "System"; null when the audit trail does not say. */
+  actor: string | null;
+  description: string;
+  provider: string | null;
+  error: string | null;
+  /** Masked by the server for callers without licenses.view. */
+  licenseKey: string | null;
+}
+
+export interface RedemptionHistory {
+  redemptionId: string;
+  exists: boolean;
+  /** Oldest first. */
+  events: RedemptionHistoryEvent[];
+}
+
 export const redemptionsApi = api.injectEndpoints({
   endpoints: (build) => ({
     getRedemptions: build.query<RedemptionsPage, RedemptionsQuery>({
@@ -73,6 +95,11 @@ export const redemptionsApi = api.injectEndpoints({
     }),
     getRedemption: build.query<AdminRedemption, string>({
       query: (id) => `redemptions/${id}`,
+      providesTags: (_r, _e, id) => [{ type: 'Redemptions', id }],
+    }),
+    // The redemption's own tag: a resend or an assignment refreshes its history with its details.
+    getRedemptionHistory: build.query<RedemptionHistory, string>({
+      query: (id) => `redemptions/${id}/history`,
       providesTags: (_r, _e, id) => [{ type: 'Redemptions', id }],
     }),
     resendEmail: build.mutation<{ success: boolean; message: string }, string>({
@@ -105,6 +132,7 @@ export const redemptionsApi = api.injectEndpoints({
 export const {
   useGetRedemptionsQuery,
   useGetRedemptionQuery,
+  useGetRedemptionHistoryQuery,
   useResendEmailMutation,
   useAssignLicenseMutation,
   useBulkAssignLicenseMutation,
@@ -124,6 +152,13 @@ export const MANUAL_PREFIX = 'MANUAL_';
 export function displayLicenseKey(key: string | null | undefined): string {
   if (!key) return '';
   return key.startsWith(MANUAL_PREFIX) ? key.slice(MANUAL_PREFIX.length) : key;
+}
+
+/** SPEC §5 licence assignment (single and bulk): the message of the first empty field after trim, if any. */
+export function invalidAssignment(licenseKey: string, downloadLink: string): string | undefined {
+  if (!licenseKey.trim()) return 'License key is required.';
+  if (!downloadLink.trim()) return 'Download link is required.';
+  return undefined;
 }
 
 /** SPEC §9: a product name containing "mac" (any case) is a Mac product. */

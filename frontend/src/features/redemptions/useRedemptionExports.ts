@@ -45,10 +45,10 @@ export function useRedemptionExports(list: RedemptionList) {
       list.clearSelection,
     );
 
+  // SPEC §7: Recent Redemptions sends only the format; Exported Vouchers adds showExported=true, emailStatus, search.
   const exportAll = (format: ExportFormat) =>
     exportFile(() => {
-      const params = new URLSearchParams({ format, ...redemptionListParams({ emailStatus, showExported, search }) });
-      if (!showExported) params.delete('showExported');
+      const params = new URLSearchParams(showExported ? { format, ...redemptionListParams({ emailStatus, showExported, search }) } : { format });
       return downloadFile(`/api/export/redeemed-vouchers?${params}`, undefined, `redeemed-vouchers-${today()}.${format}`);
     }, 'Export failed');
 

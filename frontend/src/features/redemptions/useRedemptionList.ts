@@ -4,11 +4,6 @@ import { useDebouncedValue } from './useDebouncedValue';
 
 /** SPEC §9: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
-/**
- * A manual or Mac redemption is announced only as `voucherUpdate` (SPEC §4: products and stats), so the list
- * also follows new redemptions the way the stat cards do (SPEC §9: every 10 s).
- */
-export const REDEMPTIONS_POLL_MS = 10_000;
 
 /** A redemption that already has a licence key cannot be selected for bulk actions (SPEC §2). */
 export const isSelectable = (r: AdminRedemption) => !r.assignedLicenseKey;
@@ -25,10 +20,8 @@ export function useRedemptionList(showExported: boolean) {
   const search = useDebouncedValue(searchInput).trim();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
 
-  const { data, isFetching, error } = useGetRedemptionsQuery(
-    { page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search },
-    { pollingInterval: REDEMPTIONS_POLL_MS },
-  );
+  // Not polled (SPEC §7: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
+  const { data, isFetching, error } = useGetRedemptionsQuery({ page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search });
 
   useEffect(() => {
     setPage(1);

@@ -16,6 +16,7 @@ import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { useStatsQuery } from '../dashboard/dashboardApi';
 import { useProductsQuery } from '../products/productsApi';
 import { CleanSystemDialog } from './CleanSystemDialog';
+import { WebhooksCard } from './WebhooksCard';
 
 const FEATURES = [
   'Voucher redemption with automatic license assignment',
@@ -89,6 +90,11 @@ export function SettingsTab() {
             </CardContent>
           </Card>
           <CleanSystemDialog open={cleaning} onClose={() => setCleaning(false)} />
+        </Grid>
+      )}
+      {can(PERMISSIONS.webhooksManage) && (
+        <Grid size={12}>
+          <WebhooksCard />
         </Grid>
       )}
     </Grid>

@@ -15,7 +15,8 @@ export function SiteFooter({ showSupportEmail = false }: { showSupportEmail?: bo
       <Container maxWidth="lg">
         <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
           <Box>
-            <Typography variant="body2" sx={{ color: 'text.secondary' }}>
+            {/* A prerendered page carries the year of its build; the browser's own may be later. */}
+            <Typography variant="body2" sx={{ color: 'text.secondary' }} suppressHydrationWarning>
               © {year} {companyName}. All rights reserved.
             </Typography>
             {companyAddress && (

@@ -3,12 +3,16 @@ import Box from '@mui/material/Box';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
+import { ResendEmailLink } from '../resend/ResendEmailLink';
 import { usePublicConfig } from '../site/usePublicConfig';
 
 const TOPICS = ['Installation troubleshooting', 'Activation issues', 'Product key problems', 'Compatibility questions'];
 
-/** "Need help?" panel of the success pages: e-mail support and the topics it covers. */
-export function HelpPanel() {
+/**
+ * "Need help?" panel of the success pages: e-mail support, the topics it covers, and "Didn't get the e-mail?"
+ * (the customer's address from the token answer filled in).
+ */
+export function HelpPanel({ email }: { email?: string }) {
   const { supportEmail } = usePublicConfig();
   return (
     <Paper variant="outlined" component="section" aria-labelledby="help-title" sx={{ p: 3 }}>
@@ -27,6 +31,9 @@ export function HelpPanel() {
             {topic}
           </Typography>
         ))}
+      </Box>
+      <Box sx={{ mt: 2 }}>
+        <ResendEmailLink email={email} />
       </Box>
     </Paper>
   );

@@ -14,7 +14,7 @@ import { useDocumentTitle } from '../site/useDocumentTitle';
 import { HelpPanel } from './HelpPanel';
 import { MAC_PACKAGES, MAC_REQUIREMENTS, type MacPackage } from './macPackages';
 import { ReturnHomeButton } from './ReturnHomeButton';
-import { SuccessTokenGate } from './SuccessTokenGate';
+import { SuccessTokenGate, VerifyingAccess } from './SuccessTokenGate';
 
 function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
   const titleId = `mac-package-${step}`;
@@ -33,7 +33,7 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
         <Typography variant="body2" sx={{ color: 'text.secondary', mb: 1 }}>
           {pkg.description}
         </Typography>
-        <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
+        <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
           <Chip size="small" label={pkg.file} />
           <Chip size="small" label={pkg.size} />
           {pkg.version && <Chip size="small" label={`Version ${pkg.version}`} />}
@@ -54,7 +54,12 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
   );
 }
 
-export function MacResult({ customerEmail }: { customerEmail: string }) {
+/**
+ * The Mac result. Everything but the customer's e-mail is the same for every token, so while the token is
+ * checked (`customerEmail` undefined) the page is already drawn, with "Verifying access..." in the e-mail's
+ * line: the build prerenders it so, and the answer then fills in that one line of fixed height.
+ */
+export function MacResult({ customerEmail }: { customerEmail?: string }) {
   return (
     <Stack spacing={3}>
       <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center' }}>
@@ -63,13 +68,21 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
           Redemption Successful!
         </Typography>
         <Typography>
-          Installation instructions and download links have been sent to <strong>{customerEmail}</strong>.
+          Installation instructions and download links have been sent to{' '}
+          {customerEmail === undefined ? (
+            <Box component="span" sx={{ display: 'flex', justifyContent: 'center', minHeight: '1.5em', color: 'text.secondary' }}>
+              <VerifyingAccess size={16} />
+            </Box>
+          ) : (
+            <Box component="strong" sx={{ display: 'block', minHeight: '1.5em', overflowWrap: 'anywhere' }}>
+              {customerEmail}
+            </Box>
+          )}
         </Typography>
         <Typography variant="body2" sx={{ color: 'text.secondary', mt: 1 }}>
           Can't find the e-mail? Please check your spam or junk folder.
         </Typography>
       </Paper>
-
       <Box component="section" aria-labelledby="mac-packages-title">
         <Typography id="mac-packages-title" variant="h2" sx={{ mb: 2, display: 'flex', alignItems: 'center', gap: 1 }}>
           <LaptopMacIcon color="primary" aria-hidden /> Installation packages
@@ -97,7 +110,7 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
             The installation may take 10-15 minutes.
           </Alert>
         </Paper>
-        <HelpPanel />
+        <HelpPanel email={customerEmail} />
       </Box>
       <ReturnHomeButton />
     </Stack>
@@ -109,7 +122,7 @@ export function MacSuccessPage() {
   useDocumentTitle('Your Office License for Mac', 'Your Office 2024 installation set for Mac: the three packages to install, in order.');
   return (
     <PublicLayout footer={<SiteFooter />}>
-      <SuccessTokenGate>{(data) => <MacResult customerEmail={data.customerEmail} />}</SuccessTokenGate>
+      <SuccessTokenGate>{(data) => <MacResult customerEmail={data?.customerEmail} />}</SuccessTokenGate>
     </PublicLayout>
   );
 }

@@ -12,6 +12,11 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
+/** The "Access Denied" panel (an alert; the page's frame has alerts of its own while the token is checked). */
+async function deniedPanel(): Promise<HTMLElement> {
+  return (await screen.findByRole('heading', { name: 'Access Denied' })).closest<HTMLElement>('[role="alert"]')!;
+}
+
 function serve(token: Handler) {
   server = fakeServer({ 'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }), 'GET /api/success-token/*': token });
 }
@@ -31,21 +36,49 @@ describe('success pages', () => {
     expect(server.requests.some((r) => r.path.startsWith('/api/success-token'))).toBe(false);
   });
 
-  it('show "Verifying access..." while the token is checked', async () => {
+  it('show "Verifying access..." in the frame while the token is checked: Windows with a key placeholder', async () => {
     let answer!: (v: { status: number; body: unknown }) => void;
     serve(() => new Promise((resolve) => (answer = resolve)));
     renderRoutes(routes, '/success/windows?token=abc');
-    expect(await screen.findByText('Verifying access...')).toBeInTheDocument();
+    expect((await screen.findByText('Verifying access...')).closest('[role="status"]')).not.toBeNull();
+    expect(screen.queryByRole('heading', { name: 'Download Ready' })).not.toBeInTheDocument();
+    // The key panel waits with a placeholder as long as a key; nothing to copy or show yet.
+    expect(screen.getByTestId('product-key')).toHaveTextContent('•••••-•••••-•••••-•••••-•••••');
+    expect(screen.getByRole('button', { name: 'Copy Product Key' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Show product key' })).toBeDisabled();
+    expect(screen.getByRole('region', { name: 'Installation Steps' })).toBeInTheDocument();
     act(() => answer({ status: 200, body: windowsResult }));
     expect(await screen.findByRole('heading', { name: 'Download Ready' })).toBeInTheDocument();
+    expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
+    expect(screen.getByTestId('product-key')).toHaveTextContent('ABCDE-•••••-•••••-•••••-UVWXY');
+    expect(screen.getByRole('button', { name: 'Copy Product Key' })).toBeEnabled();
+  });
+
+  it('Mac: the page is drawn while the token is checked, "Verifying access..." where the e-mail goes', async () => {
+    let answer!: (v: { status: number; body: unknown }) => void;
+    serve(() => new Promise((resolve) => (answer = resolve)));
+    renderRoutes(routes, '/success/mac?token=abc');
+    expect(await screen.findByText('Verifying access...')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
+    expect(within(screen.getByRole('region', { name: 'Installation packages' })).getAllByRole('listitem')).toHaveLength(3);
+    act(() => answer({ status: 200, body: { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: '' } }));
+    expect(await screen.findByText('mac.user@example.com')).toBeInTheDocument();
+    expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
+  });
+
+  it('a rejected token replaces the frame with "Access Denied"', async () => {
+    serve(() => ({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
+    renderRoutes(routes, '/success/mac?token=nope');
+    expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Redemption Successful!' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Installation packages' })).not.toBeInTheDocument();
   });
 
   it('a rejected token shows "Access Denied" with the server message, then goes home after 3000 ms', async () => {
     jest.useFakeTimers();
     serve(() => ({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
     const { location } = renderRoutes(routes, '/success/windows?token=nope');
-    const alert = await screen.findByRole('alert');
-    expect(within(alert).getByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
+    const alert = await deniedPanel();
     expect(alert).toHaveTextContent('Invalid or expired access token');
     expect(alert).toHaveTextContent('Redirecting to home page...');
     act(() => jest.advanceTimersByTime(2000));
@@ -57,13 +90,13 @@ describe('success pages', () => {
   it('a failed check without a message says "Failed to verify token"; no answer at all says "Access denied"', async () => {
     serve(() => ({ status: 500 }));
     const first = renderRoutes(routes, '/success/mac?token=t1');
-    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to verify token');
+    expect(await deniedPanel()).toHaveTextContent('Failed to verify token');
     first.unmount();
     server.restore();
     server = fakeServer({ 'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }) });
     globalThis.fetch = () => Promise.reject(new TypeError('Failed to fetch'));
     renderRoutes(routes, '/success/mac?token=t2');
-    expect(await screen.findByRole('alert')).toHaveTextContent('Access denied');
+    expect(await deniedPanel()).toHaveTextContent('Access denied');
   });
 
   it('manual processing: "Processing Your License", three steps and "What\'s Next?"', async () => {
@@ -124,8 +157,9 @@ describe('success pages', () => {
   it('Mac: "Redemption Successful!" with the e-mail, three packages in order, requirements', async () => {
     serve(() => ({ status: 200, body: { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: 'https://x.test/mac.pkg' } }));
     renderRoutes(routes, '/success/mac?token=mac');
-    expect(await screen.findByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
-    expect(screen.getByText('mac.user@example.com')).toBeInTheDocument();
+    // The heading is part of the frame drawn while the token is checked; the e-mail is the answer's.
+    expect(await screen.findByText('mac.user@example.com')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
     const packages = within(screen.getByRole('region', { name: 'Installation packages' })).getAllByRole('listitem');
     expect(packages.map((p) => within(p).getByRole('heading').textContent)).toEqual(['Office Removal Tool', 'Office 2024 Installer', 'License Activation']);
     expect(packages[0]).toHaveTextContent('5.2 MB');

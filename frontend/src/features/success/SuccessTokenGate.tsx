@@ -20,17 +20,18 @@ function StatePanel({ icon, title, children, tone }: { icon: ReactNode; title: s
   );
 }
 
-/** The four states of a success page (SPEC §2): verifying, access denied, no data, and the result. */
-export function SuccessTokenGate({ children }: { children: (data: SuccessTokenView) => ReactNode }) {
+/**
+ * The four states of a success page (SPEC §2): verifying, access denied, no data, and the result. The result
+ * and the verifying state are the same page: `children(undefined)` draws its frame (what every valid token
+ * shows, with "Verifying access..." where the answer goes), `children(data)` fills it in. The build
+ * prerenders the frame (frontend/build/page-files.mts), so it is on screen before the app has loaded, and
+ * the answer changes only what depends on it: nothing moves (layout shift) and nothing larger appears late.
+ */
+export function SuccessTokenGate({ children }: { children: (data: SuccessTokenView | undefined) => ReactNode }) {
   const state = useSuccessToken();
   switch (state.status) {
     case 'loading':
-      return (
-        <Box role="status" sx={{ display: 'grid', placeItems: 'center', gap: 2, minHeight: '40vh' }}>
-          <CircularProgress aria-hidden />
-          <Typography>Verifying access...</Typography>
-        </Box>
-      );
+      return <>{children(undefined)}</>;
     case 'error':
       return (
         <StatePanel tone="error" title="Access Denied" icon={<BlockIcon sx={{ fontSize: 48 }} aria-hidden />}>
@@ -52,4 +53,14 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
     case 'ready':
       return <>{children(state.data)}</>;
   }
+}
+
+/** "Verifying access..." with its spinner (SPEC §2), where a success page shows what the token's answer says. */
+export function VerifyingAccess({ size = 40 }: { size?: number }) {
+  return (
+    <Box component="span" role="status" sx={{ display: 'inline-flex', alignItems: 'center', justifyContent: 'center', gap: 1.5 }}>
+      <CircularProgress size={size} aria-hidden />
+      <span>Verifying access...</span>
+    </Box>
+  );
 }

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
+import { useHydrated } from '../../app/useHydrated';
 import { bodyMessage, httpStatus } from '../../utils/httpError';
 import { useGetSuccessTokenQuery, type SuccessTokenView } from './successApi';
 
@@ -18,16 +19,19 @@ export type SuccessTokenState =
 /**
  * SPEC §4 success pages: the `token` query parameter is checked with the server. No token: home at once.
  * A failed check (server message, else "Failed to verify token"; no answer at all: "Access denied") or an
- * empty answer: home after 3000 ms.
+ * empty answer: home after 3000 ms. The page is prerendered in its loading state (frontend/build/page-files.mts),
+ * so it stays `loading` until the browser has hydrated that markup, whatever the cache already holds.
  */
 export function useSuccessToken(): SuccessTokenState {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const token = params.get('token')?.trim() ?? '';
+  const hydrated = useHydrated();
   const { data, error, isLoading, isFetching, isError } = useGetSuccessTokenQuery(token, { skip: !token });
 
   let state: SuccessTokenState;
-  if (!token) state = { status: 'error', message: TOKEN_MISSING };
+  if (!hydrated) state = { status: 'loading' };
+  else if (!token) state = { status: 'error', message: TOKEN_MISSING };
   else if (isLoading || (isFetching && !data)) state = { status: 'loading' };
   else if (isError) state = { status: 'error', message: httpStatus(error) !== undefined ? (bodyMessage(error) ?? VERIFY_FAILED) : ACCESS_DENIED };
   else if (!data) state = { status: 'empty' };

@@ -28,6 +28,7 @@ function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120,
       const total = redeemedOnly === 'true' ? totals.redeemed : redeemedOnly === 'false' ? totals.unredeemed : totals.all;
       return { status: 200, body: codesPage(Number(req.query.get('offset')), Number(req.query.get('limit')), total, redeemedOnly === 'true') };
     },
+    [`GET /api/products/${PRODUCT.id}/batches`]: () => ({ status: 200, body: [] }),
     'DELETE /api/products/*': (req) => ({ status: 200, body: { message: `${(req.body as { voucherCodeIds?: string[] }).voucherCodeIds?.length ?? 120} voucher codes deleted.`, deletedCount: 2 } }),
   };
 }
@@ -147,6 +148,43 @@ describe('voucher codes modal', () => {
     expect(await within(dialog).findByText('No unredeemed codes found')).toBeInTheDocument();
     await user.click(within(dialog).getByRole('tab', { name: 'Redeemed' }));
     expect(await within(dialog).findByText('No redeemed voucher codes found')).toBeInTheDocument();
+  });
+});
+
+describe('voucher codes modal: the Void tab', () => {
+  it('lists void codes (status=void) as "Void" with their void date, never selectable or deletable', async () => {
+    const { user, dialog } = await openModal('admin');
+    server.restore();
+    server = adminServer({
+      ...calls('admin'),
+      [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => {
+        if (req.query.get('status') !== 'void') return { status: 200, body: codesPage(0, 50, 123) };
+        const page = codesPage(0, 50, 2, false, 2);
+        return {
+          status: 200,
+          body: { ...page, codes: page.codes.map((c) => ({ ...c, status: 'void', voidedAt: '2026-11-03T10:00:00.000Z' })) },
+        };
+      },
+    });
+    await user.click(within(dialog).getByRole('tab', { name: 'Void' }));
+    await within(dialog).findByText('Showing 1-2 of 2 codes');
+    expect(listCalls().at(-1)).toMatchObject({ offset: '0', status: 'void' });
+    expect(listCalls().at(-1)).not.toHaveProperty('redeemedOnly');
+    expect(within(dialog).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Voucher Code', 'Status', 'Created Date', 'Voided Date']);
+    expect(within(dialog).getAllByText('Void', { selector: '.MuiChip-label' })).toHaveLength(2);
+    expect(within(dialog).queryByRole('checkbox')).not.toBeInTheDocument();
+    expect(within(dialog).queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
+  });
+
+  it('says so when there is no void code', async () => {
+    const { user, dialog } = await openModal('admin');
+    server.restore();
+    server = adminServer({
+      ...calls('admin'),
+      [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => ({ status: 200, body: codesPage(0, 50, req.query.get('status') === 'void' ? 0 : 123) }),
+    });
+    await user.click(within(dialog).getByRole('tab', { name: 'Void' }));
+    expect(await within(dialog).findByText('No void codes found')).toBeInTheDocument();
   });
 });
 

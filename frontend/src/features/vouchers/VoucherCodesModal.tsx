@@ -25,6 +25,7 @@ const COLUMNS = {
   all: ['code', 'status', 'created', 'customer', 'actions'],
   unredeemed: ['select', 'code', 'status', 'created', 'actions'],
   redeemed: ['code', 'status', 'redeemedBy', 'redeemedAt'],
+  void: ['code', 'status', 'created', 'voidedAt'],
 } as const;
 
 /** SPEC §2 modal version of the voucher codes list. */
@@ -49,6 +50,7 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
           <Tab value="all" label="All" />
           <Tab value="unredeemed" label="Unredeemed" />
           <Tab value="redeemed" label="Redeemed" />
+          <Tab value="void" label="Void" />
         </Tabs>
         {list.tab === 'unredeemed' && (
           <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap', mb: 1 }}>

@@ -22,6 +22,7 @@ import { useDocumentTitle } from '../site/useDocumentTitle';
 import { useVoucherCodeList } from './useVoucherCodeList';
 import { useVoucherDeleteConfirm } from './VoucherDeleteConfirm';
 import { VoucherCodesTable } from './VoucherCodesTable';
+import { UploadBatches } from './UploadBatches';
 import type { VoucherTab } from './vouchersApi';
 
 /** SPEC §9: the page lists 100 codes a page (offset-based, zero-based page). */
@@ -33,6 +34,7 @@ const COLUMNS = {
   all: ['select', 'code', 'status', 'created', 'customer', 'actions'],
   unredeemed: ['select', 'code', 'status', 'created', 'customer', 'actions'],
   redeemed: ['code', 'status', 'created', 'customer', 'redeemedAt'],
+  void: ['code', 'status', 'created', 'voidedAt'],
 } as const;
 
 function BackToAdmin() {
@@ -140,6 +142,7 @@ function VoucherCodes({ productId }: { productId: string }) {
                 <Tab value="all" label="All Codes" />
                 <Tab value="unredeemed" label="Unredeemed" />
                 <Tab value="redeemed" label="Redeemed" />
+                <Tab value="void" label="Void" />
               </Tabs>
               {list.query.isFetching && <LinearProgress aria-label="Loading voucher codes" />}
               <VoucherCodesTable list={list} columns={[...COLUMNS[list.tab]]} canDelete={canDelete} onDelete={(code) => confirm.ask({ kind: 'one', code })} />
@@ -154,6 +157,7 @@ function VoucherCodes({ productId }: { productId: string }) {
               />
             </Stack>
           </Paper>
+          <UploadBatches productId={productId} />
         </Stack>
       </Container>
       {confirm.dialog}

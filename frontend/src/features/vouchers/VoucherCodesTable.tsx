@@ -1,16 +1,16 @@
-import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import Checkbox from '@mui/material/Checkbox';
-import IconButton from '@mui/material/IconButton';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
+import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { DeleteButton } from '../../components/actions/DeleteButton';
 import { StatusChip } from '../../components/status/StatusChip';
 import type { VoucherCodeList } from './useVoucherCodeList';
-import type { VoucherCode } from './vouchersApi';
+import { isAvailable, type VoucherCode } from './vouchersApi';
 
 export const formatDate = (value: string | null | undefined) => (value ? new Date(value).toLocaleString('en-US') : '—');
 
@@ -31,9 +31,10 @@ export const EMPTY_MESSAGES = {
   all: 'No voucher codes found',
   unredeemed: 'No unredeemed codes found',
   redeemed: 'No redeemed voucher codes found',
+  void: 'No void codes found',
 } as const;
 
-type Column = 'select' | 'code' | 'status' | 'created' | 'customer' | 'redeemedBy' | 'redeemedAt' | 'actions';
+type Column = 'select' | 'code' | 'status' | 'created' | 'customer' | 'redeemedBy' | 'redeemedAt' | 'voidedAt' | 'actions';
 
 const HEADERS: Record<Column, string> = {
   select: '',
@@ -43,12 +44,25 @@ const HEADERS: Record<Column, string> = {
   customer: 'Customer',
   redeemedBy: 'Redeemed By',
   redeemedAt: 'Redemption Date',
+  voidedAt: 'Voided Date',
   actions: 'Actions',
 };
 
+/** Available, Redeemed (with "Refunded" when refunded after redemption) or Void (DECISIONS §13). */
+function CodeStatus({ code }: { code: VoucherCode }) {
+  if (code.status === 'void') return <StatusChip color="error" variant="outlined" label="Void" />;
+  if (!code.isRedeemed) return <StatusChip color="success" label="Available" />;
+  return (
+    <Stack direction="row" spacing={0.5}>
+      <StatusChip color="default" label="Redeemed" />
+      {code.redemption?.refundedAt && <StatusChip color="warning" variant="outlined" label="Refunded" />}
+    </Stack>
+  );
+}
+
 /**
- * The codes table of the voucher page and modal. `columns` follows SPEC §2 per variant and tab; the
- * checkbox shows only for unredeemed codes; delete only for unredeemed codes and when permitted.
+ * The codes table of the voucher page and modal. `columns` follows SPEC §2 per variant and tab (and the Void
+ * tab); the checkbox shows only for available codes; delete only for available codes and when permitted.
  */
 export function VoucherCodesTable({
   list,
@@ -62,7 +76,7 @@ export function VoucherCodesTable({
   onDelete: (code: VoucherCode) => void;
 }) {
   const cols = columns.filter((c) => (c === 'select' || c === 'actions' ? canDelete : true));
-  const selectable = list.codes.some((c) => !c.isRedeemed);
+  const selectable = list.codes.some(isAvailable);
   return (
     <TableContainer>
       <Table size="small" aria-label="Voucher codes">
@@ -100,7 +114,7 @@ export function VoucherCodesTable({
                   case 'select':
                     return (
                       <TableCell key={c} padding="checkbox">
-                        {!code.isRedeemed && (
+                        {isAvailable(code) && (
                           <Checkbox
                             slotProps={{ input: { 'aria-label': `Select ${code.code}` } }}
                             checked={list.selected.has(code.id)}
@@ -118,7 +132,7 @@ export function VoucherCodesTable({
                   case 'status':
                     return (
                       <TableCell key={c}>
-                        <StatusChip color={code.isRedeemed ? 'default' : 'success'} label={code.isRedeemed ? 'Redeemed' : 'Available'} />
+                        <CodeStatus code={code} />
                       </TableCell>
                     );
                   case 'created':
@@ -132,13 +146,13 @@ export function VoucherCodesTable({
                     );
                   case 'redeemedAt':
                     return <TableCell key={c}>{formatDate(code.redemption?.redeemedAt ?? code.redeemedAt)}</TableCell>;
+                  case 'voidedAt':
+                    return <TableCell key={c}>{formatDate(code.voidedAt)}</TableCell>;
                   case 'actions':
                     return (
                       <TableCell key={c}>
-                        {!code.isRedeemed && (
-                          <IconButton size="small" color="error" aria-label={`Delete ${code.code}`} onClick={() => onDelete(code)} disabled={list.deleting}>
-                            <DeleteOutlined fontSize="small" />
-                          </IconButton>
+                        {isAvailable(code) && (
+                          <DeleteButton label={code.code} onClick={() => onDelete(code)} disabled={list.deleting} />
                         )}
                       </TableCell>
                     );

@@ -2,13 +2,20 @@ import { useCallback, useMemo, useState } from 'react';
 import { toast } from '../../components/toast';
 import { currentAccessToken } from '../../app/authorizedFetch';
 import { downloadFile } from '../admin/download';
-import { useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation, useVoucherCodesQuery, type VoucherCode, type VoucherTab } from './vouchersApi';
+import {
+  isAvailable,
+  useDeleteVoucherCodeMutation,
+  useDeleteVoucherCodesMutation,
+  useVoucherCodesQuery,
+  type VoucherCode,
+  type VoucherTab,
+} from './vouchersApi';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
 /**
  * State and actions shared by the voucher codes page and its modal version: tab, zero-based page, applied
- * search, the selection (unredeemed codes only) and the delete/export calls with SPEC §8's toasts.
+ * search, the selection (available codes only) and the delete/export calls with SPEC §8's toasts.
  * Changing tab or search goes back to the first page and clears the selection.
  */
 export function useVoucherCodeList(productId: string | undefined, limit: number) {
@@ -47,7 +54,7 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
       return next;
     });
   }, []);
-  const selectable = useMemo(() => codes.filter((c) => !c.isRedeemed), [codes]);
+  const selectable = useMemo(() => codes.filter(isAvailable), [codes]);
   const allOnPageSelected = selectable.length > 0 && selectable.every((c) => selected.has(c.id));
   const toggleAllOnPage = useCallback(() => {
     setSelected((s) => {

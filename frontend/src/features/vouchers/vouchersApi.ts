@@ -4,11 +4,16 @@ export interface VoucherCode {
   id: string;
   code: string;
   isRedeemed: boolean;
+  /** DECISIONS §13: available, redeemed or void (refunded before redemption). */
+  status?: 'available' | 'redeemed' | 'void';
   createdAt: string;
   redeemedAt: string | null;
+  voidedAt?: string | null;
   redemption: {
     id: string;
     redeemedAt: string;
+    /** Refunded after redemption: the customer keeps the key. */
+    refundedAt?: string | null;
     emailStatus: string;
     customer: { id: string; firstName: string; lastName: string; email: string };
   } | null;
@@ -20,7 +25,7 @@ export interface VoucherCodePage {
   hasMore: boolean;
 }
 
-export type VoucherTab = 'all' | 'unredeemed' | 'redeemed';
+export type VoucherTab = 'all' | 'unredeemed' | 'redeemed' | 'void';
 
 export interface VoucherCodesArgs {
   productId: string;
@@ -30,7 +35,34 @@ export interface VoucherCodesArgs {
   search?: string;
 }
 
-const REDEEMED_ONLY: Record<VoucherTab, string | undefined> = { all: undefined, unredeemed: 'false', redeemed: 'true' };
+/** DECISIONS §14: an upload, a void file, or the codes that came by no upload ("before batches"). */
+export interface UploadBatch {
+  id: string;
+  kind: 'upload' | 'void' | 'before-batches';
+  fileName: string | null;
+  uploadedBy: string | null;
+  uploadedAt: string;
+  inserted: number;
+  duplicates: number;
+  invalid: number;
+  refunded: number;
+  unknown: number;
+  /** Live counts of the batch's codes; null for a void file, which brings none. */
+  counts: { uploaded: number; redeemed: number; unredeemed: number; void: number; exported: number } | null;
+}
+
+/** The list filter of each tab: SPEC's `redeemedOnly` for its three tabs, `status=void` for the Void tab. */
+const TAB_PARAMS: Record<VoucherTab, Record<string, string>> = {
+  all: {},
+  unredeemed: { redeemedOnly: 'false' },
+  redeemed: { redeemedOnly: 'true' },
+  void: { status: 'void' },
+};
+
+/** A code that may be selected and deleted: neither redeemed nor void. */
+export function isAvailable(code: Pick<VoucherCode, 'isRedeemed' | 'status'>): boolean {
+  return code.status ? code.status === 'available' : !code.isRedeemed;
+}
 
 /** Everything a voucher change can move: the lists, the product counts and the stats. */
 const AFTER_CHANGE = [
@@ -43,15 +75,24 @@ export const vouchersApi = api.injectEndpoints({
   endpoints: (build) => ({
     voucherCodes: build.query<VoucherCodePage, VoucherCodesArgs>({
       query: ({ productId, tab, limit, offset, search }) => {
-        const params: Record<string, string> = { limit: String(limit), offset: String(offset) };
-        const redeemedOnly = REDEEMED_ONLY[tab];
-        if (redeemedOnly) params.redeemedOnly = redeemedOnly;
+        const params: Record<string, string> = { limit: String(limit), offset: String(offset), ...TAB_PARAMS[tab] };
         // SPEC §5: search text is trimmed and sent only if non-empty.
         const text = search?.trim();
         if (text) params.search = text;
         return { url: `products/${encodeURIComponent(productId)}/voucher-codes-detailed`, params };
       },
       providesTags: [{ type: 'VoucherCodes', id: 'LIST' }],
+    }),
+    /**
+     * A product's upload batches with live counts. Every change of codes (upload, void, delete: `VoucherCodes`) and
+     * of redemptions (redeem, export: `Redemptions`, also after their real-time events) moves them.
+     */
+    uploadBatches: build.query<UploadBatch[], string>({
+      query: (productId) => `products/${encodeURIComponent(productId)}/batches`,
+      providesTags: [
+        { type: 'VoucherCodes', id: 'LIST' },
+        { type: 'Redemptions', id: 'LIST' },
+      ],
     }),
     deleteVoucherCode: build.mutation<{ message: string }, string>({
       query: (id) => ({ url: `voucher-codes/${id}`, method: 'DELETE' }),
@@ -67,4 +108,4 @@ export const vouchersApi = api.injectEndpoints({
   }),
 });
 
-export const { useVoucherCodesQuery, useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation } = vouchersApi;
+export const { useVoucherCodesQuery, useUploadBatchesQuery, useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation } = vouchersApi;

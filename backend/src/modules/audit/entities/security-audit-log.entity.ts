@@ -5,6 +5,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 @Index('idx_security_audit_log_user', ['adminUserId', 'createdAt'])
 // Failed logins per address.
 @Index('idx_security_audit_log_ip', ['ipAddress', 'createdAt'])
+// A redemption's history (migration 1763822000000): rows naming one resource, and the ids of bulk actions, a GIN
+// index TypeORM cannot declare: USING gin ((details -> 'redemptionIds') jsonb_path_ops) WHERE details ? 'redemptionIds'.
+@Index('idx_security_audit_log_resource', ['resourceId', 'createdAt'], { where: 'resource_id IS NOT NULL' })
+@Index('idx_security_audit_log_redemption_ids', { synchronize: false })
 export class SecurityAuditLog {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { USERNAME_PATTERN } from '../password-policy';
 
 /* SPEC §5 Admin authentication. Rules are listed last-to-first (class-validator runs them bottom-up). */
@@ -24,6 +24,15 @@ export class LoginDto {
   @ValidateIf((o: LoginDto) => o.twoFactorCode !== '')
   @IsOptional()
   twoFactorCode?: string;
+
+  @ApiPropertyOptional({
+    example: 'K7QM-2XWD-R9PA-HT4C',
+    description: 'One unused recovery code in place of twoFactorCode (case, spaces and hyphens ignored); accepted once',
+  })
+  @MaxLength(64, { message: 'Invalid recovery code' })
+  @IsString({ message: 'Invalid recovery code' })
+  @IsOptional()
+  recoveryCode?: string;
 }
 
 export class RefreshDto {

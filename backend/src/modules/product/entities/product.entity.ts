@@ -1,7 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 
 @Entity({ name: 'products' })
 @Unique('uq_products_name', ['name'])
+@Check('chk_products_key_sealed', 'product_key IS NULL OR product_key_ciphertext IS NULL')
 export class Product {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -12,8 +13,17 @@ export class Product {
   @Column({ name: 'download_link', type: 'varchar', length: 2048, default: '' })
   downloadLink: string;
 
+  /**
+   * A Mac product's shared key in clear: only rows written before keys were sealed, until the start-up step
+   * seals them (ProductRepository.sealPlainKeys). Everything else reads `productKeyCiphertext` through the
+   * repository, which opens it.
+   */
   @Column({ name: 'product_key', type: 'varchar', length: 100, nullable: true })
   productKey: string | null;
+
+  /** The shared key sealed under DATA_KEY (AES-256-GCM, DataCipher), or null when the product has none. */
+  @Column({ name: 'product_key_ciphertext', type: 'bytea', nullable: true })
+  productKeyCiphertext: Buffer | null;
 
   @Column({ name: 'email_template', type: 'text', default: '' })
   emailTemplate: string;

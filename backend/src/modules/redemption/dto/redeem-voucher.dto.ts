@@ -47,7 +47,7 @@ export class RedeemVoucherDto {
   @IsString({ message: 'Invalid email address' })
   email: string;
 
-  @ApiPropertyOptional({ example: '+1 302 555 0100', maxLength: 20 })
+  @ApiPropertyOptional({ type: String, nullable: true, example: '+1 302 555 0100', maxLength: 20 })
   @Transform(trim)
   @ValidateIf((o: RedeemVoucherDto) => o.phone !== undefined && o.phone !== null && o.phone !== '')
   @Matches(PHONE_PATTERN, { message: 'Invalid phone number format' })

@@ -69,4 +69,8 @@ export class Redemption {
 
   @Column({ name: 'exported_at', type: 'timestamptz', nullable: true })
   exportedAt: Date | null;
+
+  /** Its code was refunded after redemption (a void request named it): the customer keeps the key (DECISIONS §13). */
+  @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
+  refundedAt: Date | null;
 }

@@ -15,6 +15,11 @@ import {
   ValidateIf,
 } from 'class-validator';
 
+export const CODE_STATUSES = ['available', 'redeemed', 'void'] as const;
+
+/** Most codes one JSON void request may name (a JSON body is at most 100 kB); a file (up to 50 MB) takes more. */
+export const MAX_VOID_CODES = 1000;
+
 const trimOrUndefined = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
@@ -39,11 +44,20 @@ export class VoucherCodeListQuery {
 
   @ApiPropertyOptional({
     enum: ['true', 'false'],
-    description: 'true: redeemed only; false: unredeemed only; absent: all',
+    description: 'true: redeemed only; false: available (unredeemed, not void) only; absent: all. `status` wins.',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'redeemedOnly must be true or false' })
   redeemedOnly?: 'true' | 'false';
+
+  @ApiPropertyOptional({
+    enum: [...CODE_STATUSES, 'all'],
+    description: 'Codes of one status only (the Void tab: void); omitted, empty or "all": every status',
+  })
+  @IsOptional()
+  @Transform(({ value }) => (value === '' || value === 'all' ? undefined : value))
+  @IsIn(CODE_STATUSES, { message: 'status must be available, redeemed, void or all' })
+  status?: (typeof CODE_STATUSES)[number];
 
   @ApiPropertyOptional({ description: 'Part of a voucher code (case-insensitive)' })
   @Transform(trimOrUndefined)
@@ -67,4 +81,18 @@ export class DeleteVoucherCodesDto {
   @ArrayNotEmpty({ message: 'Select at least one voucher code to delete.' })
   @IsArray({ message: 'Select at least one voucher code to delete.' })
   voucherCodeIds?: string[];
+}
+
+/** DECISIONS §13: the codes a marketplace refunded, as JSON (or a CSV/TXT file sent as multipart instead). */
+export class VoidVoucherCodesDto {
+  @ApiPropertyOptional({
+    type: [String],
+    description: `Voucher codes (trimmed and upper-cased like an upload), at most ${MAX_VOID_CODES}; or send a multipart \`file\``,
+  })
+  @IsOptional()
+  @IsString({ each: true, message: 'Every voucher code must be text' })
+  @ArrayMaxSize(MAX_VOID_CODES, { message: `At most ${MAX_VOID_CODES} voucher codes at once: send a file for more` })
+  @ArrayNotEmpty({ message: 'Name at least one voucher code to void.' })
+  @IsArray({ message: 'codes must be a list of voucher codes' })
+  codes?: string[];
 }

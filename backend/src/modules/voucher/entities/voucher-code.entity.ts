@@ -1,16 +1,23 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Product } from '../../product/entities/product.entity';
 
 @Entity({ name: 'voucher_codes' })
 @Unique('uq_voucher_codes_code', ['code'])
-// Indexes TypeORM cannot declare (a column's sort order, GIN operator classes); built by migration 1763700000010.
-// Newest-first pages per product: (product_id, seq DESC), and the same WHERE NOT is_redeemed.
+// A code is available, redeemed or void (refunded before redemption), never redeemed and void at once.
+@Check('chk_voucher_codes_void_unredeemed', 'voided_at IS NULL OR NOT is_redeemed')
+// Indexes TypeORM cannot declare (a column's sort order, GIN operator classes); built by migrations 1763700000010
+// and 1763810000000. Newest-first pages per product: (product_id, seq DESC); the same WHERE NOT is_redeemed AND
+// voided_at IS NULL (available codes: Unredeemed tab, active vouchers); the same WHERE voided_at IS NOT NULL (Void tab).
 @Index('idx_voucher_codes_product_seq', { synchronize: false })
 @Index('idx_voucher_codes_unredeemed_seq', { synchronize: false })
+@Index('idx_voucher_codes_void_seq', { synchronize: false })
 // The redeemed tab: (product_id, redeemed_at DESC, seq DESC) WHERE is_redeemed.
 @Index('idx_voucher_codes_redeemed', { synchronize: false })
-// Substring search: GIN (code gin_trgm_ops).
+// Substring search: GIN (code gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 1 GB): an upload appends
+// to the pending list, merged after it in one pass (migration 1763820000100, VoucherCodeRepository.mergeSearchIndex).
 @Index('idx_voucher_codes_code_trgm', { synchronize: false })
+// A void file's codes, for its reconciliation (migration 1763823000000): only codes a void file named are in it.
+@Index('idx_voucher_codes_void_batch', ['voidBatchId', 'seq'], { where: 'void_batch_id IS NOT NULL' })
 export class VoucherCode {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -37,4 +44,19 @@ export class VoucherCode {
 
   @Column({ name: 'redeemed_at', type: 'timestamptz', nullable: true })
   redeemedAt: Date | null;
+
+  /** Set when the code is voided (refunded before redemption, DECISIONS §13): never redeemable again (410). */
+  @Column({ name: 'voided_at', type: 'timestamptz', nullable: true })
+  voidedAt: Date | null;
+
+  /**
+   * The upload that brought the code (`upload_batches.id`); NULL: the product's "before batches" batch, whose id is the
+   * product's. No foreign key: its check would cost a lookup per uploaded code, and batches go only with their product.
+   */
+  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
+  batchId: string | null;
+
+  /** The void file that voided the code or marked its redemption refunded (`upload_batches.id`, kind `void`). */
+  @Column({ name: 'void_batch_id', type: 'uuid', nullable: true })
+  voidBatchId: string | null;
 }

@@ -1,0 +1,34 @@
+/**
+ * A value read through `load` at most every `ttlMs()` milliseconds; concurrent readers share one read. `load` gets
+ * the value held until now (undefined before the first read), e.g. to keep it when a read fails.
+ */
+export class CachedValue<T> {
+  private held?: { value: T; at: number };
+  private loading?: Promise<T>;
+
+  constructor(
+    private readonly load: (previous: T | undefined) => Promise<T>,
+    private readonly ttlMs: () => number,
+  ) {}
+
+  async get(): Promise<T> {
+    if (this.held && Date.now() - this.held.at < this.ttlMs()) return this.held.value;
+    this.loading ??= this.load(this.held?.value)
+      .then((value) => {
+        this.held = { value, at: Date.now() };
+        return value;
+      })
+      .finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  /** The value held now, fresh or not (undefined before the first read). */
+  current(): T | undefined {
+    return this.held?.value;
+  }
+
+  /** The next `get` reads again. */
+  invalidate(): void {
+    this.held = undefined;
+  }
+}

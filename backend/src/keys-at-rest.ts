@@ -1,0 +1,51 @@
+import { DataSource } from 'typeorm';
+import { DataCipher } from './config/data-cipher';
+import { DatabaseService } from './database/database.service';
+import { LicenseKeySealingRepository } from './modules/license/license-key-sealing.repository';
+import { ProductRepository } from './modules/product/product.repository';
+import { WebhookRepository } from './modules/webhook/webhook.repository';
+
+export interface KeyCounts {
+  licenseKeys: number;
+  productKeys: number;
+  /** Webhook endpoint secrets (sealed from the start: only rotation counts them). */
+  webhookSecrets: number;
+}
+
+/** The owners of the sealed columns, outside Nest (start-up and the CLI run before or without the app). */
+function owners(dataSource: DataSource, cipher: DataCipher) {
+  const database = new DatabaseService(dataSource);
+  return {
+    keys: new LicenseKeySealingRepository(database, cipher),
+    products: new ProductRepository(database, cipher),
+    webhooks: new WebhookRepository(database, cipher),
+  };
+}
+
+/**
+ * Start-up step (DECISIONS §12), run under the migration lock: seals every licence key and product key still
+ * stored in clear. Licence keys go in batches of one transaction each (resumable after an interruption,
+ * idempotent, safe beside another instance: each batch row-locks its rows with SKIP LOCKED).
+ */
+export async function sealKeysStoredInClear(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
+  const { keys, products } = owners(dataSource, cipher);
+  let licenseKeys = 0;
+  for (let sealed = await keys.sealPlainBatch(); sealed > 0; sealed = await keys.sealPlainBatch()) licenseKeys += sealed;
+  const productKeys = await products.sealPlainKeys();
+  return { licenseKeys, productKeys, webhookSecrets: 0 };
+}
+
+/**
+ * `rotate-data-key`: every licence key, product key and webhook secret re-sealed under DATA_KEY (DATA_KEY_PREVIOUS opens the
+ * ones not yet rotated). Rows already under DATA_KEY are skipped, so an interrupted run is simply run again.
+ */
+export async function rotateSealedKeys(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
+  const { keys, products, webhooks } = owners(dataSource, cipher);
+  let licenseKeys = 0;
+  for (let batch = await keys.rotateBatch(null); batch.lastId; batch = await keys.rotateBatch(batch.lastId)) {
+    licenseKeys += batch.rotated;
+  }
+  const productKeys = await products.rotateKeys();
+  const webhookSecrets = await webhooks.rotateSecrets();
+  return { licenseKeys, productKeys, webhookSecrets };
+}

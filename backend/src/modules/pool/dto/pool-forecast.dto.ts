@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** DECISIONS §14: one licence-managed product's pool forecast. */
+export class PoolForecastResponse {
+  @ApiProperty({ format: 'uuid' }) productId: string;
+  @ApiProperty() productName: string;
+  @ApiProperty({ description: 'Activations the free, active keys of the product still have' })
+  availableActivations: number;
+  @ApiProperty({ description: 'Redemptions of the product in the last 7 days' }) redeemedLast7Days: number;
+  @ApiProperty({ description: 'redeemedLast7Days / 7, two decimals', example: 2.14 }) perDay: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Whole days the available activations last at perDay; null when nothing was redeemed in the last 7 days',
+  })
+  daysLeft: number | null;
+  @ApiProperty({ description: 'Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations: admins are alerted' })
+  low: boolean;
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { LicenseModule } from '../license/license.module';
+import { MailModule } from '../mail/mail.module';
+import { RedemptionModule } from '../redemption/redemption.module';
+import { WebhookModule } from '../webhook/webhook.module';
+import { PoolAlertRepository } from './pool-alert.repository';
+import { PoolAlertService } from './pool-alert.service';
+import { PoolController } from './pool.controller';
+import { PoolForecastService } from './pool-forecast.service';
+
+/** The licence pool forecast and its low-pool alerts (DECISIONS §14); the alert jobs run in the jobs module. */
+@Module({
+  imports: [AuthModule, LicenseModule, MailModule, RedemptionModule, WebhookModule],
+  controllers: [PoolController],
+  providers: [PoolAlertRepository, PoolForecastService, PoolAlertService],
+  exports: [PoolAlertService, PoolForecastService],
+})
+export class PoolModule {}

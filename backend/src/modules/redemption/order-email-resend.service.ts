@@ -1,0 +1,75 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { AuditService } from '../audit/audit.service';
+import { JobQueue } from '../jobs/job-queue';
+import { RealtimeService } from '../realtime/realtime.service';
+import { AttemptStore } from './attempt-store';
+import { CodeGuessingService } from './code-guessing.service';
+import { ResendOrderEmailDto } from './dto/resend-order-email.dto';
+import { RedemptionRepository } from './redemption.repository';
+
+/** DECISIONS §13: the one answer of `POST /api/resend-order-email`, whatever the input. */
+export const RESEND_ANSWER = {
+  message: 'If this voucher was redeemed with this e-mail address, the order e-mail is on its way again.',
+} as const;
+
+/** At most this many self-service resends per redemption within RESEND_WINDOW_MS. */
+export const RESENDS_PER_REDEMPTION = 3;
+const RESEND_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * "Didn't get the e-mail?" (DECISIONS §13): the customer asks for the order e-mail again with the voucher code and
+ * the e-mail address of the redemption. The answer never tells whether the code exists, whether the address
+ * matches, or whether an e-mail left: an unknown code counts towards the code-guessing block like a failed
+ * redeem; a matching redemption with a licence gets the e-mail through the outbox (status back to pending, a job
+ * queued), at most RESENDS_PER_REDEMPTION times in 24 hours, counted in the store every instance shares.
+ * A redemption waiting for a key (manual processing) or refunded after redemption gets nothing.
+ */
+@Injectable()
+export class OrderEmailResendService {
+  private readonly logger = new Logger(OrderEmailResendService.name);
+
+  constructor(
+    private readonly redemptions: RedemptionRepository,
+    private readonly attempts: AttemptStore,
+    private readonly guessing: CodeGuessingService,
+    private readonly jobs: JobQueue,
+    private readonly audit: AuditService,
+    private readonly realtime: RealtimeService,
+    private readonly clock: Clock,
+  ) {}
+
+  async resend(dto: ResendOrderEmailDto, ip: string, userAgent: string | null): Promise<typeof RESEND_ANSWER> {
+    const found = await this.redemptions.findForCustomerResend(dto.voucherCode, dto.email);
+    if (!found) {
+      await this.guessing.noteUnknownCode(ip, userAgent);
+      return RESEND_ANSWER;
+    }
+    const { redemptionId } = found;
+    if (!redemptionId || !found.hasLicence || found.refunded) return RESEND_ANSWER;
+    const count = await this.attempts.hit(
+      `resend:${redemptionId}`,
+      this.clock.now(),
+      RESEND_WINDOW_MS,
+      RESENDS_PER_REDEMPTION,
+    );
+    const allowed = count <= RESENDS_PER_REDEMPTION;
+    if (allowed) {
+      // undefined only if the redemption was deleted or lost its licence in between: nothing to send then.
+      if (await this.redemptions.requeueEmail(redemptionId)) this.jobs.enqueueRedemptionMail(redemptionId);
+      else return RESEND_ANSWER;
+    }
+    await this.audit.record({
+      action: 'redemption.customer-resend',
+      success: allowed,
+      resource: 'redemption',
+      resourceId: redemptionId,
+      ipAddress: ip,
+      userAgent,
+      details: allowed ? { by: 'customer' } : { by: 'customer', reason: 'limit', limit: RESENDS_PER_REDEMPTION },
+    });
+    if (allowed) this.realtime.emitThrottled('emailResend', `Customer asked for the e-mail of voucher ${dto.voucherCode} again`);
+    else this.logger.log(`Resend limit reached for redemption ${redemptionId}`);
+    return RESEND_ANSWER;
+  }
+}

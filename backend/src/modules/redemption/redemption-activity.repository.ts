@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../../database/database.service';
+
+/** What a redemption's own row tells its history (DECISIONS §14). */
+export interface RedemptionFacts {
+  id: string;
+  code: string;
+  customerEmail: string;
+  productId: string;
+  isLicenseManaged: boolean;
+  awaitingLicense: boolean;
+  redeemedAt: Date;
+  exportedAt: Date | null;
+  refundedAt: Date | null;
+}
+
+/** Reads of `redemptions` for the pool forecast and a redemption's history. */
+@Injectable()
+export class RedemptionActivityRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  /**
+   * Redemptions per product since `since` (all products, or those given): the pool forecast's demand.
+   * The one place that counts them: issue 12's per-product-per-day counters can answer it instead (a sum over
+   * seven days of `product_day_counts`) without the forecast changing. Today idx_redemptions_product_redeemed
+   * (product_id, redeemed_at) with products, idx_redemptions_redeemed_at without.
+   */
+  async redeemedPerProductSince(since: Date, productIds?: string[]): Promise<Map<string, number>> {
+    const rows: Array<{ product_id: string; n: number }> = productIds
+      ? await this.database.manager.query(
+          `SELECT product_id, count(*)::int AS n FROM redemptions
+            WHERE product_id = ANY($2::uuid[]) AND redeemed_at >= $1 GROUP BY product_id`,
+          [since, productIds],
+        )
+      : await this.database.manager.query(
+          `SELECT product_id, count(*)::int AS n FROM redemptions WHERE redeemed_at >= $1 GROUP BY product_id`,
+          [since],
+        );
+    return new Map(rows.map((r) => [r.product_id, r.n]));
+  }
+
+  /**
+   * One redemption's own facts. Joins its code, customer and product (the voucher and product modules' tables) in
+   * the owner's statement, as the list's view does.
+   */
+  async facts(id: string): Promise<RedemptionFacts | undefined> {
+    const [row] = await this.database.manager.query(
+      `SELECT r.id, v.code, c.email AS customer_email, r.product_id, p.is_license_managed, r.awaiting_license,
+              r.redeemed_at, r.exported_at, r.refunded_at
+         FROM redemptions r
+         JOIN voucher_codes v ON v.id = r.voucher_code_id
+         JOIN customers c ON c.id = r.customer_id
+         JOIN products p ON p.id = r.product_id
+        WHERE r.id = $1`,
+      [id],
+    );
+    return (
+      row && {
+        id: row.id,
+        code: row.code,
+        customerEmail: row.customer_email,
+        productId: row.product_id,
+        isLicenseManaged: row.is_license_managed,
+        awaitingLicense: row.awaiting_license,
+        redeemedAt: row.redeemed_at,
+        exportedAt: row.exported_at,
+        refundedAt: row.refunded_at,
+      }
+    );
+  }
+}

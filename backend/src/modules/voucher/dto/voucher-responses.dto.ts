@@ -1,0 +1,98 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class UploadResponse {
+  @ApiProperty({ example: '980 voucher codes uploaded, skipped 15 duplicates and 5 invalid lines.' }) message: string;
+  @ApiProperty() inserted: number;
+  @ApiProperty() duplicates: number;
+  @ApiProperty() invalid: number;
+  @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' }) invalidSamples: string[];
+  @ApiProperty({ format: 'uuid', description: 'The upload batch (DECISIONS §14): GET /api/products/{id}/batches' }) batchId: string;
+}
+
+class VoucherCustomer {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() firstName: string;
+  @ApiProperty() lastName: string;
+  @ApiProperty() email: string;
+}
+
+class VoucherRedemption {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'date-time' }) redeemedAt: string;
+  @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
+  @ApiProperty({ type: VoucherCustomer }) customer: VoucherCustomer;
+}
+
+class VoucherCodeResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'ABC-123' }) code: string;
+  @ApiProperty() isRedeemed: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) redeemedAt: string | null;
+  @ApiProperty({ type: VoucherRedemption, nullable: true }) redemption: VoucherRedemption | null;
+}
+
+export class VoucherCodePageResponse {
+  @ApiProperty({ type: [VoucherCodeResponse] }) codes: VoucherCodeResponse[];
+  @ApiProperty({ description: 'Exact up to 1,000 matches, else PostgreSQL’s estimate' }) totalCount: number;
+  @ApiProperty({ description: 'Always exact' }) hasMore: boolean;
+  @ApiProperty() totalCountExact: boolean;
+}
+
+export class DeleteVoucherCodesResponse {
+  @ApiProperty() message: string;
+  @ApiProperty() deletedCount: number;
+  @ApiProperty({ description: 'Redeemed codes, codes of other products and unknown ids' }) skippedCount: number;
+}
+
+class RefundedAfterRedemptionResponse {
+  @ApiProperty() code: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Null when the redemption was deleted since' })
+  redemptionId: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) redeemedAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) refundedAt: string | null;
+}
+
+/** `POST /api/products/{id}/voucher-codes/void` (DECISIONS §13). */
+export class VoidResponse {
+  @ApiProperty({ example: '3 voucher codes voided, 1 refunded after redemption.' }) message: string;
+  @ApiProperty({ description: 'Available codes that are now void' }) voided: number;
+  @ApiProperty({ type: [RefundedAfterRedemptionResponse], description: 'Codes already redeemed: their redemption is marked refunded, the key stays assigned' })
+  refundedAfterRedemption: RefundedAfterRedemptionResponse[];
+  @ApiProperty({ description: 'Codes this product does not have' }) unknown: number;
+  @ApiProperty() alreadyVoid: number;
+  @ApiProperty() invalid: number;
+  @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' }) invalidSamples: string[];
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The void file\'s batch (DECISIONS §14); null for codes sent as JSON' })
+  batchId: string | null;
+}
+
+/** Live figures of a batch's codes, from the counters (DECISIONS §14). */
+class UploadBatchCounts {
+  @ApiProperty({ description: 'Codes of the batch that exist (inserted, less available codes deleted since)' }) uploaded: number;
+  @ApiProperty() redeemed: number;
+  @ApiProperty({ description: 'Available: neither redeemed nor void' }) unredeemed: number;
+  @ApiProperty({ description: 'Voided (refunded before redemption)' }) void: number;
+  @ApiProperty({ description: 'Redemptions of its codes marked exported' }) exported: number;
+}
+
+/** `GET /api/products/{id}/batches` (DECISIONS §14). */
+export class UploadBatchResponse {
+  @ApiProperty({ format: 'uuid', description: 'A "before-batches" batch has the product\'s id' }) id: string;
+  @ApiProperty({
+    enum: ['upload', 'void', 'before-batches'],
+    description: 'upload: a file of codes; void: a void (refund) file; before-batches: the codes that came by no upload',
+  })
+  kind: string;
+  @ApiProperty({ type: String, nullable: true, example: 'marketplace-2026-11.csv' }) fileName: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Username; null for before-batches, the demo or a deleted account' })
+  uploadedBy: string | null;
+  @ApiProperty({ format: 'date-time' }) uploadedAt: string;
+  @ApiProperty({ description: 'Upload: codes added. Void file: codes voided. before-batches: codes when batches began' }) inserted: number;
+  @ApiProperty({ description: 'Upload: codes that existed already or repeated. Void file: codes already void' }) duplicates: number;
+  @ApiProperty({ description: 'Lines that were not a voucher code' }) invalid: number;
+  @ApiProperty({ description: 'Void file: redeemed codes whose redemption it marked refunded (0 otherwise)' }) refunded: number;
+  @ApiProperty({ description: 'Void file: codes the product does not have (0 otherwise)' }) unknown: number;
+  @ApiProperty({ type: UploadBatchCounts, nullable: true, description: 'Live counts of its codes; null for a void file, which brings none' })
+  counts: UploadBatchCounts | null;
+}

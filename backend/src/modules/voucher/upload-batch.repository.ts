@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, SqlClient } from '../../database/database.service';
+import { UploadBatch, UploadBatchKind } from './entities/upload-batch.entity';
+
+/** A batch row as its load writes it, in the load's transaction. */
+export interface NewUploadBatch {
+  id: string;
+  productId: string;
+  kind: Exclude<UploadBatchKind, 'before-batches'>;
+  fileName: string;
+  adminUserId: string | null;
+  inserted: number;
+  duplicates: number;
+  invalid: number;
+  refunded?: number;
+  unknown?: number;
+  firstSeq?: string | null;
+  lastSeq?: string | null;
+}
+
+/** How long a stored file name may be (`upload_batches.file_name`). */
+const FILE_NAME_LENGTH = 255;
+
+/**
+ * A batch's codes for its reconciliation export, `$1` the batch id: `v` (voucher_codes) with `r`, its redemption if
+ * any (the redemption module's table, joined read-only so the file is one statement), in insertion order.
+ * - upload: the codes of its `seq` range with its batch_id, read in order from idx_voucher_codes_product_seq
+ *   (product_id, seq DESC) — no index of its own, so uploads write none;
+ * - before-batches ($1 is the product's id): the product's codes without a batch;
+ * - void: the codes the void file voided or refunded, from idx_voucher_codes_void_batch.
+ */
+export function batchCodesSql(kind: UploadBatchKind): string {
+  const from = {
+    upload: `FROM upload_batches b
+               JOIN voucher_codes v ON v.product_id = b.product_id AND v.seq BETWEEN b.first_seq AND b.last_seq
+                                   AND v.batch_id = b.id
+               LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+              WHERE b.id = $1`,
+    'before-batches': `FROM voucher_codes v LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+              WHERE v.product_id = $1 AND v.batch_id IS NULL`,
+    void: `FROM voucher_codes v LEFT JOIN redemptions r ON r.voucher_code_id = v.id WHERE v.void_batch_id = $1`,
+  }[kind];
+  return `${from} ORDER BY v.seq`;
+}
+
+/**
+ * A code's state in a reconciliation, over `v` and `r` of `batchCodesSql`: Void, Refunded (redeemed, then refunded:
+ * the customer keeps the key), Redeemed or Available, the words of the code exports.
+ */
+export const BATCH_CODE_STATUS_SQL = `CASE WHEN v.voided_at IS NOT NULL THEN 'Void'
+  WHEN v.is_redeemed AND r.refunded_at IS NOT NULL THEN 'Refunded' WHEN v.is_redeemed THEN 'Redeemed' ELSE 'Available' END`;
+
+/**
+ * The one owner of `upload_batches` (DECISIONS §14): a row per upload and per void file, written by the load in its
+ * own transaction, so a refused file leaves no batch; plus one `before-batches` row per product (migration
+ * 1763823000000, kept by a trigger on products).
+ */
+@Injectable()
+export class UploadBatchRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  /** On the load's client and transaction: the batch exists exactly when its codes do. */
+  async insert(client: SqlClient, b: NewUploadBatch): Promise<void> {
+    await client.query(
+      `INSERT INTO upload_batches (id, product_id, kind, file_name, admin_user_id, inserted, duplicates, invalid, refunded,
+                                   unknown, first_seq, last_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        b.id,
+        b.productId,
+        b.kind,
+        b.fileName.slice(0, FILE_NAME_LENGTH),
+        b.adminUserId,
+        b.inserted,
+        b.duplicates,
+        b.invalid,
+        b.refunded ?? 0,
+        b.unknown ?? 0,
+        b.firstSeq ?? null,
+        b.lastSeq ?? null,
+      ],
+    );
+  }
+
+  /** A product's batches, newest first (idx_upload_batches_product read backwards). */
+  list(productId: string): Promise<UploadBatch[]> {
+    return this.database.manager
+      .getRepository(UploadBatch)
+      .find({ where: { productId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  findById(id: string): Promise<UploadBatch | null> {
+    return this.database.manager.getRepository(UploadBatch).findOneBy({ id });
+  }
+}

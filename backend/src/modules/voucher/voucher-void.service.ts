@@ -1,0 +1,182 @@
+import { BadRequestException, HttpException, Injectable, NotFoundException } from '@nestjs/common';
+import type { Request } from 'express';
+import { Readable, type Writable } from 'stream';
+import { pipeline } from 'stream/promises';
+import { RequestActor } from '../../common/utils/request-actor';
+import { AuditService } from '../audit/audit.service';
+import { ProductService } from '../product/product.service';
+import { RealtimeService } from '../realtime/realtime.service';
+import { RedemptionRepository } from '../redemption/redemption.repository';
+import { copyCodesFromFile, drain, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
+import { CodeFilter } from './code-stream';
+import { UploadFile, VoucherCodeRepository } from './voucher-code.repository';
+import { WebhookEvents } from '../webhook/webhook-events';
+
+export const VOID_MESSAGES = {
+  nothingSent: 'Send the voucher codes to void as {"codes": [...]} or as a CSV or TXT file (form field "file").',
+  productNotFound: 'Product not found.',
+} as const;
+
+/** A code that had been redeemed before its refund: it stays redeemed, its redemption is marked, the key stays. */
+export interface RefundedAfterRedemption {
+  code: string;
+  /** Null when the redemption was deleted since (the code stays redeemed). */
+  redemptionId: string | null;
+  redeemedAt: Date | null;
+  refundedAt: Date | null;
+}
+
+/** DECISIONS §13 answer of a void, plus what an upload's report also says (message, invalid lines). */
+export interface VoidResult {
+  message: string;
+  voided: number;
+  refundedAfterRedemption: RefundedAfterRedemption[];
+  unknown: number;
+  alreadyVoid: number;
+  invalid: number;
+  invalidSamples: string[];
+  /** A void file is a batch (DECISIONS §14); a list sent as JSON is not (null). */
+  batchId: string | null;
+}
+
+/** Refunded redemptions named in the audit row, at most (the counts are always complete). */
+const AUDITED_REDEMPTION_IDS = 1000;
+
+/**
+ * Refunds (DECISIONS §13): the marketplace refunded vouchers, so their codes are voided. Available codes of the
+ * product become void (`voided_at`: never redeemable, 410); codes already redeemed keep their redemption and its
+ * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at`; codes not of
+ * this product are unknown; void codes count as already void. One transaction, set-based: a file of 100,000
+ * codes is one COPY and three statements. Audited (`vouchers.void`) and followed by a `voucherUpdate` event.
+ *
+ * `voidCodes` is the one place a void happens: an outgoing `voucher.voided` notification (webhooks) belongs in it.
+ */
+@Injectable()
+export class VoucherVoidService {
+  constructor(
+    private readonly codes: VoucherCodeRepository,
+    private readonly redemptions: RedemptionRepository,
+    private readonly products: ProductService,
+    private readonly audit: AuditService,
+    private readonly realtime: RealtimeService,
+    private readonly webhooks: WebhookEvents,
+  ) {}
+
+  /** `codes` from a JSON body, or (multipart request) the codes of the uploaded file. */
+  async voidCodes(productId: string, req: Request, codes: string[] | undefined, ctx: RequestActor): Promise<VoidResult> {
+    let filename: string | undefined;
+    try {
+      const product = await this.products.find(productId);
+      if (!product) throw new NotFoundException(VOID_MESSAGES.productNotFound);
+      const filter = new CodeFilter(isMultipart(req));
+      let outcome: Awaited<ReturnType<VoucherVoidService['run']>>;
+      if (isMultipart(req)) {
+        outcome = await receiveCodeFile(req, (source, info) => {
+          filename = info.filename;
+          return this.run(
+            productId,
+            (copy) => copyCodesFromFile(source, info.kind, filter, copy, EMPTY_REPORT),
+            { fileName: info.filename, adminUserId: ctx.adminUserId, lines: () => filter.counts },
+          );
+        });
+      } else if (codes) {
+        outcome = await this.run(productId, async (copy) => {
+          await pipeline(Readable.from(codes.map((code) => [code])), filter, copy);
+          requireValidCodes(filter.counts, EMPTY_REPORT);
+        }, null);
+      } else {
+        throw new BadRequestException(VOID_MESSAGES.nothingSent);
+      }
+      const result: VoidResult = {
+        message: summary(outcome),
+        voided: outcome.voided,
+        refundedAfterRedemption: outcome.refunded,
+        unknown: outcome.unknown,
+        alreadyVoid: outcome.alreadyVoid,
+        invalid: filter.counts.invalid,
+        invalidSamples: filter.counts.invalidSamples,
+        batchId: outcome.batchId,
+      };
+      const refundedIds = result.refundedAfterRedemption.flatMap((r) => (r.redemptionId ? [r.redemptionId] : []));
+      await this.audit.record({
+        ...ctx,
+        action: 'vouchers.void',
+        success: true,
+        resource: 'product',
+        resourceId: productId,
+        details: {
+          source: filename === undefined ? 'list' : 'file',
+          filename,
+          voided: result.voided,
+          refundedAfterRedemption: result.refundedAfterRedemption.length,
+          unknown: result.unknown,
+          alreadyVoid: result.alreadyVoid,
+          invalid: result.invalid,
+          refundedRedemptionIds: refundedIds.slice(0, AUDITED_REDEMPTION_IDS),
+          batchId: result.batchId,
+        },
+      });
+      if (result.voided > 0 || refundedIds.length > 0) {
+        // Counts always; the refunded codes named up to the audit's limit (a file may void 100,000 codes).
+        await this.webhooks.emit('voucher.voided', {
+          productId,
+          productName: product.name,
+          voided: result.voided,
+          refundedAfterRedemption: result.refundedAfterRedemption.length,
+          refundedCodes: result.refundedAfterRedemption.slice(0, AUDITED_REDEMPTION_IDS).map((r) => r.code),
+          unknown: result.unknown,
+          alreadyVoid: result.alreadyVoid,
+        });
+        this.realtime.emit(
+          'voucherUpdate',
+          `${result.voided} voucher code(s) voided for ${product.name}` +
+            (refundedIds.length ? `, ${refundedIds.length} redemption(s) marked refunded` : ''),
+        );
+      }
+      return result;
+    } catch (err) {
+      // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
+      await drain(req);
+      await this.audit.record({
+        ...ctx,
+        action: 'vouchers.void',
+        success: false,
+        resource: 'product',
+        resourceId: productId,
+        details: { filename, reason: err instanceof HttpException ? err.message : 'error' },
+      });
+      throw err;
+    }
+  }
+
+  /** The void itself; `refund` marks the redemptions of redeemed codes in the same transaction. */
+  private run(productId: string, write: (copy: Writable) => Promise<void>, file: UploadFile | null) {
+    return this.codes.voidIn(
+      productId,
+      write,
+      async (client, redeemed) => {
+        const marked = await this.redemptions.markRefunded(
+          client,
+          redeemed.map((r) => r.id),
+        );
+        const byCode = new Map(marked.map((m) => [m.voucherCodeId, m]));
+        return redeemed.map((r): RefundedAfterRedemption => {
+          const m = byCode.get(r.id);
+          return { code: r.code, redemptionId: m?.id ?? null, redeemedAt: m?.redeemedAt ?? null, refundedAt: m?.refundedAt ?? null };
+        });
+      },
+      file,
+    );
+  }
+}
+
+/** What a refused void (no valid code) answers beside the invalid counts. */
+const EMPTY_REPORT = { voided: 0, refundedAfterRedemption: [], unknown: 0, alreadyVoid: 0 };
+
+function summary(o: { voided: number; refunded: unknown[]; unknown: number; alreadyVoid: number }): string {
+  const parts = [`${o.voided} voucher code${o.voided === 1 ? '' : 's'} voided`];
+  if (o.refunded.length) parts.push(`${o.refunded.length} already redeemed (marked refunded, the customer keeps the key)`);
+  if (o.alreadyVoid) parts.push(`${o.alreadyVoid} already void`);
+  if (o.unknown) parts.push(`${o.unknown} unknown`);
+  return `${parts.join(', ')}.`;
+}

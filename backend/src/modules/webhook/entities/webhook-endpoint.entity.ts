@@ -1,0 +1,27 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * A receiver registered by an admin (DECISIONS §14). The signing secret is sealed under DATA_KEY like licence keys
+ * (`DataCipher`): it is shown once when the endpoint is created and only opened to sign a delivery.
+ */
+@Entity({ name: 'webhook_endpoints' })
+export class WebhookEndpoint {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'varchar', length: 2000 })
+  url: string;
+
+  /** Subscribed event names (`WEBHOOK_EVENTS`); the emit's insert-select filters on `$1 = ANY(events)`. */
+  @Column({ type: 'text', array: true })
+  events: string[];
+
+  @Column({ name: 'secret_ciphertext', type: 'bytea' })
+  secretCiphertext: Buffer;
+
+  @Column({ name: 'is_active', type: 'boolean', default: true })
+  isActive: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

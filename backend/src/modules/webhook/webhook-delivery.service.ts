@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { JobQueue } from '../jobs/job-queue';
+import { postWebhook } from './webhook-http';
+import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
+import { resolveWebhookTarget } from './webhook-url-guard';
+import { AttemptResult, WebhookRepository } from './webhook.repository';
+
+export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+
+/**
+ * Sends one webhook delivery (the job's work): claims the outbox row, checks the URL again (DNS may have changed
+ * since registration) and connects to the address it checked, signs and posts the body, and records the attempt.
+ * A failure schedules the next attempt itself (backoff doubling from WEBHOOK_BACKOFF_MS) until WEBHOOK_RETRY_HOURS
+ * after the event; then the delivery is failed. Nothing here throws to the queue: the row is the state.
+ */
+@Injectable()
+export class WebhookDeliveryService {
+  private readonly logger = new Logger(WebhookDeliveryService.name);
+
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly jobs: JobQueue,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async deliver(deliveryId: string): Promise<WebhookAttemptOutcome> {
+    const claimSeconds = Math.ceil((this.config.webhookTimeoutMs * 2) / 1000) + 30;
+    const row = await this.webhooks.claim(deliveryId, this.clock.now(), claimSeconds);
+    if (!row) return 'skipped';
+    const body = JSON.stringify({ id: row.id, event: row.event, createdAt: row.createdAt, data: row.payload });
+    const policy = { allowLoopback: this.config.webhookAllowLoopback };
+    let answer: { status: number; body: string } | undefined;
+    let error: string | null = null;
+    try {
+      const target = await resolveWebhookTarget(row.url, policy);
+      const unix = Math.floor(this.clock.now().getTime() / 1000);
+      answer = await postWebhook(
+        target,
+        {
+          [SIGNATURE_HEADER]: signatureHeader(row.secret, unix, body),
+          'user-agent': 'office-licences-webhooks/1',
+          'webhook-id': row.id,
+          'webhook-event': row.event,
+        },
+        body,
+        this.config.webhookTimeoutMs,
+      );
+      if (answer.status < 200 || answer.status > 299) error = `The receiver answered ${answer.status}`;
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    const now = this.clock.now();
+    const result: AttemptResult = {
+      status: 'delivered',
+      responseStatus: answer?.status ?? null,
+      responseBody: answer?.body ?? null,
+      error,
+      nextAttemptAt: null,
+      now,
+    };
+    if (error) {
+      const next = new Date(now.getTime() + this.config.webhookBackoffMs * 2 ** row.attempts);
+      const giveUpAt = new Date(new Date(row.createdAt).getTime() + this.config.webhookRetryHours * 3_600_000);
+      result.status = next > giveUpAt ? 'failed' : 'pending';
+      if (result.status === 'pending') result.nextAttemptAt = next;
+    }
+    const attempts = await this.webhooks.recordAttempt(row.id, result);
+    if (result.status === 'pending') {
+      this.jobs.enqueueWebhookDelivery(row.id, attempts, result.nextAttemptAt!.getTime() - now.getTime());
+      return 'retry';
+    }
+    if (result.status === 'failed') this.logger.warn(`Webhook delivery ${row.id} failed after ${attempts} attempts: ${error}`);
+    return result.status === 'delivered' ? 'delivered' : 'failed';
+  }
+
+  /** Re-queues pending deliveries whose job was lost (Redis emptied, process restarted). */
+  async sweep(graceMs: number, limit = 500): Promise<number> {
+    const stale = await this.webhooks.findStale(new Date(this.clock.now().getTime() - graceMs), limit);
+    for (const { id, attempts } of stale) this.jobs.enqueueWebhookDelivery(id, attempts, 0);
+    if (stale.length) this.logger.log(`Re-queued ${stale.length} webhook delivery(ies)`);
+    return stale.length;
+  }
+}

@@ -1,0 +1,85 @@
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { randomBytes } from 'crypto';
+import { RequestActor } from '../../common/utils/request-actor';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuditService } from '../audit/audit.service';
+import { JobQueue } from '../jobs/job-queue';
+import { CreateWebhookDto } from './dto/webhook.dto';
+import { WEBHOOK_TEST_EVENT, WebhookEvents } from './webhook-events';
+import { resolveWebhookTarget, WebhookUrlError } from './webhook-url-guard';
+import { WebhookDeliveryView, WebhookEndpointView, WebhookRepository } from './webhook.repository';
+
+export const WEBHOOK_MESSAGES = {
+  notFound: 'Webhook not found.',
+  deleted: 'Webhook deleted.',
+  testQueued: 'Test event queued.',
+} as const;
+
+/** The delivery log shown per endpoint in Settings. */
+export const RECENT_DELIVERIES = 20;
+
+/** Settings → Webhooks (DECISIONS §14, permission webhooks.manage): register, list, delete, test. Audited. */
+@Injectable()
+export class WebhookEndpointService {
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly audit: AuditService,
+    private readonly jobs: JobQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: WebhookEvents,
+  ) {}
+
+  /** The URL is checked (https, public address after DNS) before anything is written; the secret is answered once. */
+  async create(dto: CreateWebhookDto, actor: RequestActor): Promise<WebhookEndpointView & { secret: string }> {
+    try {
+      await resolveWebhookTarget(dto.url, { allowLoopback: this.config.webhookAllowLoopback });
+    } catch (err) {
+      if (err instanceof WebhookUrlError) throw new BadRequestException(err.message);
+      throw err;
+    }
+    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    const endpoint = await this.webhooks.createEndpoint(dto.url, dto.events, secret);
+    this.events.subscriptionsChanged();
+    await this.audit.record({
+      ...actor,
+      action: 'webhook.create',
+      success: true,
+      resource: 'webhook',
+      resourceId: endpoint.id,
+      details: { url: endpoint.url, events: endpoint.events },
+    });
+    return { ...endpoint, secret };
+  }
+
+  list(): Promise<WebhookEndpointView[]> {
+    return this.webhooks.listEndpoints();
+  }
+
+  async remove(id: string, actor: RequestActor): Promise<{ success: true; message: string }> {
+    const endpoint = await this.webhooks.findEndpoint(id);
+    if (!endpoint || !(await this.webhooks.deleteEndpoint(id))) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
+    this.events.subscriptionsChanged();
+    await this.audit.record({
+      ...actor,
+      action: 'webhook.delete',
+      success: true,
+      resource: 'webhook',
+      resourceId: id,
+      details: { url: endpoint.url },
+    });
+    return { success: true, message: WEBHOOK_MESSAGES.deleted };
+  }
+
+  async deliveries(id: string): Promise<{ deliveries: WebhookDeliveryView[] }> {
+    if (!(await this.webhooks.findEndpoint(id))) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
+    return { deliveries: await this.webhooks.recentDeliveries(id, RECENT_DELIVERIES) };
+  }
+
+  /** "Send test event": a `webhook.test` delivery through the same outbox, signing and retries as a real one. */
+  async sendTest(id: string): Promise<{ message: string; deliveryId: string }> {
+    const deliveryId = await this.webhooks.insertForEndpoint(id, WEBHOOK_TEST_EVENT, { message: 'This is a test event.' });
+    if (!deliveryId) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
+    this.jobs.enqueueWebhookDelivery(deliveryId, 0, 0);
+    return { message: WEBHOOK_MESSAGES.testQueued, deliveryId };
+  }
+}

@@ -1,0 +1,61 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CachedValue } from '../../common/utils/cached-value';
+import { JobQueue } from '../jobs/job-queue';
+import { WebhookRepository } from './webhook.repository';
+
+/** The events an endpoint may subscribe to (DECISIONS §14). */
+export const WEBHOOK_EVENTS = [
+  'redemption.created',
+  'redemption.license_assigned',
+  'email.failed',
+  'pool.low',
+  'voucher.voided',
+] as const;
+
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** What "Send test event" delivers; not subscribable. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+/**
+ * How long an instance trusts what it last read of the endpoints' subscriptions: an endpoint added or deleted through
+ * another instance is seen here within this time (through this instance, at once).
+ */
+export const SUBSCRIPTIONS_TTL_MS = 5_000;
+
+/**
+ * Where the rest of the service announces an event: `emit` writes one outbox row per active endpoint subscribed to
+ * it (one INSERT … SELECT), then queues each. An event no endpoint subscribes to costs nothing: the subscribed
+ * events are read at most every SUBSCRIPTIONS_TTL_MS (one small statement), not per event, so the redemption
+ * path gains no statement while no endpoint listens for `redemption.created`. It never throws and never waits for
+ * a receiver. Call it after the work it announces is committed.
+ */
+@Injectable()
+export class WebhookEvents {
+  private readonly logger = new Logger(WebhookEvents.name);
+  private readonly subscribed = new CachedValue(
+    async () => new Set(await this.webhooks.subscribedEvents()),
+    () => SUBSCRIPTIONS_TTL_MS,
+  );
+
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async emit(event: WebhookEvent, data: Record<string, unknown>): Promise<void> {
+    try {
+      if (!(await this.subscribed.get()).has(event)) return;
+      const rows = await this.webhooks.insertForEvent(event, data);
+      for (const { id } of rows) this.jobs.enqueueWebhookDelivery(id, 0, 0);
+    } catch (err) {
+      // The event is lost, the work it announces is not: log and go on.
+      this.logger.error(`Could not record the ${event} webhook event: ${err instanceof Error ? err.message : err}`);
+    }
+  }
+
+  /** An endpoint was added or deleted here: the next event reads the subscriptions again. */
+  subscriptionsChanged(): void {
+    this.subscribed.invalidate();
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { WebhookController } from './webhook.controller';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookEndpointService } from './webhook-endpoint.service';
+import { WebhookEvents } from './webhook-events';
+import { WebhookRepository } from './webhook.repository';
+
+/**
+ * Outgoing webhooks (DECISIONS §14): endpoints and their delivery outbox. Other modules announce events through
+ * `WebhookEvents.emit`; the jobs module runs `WebhookDeliveryService` (the queue itself, `JobQueue`, is global).
+ */
+@Module({
+  imports: [AuditModule],
+  controllers: [WebhookController],
+  providers: [WebhookRepository, WebhookEvents, WebhookDeliveryService, WebhookEndpointService],
+  exports: [WebhookEvents, WebhookDeliveryService, WebhookRepository],
+})
+export class WebhookModule {}

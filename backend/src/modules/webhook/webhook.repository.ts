@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { DataCipher } from '../../config/data-cipher';
+import { DatabaseService } from '../../database/database.service';
+import { deleteBatch, queryRows } from '../../database/query-rows';
+import { WebhookDeliveryStatus } from './entities/webhook-delivery.entity';
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+  createdAt: Date;
+}
+
+export interface WebhookDeliveryView {
+  id: string;
+  event: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  nextAttemptAt: Date | null;
+}
+
+/** What a delivery job needs: the row it claimed, its endpoint's URL and opened secret. */
+export interface ClaimedDelivery {
+  id: string;
+  event: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  createdAt: Date;
+  url: string;
+  secret: string;
+}
+
+export interface AttemptResult {
+  status: WebhookDeliveryStatus;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  /** When the next attempt is due (status pending). */
+  nextAttemptAt: Date | null;
+  now: Date;
+}
+
+const ENDPOINT_COLUMNS = `id, url, events, is_active AS "isActive", created_at AS "createdAt"`;
+
+/**
+ * The only code that touches `webhook_endpoints` and `webhook_deliveries`. Secrets are sealed here on the way in and
+ * opened here for a delivery only (DECISIONS §12 "Keys at rest": the same `DataCipher` as licence keys).
+ */
+@Injectable()
+export class WebhookRepository {
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
+
+  async createEndpoint(url: string, events: string[], secret: string): Promise<WebhookEndpointView> {
+    const [row] = await queryRows<WebhookEndpointView>(
+      this.database.manager,
+      `INSERT INTO webhook_endpoints (url, events, secret_ciphertext) VALUES ($1, $2, $3) RETURNING ${ENDPOINT_COLUMNS}`,
+      [url, events, this.cipher.seal(secret)],
+    );
+    return row;
+  }
+
+  /** `rotate-data-key`: every endpoint secret not yet under DATA_KEY re-sealed (a handful of rows; rerun-safe). */
+  async rotateSecrets(): Promise<number> {
+    const rows = await queryRows<{ id: string; secret: Buffer }>(
+      this.database.manager,
+      `SELECT id, secret_ciphertext AS secret FROM webhook_endpoints`,
+    );
+    let rotated = 0;
+    for (const row of rows.filter((r) => !this.cipher.isCurrent(r.secret))) {
+      const done = await queryRows(
+        this.database.manager,
+        `UPDATE webhook_endpoints SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id`,
+        [row.id, row.secret, this.cipher.seal(this.cipher.open(row.secret))],
+      );
+      rotated += done.length;
+    }
+    return rotated;
+  }
+
+  /** The events at least one active endpoint subscribes to (a handful of rows). */
+  async subscribedEvents(): Promise<string[]> {
+    const rows = await queryRows<{ event: string }>(
+      this.database.manager,
+      `SELECT DISTINCT unnest(events) AS event FROM webhook_endpoints WHERE is_active`,
+    );
+    return rows.map((r) => r.event);
+  }
+
+  listEndpoints(): Promise<WebhookEndpointView[]> {
+    return queryRows(this.database.manager, `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`);
+  }
+
+  async findEndpoint(id: string): Promise<WebhookEndpointView | undefined> {
+    const [row] = await queryRows<WebhookEndpointView>(
+      this.database.manager,
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`,
+      [id],
+    );
+    return row;
+  }
+
+  /** Its deliveries go with it (ON DELETE CASCADE); a job still queued for one finds nothing to claim. */
+  async deleteEndpoint(id: string): Promise<boolean> {
+    const rows = await queryRows(this.database.manager, `DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id`, [id]);
+    return rows.length > 0;
+  }
+
+  /**
+   * The emit on the redemption path: one statement whatever the number of endpoints, one outbox row per active
+   * endpoint subscribed to the event (webhook_endpoints holds a handful of rows: a sequential read of one page).
+   */
+  async insertForEvent(event: string, payload: Record<string, unknown>): Promise<Array<{ id: string }>> {
+    return queryRows(
+      this.database.manager,
+      `INSERT INTO webhook_deliveries (endpoint_id, event, payload)
+       SELECT id, $1::text, $2::jsonb FROM webhook_endpoints WHERE is_active AND $1::text = ANY(events)
+       RETURNING id`,
+      [event, JSON.stringify(payload)],
+    );
+  }
+
+  /** "Send test event": one delivery to this endpoint whatever it subscribed to. */
+  async insertForEndpoint(endpointId: string, event: string, payload: Record<string, unknown>): Promise<string | undefined> {
+    const [row] = await queryRows<{ id: string }>(
+      this.database.manager,
+      `INSERT INTO webhook_deliveries (endpoint_id, event, payload) SELECT id, $2::text, $3::jsonb FROM webhook_endpoints WHERE id = $1
+       RETURNING id`,
+      [endpointId, event, JSON.stringify(payload)],
+    );
+    return row?.id;
+  }
+
+  /** The newest deliveries of an endpoint (idx_webhook_deliveries_endpoint_created, read backwards). */
+  recentDeliveries(endpointId: string, limit: number): Promise<WebhookDeliveryView[]> {
+    return queryRows(
+      this.database.manager,
+      `SELECT id, event, status, attempts, response_status AS "responseStatus", last_error AS "lastError",
+              created_at AS "createdAt", delivered_at AS "deliveredAt",
+              CASE WHEN status = 'pending' THEN next_attempt_at END AS "nextAttemptAt"
+         FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [endpointId, limit],
+    );
+  }
+
+  /**
+   * Claims a due pending delivery for one attempt (a job delivered twice, or one queued by the sweep while another
+   * waits, finds it claimed or not yet due and does nothing). The claim outlives the attempt's timeout.
+   */
+  async claim(id: string, now: Date, claimSeconds: number): Promise<ClaimedDelivery | undefined> {
+    const [row] = await queryRows<Omit<ClaimedDelivery, 'secret'> & { secret_ciphertext: Buffer }>(
+      this.database.manager,
+      `UPDATE webhook_deliveries d SET claimed_until = $2::timestamptz + make_interval(secs => $3)
+         FROM webhook_endpoints e
+        WHERE d.id = $1 AND e.id = d.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $2
+          AND (d.claimed_until IS NULL OR d.claimed_until < $2)
+        RETURNING d.id, d.event, d.payload, d.attempts, d.created_at AS "createdAt", e.url, e.secret_ciphertext`,
+      [id, now, claimSeconds],
+    );
+    if (!row) return undefined;
+    const { secret_ciphertext, ...rest } = row;
+    return { ...rest, secret: this.cipher.open(secret_ciphertext) };
+  }
+
+  /** Records one attempt and releases the claim; answers the attempts made so far. */
+  async recordAttempt(id: string, result: AttemptResult): Promise<number> {
+    const [row] = await queryRows<{ attempts: number }>(
+      this.database.manager,
+      `UPDATE webhook_deliveries
+          SET attempts = attempts + 1, status = $2::varchar, response_status = $3, response_body = $4, last_error = $5,
+              next_attempt_at = COALESCE($6::timestamptz, next_attempt_at), claimed_until = NULL,
+              delivered_at = CASE WHEN $2::varchar = 'delivered' THEN $7::timestamptz END
+        WHERE id = $1 RETURNING attempts`,
+      [id, result.status, result.responseStatus, result.responseBody, result.error?.slice(0, 500) ?? null, result.nextAttemptAt, result.now],
+    );
+    return row?.attempts ?? 0;
+  }
+
+  /** Pending deliveries due before `before` with no live claim: their job was lost (idx_webhook_deliveries_due). */
+  findStale(before: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
+    return queryRows(
+      this.database.manager,
+      `SELECT id, attempts FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at < $1 AND (claimed_until IS NULL OR claimed_until < $1)
+        ORDER BY next_attempt_at LIMIT $2`,
+      [before, limit],
+    );
+  }
+
+  /** Pending deliveries (the metrics' outbox depth), counted on the partial index idx_webhook_deliveries_due. */
+  async countPending(): Promise<number> {
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.database.manager,
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return n;
+  }
+
+  /** Retention: one batch of settled deliveries older than `days`. */
+  deleteOlderThan(days: number, batch: number): Promise<number> {
+    return deleteBatch(
+      this.database.manager,
+      'webhook_deliveries',
+      `status <> 'pending' AND created_at < now() - make_interval(days => $1)`,
+      [days],
+      batch,
+    );
+  }
+}

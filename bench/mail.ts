@@ -1,0 +1,173 @@
+/**
+ * Redemption → order e-mail accepted by the SMTP server, at a fixed arrival rate (200 and 500 redemptions a
+ * second by default): the API with WORKERS_IN_API=false queues each e-mail on Redis, two `main.js --worker`
+ * processes send them to an SMTP server in this process. Latency = the SMTP server accepting the message (end of
+ * DATA) minus the moment the redemption request was sent. Target: p95 ≤ 2 s at 500/s.
+ *
+ *   npm run bench -- mail   (BENCH_MAIL_RATES=200,500, BENCH_MAIL_SECONDS=20 per rate)
+ */
+import { Agent, request } from 'http';
+import { runMigrations } from '../backend/src/database/migrate';
+import { startRedisServer } from '../test/helpers/redis';
+import { machine, sql, startApi, withDatabase, writeResult } from './lib';
+import { startSmtp, Smtp } from './smtp';
+
+const RATES = (process.env.BENCH_MAIL_RATES ?? '200,500').split(',').map(Number);
+const SECONDS = Number(process.env.BENCH_MAIL_SECONDS ?? 20);
+const TARGET_P95_MS = 2000;
+/** After the last request, how long e-mails may take to arrive before the run counts them missing. */
+const DRAIN_MS = 60_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface RateResult {
+  rate: number;
+  sent: number;
+  accepted: number;
+  refused: number;
+  delivered: number;
+  p50: number;
+  p95: number;
+  max: number;
+  /** Requests per second actually sent (the generator can fall behind on a busy machine). */
+  achieved: number;
+}
+
+/** Open loop: request i leaves at start + i / rate, whatever the answers before it. */
+async function runRate(apiUrl: string, smtp: Smtp, rate: number, first: number): Promise<RateResult> {
+  const { hostname, port } = new URL(apiUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const total = rate * SECONDS;
+  const sentAt = new Map<string, number>();
+  let accepted = 0;
+  let refused = 0;
+  const inFlight: Array<Promise<void>> = [];
+  const start = Date.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 1) await sleep(wait);
+    const n = first + i;
+    const email = `mail${n}@bench.test`;
+    const body = JSON.stringify({
+      voucherCode: `MAIL-${n}`,
+      firstName: 'Ann',
+      lastName: 'Lee',
+      email,
+      phone: '+1 302 555 0100',
+      acceptPrivacyPolicy: true,
+      submissionTime: String(Date.now()),
+      website: '',
+      company_website: '',
+    });
+    sentAt.set(email, Date.now());
+    inFlight.push(
+      new Promise<void>((resolve) => {
+        const req = request(
+          {
+            agent,
+            hostname,
+            port,
+            path: '/api/redeem-voucher',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === 201) accepted++;
+              else {
+                refused++;
+                sentAt.delete(email);
+              }
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => {
+          refused++;
+          sentAt.delete(email);
+          resolve();
+        });
+        req.end(body);
+      }),
+    );
+  }
+  const achieved = total / ((Date.now() - start) / 1000);
+  await Promise.all(inFlight);
+  agent.destroy();
+  const deadline = Date.now() + DRAIN_MS;
+  while (Date.now() < deadline && [...sentAt.keys()].some((e) => !smtp.firstAt.has(e))) await sleep(200);
+  const latencies = [...sentAt].filter(([e]) => smtp.firstAt.has(e)).map(([e, at]) => smtp.firstAt.get(e)! - at);
+  latencies.sort((a, b) => a - b);
+  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? NaN;
+  return {
+    rate,
+    sent: total,
+    accepted,
+    refused,
+    delivered: latencies.length,
+    p50: pick(0.5),
+    p95: pick(0.95),
+    max: latencies[latencies.length - 1] ?? NaN,
+    achieved,
+  };
+}
+
+export async function main(): Promise<void> {
+  await withDatabase(async (url) => {
+    await runMigrations(url);
+    const [product] = await sql(url, [
+      `INSERT INTO products (name, is_license_managed, email_subject, email_template, download_link)
+       VALUES ('Bench Mail (Mac)', false, 'Your order {{voucher_code}}', '<p>{{customer_name}}: {{voucher_code}}</p>',
+               'https://dl.example.com/mac') RETURNING id`,
+    ]);
+    const codes = RATES.reduce((sum, r) => sum + r * SECONDS, 0);
+    await sql(
+      url,
+      [`INSERT INTO voucher_codes (code, product_id) SELECT 'MAIL-' || g, $1 FROM generate_series(1, $2::int) g`, [product.id, codes]],
+      ['VACUUM ANALYZE'],
+    );
+
+    const redis = await startRedisServer();
+    const smtp = await startSmtp();
+    const env = {
+      DATABASE_URL: url,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: `bench-mail-${Date.now()}`,
+      WORKERS_IN_API: 'false',
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    };
+    const api = await startApi(env);
+    const workers = [await startApi(env, { args: ['--worker'] }), await startApi(env, { args: ['--worker'] })];
+    const results: RateResult[] = [];
+    try {
+      await sleep(3000); // the workers connect to Redis
+      let first = 1;
+      for (const rate of RATES) {
+        console.log(`${rate} redemptions/s for ${SECONDS} s…`);
+        const result = await runRate(api.url, smtp, rate, first);
+        first += rate * SECONDS;
+        console.log(JSON.stringify(result));
+        results.push(result);
+      }
+    } finally {
+      await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+      await smtp.close();
+      await redis.stop();
+    }
+    const rows = results.map(
+      (r) =>
+        `| ${r.rate}/s (sent at ${r.achieved.toFixed(0)}/s) | ${r.accepted} / ${r.sent} (${r.refused} refused) | ${r.delivered} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.p95 <= TARGET_P95_MS && r.delivered === r.accepted ? 'yes' : '**no**'} |`,
+    );
+    const md = `## Redemption to e-mail
+
+${new Date().toISOString().slice(0, 10)}, ${machine()}, the API (WORKERS_IN_API=false) and two \`--worker\` processes on a private redis-server, an SMTP server in the benchmark's process; ${SECONDS} s per rate, requests sent at fixed intervals whatever the answers (open loop). Latency: the SMTP server accepting the message minus the request's start. Target: p95 ≤ ${TARGET_P95_MS} ms at 500/s, every accepted redemption's e-mail delivered.
+
+| rate | redemptions accepted | e-mails delivered | p50 ms | p95 ms | max ms | met |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}`;
+    console.log(md);
+    writeResult('mail', md);
+  });
+}

@@ -1,0 +1,17 @@
+import { api } from '../../app/api';
+
+export interface ResendOrderEmailRequest {
+  voucherCode: string;
+  email: string;
+}
+
+/** `POST /api/resend-order-email`: always 202 with one message, whatever was sent (DECISIONS §13). */
+export const resendApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    resendOrderEmail: build.mutation<{ message: string }, ResendOrderEmailRequest>({
+      query: (body) => ({ url: 'resend-order-email', method: 'POST', body }),
+    }),
+  }),
+});
+
+export const { useResendOrderEmailMutation } = resendApi;

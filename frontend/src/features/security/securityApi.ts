@@ -1,0 +1,59 @@
+import { api } from '../../app/api';
+
+export interface TwoFactorSetup {
+  secret: string;
+  otpauthUrl: string;
+  qrCodeDataUrl: string;
+}
+
+/** `GET /api/admin/sessions`: the signed-in user's live sessions. */
+export interface OwnSession {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastUsedAt: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The Security screen's calls: two-factor enrolment, recovery codes, own sessions. */
+export const securityApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    setupTwoFactor: build.mutation<TwoFactorSetup, { currentPassword: string }>({
+      query: (body) => ({ url: 'admin/2fa/setup', method: 'POST', body }),
+    }),
+    enableTwoFactor: build.mutation<{ twoFactorEnabled: true; recoveryCodes: string[] }, { code: string }>({
+      query: (body) => ({ url: 'admin/2fa/enable', method: 'POST', body }),
+      invalidatesTags: ['Me'],
+    }),
+    disableTwoFactor: build.mutation<{ twoFactorEnabled: false }, { code: string }>({
+      query: (body) => ({ url: 'admin/2fa/disable', method: 'POST', body }),
+      invalidatesTags: ['Me'],
+    }),
+    regenerateRecoveryCodes: build.mutation<{ recoveryCodes: string[] }, { code: string }>({
+      query: (body) => ({ url: 'admin/2fa/recovery-codes', method: 'POST', body }),
+    }),
+    sessions: build.query<OwnSession[], void>({
+      query: () => 'admin/sessions',
+      providesTags: ['Sessions'],
+    }),
+    endSession: build.mutation<{ success: true }, string>({
+      query: (id) => ({ url: `admin/sessions/${id}`, method: 'DELETE' }),
+      invalidatesTags: ['Sessions'],
+    }),
+    endOtherSessions: build.mutation<{ revoked: number }, void>({
+      query: () => ({ url: 'admin/sessions/revoke-others', method: 'POST' }),
+      invalidatesTags: ['Sessions'],
+    }),
+  }),
+});
+
+export const {
+  useSetupTwoFactorMutation,
+  useEnableTwoFactorMutation,
+  useDisableTwoFactorMutation,
+  useRegenerateRecoveryCodesMutation,
+  useSessionsQuery,
+  useEndSessionMutation,
+  useEndOtherSessionsMutation,
+} = securityApi;

@@ -1,0 +1,65 @@
+import { api } from '../../app/api';
+
+/** The server's list (backend/src/modules/webhook/webhook-events.ts); it refuses any other with a 400. */
+export const WEBHOOK_EVENTS = [
+  'redemption.created',
+  'redemption.license_assigned',
+  'email.failed',
+  'pool.low',
+  'voucher.voided',
+] as const;
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+  createdAt: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  responseStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+/** DECISIONS §14, Settings → Webhooks (webhooks.manage). */
+export const webhooksApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    webhooks: build.query<WebhookEndpoint[], void>({
+      query: () => 'webhooks',
+      providesTags: (result) => [{ type: 'Webhooks', id: 'LIST' }, ...(result ?? []).map((w) => ({ type: 'Webhooks' as const, id: w.id }))],
+    }),
+    createWebhook: build.mutation<WebhookEndpoint & { secret: string }, { url: string; events: string[] }>({
+      query: (body) => ({ url: 'webhooks', method: 'POST', body }),
+      invalidatesTags: [{ type: 'Webhooks', id: 'LIST' }],
+    }),
+    deleteWebhook: build.mutation<{ success: boolean; message: string }, string>({
+      query: (id) => ({ url: `webhooks/${id}`, method: 'DELETE' }),
+      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id: 'LIST' }, { type: 'Webhooks', id }],
+    }),
+    webhookDeliveries: build.query<{ deliveries: WebhookDelivery[] }, string>({
+      query: (id) => `webhooks/${id}/deliveries`,
+      providesTags: (_r, _e, id) => [{ type: 'Webhooks', id }],
+      keepUnusedDataFor: 0,
+    }),
+    sendTestWebhook: build.mutation<{ message: string; deliveryId: string }, string>({
+      query: (id) => ({ url: `webhooks/${id}/test`, method: 'POST' }),
+      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id }],
+    }),
+  }),
+});
+
+export const {
+  useWebhooksQuery,
+  useCreateWebhookMutation,
+  useDeleteWebhookMutation,
+  useWebhookDeliveriesQuery,
+  useSendTestWebhookMutation,
+} = webhooksApi;

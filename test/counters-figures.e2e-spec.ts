@@ -1,0 +1,81 @@
+import { StatsRepository } from '../backend/src/modules/stats/stats.repository';
+import { TestApp } from './helpers/app';
+import { MISMATCHES_SQL, OPERATIONS, PARALLEL, randomOperations, startCountersApp } from './helpers/counters';
+
+/*
+ * Issue 12: after the random mix of test/helpers/counters.ts (2,000 operations, 8 at a time), the product list, the
+ * batches and the statistics answer the same figures as count(*). test/counters-random-operations.e2e-spec.ts
+ * checks the counters themselves during and after such a run.
+ */
+
+describe('counters stay exact (issue 12)', () => {
+  let t: TestApp;
+  let auth: { Authorization: string };
+  let products: string[];
+
+  beforeAll(async () => {
+    let licensed: string[];
+    ({ t, auth, products, licensed } = await startCountersApp());
+    // The data to compare: the mix the other suite runs, here without a checker; an answer it does not allow fails the suite.
+    const { chooseOperation } = randomOperations(t, auth, products, licensed);
+    const worker = async () => {
+      for (let i = 0; i < OPERATIONS / PARALLEL; i++) await chooseOperation()[2]();
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the product list and the statistics answer the same figures as count(*)', async () => {
+    await t.app.get(StatsRepository).foldPastDays();
+    expect(await t.db.query(MISMATCHES_SQL)).toEqual([]);
+    const counted: Array<{ id: string; available: number; redeemed: number; void: number; redemptions: number }> =
+      await t.db.query(`
+        SELECT p.id,
+               (SELECT count(*) FROM voucher_codes v WHERE v.product_id = p.id AND NOT v.is_redeemed AND v.voided_at IS NULL)::int AS available,
+               (SELECT count(*) FROM voucher_codes v WHERE v.product_id = p.id AND v.is_redeemed)::int AS redeemed,
+               (SELECT count(*) FROM voucher_codes v WHERE v.product_id = p.id AND v.voided_at IS NOT NULL)::int AS void,
+               (SELECT count(*) FROM redemptions r WHERE r.product_id = p.id)::int AS redemptions
+          FROM products p`);
+    const list = (await t.http().get('/api/products').set(auth).expect(200)).body;
+    const stats = (await t.http().get('/api/stats/alltime').set(auth).expect(200)).body;
+    for (const c of counted) {
+      expect(list.find((p: { id: string }) => p.id === c.id)).toMatchObject({
+        unredeemedCount: c.available,
+        redeemedCount: c.redeemed,
+        voidCount: c.void,
+      });
+      expect(stats.productStats.find((p: { productId: string }) => p.productId === c.id)).toMatchObject({
+        activeCodes: c.available,
+        redeemedCodes: c.redemptions,
+        voidCodes: c.void,
+      });
+    }
+    // The batches of each product: their counts are the codes' and redemptions' count(*) per batch.
+    for (const product of products) {
+      const batches: Array<{ id: string; kind: string; counts: Record<string, number> | null }> = (
+        await t.http().get(`/api/products/${product}/batches`).set(auth).expect(200)
+      ).body;
+      const perBatch: Array<Record<string, number | string>> = await t.db.query(
+        `SELECT coalesce(v.batch_id, v.product_id) AS id, count(*)::int AS uploaded, count(*) FILTER (WHERE v.is_redeemed)::int AS redeemed,
+                count(*) FILTER (WHERE NOT v.is_redeemed AND v.voided_at IS NULL)::int AS unredeemed,
+                count(*) FILTER (WHERE v.voided_at IS NOT NULL)::int AS void, count(r.id) FILTER (WHERE r.exported)::int AS exported
+           FROM voucher_codes v LEFT JOIN redemptions r ON r.voucher_code_id = v.id WHERE v.product_id = $1 GROUP BY 1`,
+        [product],
+      );
+      for (const row of perBatch) {
+        const { id, ...counts } = row;
+        expect(batches.find((b) => b.id === id)?.counts).toEqual(counts);
+      }
+      for (const b of batches.filter((x) => x.kind !== 'void' && !perBatch.some((row) => row.id === x.id))) {
+        expect(b.counts).toEqual({ uploaded: 0, redeemed: 0, unredeemed: 0, void: 0, exported: 0 });
+      }
+    }
+    const [{ today }] = await t.db.query(
+      `SELECT count(*)::int AS today FROM redemptions
+        WHERE (redeemed_at AT TIME ZONE 'Asia/Kathmandu')::date = (now() AT TIME ZONE 'Asia/Kathmandu')::date`,
+    );
+    expect((await t.http().get('/api/stats/today').set(auth).expect(200)).body.totalRedemptions).toBe(today);
+  });
+});

@@ -1,0 +1,55 @@
+import { randomBytes } from 'crypto';
+import { parse } from 'csv-parse/sync';
+import { Clock } from '../../backend/src/common/clock';
+import { startTestApp } from './app';
+import { bearer, tokenFor } from './auth';
+
+/** What the export suites share (test/exports-redemptions.e2e-spec.ts, test/exports-codes.e2e-spec.ts). */
+
+export const BOM = '\ufeff';
+export const HEADER = [
+  'Voucher Code',
+  'First Name',
+  'Last Name',
+  'Email',
+  'Phone',
+  'Country',
+  'Product',
+  'Email Status',
+  'License Key',
+  'Download Link',
+  'Redeemed At',
+  'Exported At',
+  'Refunded At',
+];
+
+export function csvRows(text: string): string[][] {
+  expect(text.startsWith(BOM)).toBe(true);
+  return parse(text.slice(BOM.length), { relax_column_count: false });
+}
+
+/** A tag of its own for a test's customers (their e-mail domain), so a search finds only that test's rows. */
+export const newTag = () => `exp${randomBytes(4).toString('hex')}`;
+
+/**
+ * The app of an export suite with an admin's header, its Clock stopped at 2026-03-05 (every filename carries this
+ * date; `jest.restoreAllMocks()` restarts it), and `exportedFlags`: [code, exported, has exported_at] per code.
+ */
+export async function startExportApp() {
+  const t = await startTestApp();
+  const auth = bearer(await tokenFor(t, 'admin'));
+  jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2026-03-05T10:00:00Z'));
+  const exportedFlags = async (codes: string[]): Promise<Array<[string, boolean, boolean]>> =>
+    (
+      await t.db.query(
+        `SELECT v.code, r.exported, r.exported_at FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
+          WHERE v.code = ANY($1) ORDER BY v.code`,
+        [codes],
+      )
+    ).map((r: { code: string; exported: boolean; exported_at: Date | null }) => [
+      r.code,
+      r.exported,
+      r.exported_at !== null,
+    ]);
+  return { t, auth, exportedFlags };
+}
