@@ -6,6 +6,8 @@ import { join } from 'path';
 import { Client } from 'pg';
 import { JwtService } from '@nestjs/jwt';
 import { createHash, randomBytes } from 'crypto';
+import { DataCipher } from '../backend/src/config/data-cipher';
+import { sealedKeyColumns } from '../backend/src/modules/license/license.repository';
 
 export const ROOT = join(__dirname, '..');
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -14,6 +16,40 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 /** 32 bytes, base64: production mode requires a DATA_KEY (licence keys sealed at rest). */
 export const BENCH_DATA_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/**
+ * Pool keys `${prefix}1` … `${prefix}${count}` for one product, written sealed under BENCH_DATA_KEY as the API
+ * writes them (plain rows would be sealed by the API's start-up step, 500 per transaction, during the run).
+ * Older keys first (`created_at` ascending with n), 10,000 rows per statement.
+ */
+export async function insertSealedKeys(
+  pg: Client,
+  productId: string,
+  count: number,
+  opts: { prefix?: string; downloadLink?: string; activations?: number } = {},
+): Promise<void> {
+  const cipher = new DataCipher(Buffer.from(BENCH_DATA_KEY, 'base64'));
+  const prefix = opts.prefix ?? 'KEY-';
+  for (let from = 1; from <= count; from += 10_000) {
+    const ns = Array.from({ length: Math.min(10_000, count - from + 1) }, (_, i) => from + i);
+    const sealed = ns.map((n) => sealedKeyColumns(cipher, `${prefix}${n}`));
+    await pg.query(
+      `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, created_at, current_activations)
+       SELECT $1, s.ciphertext, s.hash, s.last, $2, now() - make_interval(secs => $3 - s.n), $8
+         FROM unnest($4::int[], $5::bytea[], $6::bytea[], $7::text[]) AS s(n, ciphertext, hash, last)`,
+      [
+        productId,
+        opts.downloadLink ?? 'https://dl.example.com/k',
+        count,
+        ns,
+        sealed.map((x) => x.ciphertext),
+        sealed.map((x) => x.hash),
+        sealed.map((x) => x.last),
+        opts.activations ?? 0,
+      ],
+    );
+  }
+}
 
 /** An admin user, an active session and a signed access token for it, as a login issues them (test/helpers/auth.ts). */
 export async function adminToken(databaseUrl: string, role = 'admin'): Promise<string> {
@@ -88,7 +124,9 @@ export async function startApi(
   if (!existsSync(entry)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   const port = await freePort();
   const worker = (opts.args ?? []).includes('--worker');
-  const child = spawn(process.execPath, [entry, ...(opts.args ?? [])], {
+  // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the API under the benchmark's load
+  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, entry, ...(opts.args ?? [])], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -169,4 +207,17 @@ export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100;
+}
+
+/** Runs statements on a database with a client of its own (closed afterwards); answers the last one's rows. */
+export async function sql(url: string, ...statements: Array<[string, unknown[]?]>): Promise<Array<Record<string, any>>> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    let rows: Array<Record<string, any>> = [];
+    for (const [text, params] of statements) rows = (await pg.query(text, params)).rows;
+    return rows;
+  } finally {
+    await pg.end();
+  }
 }

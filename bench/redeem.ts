@@ -19,27 +19,35 @@ import { cpuMs, insertSealedKeys, machine, REDIS_URL, startApi, withDatabase, wr
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
-/** Codes per range (BENCH_REDEEM_CODES); pool keys twice as many. */
+/** Codes per range (BENCH_REDEEM_CODES); a pool key for every code of the three ranges. */
 const CODES = Number(process.env.BENCH_REDEEM_CODES ?? 300_000);
-const KEYS = 2 * CODES;
+const KEYS = 3 * CODES;
 
-async function seed(url: string): Promise<void> {
-  const pg = new Client({ connectionString: url });
-  await pg.connect();
+/**
+ * A licence-managed product with `codes` codes per prefix (`${prefix}1` …) and a sealed pool key for each of them,
+ * vacuumed and analysed.
+ */
+export async function seedPool(pg: Client, prefixes: string[], codes: number): Promise<void> {
   const {
     rows: [product],
   } = await pg.query(
     `INSERT INTO products (name, is_license_managed, email_subject, email_template)
      VALUES ('Bench Pool (Windows)', true, 'Key', '<p>{{license_key}}</p>') RETURNING id`,
   );
-  // Disjoint code ranges: PG-n for pgbench, LEAN-n for pgbench on the lean schema, HTTP-n for the API; keys enough.
   await pg.query(
-    `INSERT INTO voucher_codes (code, product_id)
-     SELECT p || n, $1 FROM generate_series(1, $2) n, unnest(ARRAY['PG-', 'LEAN-', 'HTTP-']) p`,
-    [product.id, CODES],
+    `INSERT INTO voucher_codes (code, product_id) SELECT p || n, $1 FROM generate_series(1, $2::int) n, unnest($3::text[]) p`,
+    [product.id, codes, prefixes],
   );
-  await insertSealedKeys(pg, product.id, KEYS);
+  await insertSealedKeys(pg, product.id, codes * prefixes.length);
   await pg.query('VACUUM ANALYZE');
+}
+
+async function seed(url: string): Promise<void> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  // Disjoint code ranges: PG-n for pgbench, LEAN-n for pgbench on the lean schema, HTTP-n for the API; a key for
+  // every code (the pool never runs dry).
+  await seedPool(pg, ['PG-', 'LEAN-', 'HTTP-'], CODES);
   await pg.end();
 }
 
@@ -47,19 +55,27 @@ async function seed(url: string): Promise<void> {
  * The lean schema: every index of the redemption's tables that is neither a primary key nor unique (the rules'
  * constraints) nor the pool's key lookup is dropped, and the tables' own triggers (the counters) are disabled.
  */
+export const REDEMPTION_TABLES = ['voucher_codes', 'customers', 'redemptions', 'license_keys', 'license_assignments', 'success_tokens'];
+
+/** The indexes of the redemption's tables that it does not need: neither primary, nor unique, nor the pool's. */
+export async function optionalIndexes(pg: Client): Promise<Array<{ name: string; def: string }>> {
+  const { rows } = await pg.query(
+    `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS def
+       FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+      WHERE t.relname = ANY($1) AND NOT x.indisunique AND NOT x.indisprimary AND i.relname <> 'idx_license_keys_pool'
+      ORDER BY 1`,
+    [REDEMPTION_TABLES],
+  );
+  return rows;
+}
+
 async function leanSchema(url: string): Promise<string[]> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
   try {
-    const tables = ['voucher_codes', 'customers', 'redemptions', 'license_keys', 'license_assignments', 'success_tokens'];
-    const { rows } = await pg.query(
-      `SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-        WHERE t.relname = ANY($1) AND NOT x.indisunique AND NOT x.indisprimary AND i.relname <> 'idx_license_keys_pool'
-        ORDER BY 1`,
-      [tables],
-    );
+    const rows = await optionalIndexes(pg);
     for (const { name } of rows) await pg.query(`DROP INDEX ${name}`);
-    for (const table of tables) await pg.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
+    for (const table of REDEMPTION_TABLES) await pg.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
     await pg.query('VACUUM ANALYZE');
     return rows.map((r) => r.name);
   } finally {
@@ -67,7 +83,8 @@ async function leanSchema(url: string): Promise<string[]> {
   }
 }
 
-function pgbench(url: string, prefix = 'PG-'): number {
+/** pgbench running REDEEM_SQL for SECONDS on codes `${prefix}1` … `${prefix}${codes}`; its transactions per second. */
+export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SECONDS): number {
   // The API's statement with pgbench variables; random codes can repeat (then it claims nothing, cheaply).
   const sql = REDEEM_SQL.replace(/--[^\n]*\n/g, '\n')
     .replace(/\s+/g, ' ')
@@ -81,10 +98,10 @@ function pgbench(url: string, prefix = 'PG-'): number {
     .replace(/\$8/g, `sha256((md5(random()::text) || :n)::bytea)`)
     .replace(/\$9/g, `72`);
   const file = join(tmpdir(), 'ovr-redeem.pgbench');
-  writeFileSync(file, `\\set n random(1, ${CODES})\n${sql};\n`);
+  writeFileSync(file, `\\set n random(1, ${codes})\n${sql};\n`);
   const out = execFileSync(
     'pgbench',
-    ['-n', '-M', 'prepared', '-f', file, '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), url],
+    ['-n', '-M', 'prepared', '-f', file, '-c', String(CLIENTS), '-j', '2', '-T', String(seconds), url],
     { encoding: 'utf8' },
   );
   const tps = /tps = ([\d.]+)/.exec(out);

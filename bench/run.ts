@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   resilience: () => import('./resilience'),
   pages: () => import('./pages'),
   mail: () => import('./mail'),
+  'index-costs': () => import('./index-costs'),
 };
 
 async function run(): Promise<void> {

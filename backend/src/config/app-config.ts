@@ -52,6 +52,8 @@ export interface AppConfig {
   smtpFallbackUrl?: string;
   /** How long an SMTP provider may take to accept the connection and to greet; it may stay silent 3 times as long mid-transaction. */
   smtpTimeoutMs: number;
+  /** Order e-mails one worker process sends at once; also the SMTP connections it keeps per provider. */
+  mailConcurrency: number;
   mailFrom: string;
   geoBlockedCountries: string[];
   /** Express `trust proxy`: false, a hop count, or `loopback`/addresses/CIDRs (comma separated); never `true`. */
@@ -300,6 +302,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFallbackUrl: url(env, 'SMTP_FALLBACK_URL', ['smtp:', 'smtps:']),
     smtpTimeoutMs: int(env, 'SMTP_TIMEOUT_MS', 10_000, 100, 300_000),
+    mailConcurrency: int(env, 'MAIL_CONCURRENCY', 20, 1, 200),
     mailFrom: str(env, 'MAIL_FROM', 'Office Licences <no-reply@localhost>'),
     geoBlockedCountries: countries,
     trustProxy: trustProxy(env),

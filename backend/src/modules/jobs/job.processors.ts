@@ -1,21 +1,42 @@
-import { Process, Processor } from '@nestjs/bull';
-import type { Job } from 'bull';
+import { InjectQueue, Process, Processor } from '@nestjs/bull';
+import { Inject, OnModuleInit } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobHandlers } from './job-handlers.service';
 import { JOB, QUEUE } from './jobs.constants';
-import { MAIL_JOB_CONCURRENCY } from '../mail/mail-transport.service';
 
 @Processor(QUEUE.MAIL)
-export class MailProcessor {
-  constructor(private readonly handlers: JobHandlers) {}
+export class MailProcessor implements OnModuleInit {
+  constructor(
+    private readonly handlers: JobHandlers,
+    @InjectQueue(QUEUE.MAIL) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  @Process({ name: JOB.SEND_REDEMPTION_MAIL, concurrency: MAIL_JOB_CONCURRENCY })
-  send(job: Job<{ redemptionId: string }>) {
-    return this.handlers.sendRedemptionMail(job.data.redemptionId, job.attemptsMade + 1, job.opts.attempts ?? 1);
+  /**
+   * Every e-mail job of the queue (order e-mails, pool alerts) through one handler running MAIL_CONCURRENCY at once,
+   * the SMTP connections each provider keeps: Bull adds up the concurrency of named handlers, so a second one would
+   * let more jobs run than there are connections. Registered here, not by decorator, because a decorator's
+   * concurrency is fixed at import, before the configuration is read.
+   */
+  onModuleInit(): void {
+    this.queue
+      .process('*', this.config.mailConcurrency, (job: Job) => this.run(job))
+      // A failure to run is emitted as the queue's 'error' too, which BullJobQueue logs.
+      .catch(() => undefined);
   }
 
-  @Process({ name: JOB.SEND_POOL_ALERT, concurrency: 2 })
-  sendPoolAlert(job: Job<{ alertId: string }>) {
-    return this.handlers.sendPoolAlert(job.data.alertId, job.attemptsMade + 1, job.opts.attempts ?? 1);
+  private run(job: Job) {
+    const attempt = job.attemptsMade + 1;
+    const attempts = job.opts.attempts ?? 1;
+    switch (job.name) {
+      case JOB.SEND_REDEMPTION_MAIL:
+        return this.handlers.sendRedemptionMail((job.data as { redemptionId: string }).redemptionId, attempt, attempts);
+      case JOB.SEND_POOL_ALERT:
+        return this.handlers.sendPoolAlert((job.data as { alertId: string }).alertId, attempt, attempts);
+      default:
+        throw new Error(`unknown mail job ${job.name}`);
+    }
   }
 }
 

@@ -6,9 +6,6 @@ import { createTransport, Transporter } from 'nodemailer';
 import { randomUUID } from 'crypto';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 
-/** Order e-mails a worker sends at once (the queue's concurrency), and the SMTP connections it keeps per provider. */
-export const MAIL_JOB_CONCURRENCY = 5;
-
 export interface OutgoingMail {
   to: string;
   subject: string;
@@ -75,7 +72,7 @@ export class MailTransportService implements OnModuleDestroy {
       // Connections are kept and reused (at most as many as a worker sends at once): a new connection, greeting
       // and EHLO per message made the e-mails queue up behind the redemptions at 100 a second (issue 12).
       pool: true,
-      maxConnections: MAIL_JOB_CONCURRENCY,
+      maxConnections: this.config.mailConcurrency,
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: 3 * timeout,

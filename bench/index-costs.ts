@@ -1,0 +1,58 @@
+/**
+ * What each index costs the redemption (issue 12: "each index pays its way on the write path"): pgbench runs the
+ * redemption statement on the full schema, then once per optional index with only that index dropped (built again
+ * afterwards), then with the counter triggers disabled, then on the full schema again. Every run redeems codes of
+ * its own. The change of each run against the mean of the two full-schema runs is that index's cost.
+ *
+ *   npm run bench -- index-costs   (BENCH_SECONDS per run, default 8; BENCH_CLIENTS)
+ */
+import { Client } from 'pg';
+import { runMigrations } from '../backend/src/database/migrate';
+import { machine, withDatabase, writeResult } from './lib';
+import { optionalIndexes, pgbench, REDEMPTION_TABLES, seedPool } from './redeem';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+/** Codes per run: more than a run redeems, so random picks rarely repeat. */
+const CODES = 60_000;
+
+export async function main(): Promise<void> {
+  await withDatabase(async (url) => {
+    await runMigrations(url);
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+    try {
+      const indexes = await optionalIndexes(pg);
+      const runs = indexes.length + 3;
+      await seedPool(pg, Array.from({ length: runs }, (_, i) => `R${i + 1}-`), CODES);
+
+      let run = 0;
+      const bench = () => pgbench(url, `R${++run}-`, CODES, SECONDS);
+      const first = bench();
+      const rows: Array<[string, number]> = [];
+      for (const { name, def } of indexes) {
+        await pg.query(`DROP INDEX ${name}`);
+        rows.push([`without \`${name}\``, bench()]);
+        await pg.query(def);
+      }
+      for (const table of REDEMPTION_TABLES) await pg.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
+      rows.push(['without the counter triggers (statement triggers with transition tables)', bench()]);
+      for (const table of REDEMPTION_TABLES) await pg.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
+      const last = bench();
+      const base = (first + last) / 2;
+      const md = `## What each index costs the redemption
+
+${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run. Full schema: ${first.toFixed(0)} tps first, ${last.toFixed(0)} tps last (the base is their mean, ${base.toFixed(0)}); runs on this machine move by about ±10%.
+
+| run | tps | change against the full schema |
+|---|---|---|
+${rows
+  .sort((a, b) => b[1] - a[1])
+  .map(([what, tps]) => `| ${what} | ${tps.toFixed(0)} | ${tps >= base ? '+' : ''}${(((tps - base) / base) * 100).toFixed(0)}% |`)
+  .join('\n')}`;
+      console.log(md);
+      writeResult('index-costs', md);
+    } finally {
+      await pg.end();
+    }
+  });
+}
