@@ -100,7 +100,13 @@ const LIST_ORDER = 'r.redeemed_at DESC, r.id';
  * SEARCH_BROAD matches); with too few matches there, the trigram indexes answer.
  */
 const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
+/**
+ * A search is broad when PostgreSQL expects more matches than SEARCH_BROAD and more than SEARCH_BROAD_SHARE of the
+ * list. Its estimate of a trigram pattern never goes below about 1/10,000 of the table, whatever the pattern: at ten
+ * million redemptions an exact code is expected to match about 2,000 rows, as many as a broad search at one million.
+ */
 const SEARCH_BROAD = 2000;
+const SEARCH_BROAD_SHARE = 0.001;
 /** A search expected narrow reads up to this many times the exact-count limit of matches in one statement. */
 const SEARCH_COLLECT_FACTOR = 3;
 
@@ -128,9 +134,13 @@ export class RedemptionListRepository {
     const { params, base, search } = redemptionListFilter(criteria);
     const filter = search ? `${base} AND ${search.indexed}` : base;
     const n = params.length;
-    const estimate = await estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
+    const [estimate, listEstimate] = await Promise.all([
+      estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params),
+      search ? estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)) : 0,
+    ]);
+    const broad = estimate > Math.max(SEARCH_BROAD, SEARCH_BROAD_SHARE * listEstimate);
 
-    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
+    const walkRows = broad ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
     const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
                         WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${rows}`;
     // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables).
@@ -142,7 +152,7 @@ export class RedemptionListRepository {
     let ids: string[] | undefined;
     let walked = false;
     let collected: { count: number; exact: boolean } | undefined;
-    if (search && estimate <= SEARCH_BROAD) {
+    if (search && !broad) {
       // Expected narrow: every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement,
       // which gives the page and the total at once, exact since every match was read. More matches than that
       // after all: the total is an estimate above them, and the walk or the indexes below find the page.
@@ -191,17 +201,15 @@ export class RedemptionListRepository {
       collected
         ? Promise.resolve(collected)
         : walked && search
-        ? estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)).then((listEstimate) =>
-            walkedCount(
-              db,
-              windowSql(SEARCH_WALK_ROWS.narrow),
-              walkSql(SEARCH_WALK_ROWS.narrow, search.joined),
-              params.slice(0, -1),
-              params.slice(-1),
-              SEARCH_WALK_ROWS.narrow,
-              listEstimate,
-              exactLimit,
-            ),
+        ? walkedCount(
+            db,
+            windowSql(SEARCH_WALK_ROWS.narrow),
+            walkSql(SEARCH_WALK_ROWS.narrow, search.joined),
+            params.slice(0, -1),
+            params.slice(-1),
+            SEARCH_WALK_ROWS.narrow,
+            listEstimate,
+            exactLimit,
           )
         : cappedCount(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, exactLimit),
     ]);
