@@ -281,5 +281,23 @@ describe('GET /api/redemptions', () => {
       expect(few.redemptions.map((r: { id: string }) => r.id)).toEqual(await expected('%bulk123%', 100, 100));
       expect(few.pagination).toMatchObject({ totalCount: 111, totalPages: 2, hasNextPage: false, totalCountExact: true });
     });
+
+    it('keeps an exact search narrow and exactly counted when PostgreSQL believes the tables hold ten million rows', async () => {
+      // PostgreSQL never estimates a trigram pattern below about 1/10,000 of a table: at ten million redemptions an
+      // exact code was expected to match about 2,000 rows, taken for a broad search, answered the slow way and given
+      // that estimate as its total. The planner's statistics of ten million rows, on these tables' real pages:
+      await t.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`);
+      try {
+        const [plan] = await t.db.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes WHERE code ILIKE '%BULK-12345%'`);
+        const planned = (typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN'])[0].Plan;
+        expect(planned['Plan Rows']).toBeGreaterThanOrEqual(500);
+
+        const found = await list({ search: 'BULK-12345' });
+        expect(found.redemptions.map((r: { voucherCode: { code: string } }) => r.voucherCode.code)).toEqual(['BULK-12345']);
+        expect(found.pagination).toMatchObject({ totalCount: 1, totalCountExact: true });
+      } finally {
+        await t.db.query(`ANALYZE redemptions, customers, voucher_codes`);
+      }
+    });
   });
 });
