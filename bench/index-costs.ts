@@ -46,7 +46,7 @@ export async function main(): Promise<void> {
       const base = (first + last) / 2;
       const md = `## What each index costs the redemption
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run, each on freshly vacuumed tables. Full schema: ${first.toFixed(0)} tps first, ${last.toFixed(0)} tps last (the base is their mean, ${base.toFixed(0)}); runs on this machine move by up to ±18% (indexes the redemption never writes, such as `idx_voucher_codes_void_batch`, show that much), so only the large changes are findings.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run, each on freshly vacuumed tables. Full schema: ${first.toFixed(0)} tps first, ${last.toFixed(0)} tps last (the base is their mean, ${base.toFixed(0)}); runs on this machine move by up to ±18% (indexes the redemption never writes, such as \`idx_voucher_codes_void_batch\`, show that much), so only the large changes are findings.
 
 | run | tps | change against the full schema |
 |---|---|---|

@@ -134,11 +134,12 @@ export class RedemptionListRepository {
     const { params, base, search } = redemptionListFilter(criteria);
     const filter = search ? `${base} AND ${search.indexed}` : base;
     const n = params.length;
-    const [estimate, listEstimate] = await Promise.all([
-      estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params),
-      search ? estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)) : 0,
-    ]);
-    const broad = estimate > Math.max(SEARCH_BROAD, SEARCH_BROAD_SHARE * listEstimate);
+    const estimate = await estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params);
+    // The list's own estimate, read once and only where it is needed: a search above SEARCH_BROAD, or a walked count.
+    let listEstimate: Promise<number> | undefined;
+    const listRows = () =>
+      (listEstimate ??= estimateRows(db, `SELECT 1 FROM redemptions r WHERE ${base}`, params.slice(0, -1)));
+    const broad = !!search && estimate > SEARCH_BROAD && estimate > SEARCH_BROAD_SHARE * (await listRows());
 
     const walkRows = broad ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
     const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
@@ -201,15 +202,17 @@ export class RedemptionListRepository {
       collected
         ? Promise.resolve(collected)
         : walked && search
-        ? walkedCount(
-            db,
-            windowSql(SEARCH_WALK_ROWS.narrow),
-            walkSql(SEARCH_WALK_ROWS.narrow, search.joined),
-            params.slice(0, -1),
-            params.slice(-1),
-            SEARCH_WALK_ROWS.narrow,
-            listEstimate,
-            exactLimit,
+        ? listRows().then((listEstimate) =>
+            walkedCount(
+              db,
+              windowSql(SEARCH_WALK_ROWS.narrow),
+              walkSql(SEARCH_WALK_ROWS.narrow, search.joined),
+              params.slice(0, -1),
+              params.slice(-1),
+              SEARCH_WALK_ROWS.narrow,
+              listEstimate,
+              exactLimit,
+            ),
           )
         : cappedCount(db, `SELECT 1 FROM redemptions r WHERE ${filter}`, params, estimate, exactLimit),
     ]);
