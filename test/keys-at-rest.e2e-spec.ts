@@ -16,6 +16,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 
 const run = promisify(execFile);
 
@@ -284,7 +285,7 @@ describe('Keys at rest', () => {
     // with the old key) could then no longer open.
     let own: TestApp;
     beforeAll(async () => {
-      own = await startTestApp();
+      own = await startTestApp(RECEIVERS_ON_LOOPBACK);
     });
     afterAll(() => own.close());
 

@@ -4,14 +4,14 @@ import { bearer, tokenFor } from './helpers/auth';
 import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 import { startRedisServer, TestRedisServer } from './helpers/redis';
-import { HookAnswer, ReceivedHook, startReceiver } from './helpers/webhook-receiver';
+import { HookAnswer, ReceivedHook, RECEIVERS_ON_LOOPBACK, startReceiver } from './helpers/webhook-receiver';
 import { JobQueue } from '../backend/src/modules/jobs/job-queue';
 import { SUBSCRIPTIONS_TTL_MS } from '../backend/src/modules/webhook/webhook-events';
 import { WebhookRepository } from '../backend/src/modules/webhook/webhook.repository';
 
 /**
- * Webhooks (DECISIONS §14) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed in test mode
- * only): registration and its SSRF refusals, signatures, retries with backoff, the events, the delivery log, and a
+ * Webhooks (DECISIONS §14) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
+ * WEBHOOK_ALLOW_INSECURE_TARGETS): registration and its SSRF refusals, signatures, retries with backoff, the events, the delivery log, and a
  * receiver that hangs not slowing redemptions down.
  */
 describe('Webhooks', () => {
@@ -21,7 +21,7 @@ describe('Webhooks', () => {
   const receivers: Array<{ close(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ GEO_BLOCKED_COUNTRIES: '', WEBHOOK_BACKOFF_MS: '20', WEBHOOK_TIMEOUT_MS: '5000' });
+    t = await startTestApp({ ...RECEIVERS_ON_LOOPBACK, GEO_BLOCKED_COUNTRIES: '', WEBHOOK_BACKOFF_MS: '20', WEBHOOK_TIMEOUT_MS: '5000' });
     admin = bearer(await tokenFor(t, 'admin'));
     product = await productId(t.db, PRODUCTS.homeBusinessMac);
   });
@@ -156,8 +156,8 @@ describe('Webhooks', () => {
     expect((await t.db.query(`SELECT count(*)::int AS n FROM webhook_endpoints`))[0].n).toBe(0);
   });
 
-  it('outside test mode refuses http, private, link-local and loopback URLs at registration', async () => {
-    const prod = await startTestApp({ NODE_ENV: 'development' }, { database: t.database });
+  it('without WEBHOOK_ALLOW_INSECURE_TARGETS (test mode or not) refuses http, private, link-local and loopback URLs at registration', async () => {
+    const prod = await startTestApp({}, { database: t.database });
     try {
       const auth = bearer(await tokenFor(prod, 'admin'));
       const refused: Array<[string, string]> = [
@@ -166,6 +166,10 @@ describe('Webhooks', () => {
         ['https://169.254.169.254/latest/meta-data', 'The webhook URL must point to a public address: 169.254.169.254 is a private, loopback or link-local address.'],
         ['https://localhost/hook', expect.stringMatching(/^The webhook URL must point to a public address: (127\.0\.0\.1|::1) is a private/)],
         ['https://[::ffff:192.168.1.1]/hook', expect.stringContaining('must point to a public address')],
+        ['https://[::127.0.0.1]/', 'The webhook URL must point to a public address: ::7f00:1 is a private, loopback or link-local address.'],
+        ['https://[64:ff9b::a9fe:a9fe]/hook', expect.stringContaining('must point to a public address')],
+        ['https://[2002:c0a8:101::1]/hook', expect.stringContaining('must point to a public address')],
+        ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', expect.stringContaining('must point to a public address')],
         [`http://127.0.0.1:9/hook`, 'The webhook URL must start with https://.'],
       ] as Array<[string, string]>;
       for (const [url, message] of refused) {
@@ -235,6 +239,7 @@ describe('Webhooks through Bull on Redis', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     t = await startTestApp({
+      ...RECEIVERS_ON_LOOPBACK,
       GEO_BLOCKED_COUNTRIES: '',
       REDIS_URL: redis.url,
       REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,

@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobQueue } from '../jobs/job-queue';
 import { postWebhook } from './webhook-http';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
-import { resolveWebhookTarget } from './webhook-url-guard';
+import { insecureTargetList, resolveWebhookTarget, WebhookUrlPolicy } from './webhook-url-guard';
 import { AttemptResult, WebhookRepository } from './webhook.repository';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
@@ -18,24 +18,26 @@ export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped'
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
+  private readonly policy: WebhookUrlPolicy;
 
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
+  }
 
   async deliver(deliveryId: string): Promise<WebhookAttemptOutcome> {
     const claimSeconds = Math.ceil((this.config.webhookTimeoutMs * 2) / 1000) + 30;
     const row = await this.webhooks.claim(deliveryId, this.clock.now(), claimSeconds);
     if (!row) return 'skipped';
     const body = JSON.stringify({ id: row.id, event: row.event, createdAt: row.createdAt, data: row.payload });
-    const policy = { allowLoopback: this.config.webhookAllowLoopback };
     let answer: { status: number; body: string } | undefined;
     let error: string | null = null;
     try {
-      const target = await resolveWebhookTarget(row.url, policy);
+      const target = await resolveWebhookTarget(row.url, this.policy);
       const unix = Math.floor(this.clock.now().getTime() / 1000);
       answer = await postWebhook(
         target,

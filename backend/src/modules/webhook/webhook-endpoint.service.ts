@@ -6,7 +6,7 @@ import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { CreateWebhookDto } from './dto/webhook.dto';
 import { WEBHOOK_TEST_EVENT, WebhookEvents } from './webhook-events';
-import { resolveWebhookTarget, WebhookUrlError } from './webhook-url-guard';
+import { insecureTargetList, resolveWebhookTarget, WebhookUrlError, WebhookUrlPolicy } from './webhook-url-guard';
 import { WebhookDeliveryView, WebhookEndpointView, WebhookRepository } from './webhook.repository';
 
 export const WEBHOOK_MESSAGES = {
@@ -21,18 +21,22 @@ export const RECENT_DELIVERIES = 20;
 /** Settings → Webhooks (DECISIONS §14, permission webhooks.manage): register, list, delete, test. Audited. */
 @Injectable()
 export class WebhookEndpointService {
+  private readonly policy: WebhookUrlPolicy;
+
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly audit: AuditService,
     private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: WebhookEvents,
-  ) {}
+  ) {
+    this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
+  }
 
   /** The URL is checked (https, public address after DNS) before anything is written; the secret is answered once. */
   async create(dto: CreateWebhookDto, actor: RequestActor): Promise<WebhookEndpointView & { secret: string }> {
     try {
-      await resolveWebhookTarget(dto.url, { allowLoopback: this.config.webhookAllowLoopback });
+      await resolveWebhookTarget(dto.url, this.policy);
     } catch (err) {
       if (err instanceof WebhookUrlError) throw new BadRequestException(err.message);
       throw err;
