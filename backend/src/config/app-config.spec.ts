@@ -74,6 +74,7 @@ describe('loadConfig', () => {
       },
       'WEBHOOK_ALLOW_INSECURE_TARGETS',
     ],
+    [{ API_DOCS: 'staff' }, 'API_DOCS'],
     [{ DATA_KEY: 'c2hvcnQ=' }, 'DATA_KEY'],
     [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: 'not base64!' }, 'DATA_KEY_PREVIOUS'],
     [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: Buffer.alloc(32, 1).toString('base64') }, 'DATA_KEY_PREVIOUS'],
@@ -115,7 +116,10 @@ describe('loadConfig', () => {
       DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
       SMTP_URL: 'smtp://mail:25',
     };
-    expect(load(production)).toMatchObject({ smtpUrl: 'smtp://mail:25', webhookInsecureTargets: [] });
+    expect(load(production)).toMatchObject({ smtpUrl: 'smtp://mail:25', webhookInsecureTargets: [], apiDocs: 'off' });
+    expect(load({ ...production, API_DOCS: 'public' }).apiDocs).toBe('public');
+    expect(load({}).apiDocs).toBe('public');
+    expect(load({ API_DOCS: 'off' }).apiDocs).toBe('off');
     expect(load({ NODE_ENV: 'test' }).webhookInsecureTargets).toEqual([]);
     expect(load({ WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.1, ::1, 10.0.0.0/8' }).webhookInsecureTargets).toEqual([
       '127.0.0.1',

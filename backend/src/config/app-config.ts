@@ -108,6 +108,11 @@ export interface AppConfig {
    * (receivers on this machine or the operator's network; empty by default, refused with NODE_ENV=production).
    */
   webhookInsecureTargets: string[];
+  /**
+   * API_DOCS: `public` serves the OpenAPI document and its UI (/api/docs, /api/docs-json) to anyone; `off` answers 404
+   * there. Default off with NODE_ENV=production (the admin API's map is nobody's business), public elsewhere.
+   */
+  apiDocs: 'public' | 'off';
   /** Bearer token of GET /metrics; unset: the route answers 404. */
   metricsToken?: string;
 }
@@ -258,6 +263,12 @@ function webhookInsecureTargets(env: Env, production: boolean): string[] {
   return entries;
 }
 
+function apiDocs(env: Env, production: boolean): 'public' | 'off' {
+  const value = str(env, 'API_DOCS', production ? 'off' : 'public').trim().toLowerCase();
+  if (value !== 'public' && value !== 'off') throw new ConfigError(`API_DOCS must be public or off, got "${env.API_DOCS}"`);
+  return value;
+}
+
 function metricsToken(env: Env): string | undefined {
   const token = optional(env, 'METRICS_TOKEN');
   if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
@@ -359,6 +370,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookBackoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 30_000, 1),
     webhookRetryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 7),
     webhookInsecureTargets: webhookInsecureTargets(env, nodeEnv === 'production'),
+    apiDocs: apiDocs(env, nodeEnv === 'production'),
     metricsToken: metricsToken(env),
   };
 }

@@ -74,7 +74,7 @@ export class WebhookRepository {
       `SELECT id, secret_ciphertext AS secret FROM webhook_endpoints`,
     );
     let rotated = 0;
-    for (const row of rows.filter((r) => !this.cipher.isCurrent(r.secret))) {
+    for (const row of rows.filter((r) => this.cipher.isRotatable(r.secret))) {
       const done = await queryRows(
         this.database.manager,
         `UPDATE webhook_endpoints SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id`,
@@ -83,6 +83,16 @@ export class WebhookRepository {
       rotated += done.length;
     }
     return rotated;
+  }
+
+  /** `rotate-data-key`'s closing check: endpoint secrets not under DATA_KEY. */
+  async countSecretsNotUnder(keyId: Buffer): Promise<number> {
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.database.manager,
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE substring(secret_ciphertext FROM 2 FOR 4) <> $1`,
+      [keyId],
+    );
+    return n;
   }
 
   /** The events at least one active endpoint subscribes to (a handful of rows). */
