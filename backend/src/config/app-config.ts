@@ -104,6 +104,12 @@ export interface AppConfig {
   /** A delivery still failing this long after its event is marked failed (DECISIONS §14: 24 h). */
   webhookRetryHours: number;
   /**
+   * Circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint whose last this many attempts all
+   * failed (0: never), the first of them at least webhookPauseAfterMinutes ago, is paused until an admin resumes it.
+   */
+  webhookPauseAfterFailures: number;
+  webhookPauseAfterMinutes: number;
+  /**
    * WEBHOOK_ALLOW_INSECURE_TARGETS: addresses/CIDRs a webhook may reach over http:// and although private or loopback
    * (receivers on this machine or the operator's network; empty by default, refused with NODE_ENV=production).
    */
@@ -369,6 +375,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
     webhookBackoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 30_000, 1),
     webhookRetryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 7),
+    webhookPauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 10, 0, 1_000_000),
+    webhookPauseAfterMinutes: int(env, 'WEBHOOK_PAUSE_AFTER_MINUTES', 60, 0, 7 * 24 * 60),
     webhookInsecureTargets: webhookInsecureTargets(env, nodeEnv === 'production'),
     apiDocs: apiDocs(env, nodeEnv === 'production'),
     metricsToken: metricsToken(env),

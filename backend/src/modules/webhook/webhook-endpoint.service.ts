@@ -1,4 +1,5 @@
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { randomBytes } from 'crypto';
 import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -13,6 +14,8 @@ export const WEBHOOK_MESSAGES = {
   notFound: 'Webhook not found.',
   deleted: 'Webhook deleted.',
   testQueued: 'Test event queued.',
+  resumed: 'Webhook resumed.',
+  notPaused: 'This webhook is not paused.',
 } as const;
 
 /** The delivery log shown per endpoint in Settings. */
@@ -29,6 +32,7 @@ export class WebhookEndpointService {
     private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: WebhookEvents,
+    private readonly clock: Clock,
   ) {
     this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
   }
@@ -72,6 +76,24 @@ export class WebhookEndpointService {
       details: { url: endpoint.url },
     });
     return { success: true, message: WEBHOOK_MESSAGES.deleted };
+  }
+
+  /** Resume a paused endpoint: its queued deliveries are sent now (each within its retry window, else one last try). */
+  async resume(id: string, actor: RequestActor): Promise<{ success: true; message: string; requeued: number }> {
+    const endpoint = await this.webhooks.findEndpoint(id);
+    if (!endpoint) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
+    const queued = await this.webhooks.resume(id, this.clock.now());
+    if (!queued) throw new ConflictException(WEBHOOK_MESSAGES.notPaused);
+    for (const delivery of queued) this.jobs.enqueueWebhookDelivery(delivery.id, delivery.attempts, 0);
+    await this.audit.record({
+      ...actor,
+      action: 'webhook.resume',
+      success: true,
+      resource: 'webhook',
+      resourceId: id,
+      details: { url: endpoint.url, requeued: queued.length },
+    });
+    return { success: true, message: WEBHOOK_MESSAGES.resumed, requeued: queued.length };
   }
 
   async deliveries(id: string): Promise<{ deliveries: WebhookDeliveryView[] }> {
