@@ -421,6 +421,13 @@ describe('Keys at rest', () => {
       expect(newCipher.isCurrent(totpRow.two_factor_secret_ciphertext)).toBe(true);
       expect(newCipher.open(totpRow.two_factor_secret_ciphertext)).toBe(totpSecret);
 
+      const [hookRow] = await own.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [hook.body.id]);
+      expect(newCipher.isCurrent(hookRow.secret_ciphertext)).toBe(true);
+      expect(newCipher.open(hookRow.secret_ciphertext)).toBe(hook.body.secret);
+      const [macRow] = await own.db.query(`SELECT product_key_ciphertext FROM products WHERE id = $1`, [mac.body.id]);
+      expect(newCipher.isCurrent(macRow.product_key_ciphertext)).toBe(true);
+      expect(newCipher.open(macRow.product_key_ciphertext)).toBe('ROTATEPK-0001');
+
       // A value under neither key (an instance still running with some other DATA_KEY wrote it): the rotation cannot
       // re-seal it, says so and fails, so DATA_KEY_PREVIOUS is not dropped while something still needs it.
       const stray = new DataCipher(randomBytes(32)).seal('whsec_stray');
@@ -430,12 +437,6 @@ describe('Keys at rest', () => {
       expect((failed as { stderr: string }).stderr).toContain(
         'Still not under DATA_KEY: 0 licence keys, 0 product keys, 1 webhook secrets, 0 TOTP secrets.',
       );
-      const [hookRow] = await own.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [hook.body.id]);
-      expect(newCipher.isCurrent(hookRow.secret_ciphertext)).toBe(true);
-      expect(newCipher.open(hookRow.secret_ciphertext)).toBe(hook.body.secret);
-      const [macRow] = await own.db.query(`SELECT product_key_ciphertext FROM products WHERE id = $1`, [mac.body.id]);
-      expect(newCipher.isCurrent(macRow.product_key_ciphertext)).toBe(true);
-      expect(newCipher.open(macRow.product_key_ciphertext)).toBe('ROTATEPK-0001');
       // Four runs of the CLI, each a Node process compiling the backend with ts-node: on a loaded 2-core machine
       // that alone can take a minute or more.
     }, 320_000);
