@@ -1,7 +1,12 @@
 import { execFileSync } from 'child_process';
+import { randomBytes } from 'crypto';
 import { readFileSync } from 'fs';
+import { createServer, Server } from 'http';
+import type { AddressInfo } from 'net';
 import { join } from 'path';
 import { parse } from 'yaml';
+import { startHaproxy } from './helpers/haproxy';
+import { httpFrom, stopAllSpawned, waitUntil } from './helpers/processes';
 
 /**
  * The shipped deployment (docker/) keeps its security invariants: only the proxy is published, the APIs
@@ -21,15 +26,17 @@ describe('docker/docker-compose.yml', () => {
     expect(services.worker.command).toContain('--worker');
   });
 
-  it('publishes the proxy and the mail catcher UI only, never an API or the database; monitoring on loopback only', () => {
+  it('publishes the proxy only, never an API, the database or the mail catcher; mail UI and monitoring on loopback only', () => {
     const publishedOn = (loopback: boolean) =>
       Object.entries(services)
         .filter(([, s]) => (s.ports ?? []).some((p: string) => String(p).startsWith('127.0.0.1:') === loopback))
         .map(([name]) => name)
         .sort();
-    expect(publishedOn(false)).toEqual(['mail', 'proxy']);
-    // Prometheus and Grafana (the `monitoring` profile) answer on the Docker host itself only.
-    expect(publishedOn(true)).toEqual(['grafana', 'prometheus']);
+    expect(publishedOn(false)).toEqual(['proxy']);
+    // The mail catcher holds every order e-mail with its key and has no password: the Docker host itself only, like
+    // Prometheus and Grafana (the `monitoring` profile).
+    expect(publishedOn(true)).toEqual(['grafana', 'mail', 'prometheus']);
+    expect(services.mail.ports).toEqual(['127.0.0.1:8025:8025']);
     expect(services.prometheus.profiles).toEqual(['monitoring']);
   });
 
@@ -47,6 +54,8 @@ describe('docker/docker-compose.yml', () => {
       expect(s.environment.DATA_KEY).toMatch(/^\$\{DATA_KEY:\?[^}]+\}$/);
       expect(s.environment.DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
       expect(s.environment.NODE_ENV).toBe('production');
+      // Production refuses to start without it (docs/security.md "Production needs real mail").
+      expect(s.environment.SMTP_URL).toMatch(/^smtps?:\/\//);
     }
     expect(services.postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
   });
@@ -77,5 +86,39 @@ describe('docker/haproxy.cfg', () => {
     expect(cfg).toMatch(/cookie SRVID insert/);
     expect(cfg).toMatch(/option httpchk GET \/api\/health/);
     expect(cfg).toMatch(/option redispatch/);
+  });
+});
+
+describe('docker/haproxy.cfg request log', () => {
+  const apis: Server[] = [];
+  afterAll(async () => {
+    await stopAllSpawned();
+    await Promise.all(apis.map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  // Two stand-ins for the API instances (the log is the proxy's own): 200 on everything.
+  const api = async () => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    apis.push(server);
+    return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+
+  it('logs each request with the path only: no query string, no success token', async () => {
+    const proxy = await startHaproxy(await api(), await api());
+    const pageToken = randomBytes(32).toString('base64url');
+    const apiToken = randomBytes(32).toString('base64url');
+    const customerToken = randomBytes(32).toString('base64url');
+    expect((await httpFrom('127.0.0.1', `${proxy.url}/success/windows?token=${pageToken}`)).status).toBe(200);
+    expect((await httpFrom('127.0.0.1', `${proxy.url}/api/success-token/${apiToken}`)).status).toBe(200);
+    expect((await httpFrom('127.0.0.1', `${proxy.url}/my-licences?token=${customerToken}&x=1`)).status).toBe(200);
+    const log = () => proxy.process.output();
+    await waitUntil('the three requests in the proxy log', () => log().includes('GET /my-licences HTTP/1.1'), {
+      processes: [proxy.process],
+    });
+    expect(log()).toContain('"GET /success/windows HTTP/1.1"');
+    expect(log()).toContain('"GET /api/success-token/[token] HTTP/1.1"');
+    expect(log()).toMatch(/127\.0\.0\.1:\d+ \[[^\]]+\] web api\/api[12] [-\d/]+ 200 /);
+    for (const secret of [pageToken, apiToken, customerToken, 'token=']) expect(log()).not.toContain(secret);
   });
 });

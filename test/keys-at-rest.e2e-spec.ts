@@ -13,9 +13,10 @@ import { runMigrations } from '../backend/src/database/migrate';
 import { sealKeysStoredInClear } from '../backend/src/keys-at-rest';
 import { LicenseKeySealingRepository } from '../backend/src/modules/license/license-key-sealing.repository';
 import { startTestApp, TestApp } from './helpers/app';
-import { bearer, tokenFor } from './helpers/auth';
+import { bearer, createAdminUser, tokenFor } from './helpers/auth';
 import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 
 const run = promisify(execFile);
 
@@ -216,7 +217,7 @@ describe('Keys at rest', () => {
         `INSERT INTO products (name, product_key, download_link) VALUES ('Legacy Suite (Mac)', 'LEGACYPK-12345', 'https://dl.example.com/l.pkg') RETURNING id`,
       );
       const sealed = await runMigrations(t.database.url, (ds) => sealKeysStoredInClear(ds, t.app.get(DataCipher)));
-      expect(sealed).toEqual({ licenseKeys: 0, productKeys: 1, webhookSecrets: 0 });
+      expect(sealed).toEqual({ licenseKeys: 0, productKeys: 1, webhookSecrets: 0, totpSecrets: 0 });
       const [stored] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [row.id]);
       expect(stored.product_key).toBeNull();
       const shown = await t.http().get(`/api/products/${row.id}`).set(auth).expect(200);
@@ -253,8 +254,8 @@ describe('Keys at rest', () => {
       const seal = (ds: DataSource) => sealKeysStoredInClear(ds, cipher);
       const started = await Promise.all([runMigrations(t.database.url, seal), runMigrations(t.database.url, seal)]);
       expect(started).toEqual([
-        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0 },
-        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0 },
+        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0 },
+        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0 },
       ]);
 
       const rows: Array<{ license_key: string | null; key_ciphertext: Buffer; key_hash: Buffer; key_last: string; is_manual: boolean }> =
@@ -284,7 +285,7 @@ describe('Keys at rest', () => {
     // with the old key) could then no longer open.
     let own: TestApp;
     beforeAll(async () => {
-      own = await startTestApp();
+      own = await startTestApp(RECEIVERS_ON_LOOPBACK);
     });
     afterAll(() => own.close());
 
@@ -329,6 +330,12 @@ describe('Keys at rest', () => {
         .set(ownAuth)
         .send({ url: 'http://127.0.0.1:9/rotation', events: ['pool.low'] })
         .expect(201);
+      const totpUser = await createAdminUser(own);
+      const totpSecret = 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU';
+      await own.db.query(`UPDATE admin_users SET two_factor_secret_ciphertext = $2, two_factor_enabled = true WHERE id = $1`, [
+        totpUser.id,
+        new DataCipher(own.config.dataKey).seal(totpSecret),
+      ]);
       const oldKey = own.config.dataKey;
       const newKey = randomBytes(32);
       const before: Array<{ id: string; key_ciphertext: Buffer }> = await own.db.query(
@@ -361,15 +368,30 @@ describe('Keys at rest', () => {
         expect(r.key_hash.equals(newCipher.hash(clear.get(r.id)!))).toBe(true);
       }
       expect(() => oldCipher.open(after[0].key_ciphertext)).toThrow(/unknown data key/);
-      expect(stdout).toMatch(/, \d+ product keys and 1 webhook secrets under DATA_KEY/);
+      expect(stdout).toMatch(/, \d+ product keys, 1 webhook secrets and 1 TOTP secrets under DATA_KEY/);
+      expect(stdout).toContain('Still not under DATA_KEY: 0 licence keys, 0 product keys, 0 webhook secrets, 0 TOTP secrets.');
+      const [totpRow] = await own.db.query(`SELECT two_factor_secret_ciphertext FROM admin_users WHERE id = $1`, [totpUser.id]);
+      expect(newCipher.isCurrent(totpRow.two_factor_secret_ciphertext)).toBe(true);
+      expect(newCipher.open(totpRow.two_factor_secret_ciphertext)).toBe(totpSecret);
+
       const [hookRow] = await own.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [hook.body.id]);
       expect(newCipher.isCurrent(hookRow.secret_ciphertext)).toBe(true);
       expect(newCipher.open(hookRow.secret_ciphertext)).toBe(hook.body.secret);
       const [macRow] = await own.db.query(`SELECT product_key_ciphertext FROM products WHERE id = $1`, [mac.body.id]);
       expect(newCipher.isCurrent(macRow.product_key_ciphertext)).toBe(true);
       expect(newCipher.open(macRow.product_key_ciphertext)).toBe('ROTATEPK-0001');
-      // Three runs of the CLI, each a Node process compiling the backend with ts-node: on a loaded 2-core machine
+
+      // A value under neither key (an instance still running with some other DATA_KEY wrote it): the rotation cannot
+      // re-seal it, says so and fails, so DATA_KEY_PREVIOUS is not dropped while something still needs it.
+      const stray = new DataCipher(randomBytes(32)).seal('whsec_stray');
+      await own.db.query(`UPDATE webhook_endpoints SET secret_ciphertext = $2 WHERE id = $1`, [hook.body.id, stray]);
+      const failed = await cli(env).catch((err: { code: number; stdout: string; stderr: string }) => err);
+      expect(failed).toMatchObject({ code: 1 });
+      expect((failed as { stderr: string }).stderr).toContain(
+        'Still not under DATA_KEY: 0 licence keys, 0 product keys, 1 webhook secrets, 0 TOTP secrets.',
+      );
+      // Four runs of the CLI, each a Node process compiling the backend with ts-node: on a loaded 2-core machine
       // that alone can take a minute or more.
-    }, 240_000);
+    }, 320_000);
   });
 });

@@ -101,3 +101,32 @@ describe('OpenAPI document', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+describe('API docs in production', () => {
+  it('are off by default with NODE_ENV=production (404), and served with API_DOCS=public', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATA_KEY: Buffer.alloc(32, 9).toString('base64'),
+      SMTP_URL: 'smtp://127.0.0.1:1',
+    };
+    const off = await startTestApp(production);
+    try {
+      expect(off.config.apiDocs).toBe('off');
+      await off.http().get('/api/docs-json').expect(404);
+      await off.http().get('/api/docs').expect(404);
+      await off.http().get('/api/docs/').expect(404);
+      // The API itself is untouched.
+      await off.http().get('/api/health').expect(200);
+    } finally {
+      await off.close();
+    }
+    const shown = await startTestApp({ ...production, API_DOCS: 'public' });
+    try {
+      const doc = (await shown.http().get('/api/docs-json').expect(200)).body;
+      expect(Object.keys(doc.paths)).toContain('/api/webhooks');
+      await shown.http().get('/api/docs').expect((res) => expect([200, 301]).toContain(res.status));
+    } finally {
+      await shown.close();
+    }
+  });
+});

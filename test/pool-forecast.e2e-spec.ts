@@ -6,6 +6,7 @@ import { storeRedemption } from './helpers/admin-data';
 import { addLicenseKey, licenseManagedProduct, randomCode } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -21,7 +22,7 @@ describe('licence pool forecast and low-pool alerts (DECISIONS §14)', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestApp({ SMTP_URL: smtp.url, POOL_ALERT_MIN: '3', POOL_ALERT_DAYS: '7' });
+    t = await startTestApp({ SMTP_URL: smtp.url, POOL_ALERT_MIN: '3', POOL_ALERT_DAYS: '7', ...RECEIVERS_ON_LOOPBACK });
     admin = await tokenFor(t, 'admin');
   });
   afterAll(async () => {

@@ -4,6 +4,7 @@ import { io, Socket } from 'socket.io-client';
 import { Logger } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { RealtimeService } from '../backend/src/modules/realtime/realtime.service';
+import { BlockedIpService, GUESS_BLOCK_REASON } from '../backend/src/modules/auth/blocked-ip.service';
 import { workerEventServer } from '../backend/src/modules/realtime/redis-io.adapter';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, issueToken, tokenFor } from './helpers/auth';
@@ -78,7 +79,8 @@ describe('Real time (socket.io)', () => {
 
   beforeAll(async () => {
     // The periodic session re-check runs every 200 ms here, so a test waits for it instead of for a minute.
-    t = await startTestApp({ REALTIME_SESSION_RECHECK_MS: '200' });
+    // TRUST_PROXY=loopback: a test speaks for a client address through X-Forwarded-For, as the proxy does.
+    t = await startTestApp({ REALTIME_SESSION_RECHECK_MS: '200', TRUST_PROXY: 'loopback' });
   });
   afterAll(async () => {
     sockets.forEach((s) => s.disconnect());
@@ -234,6 +236,24 @@ describe('Real time (socket.io)', () => {
     expect(await error).toEqual({ message: 'Invalid or expired token' });
     await disconnected(socket);
     expect(socket.connected).toBe(false);
+  });
+
+  it('refuses the handshake of a blocked address (blocked_ips, either kind), whatever token it brings', async () => {
+    const blocked = t.app.get(BlockedIpService);
+    await blocked.block('203.0.113.77', 'failed logins', 5);
+    await blocked.block('203.0.113.78', `${GUESS_BLOCK_REASON}: 20 unknown codes`, 5);
+    const token = await tokenFor(t, 'admin');
+    const from = (ip: string) =>
+      new Promise<'connected' | string>((resolve) => {
+        const socket = io(t.baseUrl, { transports: ['websocket'], reconnection: false, forceNew: true, auth: { token }, extraHeaders: { 'X-Forwarded-For': ip } });
+        sockets.push(socket);
+        socket.once('admin-joined', () => resolve('connected'));
+        socket.once('connect_error', (err) => resolve(err.message));
+      });
+    expect(await from('203.0.113.77')).toBe('Access from your IP address has been blocked');
+    expect(await from('203.0.113.78')).toBe('Access from your IP address has been blocked');
+    // Any other address, the same token: joined.
+    expect(await from('203.0.113.79')).toBe('connected');
   });
 
   it('a handshake without a token receives nothing until it joins; join-admin without one disconnects it', async () => {

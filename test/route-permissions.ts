@@ -74,5 +74,6 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'POST /api/webhooks': [Permission.WebhooksManage],
   'DELETE /api/webhooks/:id': [Permission.WebhooksManage],
   'GET /api/webhooks/:id/deliveries': [Permission.WebhooksManage],
+  'POST /api/webhooks/:id/resume': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/test': [Permission.WebhooksManage],
 };

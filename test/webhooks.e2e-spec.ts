@@ -4,14 +4,17 @@ import { bearer, tokenFor } from './helpers/auth';
 import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 import { startRedisServer, TestRedisServer } from './helpers/redis';
-import { HookAnswer, ReceivedHook, startReceiver } from './helpers/webhook-receiver';
+import { HookAnswer, ReceivedHook, RECEIVERS_ON_LOOPBACK, startReceiver } from './helpers/webhook-receiver';
 import { JobQueue } from '../backend/src/modules/jobs/job-queue';
 import { SUBSCRIPTIONS_TTL_MS } from '../backend/src/modules/webhook/webhook-events';
 import { WebhookRepository } from '../backend/src/modules/webhook/webhook.repository';
+import { WebhookDeliveryService } from '../backend/src/modules/webhook/webhook-delivery.service';
+import { AddressInfo } from 'net';
+import { SMTPServer } from 'smtp-server';
 
 /**
- * Webhooks (DECISIONS §14) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed in test mode
- * only): registration and its SSRF refusals, signatures, retries with backoff, the events, the delivery log, and a
+ * Webhooks (DECISIONS §14) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
+ * WEBHOOK_ALLOW_INSECURE_TARGETS): registration and its SSRF refusals, signatures, retries with backoff, the events, the delivery log, and a
  * receiver that hangs not slowing redemptions down.
  */
 describe('Webhooks', () => {
@@ -21,7 +24,7 @@ describe('Webhooks', () => {
   const receivers: Array<{ close(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ GEO_BLOCKED_COUNTRIES: '', WEBHOOK_BACKOFF_MS: '20', WEBHOOK_TIMEOUT_MS: '5000' });
+    t = await startTestApp({ ...RECEIVERS_ON_LOOPBACK, GEO_BLOCKED_COUNTRIES: '', WEBHOOK_BACKOFF_MS: '20', WEBHOOK_TIMEOUT_MS: '5000' });
     admin = bearer(await tokenFor(t, 'admin'));
     product = await productId(t.db, PRODUCTS.homeBusinessMac);
   });
@@ -57,7 +60,17 @@ describe('Webhooks', () => {
     const endpoint = await register(r.url, ['redemption.created']);
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const list = (await t.http().get('/api/webhooks').set(admin).expect(200)).body;
-    expect(list).toEqual([{ id: endpoint.id, url: r.url, events: ['redemption.created'], isActive: true, createdAt: expect.any(String) }]);
+    expect(list).toEqual([
+      {
+        id: endpoint.id,
+        url: r.url,
+        events: ['redemption.created'],
+        isActive: true,
+        pausedAt: null,
+        consecutiveFailures: 0,
+        createdAt: expect.any(String),
+      },
+    ]);
     const [stored] = await t.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [endpoint.id]);
     expect((stored.secret_ciphertext as Buffer).includes(Buffer.from(endpoint.secret))).toBe(false);
 
@@ -156,8 +169,8 @@ describe('Webhooks', () => {
     expect((await t.db.query(`SELECT count(*)::int AS n FROM webhook_endpoints`))[0].n).toBe(0);
   });
 
-  it('outside test mode refuses http, private, link-local and loopback URLs at registration', async () => {
-    const prod = await startTestApp({ NODE_ENV: 'development' }, { database: t.database });
+  it('without WEBHOOK_ALLOW_INSECURE_TARGETS (test mode or not) refuses http, private, link-local and loopback URLs at registration', async () => {
+    const prod = await startTestApp({}, { database: t.database });
     try {
       const auth = bearer(await tokenFor(prod, 'admin'));
       const refused: Array<[string, string]> = [
@@ -166,6 +179,10 @@ describe('Webhooks', () => {
         ['https://169.254.169.254/latest/meta-data', 'The webhook URL must point to a public address: 169.254.169.254 is a private, loopback or link-local address.'],
         ['https://localhost/hook', expect.stringMatching(/^The webhook URL must point to a public address: (127\.0\.0\.1|::1) is a private/)],
         ['https://[::ffff:192.168.1.1]/hook', expect.stringContaining('must point to a public address')],
+        ['https://[::127.0.0.1]/', 'The webhook URL must point to a public address: ::7f00:1 is a private, loopback or link-local address.'],
+        ['https://[64:ff9b::a9fe:a9fe]/hook', expect.stringContaining('must point to a public address')],
+        ['https://[2002:c0a8:101::1]/hook', expect.stringContaining('must point to a public address')],
+        ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', expect.stringContaining('must point to a public address')],
         [`http://127.0.0.1:9/hook`, 'The webhook URL must start with https://.'],
       ] as Array<[string, string]>;
       for (const [url, message] of refused) {
@@ -235,6 +252,7 @@ describe('Webhooks through Bull on Redis', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     t = await startTestApp({
+      ...RECEIVERS_ON_LOOPBACK,
       GEO_BLOCKED_COUNTRIES: '',
       REDIS_URL: redis.url,
       REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,
@@ -264,5 +282,112 @@ describe('Webhooks through Bull on Redis', () => {
       .digest('hex');
     expect(receiver.received[1].headers['webhook-signature']).toContain(`v1=${secretCheck}`);
     await eventually(async () => (await t.app.get(JobQueue).pendingWebhookJobs()) === 0, 15_000, 'no webhook job left');
+  });
+});
+
+/**
+ * The circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint failing WEBHOOK_PAUSE_AFTER_FAILURES
+ * attempts in a row (here 3, with no minimum duration) is paused; no attempt is made until an admin resumes it, and
+ * its deliveries wait, queued. And what an email.failed payload may say about the customer.
+ */
+describe('Webhooks: paused endpoints and payloads', () => {
+  let t: TestApp;
+  let admin: { Authorization: string };
+  let smtp: SMTPServer;
+  const receivers: Array<{ close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    // An SMTP server that refuses every recipient the way real ones do: quoting the address.
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo(address, _session, callback) {
+        callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    t = await startTestApp({
+      ...RECEIVERS_ON_LOOPBACK,
+      GEO_BLOCKED_COUNTRIES: '',
+      WEBHOOK_BACKOFF_MS: '20',
+      WEBHOOK_PAUSE_AFTER_FAILURES: '3',
+      WEBHOOK_PAUSE_AFTER_MINUTES: '0',
+      SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+      MAIL_ATTEMPTS: '1',
+    });
+    admin = bearer(await tokenFor(t, 'admin'));
+  });
+  afterAll(async () => {
+    for (const r of receivers) await r.close();
+    await t?.close();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  });
+
+  const endpointOf = async (id: string) =>
+    ((await t.http().get('/api/webhooks').set(admin).expect(200)).body as Array<{ id: string; pausedAt: string | null; consecutiveFailures: number }>).find(
+      (e) => e.id === id,
+    )!;
+  const audited = async (action: string, id: string) =>
+    (await t.db.query(`SELECT count(*)::int AS n FROM security_audit_log WHERE action = $1 AND resource_id = $2`, [action, id]))[0].n;
+
+  it('pauses an endpoint that keeps failing: no further attempt, deliveries kept; Resume (audited) sends them', async () => {
+    let answer = 503;
+    const r = await startReceiver(() => ({ status: answer }));
+    receivers.push(r);
+    const hook = (await t.http().post('/api/webhooks').set(admin).send({ url: r.url, events: ['redemption.created'] }).expect(201)).body;
+    const product = await productId(t.db, PRODUCTS.homeBusinessMac);
+    await redeemNew(t, product, {}, 'WHP');
+
+    const paused = await eventually(async () => {
+      const endpoint = await endpointOf(hook.id);
+      return endpoint.pausedAt ? endpoint : null;
+    }, 15_000, 'the endpoint paused');
+    expect(paused.consecutiveFailures).toBe(3);
+    expect(r.received).toHaveLength(3);
+    expect(await audited('webhook.pause', hook.id)).toBe(1);
+
+    // Paused: a new event is kept as a queued delivery, and nothing is attempted, by a job or by the sweep.
+    await redeemNew(t, product, {}, 'WHP');
+    const queued: Array<{ id: string; status: string; attempts: number }> = await t.db.query(
+      `SELECT id, status, attempts FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at`,
+      [hook.id],
+    );
+    expect(queued.map((d) => d.status)).toEqual(['pending', 'pending']);
+    const delivery = t.app.get(WebhookDeliveryService);
+    for (const d of queued) expect(await delivery.deliver(d.id)).toBe('skipped');
+    expect(await delivery.sweep(0)).toBe(0);
+    expect(r.received).toHaveLength(3);
+
+    answer = 200;
+    const resumed = await t.http().post(`/api/webhooks/${hook.id}/resume`).set(admin).expect(200);
+    expect(resumed.body).toEqual({ success: true, message: 'Webhook resumed.', requeued: 2 });
+    await eventually(async () => {
+      const rows = await t.db.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]);
+      return rows.every((row: { status: string }) => row.status === 'delivered');
+    }, 15_000, 'both deliveries delivered after Resume');
+    expect(await endpointOf(hook.id)).toMatchObject({ pausedAt: null, consecutiveFailures: 0 });
+    expect(await audited('webhook.resume', hook.id)).toBe(1);
+    const again = await t.http().post(`/api/webhooks/${hook.id}/resume`).set(admin).expect(409);
+    expect(again.body.message).toBe('This webhook is not paused.');
+    await t.http().post(`/api/webhooks/00000000-0000-4000-8000-000000000000/resume`).set(admin).expect(404);
+    await t.http().delete(`/api/webhooks/${hook.id}`).set(admin).expect(200);
+  });
+
+  it('email.failed says why in classes and SMTP codes, never with the provider text that quotes the customer', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    const hook = (await t.http().post('/api/webhooks').set(admin).send({ url: r.url, events: ['email.failed'] }).expect(201)).body;
+    const email = `leaky.${randomBytes(4).toString('hex')}@example.com`;
+    const redeemed = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), { email }, 'WHF');
+    await eventually(async () => r.received.length === 1, 15_000, 'the email.failed delivery');
+    const body = JSON.parse(r.received[0].body);
+    expect(body.event).toBe('email.failed');
+    expect(body.data).toMatchObject({ redemptionId: redeemed.id, attempts: 1, errors: [{ provider: 'primary', reason: 'rejected', smtpCode: 550 }] });
+    expect(r.received[0].body).not.toContain(email.split('@')[0]);
+    // The staff-only e-mail log still has the provider's own words.
+    const [log] = await t.db.query(`SELECT error FROM email_logs WHERE redemption_id = $1`, [redeemed.id]);
+    expect(log.error).toContain('550');
+    await t.http().delete(`/api/webhooks/${hook.id}`).set(admin).expect(200);
   });
 });

@@ -34,18 +34,18 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
   if (!config.databaseUrl) {
     database = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, new NestLogger('Database'));
   }
-  // Licence and product keys still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
+  // Licence keys, product keys and TOTP secrets still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
   const cipher = DataCipher.fromConfig(config);
   const sealed = await runMigrations(database.url, (dataSource) => sealKeysStoredInClear(dataSource, cipher));
-  if (sealed?.licenseKeys || sealed?.productKeys) {
+  if (sealed?.licenseKeys || sealed?.productKeys || sealed?.totpSecrets) {
     new NestLogger('Database').log(
-      `Sealed ${sealed.licenseKeys} licence keys and ${sealed.productKeys} product keys stored in clear under DATA_KEY`,
+      `Sealed ${sealed.licenseKeys} licence keys, ${sealed.productKeys} product keys and ${sealed.totpSecrets} TOTP secrets stored in clear under DATA_KEY`,
     );
   }
   return database;
 }
 
-/** The HTTP application: API under /api, OpenAPI at /api/docs, the built React app for everything else. */
+/** The HTTP application: API under /api, OpenAPI at /api/docs (API_DOCS=public), the built React app for everything else. */
 export async function createHttpApp(
   config: AppConfig,
   databaseUrl: string,
@@ -69,6 +69,14 @@ export async function createHttpApp(
   // Real-time events cross API instances through Redis when there is one (DECISIONS §11).
   if (config.redisUrl) app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
 
+  // API_DOCS=off (the production default): /api/docs and /api/docs-json answer 404 like any unknown API path.
+  if (config.apiDocs === 'public') serveApiDocs(app);
+
+  if (config.serveFrontend) app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
+  return app;
+}
+
+function serveApiDocs(app: INestApplication): void {
   const openApi = new DocumentBuilder()
     .setTitle('Office licence redemption API')
     .setDescription('Public redemption calls and the admin console API (docs/api.md)')
@@ -78,9 +86,6 @@ export async function createHttpApp(
     .addBearerAuth()
     .build();
   SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
-
-  if (config.serveFrontend) app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
-  return app;
 }
 
 /** A worker process: the job processors without HTTP (`npm run worker`, needs REDIS_URL). */

@@ -12,7 +12,7 @@ import { AdminSessionRepository } from './modules/auth/admin-session.repository'
 import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { AdminCommand, ADMIN_CLI_USAGE, CliUsageError, parseAdminArgs } from './modules/auth/admin-cli-args';
 import { generatePassword, hashPassword } from './modules/auth/password';
-import { rotateSealedKeys } from './keys-at-rest';
+import { countKeysNotUnderCurrent, rotateSealedKeys } from './keys-at-rest';
 
 /**
  * `npm run admin -- create …` / `… reset-password …`: account administration for operators of the service;
@@ -34,7 +34,7 @@ async function main(): Promise<number> {
     database = await prepareDatabase(config);
     dataSource = await new DataSource({ ...dataSourceOptions(database.url), extra: { max: 2 }, logging: false }).initialize();
     if (command.command === 'rotate-data-key') return await rotateDataKey(dataSource, config);
-    return await run(dataSource, command);
+    return await run(dataSource, command, config);
   } finally {
     await dataSource?.destroy();
     await database?.stop?.();
@@ -42,9 +42,11 @@ async function main(): Promise<number> {
 }
 
 /**
- * Re-seals every licence key, product key and webhook secret under DATA_KEY (DECISIONS §12); DATA_KEY_PREVIOUS opens the keys not yet rotated.
- * Batches of one statement each, rows already under DATA_KEY skipped: an interrupted run is simply run again.
- * The running service keeps working meanwhile when it too has both keys.
+ * Re-seals every licence key, product key, webhook secret and TOTP secret under DATA_KEY (DECISIONS §12);
+ * DATA_KEY_PREVIOUS opens the keys not yet rotated. Batches of one statement each, rows already under DATA_KEY
+ * skipped: an interrupted run is simply run again. The running service keeps working meanwhile when it too has both
+ * keys. It ends by counting the rows still not under DATA_KEY (an instance still writing under the old key) and
+ * fails (exit 1) unless there are none: only then may DATA_KEY_PREVIOUS go.
  */
 async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise<number> {
   if (!config.dataKeyPrevious) {
@@ -52,23 +54,45 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
     return 2;
   }
   const database = new DatabaseService(dataSource);
-  const rotated = await rotateSealedKeys(dataSource, DataCipher.fromConfig(config));
+  const cipher = DataCipher.fromConfig(config);
+  const rotated = await rotateSealedKeys(dataSource, cipher);
+  const left = await countKeysNotUnderCurrent(dataSource, cipher);
+  const remaining = left.licenseKeys + left.productKeys + left.webhookSecrets + left.totpSecrets;
   await new AuditService(new AuditRepository(database), database).record({
     action: 'cli.rotate-data-key',
-    success: true,
+    success: remaining === 0,
     resource: 'license_keys',
-    details: { rotated: rotated.licenseKeys, productKeys: rotated.productKeys, webhookSecrets: rotated.webhookSecrets, via: 'cli' },
+    details: {
+      rotated: rotated.licenseKeys,
+      productKeys: rotated.productKeys,
+      webhookSecrets: rotated.webhookSecrets,
+      totpSecrets: rotated.totpSecrets,
+      remaining: left,
+      via: 'cli',
+    },
   });
   console.log(
-    `Re-encrypted ${rotated.licenseKeys} licence keys, ${rotated.productKeys} product keys and ${rotated.webhookSecrets} webhook secrets under DATA_KEY. Every key is now under DATA_KEY:`,
+    `Re-encrypted ${rotated.licenseKeys} licence keys, ${rotated.productKeys} product keys, ${rotated.webhookSecrets} webhook secrets and ${rotated.totpSecrets} TOTP secrets under DATA_KEY.`,
   );
+  const describe = (c: typeof left) =>
+    `${c.licenseKeys} licence keys, ${c.productKeys} product keys, ${c.webhookSecrets} webhook secrets, ${c.totpSecrets} TOTP secrets`;
+  if (remaining > 0) {
+    console.error(`Still not under DATA_KEY: ${describe(left)}.`);
+    console.error('Keep DATA_KEY_PREVIOUS, make sure every instance runs with the new DATA_KEY, and run rotate-data-key again.');
+    return 1;
+  }
+  console.log(`Still not under DATA_KEY: ${describe(left)}. Every key is now under DATA_KEY:`);
   console.log('remove DATA_KEY_PREVIOUS from the configuration and restart the service.');
   return 0;
 }
 
-async function run(dataSource: DataSource, command: Exclude<AdminCommand, { command: 'rotate-data-key' }>): Promise<number> {
+async function run(
+  dataSource: DataSource,
+  command: Exclude<AdminCommand, { command: 'rotate-data-key' }>,
+  config: AppConfig,
+): Promise<number> {
   const database = new DatabaseService(dataSource);
-  const users = new AdminUserRepository(database);
+  const users = new AdminUserRepository(database, DataCipher.fromConfig(config));
   const sessions = new AdminSessionRepository(database);
   const audit = new AuditService(new AuditRepository(database), database);
   const password = generatePassword();

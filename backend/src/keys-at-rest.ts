@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DataCipher } from './config/data-cipher';
 import { DatabaseService } from './database/database.service';
+import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { LicenseKeySealingRepository } from './modules/license/license-key-sealing.repository';
 import { ProductRepository } from './modules/product/product.repository';
 import { WebhookRepository } from './modules/webhook/webhook.repository';
@@ -10,6 +11,8 @@ export interface KeyCounts {
   productKeys: number;
   /** Webhook endpoint secrets (sealed from the start: only rotation counts them). */
   webhookSecrets: number;
+  /** Admin users' TOTP secrets. */
+  totpSecrets: number;
 }
 
 /** The owners of the sealed columns, outside Nest (start-up and the CLI run before or without the app). */
@@ -19,33 +22,53 @@ function owners(dataSource: DataSource, cipher: DataCipher) {
     keys: new LicenseKeySealingRepository(database, cipher),
     products: new ProductRepository(database, cipher),
     webhooks: new WebhookRepository(database, cipher),
+    users: new AdminUserRepository(database, cipher),
   };
 }
 
 /**
- * Start-up step (DECISIONS §12), run under the migration lock: seals every licence key and product key still
- * stored in clear. Licence keys go in batches of one transaction each (resumable after an interruption,
- * idempotent, safe beside another instance: each batch row-locks its rows with SKIP LOCKED).
+ * Start-up step (DECISIONS §12), run under the migration lock: seals every licence key, product key and TOTP secret
+ * still stored in clear. Licence keys go in batches of one transaction each (resumable after an interruption,
+ * idempotent, safe beside another instance: each batch row-locks its rows with SKIP LOCKED); the other two are a
+ * handful of rows, each UPDATE guarded by the clear value it read.
  */
 export async function sealKeysStoredInClear(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
-  const { keys, products } = owners(dataSource, cipher);
+  const { keys, products, users } = owners(dataSource, cipher);
   let licenseKeys = 0;
   for (let sealed = await keys.sealPlainBatch(); sealed > 0; sealed = await keys.sealPlainBatch()) licenseKeys += sealed;
   const productKeys = await products.sealPlainKeys();
-  return { licenseKeys, productKeys, webhookSecrets: 0 };
+  const totpSecrets = await users.sealPlainTotpSecrets();
+  return { licenseKeys, productKeys, webhookSecrets: 0, totpSecrets };
 }
 
 /**
- * `rotate-data-key`: every licence key, product key and webhook secret re-sealed under DATA_KEY (DATA_KEY_PREVIOUS opens the
- * ones not yet rotated). Rows already under DATA_KEY are skipped, so an interrupted run is simply run again.
+ * `rotate-data-key`: every licence key, product key, webhook secret and TOTP secret re-sealed under DATA_KEY
+ * (DATA_KEY_PREVIOUS opens the ones not yet rotated). Rows already under DATA_KEY are skipped, so an interrupted run
+ * is simply run again.
  */
 export async function rotateSealedKeys(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
-  const { keys, products, webhooks } = owners(dataSource, cipher);
+  const { keys, products, webhooks, users } = owners(dataSource, cipher);
   let licenseKeys = 0;
   for (let batch = await keys.rotateBatch(null); batch.lastId; batch = await keys.rotateBatch(batch.lastId)) {
     licenseKeys += batch.rotated;
   }
   const productKeys = await products.rotateKeys();
   const webhookSecrets = await webhooks.rotateSecrets();
-  return { licenseKeys, productKeys, webhookSecrets };
+  const totpSecrets = await users.rotateTotpSecrets();
+  return { licenseKeys, productKeys, webhookSecrets, totpSecrets };
+}
+
+/**
+ * `rotate-data-key`'s closing check: the rows still not under DATA_KEY (another instance writing under the old key
+ * meanwhile, a row skipped by a concurrent change). Anything but zeros means DATA_KEY_PREVIOUS must stay.
+ */
+export async function countKeysNotUnderCurrent(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
+  const { keys, products, webhooks, users } = owners(dataSource, cipher);
+  const id = cipher.currentKeyId;
+  return {
+    licenseKeys: await keys.countNotUnder(id),
+    productKeys: await products.countKeysNotUnder(id),
+    webhookSecrets: await webhooks.countSecretsNotUnder(id),
+    totpSecrets: await users.countTotpSecretsNotUnder(id),
+  };
 }

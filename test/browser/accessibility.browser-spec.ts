@@ -3,7 +3,7 @@ import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app'
 import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
 import { expectNoAxeViolations } from './axe';
 import { launchChromium, openPage } from './browser';
-import { startReceiver } from '../helpers/webhook-receiver';
+import { RECEIVERS_ON_LOOPBACK, startReceiver } from '../helpers/webhook-receiver';
 
 /**
  * axe-core (WCAG 2.1 A and AA) over every screen: the public pages, the success pages in each state, the admin
@@ -15,7 +15,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    t = await startTestApp({ SERVE_FRONTEND: 'true', TRUST_PROXY: 'loopback' });
+    t = await startTestApp({ SERVE_FRONTEND: 'true', TRUST_PROXY: 'loopback', ...RECEIVERS_ON_LOOPBACK });
     browser = await launchChromium();
   });
   afterAll(async () => {

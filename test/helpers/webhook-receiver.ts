@@ -11,6 +11,12 @@ export interface ReceivedHook {
 /** `answer` decides each request's reply: a status (and body), or 'hang' to never answer. */
 export type HookAnswer = { status: number; body?: string } | 'hang';
 
+/**
+ * The configuration that lets the app reach the in-test receivers (http:// on 127.0.0.1): without it, as in production,
+ * only public https receivers are accepted (docs/security.md).
+ */
+export const RECEIVERS_ON_LOOPBACK = { WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.1' };
+
 /** An in-test webhook receiver on 127.0.0.1 (port 0) that records every request and answers as told. */
 export async function startReceiver(answer: (n: number, hook: ReceivedHook) => HookAnswer = () => ({ status: 200 })) {
   const received: ReceivedHook[] = [];

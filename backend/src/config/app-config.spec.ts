@@ -61,6 +61,20 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-bytes' }, 'DATA_KEY'],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-bytes', DATA_KEY: Buffer.alloc(32, 1).toString('base64') }, 'SMTP_URL'],
+    [{ WEBHOOK_ALLOW_INSECURE_TARGETS: 'localhost' }, 'WEBHOOK_ALLOW_INSECURE_TARGETS'],
+    [{ WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.0/33' }, 'WEBHOOK_ALLOW_INSECURE_TARGETS'],
+    [
+      {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a-production-secret-of-at-least-32-bytes',
+        DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
+        SMTP_URL: 'smtp://mail:25',
+        WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.1',
+      },
+      'WEBHOOK_ALLOW_INSECURE_TARGETS',
+    ],
+    [{ API_DOCS: 'staff' }, 'API_DOCS'],
     [{ DATA_KEY: 'c2hvcnQ=' }, 'DATA_KEY'],
     [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: 'not base64!' }, 'DATA_KEY_PREVIOUS'],
     [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: Buffer.alloc(32, 1).toString('base64') }, 'DATA_KEY_PREVIOUS'],
@@ -93,6 +107,25 @@ describe('loadConfig', () => {
     expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(load({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toBe('10.0.0.0/8');
     expect(load({ TRUST_PROXY: 'loopback, 172.20.0.10, fd00::/8' }).trustProxy).toBe('loopback,172.20.0.10,fd00::/8');
+  });
+
+  it('starts in production with real mail, and takes webhook targets allowed over http from configuration only', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a-production-secret-of-at-least-32-bytes',
+      DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
+      SMTP_URL: 'smtp://mail:25',
+    };
+    expect(load(production)).toMatchObject({ smtpUrl: 'smtp://mail:25', webhookInsecureTargets: [], apiDocs: 'off' });
+    expect(load({ ...production, API_DOCS: 'public' }).apiDocs).toBe('public');
+    expect(load({}).apiDocs).toBe('public');
+    expect(load({ API_DOCS: 'off' }).apiDocs).toBe('off');
+    expect(load({ NODE_ENV: 'test' }).webhookInsecureTargets).toEqual([]);
+    expect(load({ WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.1, ::1, 10.0.0.0/8' }).webhookInsecureTargets).toEqual([
+      '127.0.0.1',
+      '::1',
+      '10.0.0.0/8',
+    ]);
   });
 
   it('refuses TRUST_PROXY=true with a message that says why and what to give instead', () => {

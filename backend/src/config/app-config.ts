@@ -103,8 +103,22 @@ export interface AppConfig {
   webhookBackoffMs: number;
   /** A delivery still failing this long after its event is marked failed (DECISIONS §14: 24 h). */
   webhookRetryHours: number;
-  /** NODE_ENV=test only: http:// and loopback receivers (in-test servers); everywhere else only public https. */
-  webhookAllowLoopback: boolean;
+  /**
+   * Circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint whose last this many attempts all
+   * failed (0: never), the first of them at least webhookPauseAfterMinutes ago, is paused until an admin resumes it.
+   */
+  webhookPauseAfterFailures: number;
+  webhookPauseAfterMinutes: number;
+  /**
+   * WEBHOOK_ALLOW_INSECURE_TARGETS: addresses/CIDRs a webhook may reach over http:// and although private or loopback
+   * (receivers on this machine or the operator's network; empty by default, refused with NODE_ENV=production).
+   */
+  webhookInsecureTargets: string[];
+  /**
+   * API_DOCS: `public` serves the OpenAPI document and its UI (/api/docs, /api/docs-json) to anyone; `off` answers 404
+   * there. Default off with NODE_ENV=production (the admin API's map is nobody's business), public elsewhere.
+   */
+  apiDocs: 'public' | 'off';
   /** Bearer token of GET /metrics; unset: the route answers 404. */
   metricsToken?: string;
 }
@@ -239,6 +253,28 @@ function dataKeyPrevious(env: Env, current: Buffer): Buffer | undefined {
   return key;
 }
 
+function webhookInsecureTargets(env: Env, production: boolean): string[] {
+  const entries = (optional(env, 'WEBHOOK_ALLOW_INSECURE_TARGETS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (!entries.length) return [];
+  if (production) {
+    throw new ConfigError('WEBHOOK_ALLOW_INSECURE_TARGETS is refused with NODE_ENV=production: webhooks go to public https receivers only');
+  }
+  const bad = entries.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(`WEBHOOK_ALLOW_INSECURE_TARGETS must list IP addresses or CIDRs (e.g. 127.0.0.1/32), got "${bad}"`);
+  }
+  return entries;
+}
+
+function apiDocs(env: Env, production: boolean): 'public' | 'off' {
+  const value = str(env, 'API_DOCS', production ? 'off' : 'public').trim().toLowerCase();
+  if (value !== 'public' && value !== 'off') throw new ConfigError(`API_DOCS must be public or off, got "${env.API_DOCS}"`);
+  return value;
+}
+
 function metricsToken(env: Env): string | undefined {
   const token = optional(env, 'METRICS_TOKEN');
   if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
@@ -270,6 +306,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const dbPoolSize = int(env, 'DB_POOL_SIZE', 20, 1, 1000);
   const secret = jwtSecret(env, dataDir, nodeEnv === 'production');
   const currentDataKey = dataKey(env, dataDir, nodeEnv === 'production');
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  // docs/product.md "Production needs real mail": the file mailer would write every order e-mail, its key in clear,
+  // to .data/mail and call it sent.
+  if (nodeEnv === 'production' && !smtpUrl) {
+    throw new ConfigError('SMTP_URL is required when NODE_ENV=production (order e-mails would otherwise only be written to files)');
+  }
 
   return {
     nodeEnv,
@@ -299,7 +341,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     blockedIpCacheMs: int(env, 'BLOCKED_IP_CACHE_MS', 5000, 0, 600_000),
     realtimeSessionRecheckMs: int(env, 'REALTIME_SESSION_RECHECK_MS', 60_000, 100, 3_600_000),
     realtimeJoinTimeoutMs: int(env, 'REALTIME_JOIN_TIMEOUT_MS', 10_000, 100, 600_000),
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpUrl,
     smtpFallbackUrl: url(env, 'SMTP_FALLBACK_URL', ['smtp:', 'smtps:']),
     smtpTimeoutMs: int(env, 'SMTP_TIMEOUT_MS', 10_000, 100, 300_000),
     mailConcurrency: int(env, 'MAIL_CONCURRENCY', 20, 1, 200),
@@ -327,13 +369,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     poolAlertMin: int(env, 'POOL_ALERT_MIN', 50, 0),
     poolCheckIntervalMs: int(env, 'POOL_CHECK_INTERVAL_MS', 86_400_000, 1000),
     listExactCountLimit: int(env, 'LIST_EXACT_COUNT_LIMIT', 100_000, 1),
-    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
     serveFrontend: bool(env, 'SERVE_FRONTEND', true),
     timeZone: timeZone(env),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
     webhookBackoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 30_000, 1),
     webhookRetryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 7),
-    webhookAllowLoopback: nodeEnv === 'test',
+    webhookPauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 10, 0, 1_000_000),
+    webhookPauseAfterMinutes: int(env, 'WEBHOOK_PAUSE_AFTER_MINUTES', 60, 0, 7 * 24 * 60),
+    webhookInsecureTargets: webhookInsecureTargets(env, nodeEnv === 'production'),
+    apiDocs: apiDocs(env, nodeEnv === 'production'),
     metricsToken: metricsToken(env),
   };
 }

@@ -30,6 +30,12 @@ describe('DataCipher', () => {
     expect(rotating.isCurrent(sealed)).toBe(false);
     expect(rotating.open(sealed)).toBe('ABCDE-12345');
     expect(rotating.isCurrent(rotating.seal('x'))).toBe(true);
+    // Rotated: what the previous key sealed; never what the current key or a third key sealed.
+    expect(rotating.isRotatable(sealed)).toBe(true);
+    expect(rotating.isRotatable(rotating.seal('x'))).toBe(false);
+    expect(rotating.isRotatable(new DataCipher(randomBytes(32)).seal('x'))).toBe(false);
+    expect(old.isRotatable(sealed)).toBe(false);
+    expect(rotating.seal('x').subarray(1, 5).equals(rotating.currentKeyId)).toBe(true);
     expect(rotating.previousHash('ABCDE-12345')!.equals(old.hash('ABCDE-12345'))).toBe(true);
     expect(rotating.hash('ABCDE-12345').equals(old.hash('ABCDE-12345'))).toBe(false);
   });

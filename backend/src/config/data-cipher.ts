@@ -59,9 +59,22 @@ export class DataCipher {
     );
   }
 
+  /** The 4-byte key id every value sealed under the current DATA_KEY carries in bytes 2–5 (SQL: substring(x FROM 2 FOR 4)). */
+  get currentKeyId(): Buffer {
+    return Buffer.from(this.current.id);
+  }
+
   /** True when `sealed` is under the current DATA_KEY (a rotation leaves it alone). */
   isCurrent(sealed: Buffer): boolean {
     return sealed.subarray(1, 1 + ID_BYTES).equals(this.current.id);
+  }
+
+  /**
+   * True when `sealed` is under DATA_KEY_PREVIOUS: what a rotation re-seals. A value under neither key (a third key)
+   * is left alone, and counted by rotate-data-key's closing check.
+   */
+  isRotatable(sealed: Buffer): boolean {
+    return !!this.previous && sealed.subarray(1, 1 + ID_BYTES).equals(this.previous.id);
   }
 
   /** The keyed hash under the current key. */

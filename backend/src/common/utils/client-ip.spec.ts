@@ -1,4 +1,4 @@
-import { addressGroup, validIp } from './client-ip';
+import { addressGroup, forwardedClientIp, validIp } from './client-ip';
 
 describe('validIp', () => {
   it('keeps real addresses and unwraps IPv4-mapped IPv6', () => {
@@ -28,5 +28,21 @@ describe('addressGroup', () => {
   it('puts every invalid address in one bucket', () => {
     expect(addressGroup('x'.repeat(60))).toBe('invalid');
     expect(addressGroup('')).toBe('invalid');
+  });
+});
+
+describe('forwardedClientIp (requests Express does not see: the socket.io handshake)', () => {
+  it('believes X-Forwarded-For exactly as far as TRUST_PROXY says, like Express', () => {
+    const xff = '198.51.100.9, 203.0.113.5';
+    expect(forwardedClientIp('127.0.0.1', xff, false)).toBe('127.0.0.1');
+    expect(forwardedClientIp('::ffff:127.0.0.1', undefined, false)).toBe('127.0.0.1');
+    expect(forwardedClientIp('127.0.0.1', xff, 1)).toBe('203.0.113.5');
+    expect(forwardedClientIp('127.0.0.1', xff, 2)).toBe('198.51.100.9');
+    expect(forwardedClientIp('127.0.0.1', xff, 9)).toBe('198.51.100.9');
+    expect(forwardedClientIp('127.0.0.1', xff, 'loopback')).toBe('203.0.113.5');
+    expect(forwardedClientIp('127.0.0.1', xff, 'loopback,203.0.113.0/24')).toBe('198.51.100.9');
+    // An untrusted peer's header counts for nothing.
+    expect(forwardedClientIp('192.0.2.1', xff, 'loopback')).toBe('192.0.2.1');
+    expect(forwardedClientIp('127.0.0.1', 'garbage', 'loopback')).toBe('');
   });
 });

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { isIP } from 'net';
+import { BlockList, isIP } from 'net';
 
 /** The longest textual IP address (an IPv4-mapped IPv6 address); anything longer is not an address. */
 export const MAX_IP_LENGTH = 45;
@@ -11,6 +11,54 @@ export const MAX_IP_LENGTH = 45;
 export function clientIp(req: Request): string {
   const raw = req.ip ?? req.socket.remoteAddress ?? '';
   return validIp(raw);
+}
+
+/**
+ * The client address of a request Express does not see (the socket.io handshake), by Express's own TRUST_PROXY rule:
+ * walking from the peer back through `X-Forwarded-For`, each hop that is trusted (a hop count, or an address in the
+ * loopback/address/CIDR list) hands over to the one before it. Validated like clientIp.
+ */
+export function forwardedClientIp(
+  remoteAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trustProxy: false | number | string,
+): string {
+  const peer = remoteAddress ?? '';
+  if (trustProxy === false) return validIp(peer);
+  const forwarded = ([] as string[])
+    .concat(forwardedFor ?? [])
+    .join(',')
+    .split(',')
+    .map((hop) => hop.trim())
+    .filter(Boolean);
+  const hops = [peer, ...forwarded.reverse()];
+  if (typeof trustProxy === 'number') return validIp(hops[Math.min(trustProxy, hops.length - 1)]);
+  const trusted = trustedProxies(trustProxy);
+  let i = 0;
+  while (i < hops.length - 1 && isTrusted(trusted, hops[i])) i++;
+  return validIp(hops[i]);
+}
+
+function trustedProxies(list: string): BlockList {
+  const trusted = new BlockList();
+  for (const entry of list.split(',').map((part) => part.trim())) {
+    if (entry === 'loopback') {
+      trusted.addSubnet('127.0.0.0', 8, 'ipv4');
+      trusted.addAddress('::1', 'ipv6');
+      continue;
+    }
+    const [address, bits] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) trusted.addAddress(address, family);
+    else trusted.addSubnet(address, Number(bits), family);
+  }
+  return trusted;
+}
+
+function isTrusted(trusted: BlockList, hop: string): boolean {
+  const ip = validIp(hop);
+  if (!ip) return false;
+  return trusted.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** `raw` as a plain IP address (IPv4-mapped IPv6 unwrapped), or '' when it is not one. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
 import { AdminUser } from './entities/admin-user.entity';
@@ -18,18 +19,22 @@ export interface NewAdminUser {
  */
 @Injectable()
 export class AdminUserRepository {
-  constructor(private readonly database: DatabaseService) {}
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
 
   private users(db: Db = this.database.manager) {
     return db.getRepository(AdminUser);
   }
 
-  findById(id: string): Promise<AdminUser | null> {
-    return this.users().findOneBy({ id });
+  /** The user with its TOTP secret opened (in `twoFactorSecret`): sealed at rest under DATA_KEY (docs/security.md). */
+  async findById(id: string): Promise<AdminUser | null> {
+    return this.opened(await this.users().findOneBy({ id }));
   }
 
-  findByUsername(username: string): Promise<AdminUser | null> {
-    return this.users().findOneBy({ username });
+  async findByUsername(username: string): Promise<AdminUser | null> {
+    return this.opened(await this.users().findOneBy({ username }));
   }
 
   existsWithRole(role: string): Promise<boolean> {
@@ -164,14 +169,66 @@ export class AdminUserRepository {
     return claimed.length > 0;
   }
 
-  /** Stores a new TOTP secret unless two-factor is already on; false when it is. */
+  /** Stores a new TOTP secret, sealed, unless two-factor is already on; false when it is. */
   async setTotpSecretUnlessEnabled(id: string, secret: string): Promise<boolean> {
     const updated = await queryRows(
       this.database.manager,
-      `UPDATE admin_users SET two_factor_secret = $2, updated_at = now() WHERE id = $1 AND NOT two_factor_enabled RETURNING id`,
-      [id, secret],
+      `UPDATE admin_users SET two_factor_secret = NULL, two_factor_secret_ciphertext = $2, updated_at = now()
+        WHERE id = $1 AND NOT two_factor_enabled RETURNING id`,
+      [id, this.cipher.seal(secret)],
     );
     return updated.length > 0;
+  }
+
+  /**
+   * Start-up step: seals the TOTP secrets still stored in clear (rows from before migration 1763832000000) and empties
+   * them; answers how many. A handful of rows, one statement each, guarded so a row changed meanwhile is left alone.
+   */
+  async sealPlainTotpSecrets(): Promise<number> {
+    const plain = await queryRows<{ id: string; secret: string }>(
+      this.database.manager,
+      `SELECT id, two_factor_secret AS secret FROM admin_users WHERE two_factor_secret IS NOT NULL`,
+    );
+    let sealed = 0;
+    for (const row of plain) {
+      const done = await queryRows(
+        this.database.manager,
+        `UPDATE admin_users SET two_factor_secret = NULL, two_factor_secret_ciphertext = $3
+          WHERE id = $1 AND two_factor_secret = $2 RETURNING id`,
+        [row.id, row.secret, this.cipher.seal(row.secret)],
+      );
+      sealed += done.length;
+    }
+    return sealed;
+  }
+
+  /** `rotate-data-key`: the TOTP secrets still under DATA_KEY_PREVIOUS re-sealed under DATA_KEY; answers how many. */
+  async rotateTotpSecrets(): Promise<number> {
+    const rows = await queryRows<{ id: string; sealed: Buffer }>(
+      this.database.manager,
+      `SELECT id, two_factor_secret_ciphertext AS sealed FROM admin_users WHERE two_factor_secret_ciphertext IS NOT NULL`,
+    );
+    let rotated = 0;
+    for (const row of rows.filter((r) => this.cipher.isRotatable(r.sealed))) {
+      const done = await queryRows(
+        this.database.manager,
+        `UPDATE admin_users SET two_factor_secret_ciphertext = $3 WHERE id = $1 AND two_factor_secret_ciphertext = $2 RETURNING id`,
+        [row.id, row.sealed, this.cipher.seal(this.cipher.open(row.sealed))],
+      );
+      rotated += done.length;
+    }
+    return rotated;
+  }
+
+  /** `rotate-data-key`'s closing check: TOTP secrets not under DATA_KEY (sealed under another key, or still in clear). */
+  async countTotpSecretsNotUnder(keyId: Buffer): Promise<number> {
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.database.manager,
+      `SELECT count(*)::int AS n FROM admin_users
+        WHERE two_factor_secret IS NOT NULL OR substring(two_factor_secret_ciphertext FROM 2 FOR 4) <> $1`,
+      [keyId],
+    );
+    return n;
   }
 
   async enableTwoFactor(id: string, db: Db = this.database.manager): Promise<void> {
@@ -180,8 +237,14 @@ export class AdminUserRepository {
 
   async disableTwoFactor(id: string, db: Db = this.database.manager): Promise<void> {
     await db.query(
-      `UPDATE admin_users SET two_factor_enabled = false, two_factor_secret = NULL, updated_at = now() WHERE id = $1`,
+      `UPDATE admin_users SET two_factor_enabled = false, two_factor_secret = NULL, two_factor_secret_ciphertext = NULL, updated_at = now()
+        WHERE id = $1`,
       [id],
     );
+  }
+
+  private opened(user: AdminUser | null): AdminUser | null {
+    if (user?.twoFactorSecretCiphertext) user.twoFactorSecret = this.cipher.open(user.twoFactorSecretCiphertext);
+    return user;
   }
 }

@@ -47,6 +47,19 @@ export class LicenseKeySealingRepository {
   }
 
   /**
+   * `rotate-data-key`'s closing check: licence keys not under DATA_KEY (sealed under another key, or still in clear).
+   * One sequential read of the table, like the rotation itself.
+   */
+  async countNotUnder(keyId: Buffer): Promise<number> {
+    const [{ n }]: Array<{ n: number }> = await this.database.manager.query(
+      `SELECT count(*)::int AS n FROM license_keys
+        WHERE license_key IS NOT NULL OR substring(key_ciphertext FROM 2 FOR 4) <> $1`,
+      [keyId],
+    );
+    return n;
+  }
+
+  /**
    * `rotate-data-key`: the next batch of rows after `afterId` (in id order) re-sealed and re-hashed under the
    * current DATA_KEY when they are still under DATA_KEY_PREVIOUS. Rows already rotated are left alone, so a run
    * that was interrupted simply starts again. The UPDATE only replaces the ciphertext it read: a row re-sealed
@@ -59,7 +72,7 @@ export class LicenseKeySealingRepository {
       [afterId, limit],
     );
     if (!rows.length) return { lastId: null, rotated: 0 };
-    const stale = rows.filter((r) => !this.cipher.isCurrent(r.key_ciphertext));
+    const stale = rows.filter((r) => this.cipher.isRotatable(r.key_ciphertext));
     let rotated = 0;
     if (stale.length) {
       const keys = stale.map((r) => this.cipher.open(r.key_ciphertext));

@@ -5,6 +5,7 @@ import { join } from 'path';
 import { createTransport, Transporter } from 'nodemailer';
 import { randomUUID } from 'crypto';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { classifyMailError, MailFailure } from './mail-failure';
 
 export interface OutgoingMail {
   to: string;
@@ -17,7 +18,10 @@ export interface ProviderAttempt {
   provider: string;
   ok: boolean;
   messageId?: string;
+  /** The provider's error text (the e-mail log keeps it: it may quote the recipient). */
   error?: string;
+  /** What may be said about the failure outside (webhooks): its class and SMTP code. */
+  failure?: MailFailure;
 }
 
 interface Provider {
@@ -53,7 +57,7 @@ export class MailTransportService implements OnModuleDestroy {
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         this.logger.warn(`E-mail to ${mail.to} failed on ${provider.name}: ${error}`);
-        attempts.push({ provider: provider.name, ok: false, error });
+        attempts.push({ provider: provider.name, ok: false, error, failure: classifyMailError(err) });
       }
     }
     return attempts;

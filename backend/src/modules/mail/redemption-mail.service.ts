@@ -67,7 +67,8 @@ export class RedemptionMailService {
         redemptionId,
         voucherCode: row.code,
         attempts: attempt,
-        errors: attempts.map((a) => `${a.provider}: ${a.error}`),
+        // The class and SMTP code only: the provider's text quotes the customer's address (docs/security.md).
+        errors: attempts.map((a) => ({ provider: a.provider, reason: a.failure?.reason ?? 'other', smtpCode: a.failure?.smtpCode ?? null })),
       });
       return 'failed';
     }

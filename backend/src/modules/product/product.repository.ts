@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { IsNull, Not } from 'typeorm';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
+import { queryRows } from '../../database/query-rows';
 import { Product } from './entities/product.entity';
 
 /** A product's figures from `product_counts` (migration 1763820000000), exact at every moment. */
@@ -128,7 +129,7 @@ export class ProductRepository {
       select: { id: true, productKeyCiphertext: true },
     });
     let rotated = 0;
-    for (const p of rows.filter((r) => !this.cipher.isCurrent(r.productKeyCiphertext!))) {
+    for (const p of rows.filter((r) => this.cipher.isRotatable(r.productKeyCiphertext!))) {
       const result = await this.products.update(
         { id: p.id, productKeyCiphertext: p.productKeyCiphertext! },
         { productKeyCiphertext: this.cipher.seal(this.cipher.open(p.productKeyCiphertext!)) },
@@ -136,6 +137,16 @@ export class ProductRepository {
       rotated += result.affected ?? 0;
     }
     return rotated;
+  }
+
+  /** `rotate-data-key`'s closing check: product keys not under DATA_KEY (sealed under another key, or still in clear). */
+  async countKeysNotUnder(keyId: Buffer): Promise<number> {
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.database.manager,
+      `SELECT count(*)::int AS n FROM products WHERE product_key IS NOT NULL OR substring(product_key_ciphertext FROM 2 FOR 4) <> $1`,
+      [keyId],
+    );
+    return n;
   }
 
   private opened(p: Product): Product {

@@ -9,7 +9,10 @@ import {
 } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
 import { Permission } from '../../common/permissions';
+import { forwardedClientIp } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AUTH_MESSAGES } from '../auth/auth.guard';
+import { BlockedIpService } from '../auth/blocked-ip.service';
 import { SessionService } from '../auth/session.service';
 import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 
@@ -35,11 +38,22 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
   constructor(
     private readonly realtime: RealtimeService,
     private readonly sessions: SessionService,
+    private readonly blockedIps: BlockedIpService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   afterInit(server: Server): void {
     this.server = server;
+    // A blocked address (blocked_ips, either kind) gets no socket at all, as it gets 403/429 on every HTTP route:
+    // the handshake fails with connect_error before any event or join-admin is looked at.
+    server.use((socket, next) => {
+      const { headers } = socket.request;
+      const ip = forwardedClientIp(socket.request.socket.remoteAddress, headers['x-forwarded-for'], this.config.trustProxy);
+      this.blockedIps.blockOf(ip).then(
+        (block) => next(block ? new Error(AUTH_MESSAGES.ipBlocked) : undefined),
+        () => next(),
+      );
+    });
     this.realtime.attach(server);
     this.recheckTimer = setInterval(() => void this.recheckSessions(), this.config.realtimeSessionRecheckMs);
     this.recheckTimer.unref();

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
-import { postWebhook } from './webhook-http';
+import { postWebhook, withDeadline } from './webhook-http';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
-import { resolveWebhookTarget } from './webhook-url-guard';
+import { insecureTargetList, resolveWebhookTarget, WebhookUrlPolicy } from './webhook-url-guard';
 import { AttemptResult, WebhookRepository } from './webhook.repository';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
@@ -18,24 +19,30 @@ export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped'
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
+  private readonly policy: WebhookUrlPolicy;
 
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly audit: AuditService,
+  ) {
+    this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
+  }
 
   async deliver(deliveryId: string): Promise<WebhookAttemptOutcome> {
     const claimSeconds = Math.ceil((this.config.webhookTimeoutMs * 2) / 1000) + 30;
     const row = await this.webhooks.claim(deliveryId, this.clock.now(), claimSeconds);
     if (!row) return 'skipped';
     const body = JSON.stringify({ id: row.id, event: row.event, createdAt: row.createdAt, data: row.payload });
-    const policy = { allowLoopback: this.config.webhookAllowLoopback };
     let answer: { status: number; body: string } | undefined;
     let error: string | null = null;
     try {
-      const target = await resolveWebhookTarget(row.url, policy);
+      // One budget of WEBHOOK_TIMEOUT_MS for the whole attempt: resolving the name, connecting, the answer and its body.
+      const timeoutMs = this.config.webhookTimeoutMs;
+      const deadline = Date.now() + timeoutMs;
+      const target = await withDeadline(resolveWebhookTarget(row.url, this.policy), timeoutMs, `No answer within ${timeoutMs} ms`);
       const unix = Math.floor(this.clock.now().getTime() / 1000);
       answer = await postWebhook(
         target,
@@ -46,7 +53,7 @@ export class WebhookDeliveryService {
           'webhook-event': row.event,
         },
         body,
-        this.config.webhookTimeoutMs,
+        Math.max(1, deadline - Date.now()),
       );
       if (answer.status < 200 || answer.status > 299) error = `The receiver answered ${answer.status}`;
     } catch (err) {
@@ -68,12 +75,32 @@ export class WebhookDeliveryService {
       if (result.status === 'pending') result.nextAttemptAt = next;
     }
     const attempts = await this.webhooks.recordAttempt(row.id, result);
+    await this.countOnEndpoint(row.id, !error, now);
     if (result.status === 'pending') {
       this.jobs.enqueueWebhookDelivery(row.id, attempts, result.nextAttemptAt!.getTime() - now.getTime());
       return 'retry';
     }
     if (result.status === 'failed') this.logger.warn(`Webhook delivery ${row.id} failed after ${attempts} attempts: ${error}`);
     return result.status === 'delivered' ? 'delivered' : 'failed';
+  }
+
+  /**
+   * The circuit breaker (docs/product.md "Webhooks: paused endpoints"): a receiver that keeps failing (black-holing,
+   * down for good) is paused instead of holding a worker for WEBHOOK_TIMEOUT_MS per attempt for 24 hours; its
+   * deliveries wait, queued, for Resume in Settings. Audited as the system's act.
+   */
+  private async countOnEndpoint(deliveryId: string, ok: boolean, now: Date): Promise<void> {
+    const rule = { failures: this.config.webhookPauseAfterFailures, minutes: this.config.webhookPauseAfterMinutes };
+    const paused = await this.webhooks.noteOutcome(deliveryId, ok, now, rule);
+    if (!paused) return;
+    this.logger.warn(`Webhook endpoint ${paused.url} paused after ${rule.failures} failed attempts in a row`);
+    await this.audit.record({
+      action: 'webhook.pause',
+      success: true,
+      resource: 'webhook',
+      resourceId: paused.id,
+      details: { url: paused.url, failures: rule.failures, minutes: rule.minutes },
+    });
   }
 
   /** Re-queues pending deliveries whose job was lost (Redis emptied, process restarted). */

@@ -1,4 +1,5 @@
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { randomBytes } from 'crypto';
 import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -6,13 +7,15 @@ import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { CreateWebhookDto } from './dto/webhook.dto';
 import { WEBHOOK_TEST_EVENT, WebhookEvents } from './webhook-events';
-import { resolveWebhookTarget, WebhookUrlError } from './webhook-url-guard';
+import { insecureTargetList, resolveWebhookTarget, WebhookUrlError, WebhookUrlPolicy } from './webhook-url-guard';
 import { WebhookDeliveryView, WebhookEndpointView, WebhookRepository } from './webhook.repository';
 
 export const WEBHOOK_MESSAGES = {
   notFound: 'Webhook not found.',
   deleted: 'Webhook deleted.',
   testQueued: 'Test event queued.',
+  resumed: 'Webhook resumed.',
+  notPaused: 'This webhook is not paused.',
 } as const;
 
 /** The delivery log shown per endpoint in Settings. */
@@ -21,18 +24,23 @@ export const RECENT_DELIVERIES = 20;
 /** Settings → Webhooks (DECISIONS §14, permission webhooks.manage): register, list, delete, test. Audited. */
 @Injectable()
 export class WebhookEndpointService {
+  private readonly policy: WebhookUrlPolicy;
+
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly audit: AuditService,
     private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: WebhookEvents,
-  ) {}
+    private readonly clock: Clock,
+  ) {
+    this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
+  }
 
   /** The URL is checked (https, public address after DNS) before anything is written; the secret is answered once. */
   async create(dto: CreateWebhookDto, actor: RequestActor): Promise<WebhookEndpointView & { secret: string }> {
     try {
-      await resolveWebhookTarget(dto.url, { allowLoopback: this.config.webhookAllowLoopback });
+      await resolveWebhookTarget(dto.url, this.policy);
     } catch (err) {
       if (err instanceof WebhookUrlError) throw new BadRequestException(err.message);
       throw err;
@@ -68,6 +76,24 @@ export class WebhookEndpointService {
       details: { url: endpoint.url },
     });
     return { success: true, message: WEBHOOK_MESSAGES.deleted };
+  }
+
+  /** Resume a paused endpoint: its queued deliveries are sent now (each within its retry window, else one last try). */
+  async resume(id: string, actor: RequestActor): Promise<{ success: true; message: string; requeued: number }> {
+    const endpoint = await this.webhooks.findEndpoint(id);
+    if (!endpoint) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
+    const queued = await this.webhooks.resume(id, this.clock.now());
+    if (!queued) throw new ConflictException(WEBHOOK_MESSAGES.notPaused);
+    for (const delivery of queued) this.jobs.enqueueWebhookDelivery(delivery.id, delivery.attempts, 0);
+    await this.audit.record({
+      ...actor,
+      action: 'webhook.resume',
+      success: true,
+      resource: 'webhook',
+      resourceId: id,
+      details: { url: endpoint.url, requeued: queued.length },
+    });
+    return { success: true, message: WEBHOOK_MESSAGES.resumed, requeued: queued.length };
   }
 
   async deliveries(id: string): Promise<{ deliveries: WebhookDeliveryView[] }> {

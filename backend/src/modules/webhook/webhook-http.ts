@@ -11,6 +11,15 @@ export interface WebhookResponse {
   body: string;
 }
 
+/** `work`, or a rejection with `message` once `ms` have passed (a DNS answer that never comes holds no worker). */
+export function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
 /**
  * POSTs `body` to a checked target: the connection goes to `target.address` whatever DNS says now (the URL's host
  * name still names the TLS server and the Host header), redirects are not followed, and the whole exchange has

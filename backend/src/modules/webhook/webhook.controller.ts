@@ -11,6 +11,7 @@ import {
   CreateWebhookDto,
   WebhookDeliveryListResponse,
   WebhookEndpointResponse,
+  WebhookResumeResponse,
   WebhookTestResponse,
 } from './dto/webhook.dto';
 import { WEBHOOK_MESSAGES, WebhookEndpointService } from './webhook-endpoint.service';
@@ -54,6 +55,15 @@ export class WebhookController {
   @ApiErrorResponses({ 404: WEBHOOK_MESSAGES.notFound })
   deliveries(@Param('id', webhookId) id: string) {
     return this.webhooks.deliveries(id);
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Resume an endpoint the circuit breaker paused: its queued deliveries are sent now' })
+  @ApiOkResponse({ type: WebhookResumeResponse })
+  @ApiErrorResponses({ 404: WEBHOOK_MESSAGES.notFound, 409: WEBHOOK_MESSAGES.notPaused })
+  resume(@Param('id', webhookId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+    return this.webhooks.resume(id, requestActor(req, user));
   }
 
   @Post(':id/test')

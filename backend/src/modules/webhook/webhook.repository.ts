@@ -4,11 +4,18 @@ import { DatabaseService } from '../../database/database.service';
 import { deleteBatch, queryRows } from '../../database/query-rows';
 import { WebhookDeliveryStatus } from './entities/webhook-delivery.entity';
 
+/** WEBHOOK_TEST_EVENT (webhook-events.ts imports this file): "Send test event" still goes to a paused endpoint. */
+const TEST_EVENT = 'webhook.test';
+
 export interface WebhookEndpointView {
   id: string;
   url: string;
   events: string[];
   isActive: boolean;
+  /** Set when the circuit breaker paused the endpoint (docs/product.md "Webhooks: paused endpoints"). */
+  pausedAt: Date | null;
+  /** Failed attempts in a row since the last success. */
+  consecutiveFailures: number;
   createdAt: Date;
 }
 
@@ -45,7 +52,16 @@ export interface AttemptResult {
   now: Date;
 }
 
-const ENDPOINT_COLUMNS = `id, url, events, is_active AS "isActive", created_at AS "createdAt"`;
+const ENDPOINT_COLUMNS = `id, url, events, is_active AS "isActive", paused_at AS "pausedAt",
+  consecutive_failures AS "consecutiveFailures", created_at AS "createdAt"`;
+
+/** When the circuit breaker pauses an endpoint (WEBHOOK_PAUSE_AFTER_FAILURES / WEBHOOK_PAUSE_AFTER_MINUTES). */
+export interface PauseRule {
+  /** Failed attempts in a row (0: never pause). */
+  failures: number;
+  /** ... the first of which is at least this old. */
+  minutes: number;
+}
 
 /**
  * The only code that touches `webhook_endpoints` and `webhook_deliveries`. Secrets are sealed here on the way in and
@@ -74,7 +90,7 @@ export class WebhookRepository {
       `SELECT id, secret_ciphertext AS secret FROM webhook_endpoints`,
     );
     let rotated = 0;
-    for (const row of rows.filter((r) => !this.cipher.isCurrent(r.secret))) {
+    for (const row of rows.filter((r) => this.cipher.isRotatable(r.secret))) {
       const done = await queryRows(
         this.database.manager,
         `UPDATE webhook_endpoints SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id`,
@@ -83,6 +99,16 @@ export class WebhookRepository {
       rotated += done.length;
     }
     return rotated;
+  }
+
+  /** `rotate-data-key`'s closing check: endpoint secrets not under DATA_KEY. */
+  async countSecretsNotUnder(keyId: Buffer): Promise<number> {
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.database.manager,
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE substring(secret_ciphertext FROM 2 FOR 4) <> $1`,
+      [keyId],
+    );
+    return n;
   }
 
   /** The events at least one active endpoint subscribes to (a handful of rows). */
@@ -118,11 +144,13 @@ export class WebhookRepository {
    * endpoint subscribed to the event (webhook_endpoints holds a handful of rows: a sequential read of one page).
    */
   async insertForEvent(event: string, payload: Record<string, unknown>): Promise<Array<{ id: string }>> {
+    // A paused endpoint's delivery is kept (queued for Resume) but not answered: nothing to enqueue now.
     return queryRows(
       this.database.manager,
-      `INSERT INTO webhook_deliveries (endpoint_id, event, payload)
-       SELECT id, $1::text, $2::jsonb FROM webhook_endpoints WHERE is_active AND $1::text = ANY(events)
-       RETURNING id`,
+      `WITH e AS (SELECT id, paused_at IS NOT NULL AS paused FROM webhook_endpoints WHERE is_active AND $1::text = ANY(events)),
+            ins AS (INSERT INTO webhook_deliveries (endpoint_id, event, payload) SELECT id, $1::text, $2::jsonb FROM e
+                    RETURNING id, endpoint_id)
+       SELECT ins.id FROM ins JOIN e ON e.id = ins.endpoint_id WHERE NOT e.paused`,
       [event, JSON.stringify(payload)],
     );
   }
@@ -160,9 +188,9 @@ export class WebhookRepository {
       `UPDATE webhook_deliveries d SET claimed_until = $2::timestamptz + make_interval(secs => $3)
          FROM webhook_endpoints e
         WHERE d.id = $1 AND e.id = d.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $2
-          AND (d.claimed_until IS NULL OR d.claimed_until < $2)
+          AND (d.claimed_until IS NULL OR d.claimed_until < $2) AND (e.paused_at IS NULL OR d.event = $4)
         RETURNING d.id, d.event, d.payload, d.attempts, d.created_at AS "createdAt", e.url, e.secret_ciphertext`,
-      [id, now, claimSeconds],
+      [id, now, claimSeconds, TEST_EVENT],
     );
     if (!row) return undefined;
     const { secret_ciphertext, ...rest } = row;
@@ -183,13 +211,62 @@ export class WebhookRepository {
     return row?.attempts ?? 0;
   }
 
-  /** Pending deliveries due before `before` with no live claim: their job was lost (idx_webhook_deliveries_due). */
+  /**
+   * Counts an attempt's outcome on its endpoint (the circuit breaker): a success resets the run of failures, a failure
+   * extends it and pauses the endpoint once `rule` says so. Answers the endpoint when this very attempt paused it.
+   */
+  async noteOutcome(deliveryId: string, ok: boolean, now: Date, rule: PauseRule): Promise<{ id: string; url: string } | undefined> {
+    const [row] = await queryRows<{ id: string; url: string; paused: boolean }>(
+      this.database.manager,
+      `WITH old AS (
+         SELECT e.id, e.paused_at FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint_id = e.id
+          WHERE d.id = $1 FOR UPDATE OF e)
+       UPDATE webhook_endpoints e SET
+              consecutive_failures = CASE WHEN $2::boolean THEN 0 ELSE e.consecutive_failures + 1 END,
+              failing_since = CASE WHEN $2::boolean THEN NULL ELSE COALESCE(e.failing_since, $3::timestamptz) END,
+              paused_at = CASE
+                WHEN NOT $2::boolean AND e.paused_at IS NULL AND $4::int > 0 AND e.consecutive_failures + 1 >= $4::int
+                     AND COALESCE(e.failing_since, $3::timestamptz) <= $3::timestamptz - make_interval(mins => $5::int)
+                THEN $3::timestamptz ELSE e.paused_at END
+         FROM old WHERE e.id = old.id
+       RETURNING e.id, e.url, (old.paused_at IS NULL AND e.paused_at IS NOT NULL) AS paused`,
+      [deliveryId, ok, now, rule.failures, rule.minutes],
+    );
+    return row?.paused ? { id: row.id, url: row.url } : undefined;
+  }
+
+  /**
+   * Resume: the endpoint is no longer paused, its run of failures forgotten, and its queued deliveries due now
+   * (answered, to be queued). Undefined when it was not paused (or does not exist).
+   */
+  async resume(id: string, now: Date): Promise<Array<{ id: string; attempts: number }> | undefined> {
+    return this.database.transaction(async (db) => {
+      const resumed = await queryRows(
+        db,
+        `UPDATE webhook_endpoints SET paused_at = NULL, consecutive_failures = 0, failing_since = NULL
+          WHERE id = $1 AND paused_at IS NOT NULL RETURNING id`,
+        [id],
+      );
+      if (!resumed.length) return undefined;
+      return queryRows<{ id: string; attempts: number }>(
+        db,
+        `UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE endpoint_id = $1 AND status = 'pending' RETURNING id, attempts`,
+        [id, now],
+      );
+    });
+  }
+
+  /**
+   * Pending deliveries due before `before` with no live claim: their job was lost (idx_webhook_deliveries_due).
+   * A paused endpoint's are left waiting for Resume.
+   */
   findStale(before: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
     return queryRows(
       this.database.manager,
-      `SELECT id, attempts FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < $1 AND (claimed_until IS NULL OR claimed_until < $1)
-        ORDER BY next_attempt_at LIMIT $2`,
+      `SELECT d.id, d.attempts FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.status = 'pending' AND d.next_attempt_at < $1 AND (d.claimed_until IS NULL OR d.claimed_until < $1)
+          AND e.paused_at IS NULL
+        ORDER BY d.next_attempt_at LIMIT $2`,
       [before, limit],
     );
   }

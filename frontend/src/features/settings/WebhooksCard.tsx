@@ -20,7 +20,13 @@ import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { WebhookDeliveries } from './WebhookDeliveries';
 import { WebhookForm } from './WebhookForm';
-import { useDeleteWebhookMutation, useSendTestWebhookMutation, useWebhooksQuery, type WebhookEndpoint } from './webhooksApi';
+import {
+  useDeleteWebhookMutation,
+  useResumeWebhookMutation,
+  useSendTestWebhookMutation,
+  useWebhooksQuery,
+  type WebhookEndpoint,
+} from './webhooksApi';
 
 /** The signing secret, shown once right after the endpoint is added. */
 function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () => void }) {
@@ -48,6 +54,12 @@ function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () 
 
 function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete: () => void }) {
   const [sendTest, { isLoading }] = useSendTestWebhookMutation();
+  const [resumeEndpoint, { isLoading: resuming }] = useResumeWebhookMutation();
+  const resume = async () => {
+    const result = await resumeEndpoint(endpoint.id);
+    if ('error' in result) toast({ title: 'Webhook not resumed', description: bodyMessage(result.error), variant: 'destructive' });
+    else toast({ title: 'Webhook resumed', description: `${result.data.requeued} queued deliveries are sent now.`, variant: 'success' });
+  };
   const test = async () => {
     const result = await sendTest(endpoint.id);
     if ('error' in result) toast({ title: 'Test event not sent', description: bodyMessage(result.error), variant: 'destructive' });
@@ -56,8 +68,16 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
   return (
     <Box component="article" aria-label={`Webhook ${endpoint.url}`} sx={{ py: 2 }}>
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap' }}>
-        <Typography sx={{ fontWeight: 600, wordBreak: 'break-all' }}>{endpoint.url}</Typography>
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', minWidth: 0 }}>
+          <Typography sx={{ fontWeight: 600, wordBreak: 'break-all' }}>{endpoint.url}</Typography>
+          {endpoint.pausedAt && <Chip label="Paused" color="warning" size="small" />}
+        </Stack>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+          {endpoint.pausedAt && (
+            <Button size="small" variant="contained" onClick={resume} disabled={resuming}>
+              Resume
+            </Button>
+          )}
           <Button size="small" variant="outlined" onClick={test} disabled={isLoading}>
             Send test event
           </Button>
@@ -69,6 +89,12 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
           <Chip key={e} label={e} size="small" variant="outlined" />
         ))}
       </Stack>
+      {endpoint.pausedAt && (
+        <Alert severity="warning" sx={{ my: 1 }}>
+          {`Paused on ${new Date(endpoint.pausedAt).toLocaleString()} after ${endpoint.consecutiveFailures} failed attempts in a row. ` +
+            'Its deliveries are kept and sent when you resume it.'}
+        </Alert>
+      )}
       <WebhookDeliveries endpointId={endpoint.id} url={endpoint.url} />
     </Box>
   );

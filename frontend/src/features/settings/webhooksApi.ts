@@ -14,6 +14,9 @@ export interface WebhookEndpoint {
   url: string;
   events: string[];
   isActive: boolean;
+  /** Set when the circuit breaker paused the endpoint: nothing is sent until Resume (docs/product.md). */
+  pausedAt: string | null;
+  consecutiveFailures: number;
   createdAt: string;
 }
 
@@ -49,6 +52,10 @@ export const webhooksApi = api.injectEndpoints({
       providesTags: (_r, _e, id) => [{ type: 'Webhooks', id }],
       keepUnusedDataFor: 0,
     }),
+    resumeWebhook: build.mutation<{ success: boolean; message: string; requeued: number }, string>({
+      query: (id) => ({ url: `webhooks/${id}/resume`, method: 'POST' }),
+      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id: 'LIST' }, { type: 'Webhooks', id }],
+    }),
     sendTestWebhook: build.mutation<{ message: string; deliveryId: string }, string>({
       query: (id) => ({ url: `webhooks/${id}/test`, method: 'POST' }),
       invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id }],
@@ -62,4 +69,5 @@ export const {
   useDeleteWebhookMutation,
   useWebhookDeliveriesQuery,
   useSendTestWebhookMutation,
+  useResumeWebhookMutation,
 } = webhooksApi;

@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 
 @Entity({ name: 'admin_users' })
 @Unique('uq_admin_users_username', ['username'])
 @Unique('uq_admin_users_email', ['email'])
+@Check('chk_admin_users_totp_sealed', 'two_factor_secret IS NULL OR two_factor_secret_ciphertext IS NULL')
 export class AdminUser {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -25,8 +26,16 @@ export class AdminUser {
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
 
+  /**
+   * The TOTP secret in clear: only rows written before secrets were sealed, until the start-up step seals them
+   * (AdminUserRepository.sealPlainTotpSecrets). The repository answers the opened secret here for a sealed one.
+   */
   @Column({ name: 'two_factor_secret', type: 'varchar', length: 32, nullable: true })
   twoFactorSecret: string | null;
+
+  /** The TOTP secret sealed under DATA_KEY (AES-256-GCM, DataCipher), or null without two-factor set up. */
+  @Column({ name: 'two_factor_secret_ciphertext', type: 'bytea', nullable: true })
+  twoFactorSecretCiphertext: Buffer | null;
 
   @Column({ name: 'two_factor_enabled', type: 'boolean', default: false })
   twoFactorEnabled: boolean;

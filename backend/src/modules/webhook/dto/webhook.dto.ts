@@ -29,6 +29,14 @@ export class WebhookEndpointResponse {
   @ApiProperty({ example: 'https://example.com/hooks/licences' }) url: string;
   @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true }) events: string[];
   @ApiProperty() isActive: boolean;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set when the endpoint was paused after failing too long: no attempt is made until it is resumed',
+  })
+  pausedAt: string | null;
+  @ApiProperty({ description: 'Failed attempts in a row since the last success' }) consecutiveFailures: number;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
 
@@ -52,6 +60,12 @@ export class WebhookDeliveryResponse {
 
 export class WebhookDeliveryListResponse {
   @ApiProperty({ type: [WebhookDeliveryResponse] }) deliveries: WebhookDeliveryResponse[];
+}
+
+export class WebhookResumeResponse {
+  @ApiProperty({ enum: [true] }) success: boolean;
+  @ApiProperty({ example: 'Webhook resumed.' }) message: string;
+  @ApiProperty({ description: 'Queued deliveries sent again now' }) requeued: number;
 }
 
 export class WebhookTestResponse {

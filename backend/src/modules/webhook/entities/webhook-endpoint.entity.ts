@@ -22,6 +22,18 @@ export class WebhookEndpoint {
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
 
+  /** Failed attempts in a row since the last success (any delivery of the endpoint); a success resets it. */
+  @Column({ name: 'consecutive_failures', type: 'int', default: 0 })
+  consecutiveFailures: number;
+
+  /** When the current run of failures began (null after a success). */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince: Date | null;
+
+  /** Set by the circuit breaker (docs/product.md "Webhooks: paused endpoints"): no attempt is made until Resume. */
+  @Column({ name: 'paused_at', type: 'timestamptz', nullable: true })
+  pausedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }
