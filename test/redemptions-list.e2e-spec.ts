@@ -207,8 +207,8 @@ describe('GET /api/redemptions', () => {
         [mac, n],
       );
       await t.db.query(
-        `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status)
-         SELECT v.id, c.id, $1, 'sent' FROM generate_series(1, $2::int) g
+        `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
+         SELECT v.id, c.id, $1, 'sent', c.first_name, c.last_name FROM generate_series(1, $2::int) g
            JOIN voucher_codes v ON v.code = 'BULK-' || g JOIN customers c ON c.email = 'bulk' || g || '@example.net'`,
         [mac, n],
       );
