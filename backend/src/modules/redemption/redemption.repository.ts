@@ -7,6 +7,7 @@ import { latestLicenseKeySql, openStoredKey } from '../license/license.repositor
 import { EmailStatus, Redemption } from './entities/redemption.entity';
 import {
   idempotencyKeyHash,
+  REDEEM_AGAIN_SQL,
   REDEEM_SQL,
   RedeemAgainRow,
   RedeemedRow,
@@ -14,7 +15,7 @@ import {
   successTokenHash,
 } from './redeem.statement';
 
-export { idempotencyKeyHash, REDEEM_SQL, successTokenHash };
+export { idempotencyKeyHash, REDEEM_AGAIN_SQL, REDEEM_SQL, successTokenHash };
 export type { RedeemAgainRow, RedeemedRow, RedeemInput };
 
 /** How long Clean System waits for each table's lock before it gives up and tries again (truncateAll). */
@@ -86,32 +87,7 @@ export class RedemptionRepository {
     idempotencyKey: string | null;
   }): Promise<RedeemAgainRow | undefined> {
     const [row] = await this.database.manager.query(
-      `WITH f AS (
-         SELECT vc.is_redeemed, vc.voided_at IS NOT NULL AS is_void, p.status AS product_status,
-                r.id AS redemption_id, r.awaiting_license,
-                coalesce(c.email = $2, false) AS same_email,
-                r.refunded_at IS NOT NULL AS refunded,
-                coalesce(r.redeemed_at <= $3::timestamptz - make_interval(hours => $5), false) AS expired,
-                coalesce(r.idempotency_key_hash = $6::bytea, false) AS same_key,
-                -- The success page shows the product name as it was at redemption time (its first token).
-                coalesce((SELECT t.product_name FROM success_tokens t WHERE t.redemption_id = r.id
-                           ORDER BY t.created_at LIMIT 1), p.name) AS product_name
-           FROM voucher_codes vc
-           JOIN products p ON p.id = vc.product_id
-           LEFT JOIN redemptions r ON r.voucher_code_id = vc.id
-           LEFT JOIN customers c ON c.id = r.customer_id
-          WHERE vc.code = $1
-       ), t AS (
-         INSERT INTO success_tokens (token_hash, redemption_id, customer_email, product_name, expires_at)
-         SELECT $4, f.redemption_id, $2, f.product_name, now() + make_interval(hours => $5) FROM f
-          WHERE f.same_email AND f.same_key AND NOT f.refunded AND NOT f.expired
-         RETURNING redemption_id
-       )
-       SELECT f.is_redeemed, f.is_void, f.product_status, f.awaiting_license, f.product_name,
-              CASE WHEN f.same_email THEN f.redemption_id END AS same_email_redemption_id,
-              coalesce(f.refunded, false) AS refunded, f.expired, f.same_key,
-              (SELECT redemption_id FROM t) AS repeated_redemption_id
-         FROM f`,
+      REDEEM_AGAIN_SQL,
       [
         input.code,
         input.email,
