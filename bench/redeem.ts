@@ -88,6 +88,8 @@ export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SE
   // The API's statement with pgbench variables; random codes can repeat (then it claims nothing, cheaply).
   const sql = REDEEM_SQL.replace(/--[^\n]*\n/g, '\n')
     .replace(/\s+/g, ' ')
+    // The Idempotency-Key's hash first: `$10` would otherwise read as `$1` followed by 0.
+    .replace(/\$10\b/g, `sha256((md5(random()::text) || :n)::bytea)`)
     .replace('$1', `'${prefix}' || :n`)
     .replace(/\$2/g, `'Ann'`)
     .replace(/\$3/g, `'Lee'`)

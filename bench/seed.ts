@@ -67,10 +67,12 @@ export async function seedRedemptions(
       [FIRST, LAST],
     );
     await pg.query(
-      `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at)
+      `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at,
+                                first_name, last_name, phone, country)
        SELECT v.id, c.id, s.product_id,
               CASE WHEN (s.n / 3) % 50 < 3 THEN 'pending' WHEN (s.n / 3) % 50 < 5 THEN 'failed' ELSE 'sent' END,
-              s.at, (s.n / 7) % 100 < $1, CASE WHEN (s.n / 7) % 100 < $1 THEN s.at + interval '1 day' END
+              s.at, (s.n / 7) % 100 < $1, CASE WHEN (s.n / 7) % 100 < $1 THEN s.at + interval '1 day' END,
+              c.first_name, c.last_name, c.phone, c.country
          FROM s JOIN voucher_codes v ON v.code = s.code JOIN customers c ON c.email = 'user' || s.n || '@mail' || (s.n % 40) || '.test'
         ORDER BY s.n DESC`,
       [Math.round(opts.exportedShare * 100)],

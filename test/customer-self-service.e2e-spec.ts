@@ -1,3 +1,4 @@
+import { randomBytes } from 'crypto';
 import { Clock } from '../backend/src/common/clock';
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
@@ -39,8 +40,13 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const redeem = (body: ReturnType<typeof redeemBody>, ip = '198.51.100.200') =>
-    t.http().post('/api/redeem-voucher').set('X-Forwarded-For', ip).send(body);
+  const redeem = (body: ReturnType<typeof redeemBody>, ip = '198.51.100.200', idempotencyKey?: string) => {
+    const req = t.http().post('/api/redeem-voucher').set('X-Forwarded-For', ip);
+    // The redeem page's per-form key (docs/product.md, "Idempotent redeem"); without it a repeat is a 409.
+    if (idempotencyKey) req.set('Idempotency-Key', idempotencyKey);
+    return req.send(body);
+  };
+  const pageKey = () => randomBytes(16).toString('hex');
   const resend = (voucherCode: string, email: string, ip = '198.51.100.201') =>
     t.http().post('/api/resend-order-email').set('X-Forwarded-For', ip).send({ voucherCode, email });
   const messagesTo = (email: string) => smtp.messages.filter((m) => m.to && JSON.stringify(m.to).includes(email));
@@ -59,12 +65,13 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
   }
 
   describe('idempotent redeem', () => {
-    it('a double submit makes one redemption, one key and one e-mail; both answers carry valid tokens for it', async () => {
+    it('a double submit of one form (one key) makes one redemption, one key and one e-mail; both answers carry valid tokens for it', async () => {
       const [code] = await addCodes(t.db, product, [randomCode('DBL')]);
       await addLicenseKey(t.db, product, `DBL-${randomCode('K')}`);
       const body = redeemBody({ voucherCode: code });
+      const key = pageKey();
 
-      const answers = await Promise.all([redeem(body), redeem(body)]);
+      const answers = await Promise.all([redeem(body, undefined, key), redeem(body, undefined, key)]);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
       const tokens = answers.map((a) => a.body.successToken as string);
       for (const a of answers) expect(a.body).toEqual({ success: true, productName: expect.stringContaining('Self Service'), successToken: expect.any(String) });
@@ -102,16 +109,17 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
       expect(await t.db.query(`SELECT 1 FROM customers WHERE email = $1`, [other.email])).toEqual([]);
     });
 
-    it('after the token lifetime (fixed clock) the same pair is 409 again', async () => {
+    it('after the token lifetime (fixed clock) the same form is 409 again', async () => {
       const [code] = await addCodes(t.db, await productId(t.db, PRODUCTS.homeBusinessMac), [randomCode('TTL')]);
       const body = redeemBody({ voucherCode: code });
-      await redeem(body).expect(201);
+      const key = pageKey();
+      await redeem(body, undefined, key).expect(201);
       const clock = jest.spyOn(t.app.get(Clock), 'now');
       // One minute before the end of SUCCESS_TOKEN_TTL_HOURS (72 h): still the same redemption.
       clock.mockReturnValue(new Date(Date.now() + (72 * 60 - 1) * 60_000));
-      await redeem(body).expect(200);
+      await redeem(body, undefined, key).expect(200);
       clock.mockReturnValue(new Date(Date.now() + (72 * 60 + 1) * 60_000));
-      const res = await redeem(body).expect(409);
+      const res = await redeem(body, undefined, key).expect(409);
       expect(res.body.message).toBe(USED);
       const [{ tokens }] = await t.db.query(
         `SELECT count(*)::int AS tokens FROM success_tokens s JOIN redemptions r ON r.id = s.redemption_id

@@ -211,8 +211,8 @@ describe('exports', () => {
          c AS (
            INSERT INTO customers (first_name, last_name, email)
            SELECT 'Abort', 'Customer', lower(code) || '@example.com' FROM v RETURNING id, email)
-         INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status)
-         SELECT v.id, c.id, $1, 'sent' FROM v JOIN c ON c.email = lower(v.code) || '@example.com'`,
+         INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
+         SELECT v.id, c.id, $1, 'sent', 'Abort', 'Customer' FROM v JOIN c ON c.email = lower(v.code) || '@example.com'`,
         [own],
       );
       const url = new URL('/api/export/redeemed-vouchers?format=csv&search=abort-', t.baseUrl);

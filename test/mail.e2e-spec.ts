@@ -84,7 +84,7 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     expect(await logs(t, row!.id)).toEqual([{ provider: 'primary', status: 'sent', recipient: 'darcy@example.com' }]);
   });
 
-  it('escapes markup that reached a customer record, e.g. <script> in a name', async () => {
+  it('escapes markup that reached a redemption record, e.g. <script> in a name', async () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     await t.db.query(`UPDATE products SET email_template = '<p>Hello {{customer_name}}</p>' WHERE id = $1`, [mac]);
     const [code] = await addCodes(t.db, mac, [randomCode('XSS')]);
@@ -93,14 +93,14 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
       `INSERT INTO customers (first_name, last_name, email) VALUES ('<script>alert(1)</script>', 'X', $1)`,
       [email],
     );
-    // A redemption updates the stored name with the (validated) one from the form; put the markup back after.
+    // The redemption keeps the (validated) name from the form, not the customer row's; put the markup there after.
     const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
     expect(res.body.success).toBe(true);
     const mail = await mailTo(primary, email);
     expect(mail.html).toContain('Hello Ann Lee');
 
     const row = await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
-    await t.db.query(`UPDATE customers SET first_name = '<script>alert(1)</script>' WHERE email = $1`, [email]);
+    await t.db.query(`UPDATE redemptions SET first_name = '<script>alert(1)</script>' WHERE id = $1`, [row!.id]);
     await t.db.query(`UPDATE redemptions SET email_status = 'pending' WHERE id = $1`, [row!.id]);
     t.app.get(JobQueue).enqueueRedemptionMail(row!.id);
     const again = await mailTo(primary, email, 2);

@@ -91,7 +91,7 @@ describe('redemption form rules', () => {
       );
     expect(res.status).toBe(201);
     const [row] = await t.db.query(
-      `SELECT c.first_name, c.last_name, c.email, c.phone, v.code FROM redemptions r
+      `SELECT r.first_name, r.last_name, c.email, r.phone, v.code FROM redemptions r
          JOIN customers c ON c.id = r.customer_id JOIN voucher_codes v ON v.id = r.voucher_code_id
         WHERE v.code = $1`,
       [code.toUpperCase()],

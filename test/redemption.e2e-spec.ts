@@ -202,12 +202,13 @@ describe('geo-blocking and rate limit', () => {
       .set('X-Forwarded-For', '8.8.8.8')
       .send(redeemBody({ voucherCode: code }));
     expect(ok.status).toBe(201);
-    const [customer] = await t.db.query(
-      `SELECT c.country, c.ip_address FROM customers c JOIN redemptions r ON r.customer_id = c.id
-        JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+    // Kept with the redemption (docs/product.md, "Redemption"), and with the new customer it made.
+    const [stored] = await t.db.query(
+      `SELECT r.country, r.ip_address, c.country AS customer_country, c.ip_address AS customer_ip FROM redemptions r
+         JOIN customers c ON c.id = r.customer_id JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
       [code],
     );
-    expect(customer).toEqual({ country: 'US', ip_address: '8.8.8.8' });
+    expect(stored).toEqual({ country: 'US', ip_address: '8.8.8.8', customer_country: 'US', customer_ip: '8.8.8.8' });
   });
 
   it('limits redeem attempts per IP per minute with 429 and a clear message', async () => {

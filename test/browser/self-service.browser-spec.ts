@@ -107,6 +107,71 @@ describe('customer self-service and refunds in a real browser', () => {
     await context.close();
   });
 
+  it('an answer lost, then the page reloaded: the same form sent again lands on the success page (200), one redemption', async () => {
+    const product = await licenseManagedProduct(t.db, `Reload ${randomCode('P')}`);
+    const [code] = await addCodes(t.db, product, [randomCode('RELOAD')]);
+    await addLicenseKey(t.db, product, `RLD-${randomCode('').slice(1)}-ABCDE`);
+    const email = `rae.${randomCode('r').toLowerCase()}@example.com`;
+    const { context, page } = await openPage(browser, t.baseUrl);
+    const sent: Array<{ status: number; key: string | null }> = [];
+    await page.route('**/api/redeem-voucher', async (route) => {
+      const response = await route.fetch();
+      sent.push({ status: response.status(), key: route.request().headers()['idempotency-key'] ?? null });
+      if (sent.length === 1) await route.abort('connectionreset');
+      else await route.fulfill({ response });
+    });
+    const fillAndSend = async () => {
+      await page.locator('form[data-ready]').waitFor();
+      await page.getByRole('textbox', { name: 'First Name' }).fill('Rae');
+      await page.getByRole('textbox', { name: 'Last Name' }).fill('Reload');
+      await page.getByRole('textbox', { name: 'Email Address' }).fill(email);
+      await page.getByRole('textbox', { name: 'Voucher Code' }).fill(code);
+      await page.getByRole('checkbox', { name: /Privacy Policy/ }).check();
+      await page.getByRole('button', { name: 'Redeem Voucher' }).click();
+    };
+    await page.goto('/');
+    await fillAndSend();
+    await page.getByRole('dialog', { name: 'Redemption Failed' }).waitFor();
+    // The customer reloads the page and fills the form in again: the tab kept the form's key.
+    await page.reload();
+    await fillAndSend();
+    await page.waitForURL(/\/success\/windows\?token=/);
+    await page.getByRole('heading', { name: 'Download Ready' }).waitFor();
+    expect(await page.getByTestId('product-key').textContent()).toMatch(/^RLD-.+-ABCDE$/);
+    expect(sent.map((s) => s.status)).toEqual([201, 200]);
+    expect(sent[0].key).toMatch(/^[0-9a-f]{32}$/);
+    expect(sent[1].key).toBe(sent[0].key);
+    // Forgotten once the success page opened: the next form in this tab gets a key of its own.
+    expect(await page.evaluate("sessionStorage.getItem('redeem-idempotency-key')")).toBeNull();
+    const [{ n }] = await t.db.query(
+      `SELECT count(*)::int AS n FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+      [code],
+    );
+    expect(n).toBe(1);
+    await context.close();
+  });
+
+  it('a code and e-mail read elsewhere (no key of this tab) get no success page: "already redeemed"', async () => {
+    const product = await licenseManagedProduct(t.db, `Replay ${randomCode('P')}`);
+    const [code] = await addCodes(t.db, product, [randomCode('REPLAY')]);
+    await addLicenseKey(t.db, product, `RPL-${randomCode('').slice(1)}-ABCDE`);
+    const body = redeemBody({ voucherCode: code });
+    await t.http().post('/api/redeem-voucher').set('Idempotency-Key', 'the-customers-own-form-key-0001').send(body).expect(201);
+    const { context, page } = await openPage(browser, t.baseUrl);
+    await page.goto('/');
+    await page.locator('form[data-ready]').waitFor();
+    await page.getByRole('textbox', { name: 'First Name' }).fill('Mallory');
+    await page.getByRole('textbox', { name: 'Last Name' }).fill('Reader');
+    await page.getByRole('textbox', { name: 'Email Address' }).fill(body.email);
+    await page.getByRole('textbox', { name: 'Voucher Code' }).fill(code);
+    await page.getByRole('checkbox', { name: /Privacy Policy/ }).check();
+    await page.getByRole('button', { name: 'Redeem Voucher' }).click();
+    const failed = page.getByRole('dialog', { name: 'Redemption Failed' });
+    await failed.getByText('This voucher code has already been redeemed.').waitFor();
+    expect(page.url()).not.toContain('/success/');
+    await context.close();
+  });
+
   it('"Didn\'t get the e-mail?" on the success page sends the order e-mail again', async () => {
     const product = await licenseManagedProduct(t.db, `Resend ${randomCode('P')}`);
     const [code] = await addCodes(t.db, product, [randomCode('RESEND')]);

@@ -65,9 +65,20 @@ export async function storeRedemption(t: TestApp, r: StoredRedemption): Promise<
     [r.firstName ?? 'Ann', r.lastName ?? 'Lee', r.email ?? `${r.code.toLowerCase()}@example.com`, r.phone ?? null],
   );
   const [redemption] = await t.db.query(
-    `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at)
-     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 THEN now() END) RETURNING id`,
-    [code.id, customer.id, r.product, r.emailStatus ?? 'sent', r.redeemedAt ?? new Date(), r.exported ?? false],
+    `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at,
+                              first_name, last_name, phone)
+     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 THEN now() END, $7, $8, $9) RETURNING id`,
+    [
+      code.id,
+      customer.id,
+      r.product,
+      r.emailStatus ?? 'sent',
+      r.redeemedAt ?? new Date(),
+      r.exported ?? false,
+      r.firstName ?? 'Ann',
+      r.lastName ?? 'Lee',
+      r.phone ?? null,
+    ],
   );
   return redemption.id;
 }

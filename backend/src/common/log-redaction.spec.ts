@@ -8,8 +8,22 @@ describe('log redaction', () => {
 
   it('redacts every credential header and secret body field', () => {
     expect(
-      redactHeaders({ authorization: 'Bearer x', cookie: 'a=b', 'x-api-key': 'k', 'proxy-authorization': 'p', accept: '*/*' }),
-    ).toEqual({ authorization: '[Redacted]', cookie: '[Redacted]', 'x-api-key': '[Redacted]', 'proxy-authorization': '[Redacted]', accept: '*/*' });
+      redactHeaders({
+        authorization: 'Bearer x',
+        cookie: 'a=b',
+        'x-api-key': 'k',
+        'proxy-authorization': 'p',
+        'idempotency-key': 'i',
+        accept: '*/*',
+      }),
+    ).toEqual({
+      authorization: '[Redacted]',
+      cookie: '[Redacted]',
+      'x-api-key': '[Redacted]',
+      'proxy-authorization': '[Redacted]',
+      'idempotency-key': '[Redacted]',
+      accept: '*/*',
+    });
     const logged = redactRequest({
       method: 'POST',
       url: '/api/redeem-voucher',

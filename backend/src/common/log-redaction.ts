@@ -5,8 +5,11 @@
  */
 export const REDACTED = '[Redacted]';
 
-/** Header names that carry credentials (matched case-insensitively, as Node lower-cases them). */
-const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|password|signature|session/i;
+/**
+ * Header names that carry credentials (matched case-insensitively, as Node lower-cases them). The redeem page's
+ * Idempotency-Key is one: with code and e-mail it gets a success token again (docs/product.md).
+ */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|idempotency-key|password|signature|session/i;
 
 /** Body and query fields that hold a secret or a voucher code (an admin search may be a whole code or key). */
 const SECRET_FIELD =

@@ -9,6 +9,7 @@ export interface FakeRequest {
   query: URLSearchParams;
   body: unknown;
   auth: string | null;
+  headers: Headers;
 }
 export interface FakeAnswer {
   status: number;
@@ -35,6 +36,7 @@ export function fakeServer(handlers: Record<string, Handler>) {
       query: url.searchParams,
       body: text ? JSON.parse(text) : undefined,
       auth: request.headers.get('Authorization'),
+      headers: request.headers,
     };
     requests.push(req);
     const handler = handlers[`${req.method} ${req.path}`] ?? Object.entries(handlers).find(([key]) => matches(key, req))?.[1];

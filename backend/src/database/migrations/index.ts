@@ -21,6 +21,7 @@ import { PoolAlertsAndHistory1763822000000 } from './1763822000000-pool-alerts-a
 import { UploadBatches1763823000000 } from './1763823000000-upload-batches';
 import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-sealed';
 import { WebhookCircuitBreaker1763832000100 } from './1763832000100-webhook-circuit-breaker';
+import { RedemptionDetailsAndIdempotency1763830000000 } from './1763830000000-redemption-details-and-idempotency';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   UploadBatches1763823000000,
   TotpSecretSealed1763832000000,
   WebhookCircuitBreaker1763832000100,
+  RedemptionDetailsAndIdempotency1763830000000,
 ];

@@ -9,7 +9,8 @@ import { UploadBatchKind } from '../voucher/entities/upload-batch.entity';
 import { BATCH_CODE_STATUS_SQL, batchCodesSql } from '../voucher/upload-batch.repository';
 
 /**
- * Marks the matching redemptions exported and returns them with their customer, product and latest
+ * Marks the matching redemptions exported and returns them with their customer details as given with each redemption
+ * (its own name, phone and country; the e-mail from `customers`, one row per e-mail), product and latest
  * licence, sealed (`license_key`/`key_ciphertext`: `openExportRow` opens it in the stream, MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
  * PostgreSQL runs the data-modifying WITH to completion on the first fetch; rows then come in batches.
  *
@@ -32,7 +33,7 @@ WITH locked AS MATERIALIZED (
   UPDATE redemptions r SET exported = true, exported_at = now()
     FROM locked l, voucher_codes v, customers c
    WHERE r.id = l.id AND v.id = r.voucher_code_id AND c.id = r.customer_id
-  RETURNING r.id, v.code, c.first_name, c.last_name, c.email, c.phone, c.country,
+  RETURNING r.id, v.code, r.first_name, r.last_name, c.email, r.phone, r.country,
             r.product_id, r.email_status, r.redeemed_at, r.exported_at, r.refunded_at,
             l.was_exported, coalesce(v.batch_id, r.product_id) AS batch_id
 ), counted AS (

@@ -8,9 +8,17 @@ import { LicenseStockRepository, RedemptionAssignment } from '../license/license
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { RedemptionActivityRepository, RedemptionFacts } from '../redemption/redemption-activity.repository';
 import { REDEMPTION_ADMIN_MESSAGES } from '../redemption/redemption-admin.messages';
+import { REPEAT_ACTION } from '../redemption/redemption.service';
 import { HistoryEventResponse, HistoryEventType, RedemptionHistoryResponse } from './dto/redemption-history.dto';
 
 const ASSIGN_ACTIONS = ['redemption.assign-license', 'redemption.bulk-assign-license'];
+/** Why a repeated redeem was refused (the audit row's `details.refusal`), as the history tells it. */
+const REPEAT_REFUSALS: Record<string, string> = {
+  'no-idempotency-key': 'without the redeem page’s key',
+  'other-idempotency-key': 'with another redeem page’s key',
+  'token-lifetime-over': 'after the success-token lifetime',
+  refunded: 'after the refund',
+};
 const CUSTOMER = 'Customer';
 const SYSTEM = 'System';
 
@@ -132,9 +140,23 @@ export class RedemptionHistoryService {
     return events;
   }
 
-  /** Resends (staff or customer) and deletions from the audit trail. */
+  /**
+   * Repeated redeems (granted or refused), resends (staff or customer) and deletions from the audit trail.
+   * A repeat is the code sent again with the e-mail it was redeemed with (docs/product.md, "Idempotent redeem").
+   */
   private auditEvents(trail: SecurityAuditLog[], who: (row: SecurityAuditLog) => string | null): Event[] {
     const events: Event[] = [];
+    for (const row of trail.filter((r) => r.action === REPEAT_ACTION)) {
+      const refusal = typeof row.details?.refusal === 'string' ? REPEAT_REFUSALS[row.details.refusal] : undefined;
+      events.push({
+        at: row.createdAt,
+        type: 'redeem-repeated',
+        actor: CUSTOMER,
+        description: row.success
+          ? 'Redeemed again with the same code, e-mail and redeem page: a new success-page link, nothing else'
+          : `Redeemed again with the same code and e-mail${refusal ? ` ${refusal}` : ''}: refused (already redeemed)`,
+      });
+    }
     for (const row of trail.filter((r) => r.success)) {
       if (row.action === 'redemption.resend-email' || row.action === 'redemption.customer-resend') {
         const actor = row.action === 'redemption.customer-resend' ? CUSTOMER : who(row);
@@ -155,6 +177,7 @@ function queued(at: Date, actor: string, description: string): Event {
 /** The order a reader expects at equal times: the cause before its effects. */
 const TYPE_ORDER: HistoryEventType[] = [
   'redeemed',
+  'redeem-repeated',
   'key-assigned',
   'email-resent',
   'email-queued',

@@ -43,9 +43,12 @@ export interface RedemptionListCriteria {
  * `base` filters `r` (redemptions) alone, as the list indexes (exported, [email_status,] redeemed_at DESC, id)
  * read it; a search adds its pattern as the last parameter and three forms of the same test:
  * - `matches`: every matching row once, `base` included, for collecting a narrow search's matches in one statement;
- * - `indexed`: on `r` alone, two trigram-index branches (code; e-mail and full name) instead of one OR across
- *   joined tables, which PostgreSQL could only answer by reading every redemption;
- * - `joined`: on the joined `v` (voucher_codes) and `c` (customers) columns, for walking rows in order.
+ * - `indexed`: on `r` alone, three trigram-index branches (code, idx_voucher_codes_code_trgm; e-mail,
+ *   idx_customers_email_trgm; the redemption's own full name, idx_redemptions_full_name_trgm) instead of one OR
+ *   across joined tables, which PostgreSQL could only answer by reading every redemption;
+ * - `joined`: on `r` and the joined `v` (voucher_codes) and `c` (customers) columns, for walking rows in order.
+ * The name searched is the one given with each redemption (docs/product.md, "Redemption"); the e-mail is the customer's,
+ * one row per e-mail, so one index entry serves all of that e-mail's redemptions.
  */
 export function redemptionListFilter(criteria: RedemptionListCriteria) {
   const params: unknown[] = [criteria.showExported];
@@ -58,33 +61,43 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
   if (!criteria.search) return { params, base, search: undefined };
   params.push(likeContains(criteria.search));
   const p = `$${params.length}`;
-  const customerMatches = (c: string) => `(${c}.email ILIKE ${p} OR (${c}.first_name || ' ' || ${c}.last_name) ILIKE ${p})`;
+  // The expression of idx_redemptions_full_name_trgm: "Ann Lee" finds Ann Lee.
+  const nameMatches = (r: string) => `(${r}.first_name || ' ' || ${r}.last_name) ILIKE ${p}`;
+  const emailMatches = (c: string) => `${c}.email ILIKE ${p}`;
   return {
     params,
     base,
     search: {
-      // UNION ALL, so a LIMIT stops it early: the code branch leaves out the rows the customer branch returns.
+      // UNION ALL, so a LIMIT stops it early: each branch leaves out the rows an earlier one returns (code, then
+      // e-mail, then name: the name branch leaves out e-mail matches, the code branch both).
       matches: `SELECT r.id, r.redeemed_at FROM voucher_codes v2 JOIN redemptions r ON r.voucher_code_id = v2.id
                   JOIN customers c2 ON c2.id = r.customer_id
-                 WHERE v2.code ILIKE ${p} AND ${base} AND NOT ${customerMatches('c2')}
+                 WHERE v2.code ILIKE ${p} AND ${base} AND NOT ${emailMatches('c2')} AND NOT ${nameMatches('r')}
                 UNION ALL
                 SELECT r.id, r.redeemed_at FROM customers c3 JOIN redemptions r ON r.customer_id = c3.id
-                 WHERE ${customerMatches('c3')} AND ${base}`,
+                 WHERE ${emailMatches('c3')} AND ${base}
+                UNION ALL
+                SELECT r.id, r.redeemed_at FROM redemptions r JOIN customers c4 ON c4.id = r.customer_id
+                 WHERE ${nameMatches('r')} AND ${base} AND NOT ${emailMatches('c4')}`,
       indexed: `r.id IN (
         SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
         UNION
-        SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id
-         WHERE ${customerMatches('c3')})`,
-      joined: `(v.code ILIKE ${p} OR ${customerMatches('c')})`,
+        SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id WHERE ${emailMatches('c3')}
+        UNION
+        SELECT r4.id FROM redemptions r4 WHERE ${nameMatches('r4')})`,
+      joined: `(v.code ILIKE ${p} OR ${emailMatches('c')} OR ${nameMatches('r')})`,
     },
   };
 }
 
-/** Columns of the admin view; `r` is a redemptions row (or a page of them). No N+1: one joined query per page. */
+/**
+ * Columns of the admin view; `r` is a redemptions row (or a page of them). No N+1: one joined query per page.
+ * The customer's details are the redemption's own, as given with it; only the e-mail is the customer row's.
+ */
 const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
        r.redeemed_at, r.exported, r.exported_at, r.refunded_at,
-       v.code, c.first_name, c.last_name, c.email, c.phone, c.country, c.zip_code,
+       v.code, r.first_name, r.last_name, c.email, r.phone, r.country, r.zip_code,
        p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
   FROM ${source} r
   JOIN voucher_codes v ON v.id = r.voucher_code_id
@@ -142,13 +155,14 @@ export class RedemptionListRepository {
     const broad = !!search && estimate > SEARCH_BROAD && estimate > SEARCH_BROAD_SHARE * (await listRows());
 
     const walkRows = broad ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
-    const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at FROM redemptions r
+    const windowSql = (rows: number) => `SELECT r.id, r.voucher_code_id, r.customer_id, r.redeemed_at, r.first_name,
+                               r.last_name FROM redemptions r
                         WHERE ${base} ORDER BY ${LIST_ORDER} LIMIT ${rows}`;
-    // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables).
-    const walkSql = (rows: number, test: string) => `SELECT w.id FROM (${windowSql(rows)}) w
-           CROSS JOIN LATERAL (SELECT c.email, c.first_name, c.last_name FROM customers c
-                                WHERE c.id = w.customer_id OFFSET 0) c
-           CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = w.voucher_code_id OFFSET 0) v
+    // Row by row (OFFSET 0 keeps PostgreSQL from turning the lookups into hash joins over whole tables). The window
+    // is `r` again, so the joined test reads the redemption's own name from it.
+    const walkSql = (rows: number, test: string) => `SELECT r.id FROM (${windowSql(rows)}) r
+           CROSS JOIN LATERAL (SELECT c.email FROM customers c WHERE c.id = r.customer_id OFFSET 0) c
+           CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = r.voucher_code_id OFFSET 0) v
           WHERE ${test}`;
     let ids: string[] | undefined;
     let walked = false;
@@ -175,7 +189,7 @@ export class RedemptionListRepository {
       // First the newest SEARCH_WALK_ROWS rows of the list, in order, filtered row by row: enough for a page
       // when the search is broad, a few milliseconds lost when it is not.
       const rows: Array<{ id: string }> = await db.query(
-        `${walkSql(walkRows, search.joined)} ORDER BY w.redeemed_at DESC, w.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+        `${walkSql(walkRows, search.joined)} ORDER BY r.redeemed_at DESC, r.id LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit + 1, offset],
       );
       // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.

@@ -22,4 +22,8 @@ export const REDEEM_MESSAGES = {
   alreadyIssued: 'A licence for this product has already been issued to this e-mail address.',
   invalidToken: 'Invalid or expired access token',
   rateLimited: 'Too many redemption attempts. Please wait a minute and try again.',
+  invalidIdempotencyKey: 'Invalid Idempotency-Key header',
 } as const;
+
+/** An Idempotency-Key the redeem page makes (128 random bits, hex) or any client's of the same kind. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

@@ -5,9 +5,17 @@ import { DatabaseService, Db, SqlClient } from '../../database/database.service'
 import { returnedRows } from '../../common/utils/sql';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
 import { EmailStatus, Redemption } from './entities/redemption.entity';
-import { REDEEM_SQL, RedeemAgainRow, RedeemedRow, RedeemInput, successTokenHash } from './redeem.statement';
+import {
+  idempotencyKeyHash,
+  REDEEM_AGAIN_SQL,
+  REDEEM_SQL,
+  RedeemAgainRow,
+  RedeemedRow,
+  RedeemInput,
+  successTokenHash,
+} from './redeem.statement';
 
-export { REDEEM_SQL, successTokenHash };
+export { idempotencyKeyHash, REDEEM_AGAIN_SQL, REDEEM_SQL, successTokenHash };
 export type { RedeemAgainRow, RedeemedRow, RedeemInput };
 
 /** How long Clean System waits for each table's lock before it gives up and tries again (truncateAll). */
@@ -56,6 +64,7 @@ export class RedemptionRepository {
       input.country,
       successTokenHash(input.token),
       input.ttlHours,
+      idempotencyKeyHash(input.idempotencyKey),
     ];
     const { rows } = await this.database.pool.query<RedeemedRow>({ name: 'redeem-voucher', text: REDEEM_SQL, values });
     return rows;
@@ -63,10 +72,11 @@ export class RedemptionRepository {
 
   /**
    * The second statement of a redemption, run only when REDEEM_SQL claimed nothing (so the happy path stays one
-   * round trip): why the code was not redeemable and, when it was redeemed by the same (lower-cased) e-mail less
-   * than `ttlHours` before `now` and not refunded since, a fresh success token for that same redemption
-   * (DECISIONS §13 idempotent redeem: only the token's hash is written, nothing else). Reads voucher_codes,
-   * products and customers with the redemption, in the owner's statement like REDEEM_SQL.
+   * round trip): why the code was not redeemable and, when it was redeemed by the same (lower-cased) e-mail with the
+   * same Idempotency-Key less than `ttlHours` before `now` and not refunded since, a fresh success token for that
+   * same redemption (docs/product.md "Idempotent redeem": only the token's hash is written, nothing else). Code and
+   * e-mail alone are no proof (staff see both): without the key no token is written. Reads voucher_codes, products
+   * and customers with the redemption, in the owner's statement like REDEEM_SQL.
    */
   async redeemAgain(input: {
     code: string;
@@ -74,30 +84,18 @@ export class RedemptionRepository {
     token: string;
     ttlHours: number;
     now: Date;
+    idempotencyKey: string | null;
   }): Promise<RedeemAgainRow | undefined> {
     const [row] = await this.database.manager.query(
-      `WITH f AS (
-         SELECT vc.is_redeemed, vc.voided_at IS NOT NULL AS is_void, p.status AS product_status,
-                r.id AS redemption_id, r.awaiting_license,
-                coalesce(c.email = $2 AND r.refunded_at IS NULL
-                         AND r.redeemed_at > $3::timestamptz - make_interval(hours => $5), false) AS same_customer,
-                -- The success page shows the product name as it was at redemption time (its first token).
-                coalesce((SELECT t.product_name FROM success_tokens t WHERE t.redemption_id = r.id
-                           ORDER BY t.created_at LIMIT 1), p.name) AS product_name
-           FROM voucher_codes vc
-           JOIN products p ON p.id = vc.product_id
-           LEFT JOIN redemptions r ON r.voucher_code_id = vc.id
-           LEFT JOIN customers c ON c.id = r.customer_id
-          WHERE vc.code = $1
-       ), t AS (
-         INSERT INTO success_tokens (token_hash, redemption_id, customer_email, product_name, expires_at)
-         SELECT $4, f.redemption_id, $2, f.product_name, now() + make_interval(hours => $5) FROM f WHERE f.same_customer
-         RETURNING redemption_id
-       )
-       SELECT f.is_redeemed, f.is_void, f.product_status, f.awaiting_license, f.product_name,
-              (SELECT redemption_id FROM t) AS repeated_redemption_id
-         FROM f`,
-      [input.code, input.email, input.now, successTokenHash(input.token), input.ttlHours],
+      REDEEM_AGAIN_SQL,
+      [
+        input.code,
+        input.email,
+        input.now,
+        successTokenHash(input.token),
+        input.ttlHours,
+        idempotencyKeyHash(input.idempotencyKey),
+      ],
     );
     return row;
   }
@@ -140,7 +138,7 @@ export class RedemptionRepository {
 
   /**
    * Claims a pending e-mail for `claimSeconds` and reads what it needs, in one statement: undefined when it is not
-   * due (sent, waiting for a key, claimed by another worker) or gone.
+   * due (sent, waiting for a key, claimed by another worker) or gone. The name is the one given with this redemption.
    */
   async claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
     const [row] = await this.database.manager.query(
@@ -151,8 +149,8 @@ export class RedemptionRepository {
                 email_last_attempt_at = now()
           WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
             AND (email_locked_until IS NULL OR email_locked_until < now())
-          RETURNING id, customer_id, product_id, voucher_code_id)
-       SELECT r.id, c.email, c.first_name, c.last_name, v.code,
+          RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name)
+       SELECT r.id, c.email, r.first_name, r.last_name, v.code,
               p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
               p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
          FROM r

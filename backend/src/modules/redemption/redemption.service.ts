@@ -11,6 +11,7 @@ import { QueryFailedError } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { AppMetrics, RedemptionOutcome } from '../../common/metrics';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuditService } from '../audit/audit.service';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
@@ -18,7 +19,7 @@ import { RealtimeService } from '../realtime/realtime.service';
 import { WebhookEvents } from '../webhook/webhook-events';
 import { CodeGuessingService } from './code-guessing.service';
 import { PoolAssignmentService } from './pool-assignment.service';
-import { RedeemedRow, RedemptionRepository } from './redemption.repository';
+import { RedeemAgainRow, RedeemedRow, RedemptionRepository } from './redemption.repository';
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
 import { GeoBlockedException, REDEEM_MESSAGES } from './redemption.errors';
 
@@ -29,10 +30,21 @@ export interface RedeemResult {
   redemptionId: string;
   isManualProcessing: boolean;
   /**
-   * True when the same code and e-mail were redeemed before within the token lifetime: the answer is the same
-   * redemption with a fresh token (200, not 201) and nothing else was written (DECISIONS §13).
+   * True when the same code and e-mail were redeemed before with the same Idempotency-Key within the token
+   * lifetime: the answer is the same redemption with a fresh token (200, not 201) and nothing else was written but
+   * the repeat's history row (docs/product.md, "Idempotent redeem").
    */
   repeated: boolean;
+}
+
+/** The audit action a repeated submission of a redemption is written with; its history tells it. */
+export const REPEAT_ACTION = 'redemption.repeat';
+
+/** What the request said about itself besides its body: who sent it and the redeem page's Idempotency-Key. */
+export interface RedeemRequestMeta {
+  ip: string;
+  userAgent: string | null;
+  idempotencyKey: string | null;
 }
 
 export interface SuccessTokenView {
@@ -56,13 +68,14 @@ export class RedemptionService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly webhooks: WebhookEvents,
     private readonly metrics: AppMetrics,
+    private readonly audit: AuditService,
   ) {}
 
   /** One redemption request, counted by outcome (`voucher_redemptions_total`). */
-  async redeem(dto: RedeemVoucherDto, ip: string, userAgent: string | null = null): Promise<RedeemResult> {
+  async redeem(dto: RedeemVoucherDto, meta: RedeemRequestMeta): Promise<RedeemResult> {
     let outcome: RedemptionOutcome = 'error';
     try {
-      const result = await this.redeemOnce(dto, ip, userAgent);
+      const result = await this.redeemOnce(dto, meta);
       outcome = result.repeated ? 'repeated' : result.isManualProcessing ? 'manual' : 'redeemed';
       return result;
     } catch (err) {
@@ -73,7 +86,8 @@ export class RedemptionService {
     }
   }
 
-  private async redeemOnce(dto: RedeemVoucherDto, ip: string, userAgent: string | null): Promise<RedeemResult> {
+  private async redeemOnce(dto: RedeemVoucherDto, meta: RedeemRequestMeta): Promise<RedeemResult> {
+    const { ip } = meta;
     const country = this.geo.country(ip);
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
 
@@ -90,6 +104,7 @@ export class RedemptionService {
         country,
         token,
         ttlHours: this.config.successTokenTtlHours,
+        idempotencyKey: meta.idempotencyKey,
       });
     } catch (err) {
       if (isUniqueViolation(err, 'uq_redemptions_customer_product')) {
@@ -98,7 +113,7 @@ export class RedemptionService {
       // Two first-time redemptions of one code cannot both pass the claim; anything else is unexpected.
       throw err;
     }
-    if (!rows.length) return this.redeemAgain(dto, token, ip, userAgent);
+    if (!rows.length) return this.redeemAgain(dto, token, meta);
 
     const [{ id, name }] = rows;
     let manual = rows[0].awaiting_license;
@@ -130,22 +145,25 @@ export class RedemptionService {
 
   /**
    * Only reached when the claim found nothing, so the happy path stays one round trip: one more statement tells
-   * why, or answers a double click, a refresh or a lost response (same code, same e-mail, within the token
-   * lifetime) with a fresh token for the redemption already made: no second key, e-mail or row.
+   * why, or answers a double click, a refresh or a lost response (same code, same e-mail and the same redeem page's
+   * Idempotency-Key, within the token lifetime) with a fresh token for the redemption already made: no second key,
+   * e-mail or row. Code and e-mail alone get the 409 of any used code: staff see both side by side.
    */
-  private async redeemAgain(dto: RedeemVoucherDto, token: string, ip: string, userAgent: string | null) {
+  private async redeemAgain(dto: RedeemVoucherDto, token: string, meta: RedeemRequestMeta) {
     const row = await this.redemptions.redeemAgain({
       code: dto.voucherCode,
       email: dto.email,
       token,
       ttlHours: this.config.successTokenTtlHours,
       now: this.clock.now(),
+      idempotencyKey: meta.idempotencyKey,
     });
     if (!row) {
       // Every "unknown code" counts towards blocking the address (DECISIONS §12).
-      await this.guessing.noteUnknownCode(ip, userAgent);
+      await this.guessing.noteUnknownCode(meta.ip, meta.userAgent);
       throw new NotFoundException(REDEEM_MESSAGES.unknownCode);
     }
+    if (row.same_email_redemption_id) await this.recordRepeat(row, meta);
     if (row.repeated_redemption_id) {
       return {
         success: true as const,
@@ -159,6 +177,32 @@ export class RedemptionService {
     if (row.is_void) throw new GoneException(REDEEM_MESSAGES.voidCode);
     if (row.is_redeemed) throw new ConflictException(REDEEM_MESSAGES.usedCode);
     throw new BadRequestException(REDEEM_MESSAGES.inactiveProduct);
+  }
+
+  /**
+   * A repeat (the code with the e-mail it was redeemed with), granted or refused, goes into the redemption's history
+   * through the audit trail: who asked (address, browser) and why a refusal was one.
+   */
+  private async recordRepeat(row: RedeemAgainRow, meta: RedeemRequestMeta): Promise<void> {
+    const granted = row.repeated_redemption_id !== null;
+    const refusal = granted
+      ? null
+      : row.refunded
+        ? 'refunded'
+        : row.expired
+          ? 'token-lifetime-over'
+          : meta.idempotencyKey === null
+            ? 'no-idempotency-key'
+            : 'other-idempotency-key';
+    await this.audit.record({
+      action: REPEAT_ACTION,
+      success: granted,
+      resource: 'redemption',
+      resourceId: row.same_email_redemption_id,
+      ipAddress: meta.ip,
+      userAgent: meta.userAgent,
+      details: { granted, refusal },
+    });
   }
 
   /** The success page's view of a redemption; the licence is read live, so a later assignment shows up. */

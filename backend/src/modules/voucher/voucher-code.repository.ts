@@ -127,11 +127,12 @@ export class VoucherCodeRepository {
     const [rows, counted] = await Promise.all([
       ids.length
         ? (db.query(
-            // The shown rows only, by primary key; redemption and customer joined for these few.
+            // The shown rows only, by primary key; redemption and customer joined for these few (the name is the
+            // redemption's own, as given with it: docs/product.md, "Redemption").
             `SELECT v.id, v.code, v.is_redeemed, ${CODE_STATUS_CASE} AS status, v.created_at, v.redeemed_at,
                     v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
                     r.email_status,
-                    c.id AS customer_id, c.first_name, c.last_name, c.email
+                    c.id AS customer_id, r.first_name, r.last_name, c.email
                FROM voucher_codes v
                LEFT JOIN redemptions r ON r.voucher_code_id = v.id
                LEFT JOIN customers c ON c.id = r.customer_id

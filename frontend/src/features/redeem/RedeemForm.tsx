@@ -15,6 +15,7 @@ import { toast } from '../../components/toast';
 import { successPath, useRedeemVoucherMutation } from './redeemApi';
 import { prerenderedInput } from '../../app/prerenderedInput';
 import { describeRedeemFailure, TOKEN_MISSING_MESSAGE } from './redeemErrors';
+import { forgetRedeemIdempotencyKey, redeemIdempotencyKey } from './idempotencyKey';
 import {
   FIELD_ORDER,
   normaliseVoucherInput,
@@ -127,7 +128,10 @@ export function RedeemForm() {
       inputs.current[first]?.focus();
       return;
     }
-    const result = await redeem(toRedeemRequest(values, { submissionTime, ...honeypot }));
+    // Made with the first submit and kept in the tab until the success page opens: a retry of this form (a double
+    // click, a lost answer, a reload) is answered with the same redemption.
+    const body = toRedeemRequest(values, { submissionTime, ...honeypot });
+    const result = await redeem({ body, idempotencyKey: redeemIdempotencyKey() });
     if ('error' in result) {
       const outcome = describeRedeemFailure(result.error);
       if (outcome.kind === 'geo-blocked') navigate('/geo-blocked');
@@ -139,6 +143,7 @@ export function RedeemForm() {
       fail(TOKEN_MISSING_MESSAGE);
       return;
     }
+    forgetRedeemIdempotencyKey();
     toast({ title: 'Success!', description: SUCCESS_NOTICE, variant: 'success' });
     navigate(successPath(productName, successToken));
   };

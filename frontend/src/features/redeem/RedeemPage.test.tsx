@@ -177,6 +177,43 @@ describe('redeem page', () => {
     expect(field(/Voucher Code/)).toHaveValue('KEEP-ME-123');
   });
 
+  it('sends one Idempotency-Key per form: the same on a retry (kept in sessionStorage), forgotten when the success page opens', async () => {
+    sessionStorage.clear();
+    let calls = 0;
+    const { user, location } = await openRedeemPage(() =>
+      ++calls === 1
+        ? { status: 500, body: { statusCode: 500, message: 'Something went wrong on our side. Please try again later.', error: 'Internal Server Error' } }
+        : { status: 200, body: { success: true, productName: 'Office 2024 Professional Plus (Windows)', successToken: 'tok-again' } },
+    );
+    await fillValid(user);
+    await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Redemption Failed' });
+    const [first] = server.of('POST', '/api/redeem-voucher');
+    const key = first.headers.get('Idempotency-Key');
+    // 128 random bits, hex; kept in this tab until the success page opens.
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(sessionStorage.getItem('redeem-idempotency-key')).toBe(key);
+
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
+    await waitFor(() => expect(location.current.pathname).toBe('/success/windows'));
+    const [, again] = server.of('POST', '/api/redeem-voucher');
+    expect(again.headers.get('Idempotency-Key')).toBe(key);
+    expect(sessionStorage.getItem('redeem-idempotency-key')).toBeNull();
+  });
+
+  it('after a reload the key this tab kept is sent again, and forgotten on success', async () => {
+    sessionStorage.setItem('redeem-idempotency-key', 'an-earlier-forms-key-0001');
+    const { user } = await openRedeemPage();
+    await fillValid(user);
+    await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
+    await waitFor(() => expect(server.of('POST', '/api/redeem-voucher')).toHaveLength(1));
+    // A key left by this tab's unfinished form (the page was reloaded) is that form's: sent again.
+    expect(server.of('POST', '/api/redeem-voucher')[0].headers.get('Idempotency-Key')).toBe('an-earlier-forms-key-0001');
+    await waitFor(() => expect(sessionStorage.getItem('redeem-idempotency-key')).toBeNull());
+  });
+
   it('a success answer without a token fails with "Authentication token missing. Please try again."', async () => {
     const { user, location } = await openRedeemPage(() => ({ status: 201, body: { success: true, productName: 'Office 2024 Professional Plus (Windows)' } }));
     await fillValid(user);

@@ -9,8 +9,14 @@ export interface RedeemVoucherResponse {
 
 export const redeemApi = api.injectEndpoints({
   endpoints: (build) => ({
-    redeemVoucher: build.mutation<RedeemVoucherResponse, RedeemVoucherRequest>({
-      query: (body) => ({ url: 'redeem-voucher', method: 'POST', body }),
+    // The form's Idempotency-Key (idempotencyKey.ts): only a repeat carrying it gets a success token again.
+    redeemVoucher: build.mutation<RedeemVoucherResponse, { body: RedeemVoucherRequest; idempotencyKey: string }>({
+      query: ({ body, idempotencyKey }) => ({
+        url: 'redeem-voucher',
+        method: 'POST',
+        body,
+        headers: { 'Idempotency-Key': idempotencyKey },
+      }),
     }),
   }),
 });

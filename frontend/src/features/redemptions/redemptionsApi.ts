@@ -70,7 +70,7 @@ const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 /** DECISIONS §14: one event of `GET /api/redemptions/{id}/history`. */
 export interface RedemptionHistoryEvent {
   at: string;
-  type: 'redeemed' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'deleted';
+  type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'deleted';
   /** A staff username, "Customer" or "System"; null when the audit trail does not say. */
   actor: string | null;
   description: string;

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 export const HISTORY_EVENT_TYPES = [
   'redeemed',
+  'redeem-repeated',
   'key-assigned',
   'email-queued',
   'email-sent',

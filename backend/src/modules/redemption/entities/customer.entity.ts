@@ -1,12 +1,15 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
-/** One row per (lower-cased) e-mail address, reused and updated by later redemptions. */
+/**
+ * One row per (lower-cased) e-mail address, shared by that address's redemptions (the Terms' one licence per e-mail
+ * and product). Its other columns hold what the first redemption gave and are never rewritten: what a redemption
+ * shows (name, phone, address, IP, country) is that redemption's own copy (docs/product.md, "Redemption").
+ */
 @Entity({ name: 'customers' })
 @Unique('uq_customers_email', ['email'])
-// Substring search in the redemption list: GIN (email gin_trgm_ops) and GIN ((first_name || ' ' || last_name)
-// gin_trgm_ops), operator classes and an expression TypeORM cannot declare (migrations 1763700000410, …5000).
+// Substring search in the redemption list: GIN (email gin_trgm_ops), an operator class TypeORM cannot declare
+// (migration 1763700000410; the names' index moved to redemptions in 1763830000000).
 @Index('idx_customers_email_trgm', { synchronize: false })
-@Index('idx_customers_full_name_trgm', { synchronize: false })
 export class Customer {
   @PrimaryGeneratedColumn('uuid')
   id: string;

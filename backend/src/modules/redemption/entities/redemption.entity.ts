@@ -16,6 +16,8 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 @Index('idx_redemptions_status_list', { synchronize: false })
 @Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt'])
 @Index('idx_redemptions_redeemed_at', ['redeemedAt'])
+// The list's name search: GIN ((first_name || ' ' || last_name) gin_trgm_ops) (migration 1763830000000).
+@Index('idx_redemptions_full_name_trgm', { synchronize: false })
 // The e-mail sweep reads only pending rows.
 @Index('idx_redemptions_pending_mail', ['redeemedAt'], { where: `email_status = 'pending'` })
 export class Redemption {
@@ -43,6 +45,33 @@ export class Redemption {
   @ManyToOne(() => Product, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'redemptions_product_id_fkey' })
   product?: Product;
+
+  // What the customer gave with this redemption (docs/product.md, "Redemption"): a later redemption with the same
+  // e-mail never changes it. The customer row holds only the e-mail they share.
+  @Column({ name: 'first_name', type: 'varchar', length: 50 })
+  firstName: string;
+
+  @Column({ name: 'last_name', type: 'varchar', length: 50 })
+  lastName: string;
+
+  @Column({ type: 'varchar', length: 20, nullable: true })
+  phone: string | null;
+
+  @Column({ name: 'zip_code', type: 'varchar', length: 20, nullable: true })
+  zipCode: string | null;
+
+  @Column({ name: 'ip_address', type: 'varchar', length: 45, nullable: true })
+  ipAddress: string | null;
+
+  @Column({ type: 'varchar', length: 2, nullable: true })
+  country: string | null;
+
+  /**
+   * SHA-256 of the redeem page's `Idempotency-Key` (docs/product.md, "Idempotent redeem"): a repeat of the same code
+   * and e-mail gets a fresh success token only with that key. Null: redeemed without one.
+   */
+  @Column({ name: 'idempotency_key_hash', type: 'bytea', nullable: true })
+  idempotencyKeyHash: Buffer | null;
 
   @Column({ name: 'email_status', type: 'varchar', length: 20, default: 'pending' })
   emailStatus: EmailStatus;
