@@ -15,6 +15,7 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import type { Request } from 'express';
+import { AuditInventoryRead } from '../../common/decorators/audit-inventory-read.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
@@ -43,6 +44,7 @@ export class LicenseKeyController {
   @ApiOperation({ summary: 'Pool keys with usage state and summary counts (MANUAL_ keys hidden); needs licenses.view' })
   @ApiOkResponse({ type: LicenseKeyListResponse })
   @ApiErrorResponses(400)
+  @AuditInventoryRead('licenseKeys')
   list(@Query() query: ListLicenseKeysQuery) {
     return this.keys.list(query);
   }
