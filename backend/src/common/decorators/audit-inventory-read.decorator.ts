@@ -12,4 +12,5 @@ export interface InventoryReadDeclaration {
  * security_audit_log (who, route, product, filter and page, row count), never one per row. Exports record their
  * own `export.<kind>` row the same way (docs/security.md).
  */
-export const AuditInventoryRead = (rows: string) => SetMetadata(AUDIT_INVENTORY_READ, { rows } satisfies InventoryReadDeclaration);
+export const AuditInventoryRead = (rows: string) =>
+  SetMetadata(AUDIT_INVENTORY_READ, { rows } satisfies InventoryReadDeclaration);

@@ -33,7 +33,8 @@ export class InventoryReadInterceptor implements NestInterceptor {
         const rows = (body as Record<string, unknown> | null)?.[declared.rows];
         const route = `${req.method} ${req.route?.path ?? req.path}`;
         const param = req.params?.id;
-        const productId = typeof param === 'string' ? param : typeof req.query.productId === 'string' ? req.query.productId : null;
+        const queried = req.query.productId;
+        const productId = typeof param === 'string' ? param : typeof queried === 'string' ? queried : null;
         await this.audit.record({
           ...requestActor(req, req.user),
           action: INVENTORY_READ_ACTION,

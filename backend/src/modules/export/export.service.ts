@@ -54,7 +54,8 @@ export class ExportService {
     return (row: Record<string, unknown>): Record<string, unknown> => {
       const { key_ciphertext, ...rest } = row;
       const stored = openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext } as StoredKeyColumns);
-      return maskInventory({ ...rest, license_key: stored === null ? null : stripManualPrefix(stored) }, RedemptionExportRow, permissions);
+      const opened = { ...rest, license_key: stored === null ? null : stripManualPrefix(stored) };
+      return maskInventory(opened, RedemptionExportRow, permissions);
     };
   }
 

@@ -7,7 +7,11 @@ export class ProductResponse {
   @ApiProperty({ example: 'Office 2024 Professional Plus (Windows)' }) name: string;
   @ApiProperty({ example: 'https://setup.office.com/' }) downloadLink: string;
   @Inventory(Permission.LicensesView)
-  @ApiProperty({ type: String, nullable: true, description: 'A Mac product\'s shared key; masked (SPEC §9) for a caller without licenses.view' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "A Mac product's shared key; masked (SPEC §9) for a caller without licenses.view",
+  })
   productKey: string | null;
   @ApiProperty({ description: 'HTML with {{customer_name}}, {{voucher_code}}, {{license_key}}, {{download_link}}' })
   emailTemplate: string;
