@@ -55,8 +55,3 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 export function permissionsOf(role: string): Permission[] {
   return [...(ROLE_PERMISSIONS[role as Role] ?? [])];
 }
-
-/** DECISIONS §7: only callers with `licenses.view` read licence keys in clear; everyone else gets them masked. */
-export function canReadLicenseKeys(permissions: readonly string[] | undefined): boolean {
-  return permissions?.includes(Permission.LicensesView) ?? false;
-}

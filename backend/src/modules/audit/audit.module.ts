@@ -1,10 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
+import { InventoryReadInterceptor } from './inventory-read.interceptor';
 
 @Global()
 @Module({
-  providers: [AuditRepository, AuditService],
+  providers: [AuditRepository, AuditService, { provide: APP_INTERCEPTOR, useClass: InventoryReadInterceptor }],
   exports: [AuditService],
 })
 export class AuditModule {}

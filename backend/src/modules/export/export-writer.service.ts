@@ -16,8 +16,6 @@ import { ExportRepository } from './export.repository';
 export interface ExportColumn {
   key: string;
   header: string;
-  /** Applied to the cell before CSV neutralising (e.g. the licence key mask). */
-  format?: (value: unknown) => unknown;
 }
 
 export interface ExportJob {
@@ -35,7 +33,10 @@ export interface ExportJob {
    * `$1` is the job's single parameter, inlined as a literal (COPY takes no bind parameters).
    */
   copy?: { csv: string; txt: string };
-  /** Applied to each row of the cursor path as it streams (licence keys are opened here, never in SQL). */
+  /**
+   * Applied to each row of the cursor path as it streams: licence keys are opened here (never in SQL) and masked
+   * through the row's inventory declarations (`maskInventory`) for the caller's permissions.
+   */
   mapRow?: (row: Record<string, unknown>) => Record<string, unknown>;
   details: Record<string, unknown>;
 }
@@ -88,7 +89,7 @@ export class ExportWriter {
         try {
           if (job.format === 'csv') {
             const toCells = async function* () {
-              for await (const row of records()) yield job.columns.map((col) => neutraliseCell(col.format ? col.format(row[col.key]) : row[col.key]));
+              for await (const row of records()) yield job.columns.map((col) => neutraliseCell(row[col.key]));
             };
             await pipeline(
               Readable.from(toCells()),

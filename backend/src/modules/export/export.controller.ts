@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { canReadLicenseKeys, Permission } from '../../common/permissions';
+import { Permission } from '../../common/permissions';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
 import { FormatQuery, ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
 import { ExportService } from './export.service';
@@ -32,7 +32,7 @@ export class ExportController {
       dto.format,
       res,
       requestActor(req, user),
-      canReadLicenseKeys(user?.permissions),
+      user?.permissions ?? [],
     );
   }
 
@@ -47,7 +47,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.redeemedVouchers(query, res, requestActor(req, user), canReadLicenseKeys(user?.permissions));
+    return this.exports.redeemedVouchers(query, res, requestActor(req, user), user?.permissions ?? []);
   }
 
   @Get('redeemed-voucher-codes')

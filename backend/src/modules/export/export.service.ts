@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
-import { licenseKeyFor } from '../../common/utils/license-key-mask';
+import { Inventory, maskInventory } from '../../common/inventory/inventory';
+import { Permission } from '../../common/permissions';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
 import { batchExportSql, CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
@@ -11,10 +12,15 @@ import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { UploadBatchRepository } from '../voucher/upload-batch.repository';
 
 /**
- * Columns of an export of redemptions (customer data). The licence key is masked (SPEC §9) for a caller
- * without `licenses.view` (DECISIONS §7).
+ * A row of a redemption export as the cursor gives it: its inventory declared like a response's, so the one
+ * masking function (`maskInventory`) masks the licence key (SPEC §9) for a caller without `licenses.view`.
  */
-const redemptionColumns = (revealKeys: boolean): ExportColumn[] => [
+export class RedemptionExportRow {
+  @Inventory(Permission.LicensesView) license_key: string | null;
+}
+
+/** Columns of an export of redemptions (customer data). */
+const REDEMPTION_COLUMNS: ExportColumn[] = [
   { key: 'code', header: 'Voucher Code' },
   { key: 'first_name', header: 'First Name' },
   { key: 'last_name', header: 'Last Name' },
@@ -23,11 +29,7 @@ const redemptionColumns = (revealKeys: boolean): ExportColumn[] => [
   { key: 'country', header: 'Country' },
   { key: 'product', header: 'Product' },
   { key: 'email_status', header: 'Email Status' },
-  {
-    key: 'license_key',
-    header: 'License Key',
-    format: (v) => (typeof v === 'string' ? licenseKeyFor(revealKeys, v) : v),
-  },
+  { key: 'license_key', header: 'License Key' },
   { key: 'download_link', header: 'Download Link' },
   { key: 'redeemed_at', header: 'Redeemed At' },
   { key: 'exported_at', header: 'Exported At' },
@@ -44,19 +46,25 @@ export class ExportService {
     private readonly batches: UploadBatchRepository,
   ) {}
 
-  /** A redemption row's licence key opened in the stream, as the customer knows it (no MANUAL_ prefix). */
-  private readonly openKey = (row: Record<string, unknown>): Record<string, unknown> => {
-    const { key_ciphertext, ...rest } = row;
-    const stored = openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext } as StoredKeyColumns);
-    return { ...rest, license_key: stored === null ? null : stripManualPrefix(stored) };
-  };
+  /**
+   * A redemption row's licence key opened in the stream, as the customer knows it (no MANUAL_ prefix), then masked
+   * as the caller may see it.
+   */
+  private openKey(permissions: readonly string[]) {
+    return (row: Record<string, unknown>): Record<string, unknown> => {
+      const { key_ciphertext, ...rest } = row;
+      const stored = openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext } as StoredKeyColumns);
+      const opened = { ...rest, license_key: stored === null ? null : stripManualPrefix(stored) };
+      return maskInventory(opened, RedemptionExportRow, permissions);
+    };
+  }
 
   selectedRedemptions(
     ids: string[],
     format: ExportFormat,
     res: Response,
     ctx: RequestActor,
-    revealKeys: boolean,
+    permissions: readonly string[],
   ): Promise<void> {
     return this.writer.write(
       {
@@ -64,8 +72,8 @@ export class ExportService {
         format,
         sql: markAndSelect('r.id = ANY($1::uuid[])'),
         params: [[...new Set(ids)]],
-        columns: redemptionColumns(revealKeys),
-        mapRow: this.openKey,
+        columns: REDEMPTION_COLUMNS,
+        mapRow: this.openKey(permissions),
         emptyMessage: 'No redemptions found to export.',
         marks: true,
         details: { requested: ids.length },
@@ -76,7 +84,12 @@ export class ExportService {
   }
 
   /** The redemption list as filtered on screen (Recent Redemptions or, with showExported=true, Exported Vouchers). */
-  redeemedVouchers(query: RedeemedVouchersExportQuery, res: Response, ctx: RequestActor, revealKeys: boolean): Promise<void> {
+  redeemedVouchers(
+    query: RedeemedVouchersExportQuery,
+    res: Response,
+    ctx: RequestActor,
+    permissions: readonly string[],
+  ): Promise<void> {
     const { where, params } = redemptionExportFilter({
       showExported: query.showExported === 'true',
       emailStatus: query.emailStatus && query.emailStatus !== 'all' ? query.emailStatus : undefined,
@@ -88,8 +101,8 @@ export class ExportService {
         format: query.format,
         sql: markAndSelect(where),
         params,
-        columns: redemptionColumns(revealKeys),
-        mapRow: this.openKey,
+        columns: REDEMPTION_COLUMNS,
+        mapRow: this.openKey(permissions),
         emptyMessage: 'No redeemed vouchers found to export.',
         marks: true,
         details: { showExported: query.showExported === 'true', emailStatus: query.emailStatus, search: query.search },

@@ -1,9 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { ApiErrorResponses } from '../../common/openapi/api-responses';
-import { canReadLicenseKeys, Permission } from '../../common/permissions';
+import { Permission } from '../../common/permissions';
 import { redemptionIdPipe } from '../redemption/redemption-admin.messages';
 import { RedemptionHistoryResponse } from './dto/redemption-history.dto';
 import { RedemptionHistoryService } from './redemption-history.service';
@@ -21,7 +20,7 @@ export class RedemptionHistoryController {
   })
   @ApiOkResponse({ type: RedemptionHistoryResponse })
   @ApiErrorResponses({ 404: 'Redemption not found' })
-  get(@Param('id', redemptionIdPipe) id: string, @CurrentUser() user?: AuthUser): Promise<RedemptionHistoryResponse> {
-    return this.history.history(id, canReadLicenseKeys(user?.permissions));
+  get(@Param('id', redemptionIdPipe) id: string): Promise<RedemptionHistoryResponse> {
+    return this.history.history(id);
   }
 }

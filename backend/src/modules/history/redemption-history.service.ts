@@ -1,5 +1,4 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { AuditService } from '../audit/audit.service';
 import type { SecurityAuditLog } from '../audit/entities/security-audit-log.entity';
 import { AdminUserRepository } from '../auth/admin-user.repository';
@@ -43,7 +42,7 @@ export class RedemptionHistoryService {
     private readonly users: AdminUserRepository,
   ) {}
 
-  async history(id: string, revealKeys: boolean): Promise<RedemptionHistoryResponse> {
+  async history(id: string): Promise<RedemptionHistoryResponse> {
     const [facts, trail, logs] = await Promise.all([
       this.activity.facts(id),
       this.audit.forRedemption(id),
@@ -61,7 +60,7 @@ export class RedemptionHistoryService {
 
     const events: Event[] = [
       ...(facts ? this.rowEvents(facts, exportRow && { actor: who(exportRow), kind: exportRow.action }) : []),
-      ...this.assignmentEvents(facts, assignments, trail, who, revealKeys),
+      ...this.assignmentEvents(facts, assignments, trail, who),
       ...this.auditEvents(trail, who),
       ...logs.map(
         (log): Event => ({
@@ -114,7 +113,6 @@ export class RedemptionHistoryService {
     assignments: RedemptionAssignment[],
     trail: SecurityAuditLog[],
     who: (row: SecurityAuditLog | undefined) => string | null,
-    revealKeys: boolean,
   ): Event[] {
     const assignRows = trail.filter((r) => r.success && ASSIGN_ACTIONS.includes(r.action));
     const matched = new Set<SecurityAuditLog>();
@@ -129,8 +127,9 @@ export class RedemptionHistoryService {
           ? 'License key assigned from the pool'
           : 'License key assigned from the pool (the redemption had waited for one)';
       const actor = row ? who(row) : a.isManual ? null : SYSTEM;
-      const key = a.licenseKey === null ? null : licenseKeyFor(revealKeys, stripManualPrefix(a.licenseKey));
-      events.push({ at: a.assignedAt, type: 'key-assigned', actor, description, licenseKey: key ?? null });
+      // In clear: HistoryEventResponse declares it inventory, masked on the way out for a caller without licenses.view.
+      const key = a.licenseKey === null ? null : stripManualPrefix(a.licenseKey);
+      events.push({ at: a.assignedAt, type: 'key-assigned', actor, description, licenseKey: key });
       events.push(queued(a.assignedAt, SYSTEM, 'Order e-mail queued with the license key'));
     }
     for (const row of assignRows.filter((r) => !matched.has(r))) {

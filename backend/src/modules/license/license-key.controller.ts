@@ -15,14 +15,14 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import type { Request } from 'express';
+import { AuditInventoryRead } from '../../common/decorators/audit-inventory-read.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { canReadLicenseKeys, Permission } from '../../common/permissions';
-import { licenseKeyFor } from '../../common/utils/license-key-mask';
+import { Permission } from '../../common/permissions';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery, UpdateLicenseKeyDto } from './dto/license-key.dto';
 import { LicenseKeyListResponse, LicenseKeyResponse, LicenseManagedProductResponse } from './dto/license-key-responses.dto';
-import { LICENSE_KEY_MESSAGES, LicenseKeyService, LicenseKeyView } from './license-key.service';
+import { LICENSE_KEY_MESSAGES, LicenseKeyService } from './license-key.service';
 
 const keyId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(LICENSE_KEY_MESSAGES.notFound) });
 
@@ -44,6 +44,7 @@ export class LicenseKeyController {
   @ApiOperation({ summary: 'Pool keys with usage state and summary counts (MANUAL_ keys hidden); needs licenses.view' })
   @ApiOkResponse({ type: LicenseKeyListResponse })
   @ApiErrorResponses(400)
+  @AuditInventoryRead('licenseKeys')
   list(@Query() query: ListLicenseKeysQuery) {
     return this.keys.list(query);
   }
@@ -54,8 +55,8 @@ export class LicenseKeyController {
   @ApiOperation({ summary: 'Add a key to a licence-managed product (duplicate per product: 409)' })
   @ApiCreatedResponse({ type: LicenseKeyResponse })
   @ApiErrorResponses(400, { 404: 'Product not found', 409: 'This license key already exists for this product' })
-  async create(@Body() dto: CreateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
-    return keyFor(user, await this.keys.create(dto, requestActor(req, user)));
+  create(@Body() dto: CreateLicenseKeyDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
+    return this.keys.create(dto, requestActor(req, user));
   }
 
   @Put('license-keys/:id')
@@ -63,13 +64,13 @@ export class LicenseKeyController {
   @ApiOperation({ summary: 'Activate or deactivate a key; inactive keys are never assigned' })
   @ApiOkResponse({ type: LicenseKeyResponse })
   @ApiErrorResponses(400, { 404: 'License key not found' })
-  async update(
+  update(
     @Param('id', keyId) id: string,
     @Body() dto: UpdateLicenseKeyDto,
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return keyFor(user, await this.keys.setActive(id, dto.isActive, requestActor(req, user)));
+    return this.keys.setActive(id, dto.isActive, requestActor(req, user));
   }
 
   @Delete('license-keys/:id')
@@ -80,9 +81,4 @@ export class LicenseKeyController {
   remove(@Param('id', keyId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.keys.remove(id, requestActor(req, user));
   }
-}
-
-/** A key answered to a caller without `licenses.view` is masked (DECISIONS §7, SPEC §9). */
-function keyFor(user: AuthUser | undefined, view: LicenseKeyView): LicenseKeyView {
-  return { ...view, licenseKey: licenseKeyFor(canReadLicenseKeys(user?.permissions), view.licenseKey) ?? '' };
 }

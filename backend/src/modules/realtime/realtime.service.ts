@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Server } from 'socket.io';
+import { maskInventory, NO_PERMISSIONS } from '../../common/inventory/inventory';
 
 /**
  * SPEC §3 real-time event types, `ipBlocked` (an address blocked for guessing codes, DECISIONS §12) and
@@ -15,6 +16,15 @@ export type DataUpdateType =
   | 'emailStatus';
 
 export const ADMINS_ROOM = 'admins';
+
+/**
+ * A `dataUpdate` event. The admins' room holds every role, shop managers too: any field declared `@Inventory(…)`
+ * here is masked for everyone in it (docs/architecture.md "Inventory fields").
+ */
+export class DataUpdateEvent {
+  type: DataUpdateType;
+  message: string;
+}
 
 /**
  * How services tell signed-in admins that data changed. Services call this, never the gateway; the
@@ -62,7 +72,8 @@ export class RealtimeService {
   emit(type: DataUpdateType, message: string): void {
     if (!this.server) return;
     try {
-      this.server.to(ADMINS_ROOM).emit('dataUpdate', { type, message });
+      const event: DataUpdateEvent = { type, message };
+      this.server.to(ADMINS_ROOM).emit('dataUpdate', maskInventory(event, DataUpdateEvent, NO_PERMISSIONS));
     } catch (err) {
       // A broken broadcast must never fail the change that caused it.
       this.logger.warn(`dataUpdate ${type} not sent: ${err instanceof Error ? err.message : err}`);

@@ -23,7 +23,7 @@ import type { Request } from 'express';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
-import { canReadLicenseKeys, Permission } from '../../common/permissions';
+import { Permission } from '../../common/permissions';
 import {
   AssignLicenseDto,
   BulkAssignLicenseDto,
@@ -52,8 +52,8 @@ export class RedemptionAdminController {
   })
   @ApiOkResponse({ type: RedemptionListResponse })
   @ApiErrorResponses(400)
-  list(@Query() query: ListRedemptionsQuery, @CurrentUser() user?: AuthUser) {
-    return this.lists.list(query, canReadLicenseKeys(user?.permissions));
+  list(@Query() query: ListRedemptionsQuery) {
+    return this.lists.list(query);
   }
 
   @Post('bulk-assign-license')
@@ -84,8 +84,8 @@ export class RedemptionAdminController {
   })
   @ApiOkResponse({ type: RedemptionResponse })
   @ApiErrorResponses({ 404: 'Redemption not found' })
-  findOne(@Param('id', redemptionId) id: string, @CurrentUser() user?: AuthUser) {
-    return this.lists.findOne(id, canReadLicenseKeys(user?.permissions));
+  findOne(@Param('id', redemptionId) id: string) {
+    return this.lists.findOne(id);
   }
 
   @Post(':id/resend-email')
@@ -112,7 +112,7 @@ export class RedemptionAdminController {
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.redemptions.assignLicense(id, dto, requestActor(req, user), canReadLicenseKeys(user?.permissions));
+    return this.redemptions.assignLicense(id, dto, requestActor(req, user));
   }
 
   @Delete(':id')

@@ -70,7 +70,7 @@ export class RedemptionAdminService {
    * A redemption that already had a key gets the new one as its current key; the old assignment stays
    * recorded, so that key is never handed to anyone else.
    */
-  async assignLicense(id: string, dto: AssignLicenseDto, actor: RequestActor, revealKeys: boolean): Promise<AdminRedemptionView> {
+  async assignLicense(id: string, dto: AssignLicenseDto, actor: RequestActor): Promise<AdminRedemptionView> {
     const stored = MANUAL_KEY_PREFIX + dto.licenseKey;
     const code = await this.database.transaction(async (db) => {
       const r = await this.redemptions.lockForAssignment(db, id);
@@ -98,7 +98,7 @@ export class RedemptionAdminService {
     this.jobs.enqueueRedemptionMail(id);
     this.realtime.emit('licenseAssignment', `License assigned to voucher ${code}`);
     await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, voucherCode: code, source: 'manual' });
-    return this.lists.findOne(id, revealKeys);
+    return this.lists.findOne(id);
   }
 
   /**

@@ -3,7 +3,6 @@ import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { exactCountLimit } from '../../database/list-counts';
 import { Db } from '../../database/database.service';
-import { licenseKeyFor } from '../../common/utils/license-key-mask';
 import { ListRedemptionsQuery } from './dto/redemption-admin.dto';
 import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
 import { AdminRedemptionView, RedemptionListRepository } from './redemption-list.repository';
@@ -18,10 +17,10 @@ export class RedemptionListService {
 
   /**
    * A page of redemptions; `hasNextPage` is exact, `totalCount` exact up to LIST_EXACT_COUNT_LIMIT matches
-   * and PostgreSQL's estimate beyond (`totalCountExact: false`). Licence keys are masked (SPEC §9) unless
-   * `revealKeys` (the caller has `licenses.view`).
+   * and PostgreSQL's estimate beyond (`totalCountExact: false`). Keys in clear: the response type declares them
+   * inventory, so the InventoryInterceptor masks them for a caller without `licenses.view`.
    */
-  async list(query: ListRedemptionsQuery, revealKeys: boolean) {
+  async list(query: ListRedemptionsQuery) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 50;
     const { redemptions, hasNextPage, counted } = await this.lists.page(
@@ -31,24 +30,15 @@ export class RedemptionListService {
       exactCountLimit(query.search, this.config.listExactCountLimit),
     );
     return {
-      redemptions: redemptions.map((r) => this.present(r, revealKeys)),
+      redemptions,
       pagination: pagination(page, limit, redemptions.length, hasNextPage, counted),
     };
   }
 
-  /** One redemption; its licence key is masked (SPEC §9) unless `revealKeys` (the caller has `licenses.view`). */
-  async findOne(id: string, revealKeys: boolean, db?: Db): Promise<AdminRedemptionView> {
+  /** One redemption (its key in clear, masked on the way out like the list's). */
+  async findOne(id: string, db?: Db): Promise<AdminRedemptionView> {
     const view = await this.lists.findView(id, db);
     if (!view) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
-    return this.present(view, revealKeys);
-  }
-
-  /** DECISIONS §7: the assigned key as this caller may see it. */
-  private present(view: AdminRedemptionView, revealKeys: boolean): AdminRedemptionView {
-    if (revealKeys || !view.assignedLicenseKey) return view;
-    return {
-      ...view,
-      assignedLicenseKey: { ...view.assignedLicenseKey, licenseKey: licenseKeyFor(false, view.assignedLicenseKey.licenseKey) ?? '' },
-    };
+    return view;
   }
 }

@@ -9,6 +9,7 @@ import {
   VoucherCodePageResponse,
 } from './dto/voucher-responses.dto';
 import type { Request } from 'express';
+import { AuditInventoryRead } from '../../common/decorators/audit-inventory-read.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
 import { requestActor } from '../../common/utils/request-actor';
@@ -86,6 +87,7 @@ export class VoucherController {
   @ApiOperation({ summary: "A page of a product's voucher codes with redemption and customer" })
   @ApiOkResponse({ type: VoucherCodePageResponse })
   @ApiErrorResponses(400)
+  @AuditInventoryRead('codes')
   list(@Param('id', UuidParam('product')) id: string, @Query() query: VoucherCodeListQuery) {
     return this.vouchers.list(id, query);
   }

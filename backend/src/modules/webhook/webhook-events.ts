@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Inventory, maskInventory, NO_PERMISSIONS } from '../../common/inventory/inventory';
+import { Permission } from '../../common/permissions';
 import { CachedValue } from '../../common/utils/cached-value';
 import { JobQueue } from '../jobs/job-queue';
 import { WebhookRepository } from './webhook.repository';
@@ -13,6 +15,15 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/**
+ * The inventory a webhook payload may carry, declared like a response's: a receiver is nobody's session, so any
+ * such field is masked (SPEC §9) before the payload is stored and sent (docs/architecture.md "Inventory fields").
+ */
+export class WebhookPayload {
+  @Inventory(Permission.LicensesView) licenseKey?: string;
+  @Inventory(Permission.LicensesView) productKey?: string;
+}
 
 /** What "Send test event" delivers; not subscribable. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
@@ -46,7 +57,7 @@ export class WebhookEvents {
   async emit(event: WebhookEvent, data: Record<string, unknown>): Promise<void> {
     try {
       if (!(await this.subscribed.get()).has(event)) return;
-      const rows = await this.webhooks.insertForEvent(event, data);
+      const rows = await this.webhooks.insertForEvent(event, maskInventory(data, WebhookPayload, NO_PERMISSIONS));
       for (const { id } of rows) this.jobs.enqueueWebhookDelivery(id, 0, 0);
     } catch (err) {
       // The event is lost, the work it announces is not: log and go on.

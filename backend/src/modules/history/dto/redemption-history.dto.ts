@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Inventory } from '../../../common/inventory/inventory';
+import { Permission } from '../../../common/permissions';
 
 export const HISTORY_EVENT_TYPES = [
   'redeemed',
@@ -33,6 +35,7 @@ export class HistoryEventResponse {
     nullable: true,
     description: 'Key assignments: the key, masked (SPEC §9) for a caller without licenses.view',
   })
+  @Inventory(Permission.LicensesView)
   licenseKey: string | null;
 }
 

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PaginationResponse } from '../../../common/dto/page.query';
+import { Inventory } from '../../../common/inventory/inventory';
+import { Permission } from '../../../common/permissions';
 
 export class LicenseManagedProductResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
@@ -13,6 +15,7 @@ export class LicenseKeyResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) productId: string;
   @ApiProperty() productName: string;
+  @Inventory(Permission.LicensesView)
   @ApiProperty({ example: 'ABCDE-12345-FGHIJ', description: 'Masked (SPEC §9) for a caller without licenses.view' })
   licenseKey: string;
   @ApiProperty() downloadLink: string;

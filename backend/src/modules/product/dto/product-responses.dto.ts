@@ -1,10 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Inventory } from '../../../common/inventory/inventory';
+import { Permission } from '../../../common/permissions';
 
 export class ProductResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'Office 2024 Professional Plus (Windows)' }) name: string;
   @ApiProperty({ example: 'https://setup.office.com/' }) downloadLink: string;
-  @ApiProperty({ type: String, nullable: true }) productKey: string | null;
+  @Inventory(Permission.LicensesView)
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "A Mac product's shared key; masked (SPEC §9) for a caller without licenses.view",
+  })
+  productKey: string | null;
   @ApiProperty({ description: 'HTML with {{customer_name}}, {{voucher_code}}, {{license_key}}, {{download_link}}' })
   emailTemplate: string;
   @ApiProperty() emailSubject: string;

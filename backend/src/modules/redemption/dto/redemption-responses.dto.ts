@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PaginationResponse } from '../../../common/dto/page.query';
+import { Inventory } from '../../../common/inventory/inventory';
+import { Permission } from '../../../common/permissions';
 
 export class RedeemResponse {
   @ApiProperty({ enum: [true] }) success: boolean;
@@ -11,6 +13,7 @@ export class SuccessTokenResponse {
   @ApiProperty({ description: 'true: the key follows by e-mail once staff assign one' }) isManualProcessing: boolean;
   @ApiProperty({ example: 'ann@example.com' }) customerEmail: string;
   @ApiProperty() productName: string;
+  /** The customer's own key, behind their success token: not inventory to mask (docs/architecture.md). */
   @ApiProperty({ type: String, nullable: true }) licenseKey: string | null;
   @ApiProperty() downloadLink: string;
 }
@@ -36,6 +39,7 @@ class RedemptionProduct {
 }
 
 class AssignedLicenseKey {
+  @Inventory(Permission.LicensesView)
   @ApiProperty({ example: 'MANUAL_ABCDE-12345', description: 'Masked (SPEC §9) for a caller without licenses.view' })
   licenseKey: string;
   @ApiProperty() downloadLink: string;

@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Inventory } from '../../../common/inventory/inventory';
+import { Permission } from '../../../common/permissions';
 
 export class UploadResponse {
   @ApiProperty({ example: '980 voucher codes uploaded, skipped 15 duplicates and 5 invalid lines.' }) message: string;
@@ -25,7 +27,9 @@ class VoucherRedemption {
 
 class VoucherCodeResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty({ example: 'ABC-123' }) code: string;
+  @Inventory(Permission.VouchersView)
+  @ApiProperty({ example: 'ABC-123', description: 'Masked (SPEC §9) for a caller without vouchers.view' })
+  code: string;
   @ApiProperty() isRedeemed: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) redeemedAt: string | null;
