@@ -221,3 +221,34 @@ export async function sql(url: string, ...statements: Array<[string, unknown[]?]
     await pg.end();
   }
 }
+
+/** How many times a figure is measured (BENCH_RUNS, default 3): it is reported as the median with its spread. */
+export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  runs: number[];
+}
+
+/** The median and the range of some runs' figures. */
+export function spread(runs: number[]): Spread {
+  const sorted = [...runs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], runs };
+}
+
+/** Runs `measure` RUNS times, one after the other; answers every result and the spread of `figure` over them. */
+export async function measured<T>(measure: (run: number) => Promise<T> | T, figure: (result: T) => number): Promise<{ results: T[]; spread: Spread }> {
+  const results: T[] = [];
+  for (let run = 0; run < RUNS; run++) results.push(await measure(run));
+  return { results, spread: spread(results.map(figure)) };
+}
+
+/** "1,234 (1,180–1,301)": the median, then min–max of the runs (nothing more with one run). */
+export function formatSpread(s: Spread, digits = 0): string {
+  const f = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return s.runs.length > 1 ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median);
+}

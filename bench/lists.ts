@@ -9,7 +9,7 @@
  */
 import { runMigrations } from '../backend/src/database/migrate';
 import { adminToken, machine, startApi, withDatabase, writeResult } from './lib';
-import { findSeeded, Seeded, seedRedemptions } from './seed';
+import { findSeeded, Seeded, seedRedemptions, SHAPES } from './seed';
 
 const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 30);
@@ -64,15 +64,24 @@ export async function main(): Promise<void> {
         ['redemptions, search exact code', `/api/redemptions?search=${seeded.someCode}`],
         ['redemptions, search part of a code', `/api/redemptions?search=${part}`],
         ['redemptions, search part of an e-mail', '/api/redemptions?search=user123456'],
-        ['redemptions, search customer name', `/api/redemptions?search=${encodeURIComponent('Greta Koch')}`],
-        ['redemptions, broad search (~17k rows: one e-mail domain)', '/api/redemptions?search=mail7.test'],
+        ['redemptions, search customer name', `/api/redemptions?search=${encodeURIComponent('Greta Kochberg')}`],
+        [
+          'redemptions, search a name shared by 0.2% of the customers',
+          `/api/redemptions?search=${encodeURIComponent(`${SHAPES.sharedName.first} ${SHAPES.sharedName.last}`)}`,
+        ],
+        ['redemptions, broad search (2.5% of rows: one e-mail subdomain)', `/api/redemptions?search=mail7.${SHAPES.sharedDomain}`],
+        ['redemptions, search the domain every customer shares', `/api/redemptions?search=${SHAPES.sharedDomain}`],
         ['redemptions, very broad search (every row: "user")', '/api/redemptions?search=user'],
-        ['redemptions, broad search + emailStatus=sent', '/api/redemptions?search=mail7.test&emailStatus=sent'],
+        ['redemptions, broad search + emailStatus=sent', `/api/redemptions?search=mail7.${SHAPES.sharedDomain}&emailStatus=sent`],
         ['voucher-codes-detailed, all', `/api/products/${seeded.windows}/voucher-codes-detailed?limit=50&offset=0`],
         ['voucher-codes-detailed, redeemed', `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=true&limit=50&offset=0`],
         ['voucher-codes-detailed, unredeemed', `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=false&limit=50&offset=0`],
         ['voucher-codes-detailed, deep offset 100,000', `/api/products/${seeded.windows}/voucher-codes-detailed?limit=50&offset=100000`],
         ['voucher-codes-detailed, search', `/api/products/${seeded.windows}/voucher-codes-detailed?search=${part}&limit=50&offset=0`],
+        [
+          'voucher-codes-detailed, search the prefix 10% of the codes share',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?search=${SHAPES.sharedCodePrefix.prefix}&limit=50&offset=0`,
+        ],
         ['voucher-codes-detailed, broad search ("RC1")', `/api/products/${seeded.windows}/voucher-codes-detailed?search=RC1&limit=50&offset=0`],
         ['license-keys, first page', '/api/license-keys?page=1&limit=50'],
         ['license-keys, product + search', `/api/license-keys?productId=${seeded.windows}&search=KEY-4242&page=1&limit=50`],

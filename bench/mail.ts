@@ -1,17 +1,25 @@
 /**
  * Redemption → order e-mail accepted by the SMTP server, at a fixed arrival rate (200 and 500 redemptions a
- * second by default): the API with WORKERS_IN_API=false queues each e-mail on Redis, two `main.js --worker`
- * processes send them to an SMTP server in this process. Latency = the SMTP server accepting the message (end of
- * DATA) minus the moment the redemption request was sent. Target: p95 ≤ 2 s at 500/s.
+ * second by default). Two set-ups (BENCH_MAIL_SETUP):
+ * - `workers` (default): the API with WORKERS_IN_API=false queues each e-mail on Redis, two `main.js --worker`
+ *   processes send them to an SMTP server in this process;
+ * - `embedded`: `npm start`'s default, one command with neither DATABASE_URL nor REDIS_URL: the API starts its
+ *   embedded PostgreSQL (in a temporary DATA_DIR) and forks its jobs worker; only SMTP_URL is set.
+ * Latency = the SMTP server accepting the message (end of DATA) minus the moment the redemption request was sent.
+ * Target: p95 ≤ 2 s at 500/s.
  *
- *   npm run bench -- mail   (BENCH_MAIL_RATES=200,500, BENCH_MAIL_SECONDS=20 per rate)
+ *   npm run bench -- mail   (BENCH_MAIL_SETUP=workers|embedded, BENCH_MAIL_RATES=200,500, BENCH_MAIL_SECONDS=20 per rate)
  */
+import { mkdtempSync, rmSync } from 'fs';
 import { Agent, request } from 'http';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
-import { machine, sql, startApi, withDatabase, writeResult } from './lib';
+import { freePort, machine, sql, startApi, withDatabase, writeResult } from './lib';
 import { startSmtp, Smtp } from './smtp';
 
+const SETUP = process.env.BENCH_MAIL_SETUP ?? 'workers';
 const RATES = (process.env.BENCH_MAIL_RATES ?? '200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_MAIL_SECONDS ?? 20);
 const TARGET_P95_MS = 2000;
@@ -116,63 +124,107 @@ async function runRate(apiUrl: string, smtp: Smtp, rate: number, first: number, 
   };
 }
 
-export async function main(): Promise<void> {
+const CODES = WARM_UP.rate * WARM_UP.seconds + RATES.reduce((sum, r) => sum + r * SECONDS, 0);
+
+/** A Mac product (no pool key needed) and codes MAIL-1 … for every request of the run. */
+async function seedCodes(url: string): Promise<void> {
+  const [product] = await sql(url, [
+    `INSERT INTO products (name, is_license_managed, email_subject, email_template, download_link)
+     VALUES ('Bench Mail (Mac)', false, 'Your order {{voucher_code}}', '<p>{{customer_name}}: {{voucher_code}}</p>',
+             'https://dl.example.com/mac') RETURNING id`,
+  ]);
+  await sql(
+    url,
+    [`INSERT INTO voucher_codes (code, product_id) SELECT 'MAIL-' || g, $1 FROM generate_series(1, $2::int) g`, [product.id, CODES]],
+    ['VACUUM ANALYZE'],
+  );
+}
+
+interface Setup {
+  apiUrl: string;
+  description: string;
+}
+
+/** The API and two Redis workers on the shared PostgreSQL (a database of its own). */
+async function withWorkers(smtpUrl: string, fn: (setup: Setup) => Promise<void>): Promise<void> {
   await withDatabase(async (url) => {
     await runMigrations(url);
-    const [product] = await sql(url, [
-      `INSERT INTO products (name, is_license_managed, email_subject, email_template, download_link)
-       VALUES ('Bench Mail (Mac)', false, 'Your order {{voucher_code}}', '<p>{{customer_name}}: {{voucher_code}}</p>',
-               'https://dl.example.com/mac') RETURNING id`,
-    ]);
-    const codes = WARM_UP.rate * WARM_UP.seconds + RATES.reduce((sum, r) => sum + r * SECONDS, 0);
-    await sql(
-      url,
-      [`INSERT INTO voucher_codes (code, product_id) SELECT 'MAIL-' || g, $1 FROM generate_series(1, $2::int) g`, [product.id, codes]],
-      ['VACUUM ANALYZE'],
-    );
-
+    await seedCodes(url);
     const redis = await startRedisServer();
-    const smtp = await startSmtp();
     const env = {
       DATABASE_URL: url,
       REDIS_URL: redis.url,
       REDIS_PREFIX: `bench-mail-${Date.now()}`,
       WORKERS_IN_API: 'false',
-      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      SMTP_URL: smtpUrl,
     };
     const api = await startApi(env);
     const workers = [await startApi(env, { args: ['--worker'] }), await startApi(env, { args: ['--worker'] })];
-    const results: RateResult[] = [];
+    await sleep(3000); // the workers connect to Redis
     try {
-      await sleep(3000); // the workers connect to Redis
+      await fn({
+        apiUrl: api.url,
+        description: 'the API (WORKERS_IN_API=false) and two `--worker` processes on a private redis-server',
+      });
+    } finally {
+      await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+      await redis.stop();
+    }
+  });
+}
+
+/** `npm start`'s default: one process started, its embedded PostgreSQL and its forked jobs worker. */
+async function withEmbedded(smtpUrl: string, fn: (setup: Setup) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ovr-bench-mail-'));
+  const pgPort = await freePort();
+  const api = await startApi({ DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(pgPort), SMTP_URL: smtpUrl });
+  try {
+    await seedCodes(`postgres://postgres:postgres@127.0.0.1:${pgPort}/voucher`);
+    await sleep(3000); // the jobs worker starts
+    await fn({
+      apiUrl: api.url,
+      description: '`main.js` with neither DATABASE_URL nor REDIS_URL (`npm start`\'s default: its embedded PostgreSQL and its forked jobs worker)',
+    });
+  } finally {
+    await api.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function main(): Promise<void> {
+  if (SETUP !== 'workers' && SETUP !== 'embedded') throw new Error(`BENCH_MAIL_SETUP=${SETUP}: workers or embedded`);
+  const smtp = await startSmtp();
+  const results: RateResult[] = [];
+  let description = '';
+  try {
+    await (SETUP === 'embedded' ? withEmbedded : withWorkers)(`smtp://127.0.0.1:${smtp.port}`, async (setup) => {
+      description = setup.description;
       // Warm processes, as in production: compiled code paths, pooled SMTP and database connections.
       console.log(`warm-up: ${WARM_UP.rate} redemptions/s for ${WARM_UP.seconds} s…`);
-      await runRate(api.url, smtp, WARM_UP.rate, 1, WARM_UP.seconds);
+      await runRate(setup.apiUrl, smtp, WARM_UP.rate, 1, WARM_UP.seconds);
       let first = 1 + WARM_UP.rate * WARM_UP.seconds;
       for (const rate of RATES) {
         console.log(`${rate} redemptions/s for ${SECONDS} s…`);
-        const result = await runRate(api.url, smtp, rate, first, SECONDS);
+        const result = await runRate(setup.apiUrl, smtp, rate, first, SECONDS);
         first += rate * SECONDS;
         console.log(JSON.stringify(result));
         results.push(result);
       }
-    } finally {
-      await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
-      await smtp.close();
-      await redis.stop();
-    }
-    const rows = results.map(
-      (r) =>
-        `| ${r.rate}/s (sent at ${r.achieved.toFixed(0)}/s) | ${r.accepted} / ${r.sent} (${r.refused} refused) | ${r.delivered} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.p95 <= TARGET_P95_MS && r.delivered === r.accepted ? 'yes' : '**no**'} |`,
-    );
-    const md = `## Redemption to e-mail
+    });
+  } finally {
+    await smtp.close();
+  }
+  const rows = results.map(
+    (r) =>
+      `| ${r.rate}/s (sent at ${r.achieved.toFixed(0)}/s) | ${r.accepted} / ${r.sent} (${r.refused} refused) | ${r.delivered} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.p95 <= TARGET_P95_MS && r.delivered === r.accepted ? 'yes' : '**no**'} |`,
+  );
+  const md = `## Redemption to e-mail${SETUP === 'embedded' ? ', the embedded default' : ''}
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, the API (WORKERS_IN_API=false) and two \`--worker\` processes on a private redis-server, an SMTP server in the benchmark's process; ${WARM_UP.seconds} s at ${WARM_UP.rate}/s to warm up (not counted), then ${SECONDS} s per rate, requests sent at fixed intervals whatever the answers (open loop). Latency: the SMTP server accepting the message minus the request's start. Target: p95 ≤ ${TARGET_P95_MS} ms at 500/s, every accepted redemption's e-mail delivered.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${description}, an SMTP server in the benchmark's process; ${WARM_UP.seconds} s at ${WARM_UP.rate}/s to warm up (not counted), then ${SECONDS} s per rate, requests sent at fixed intervals whatever the answers (open loop). Latency: the SMTP server accepting the message minus the request's start. Target: p95 ≤ ${TARGET_P95_MS} ms at 500/s, every accepted redemption's e-mail delivered.
 
 | rate | redemptions accepted | e-mails delivered | p50 ms | p95 ms | max ms | met |
 |---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
-    console.log(md);
-    writeResult('mail', md);
-  });
+  console.log(md);
+  writeResult(SETUP === 'embedded' ? 'mail-embedded' : 'mail', md);
 }

@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   pages: () => import('./pages'),
   mail: () => import('./mail'),
   'index-costs': () => import('./index-costs'),
+  'seed-check': () => import('./seed-check'),
 };
 
 async function run(): Promise<void> {

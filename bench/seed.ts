@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { Client } from 'pg';
 import { insertSealedKeys } from './lib';
 
@@ -12,12 +13,32 @@ export interface Seeded {
 
 const FIRST = ['Anna', 'Ben', 'Clara', 'David', 'Eva', 'Felix', 'Greta', 'Hugo', 'Ida', 'Jonas', 'Klara', 'Lukas', 'Mia', 'Noah', 'Olga', 'Paul', 'Rosa', 'Simon', 'Tina', 'Uwe'];
 const LAST = ['Smith', 'Meyer', 'Schulz', 'Wagner', 'Becker', 'Hoffmann', 'Koch', 'Richter', 'Klein', 'Wolf', 'Neumann', 'Braun', 'Zimmermann', 'Hartmann', 'Lange', 'Krause', 'Werner', 'Lehmann', 'Walter', 'Peters', 'Fischer', 'Weber', 'Schmitt', 'Kaiser', 'Fuchs'];
+/** Ordinary last names are LAST × these endings: 4,000 full names, each about 0.025% of the customers. */
+const ENDINGS = ['', 'er', 'mann', 'son', 'berg', 'feld', 'hof', 'stein'];
 
 /**
- * `n` redemptions, as redemptions leave them: a redeemed code each, one customer each (400 name pairs,
- * e-mails spread over 40 domains), alternating between a licence-managed product (with its assigned pool
- * key) and a Mac product, spread over the last 400 days, 90% sent / 6% pending / 4% failed, `exportedShare`
- * already exported. Plus `unredeemed` unredeemed codes of the Windows product. Then VACUUM ANALYZE.
+ * The named adversarial shapes every seed has, in the same proportions at every size (docs/benchmarks.md "Method"):
+ * the searches and lists are measured against them, not only against friendly data.
+ */
+export const SHAPES = {
+  /** One full name shared by 0.2% of the customers (1 in 500 draws): about 2,000 at a million redemptions, 20,000 at ten million. */
+  sharedName: { first: 'Maria', last: 'Garcia', every: 500 },
+  /** Every customer's e-mail is in this domain (`user<n>@mail<n % 40>.shared.test`): a search for it matches every row. */
+  sharedDomain: 'shared.test',
+  /** 10% of the codes (every tenth) start with this prefix; the others with `RC<n>-`. */
+  sharedCodePrefix: { prefix: 'PROMO24-', every: 10 },
+} as const;
+
+/** The PRNG's fixed seed: `hashint8extended(n, SEED)` is a counter-based generator, the same on every run and plan. */
+export const SEED = 20_261_125;
+
+/**
+ * `n` redemptions, as redemptions leave them: a redeemed code each, one customer each (names and statuses drawn from
+ * the seeded PRNG, the SHAPES above), alternating between a licence-managed product (with its assigned pool key) and a
+ * Mac product, spread over the 400 days before today (UTC midnight), about 90% sent / 6% pending / 4% failed,
+ * `exportedShare` already exported. Plus `unredeemed` unredeemed codes of the Windows product. Then VACUUM ANALYZE.
+ * The same data on every run (row ids, sealed-key nonces and times relative to today aside): it prints a checksum of
+ * the content (`seedChecksum`), which two seeds of the same size must agree on (`npm run bench -- seed-check`).
  */
 export async function seedRedemptions(
   url: string,
@@ -48,34 +69,40 @@ export async function seedRedemptions(
        VALUES ('Bench Office 2024 (Mac)', false, 'Mac', '<p>x</p>', 'https://dl.example.com/mac') RETURNING id`,
     );
     const n = opts.redemptions;
-    await pg.query(`CREATE TEMP TABLE s AS
-      SELECT g AS n,
-             CASE WHEN g % 2 = 0 THEN $1::uuid ELSE $2::uuid END AS product_id,
-             'RC' || g || '-' || upper(substr(md5(g::text), 1, 8)) AS code,
-             now() - make_interval(secs => (g::float8 / $3) * 400 * 86400) AS at
-        FROM generate_series(1, $3::int) g`,
-      [windows.id, mac.id, n]);
+    const { sharedName, sharedDomain, sharedCodePrefix } = SHAPES;
+    // r: the row's draw from the seeded PRNG; its bits pick the name, the e-mail status and the export.
+    await pg.query(
+      `CREATE TEMP TABLE s AS
+       SELECT g AS n, r,
+              CASE WHEN g % 2 = 0 THEN $1::uuid ELSE $2::uuid END AS product_id,
+              CASE WHEN g % $6 = 0 THEN $7 ELSE 'RC' || g || '-' END || upper(substr(md5($4::bigint || ':' || g), 1, 8)) AS code,
+              date_trunc('day', now()) - make_interval(secs => (g::float8 / $3) * 400 * 86400) AS at,
+              'user' || g || '@mail' || (g % 40) || '.' || $5 AS email,
+              CASE WHEN r % 50 < 3 THEN 'pending' WHEN r % 50 < 5 THEN 'failed' ELSE 'sent' END AS status,
+              (r >> 8) % 100 < $8 AS exported
+         FROM (SELECT g, hashint8extended(g, $4::bigint) & 9223372036854775807 AS r FROM generate_series(1, $3::int) g) x`,
+      [windows.id, mac.id, n, SEED, sharedDomain, sharedCodePrefix.every, sharedCodePrefix.prefix, Math.round(opts.exportedShare * 100)],
+    );
     await pg.query(
       `INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at, created_at)
        SELECT code, product_id, true, at, at - interval '30 days' FROM s ORDER BY n DESC`,
     );
     await pg.query(
       `INSERT INTO customers (first_name, last_name, email, phone, country)
-       SELECT ($1::text[])[1 + n % ${FIRST.length}], ($2::text[])[1 + (n / ${FIRST.length}) % ${LAST.length}],
-              'user' || n || '@mail' || (n % 40) || '.test', '+49 30 ' || n, 'DE'
+       SELECT CASE WHEN (r >> 16) % $3 = 0 THEN $4 ELSE ($1::text[])[1 + (r >> 24) % ${FIRST.length}] END,
+              CASE WHEN (r >> 16) % $3 = 0 THEN $5
+                   ELSE ($2::text[])[1 + (r >> 32) % ${LAST.length}] || ($6::text[])[1 + (r >> 40) % ${ENDINGS.length}] END,
+              email, '+49 30 ' || n, 'DE'
          FROM s ORDER BY n DESC`,
-      [FIRST, LAST],
+      [FIRST, LAST, sharedName.every, sharedName.first, sharedName.last, ENDINGS],
     );
     await pg.query(
       `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at,
                                 first_name, last_name, phone, country)
-       SELECT v.id, c.id, s.product_id,
-              CASE WHEN (s.n / 3) % 50 < 3 THEN 'pending' WHEN (s.n / 3) % 50 < 5 THEN 'failed' ELSE 'sent' END,
-              s.at, (s.n / 7) % 100 < $1, CASE WHEN (s.n / 7) % 100 < $1 THEN s.at + interval '1 day' END,
+       SELECT v.id, c.id, s.product_id, s.status, s.at, s.exported, CASE WHEN s.exported THEN s.at + interval '1 day' END,
               c.first_name, c.last_name, c.phone, c.country
-         FROM s JOIN voucher_codes v ON v.code = s.code JOIN customers c ON c.email = 'user' || s.n || '@mail' || (s.n % 40) || '.test'
+         FROM s JOIN voucher_codes v ON v.code = s.code JOIN customers c ON c.email = s.email
         ORDER BY s.n DESC`,
-      [Math.round(opts.exportedShare * 100)],
     );
     // The pool keys sealed as the API writes them (clear rows would be sealed by the API's start-up step, 500 per
     // transaction, for minutes at ten million), one per Windows redemption, assigned oldest key to oldest redemption.
@@ -94,9 +121,10 @@ export async function seedRedemptions(
     if (opts.unredeemed > 0) {
       await pg.query(
         `INSERT INTO voucher_codes (code, product_id, created_at)
-         SELECT 'UC' || g || '-' || upper(substr(md5('u' || g), 1, 8)), $1, now() - make_interval(secs => g)
+         SELECT CASE WHEN g % $3 = 0 THEN $4 ELSE 'UC' || g || '-' END || upper(substr(md5('u' || g), 1, 8)), $1,
+                date_trunc('day', now()) - make_interval(secs => g)
            FROM generate_series(1, $2::int) g ORDER BY g DESC`,
-        [windows.id, opts.unredeemed],
+        [windows.id, opts.unredeemed, SHAPES.sharedCodePrefix.every, SHAPES.sharedCodePrefix.prefix],
       );
     }
     await pg.query(`SET maintenance_work_mem = '256MB'`);
@@ -105,14 +133,33 @@ export async function seedRedemptions(
     // A code in the default (not exported) view, for the exact-code search.
     const {
       rows: [some],
-    } = await pg.query(`SELECT code FROM s WHERE n >= $1 AND (n / 7) % 100 >= $2 ORDER BY n LIMIT 1`, [
+    } = await pg.query(`SELECT code FROM s WHERE n >= $1 AND NOT exported AND code LIKE 'RC%' ORDER BY n LIMIT 1`, [
       Math.floor(n / 3),
-      Math.round(opts.exportedShare * 100),
     ]);
+    console.log(`seed checksum (${n} redemptions, seed ${SEED}): ${await seedChecksum(pg)}`);
     return { windows: windows.id, mac: mac.id, someCode: some.code };
   } finally {
     await pg.end();
   }
+}
+
+/**
+ * A digest of what the seed wrote, without what differs by design (generated ids, the sealed keys' random nonces):
+ * codes with their product and state, customers, redemptions with their times relative to the newest one, the
+ * assigned keys' hashes. Order-independent sums of row hashes, so it costs one pass whatever the size.
+ */
+export async function seedChecksum(pg: Client): Promise<string> {
+  const { rows } = await pg.query(`
+    SELECT (SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', v.code, p.name, v.is_redeemed, v.voided_at IS NULL), 0)::numeric), 0)
+              FROM voucher_codes v JOIN products p ON p.id = v.product_id) AS codes,
+           (SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', c.first_name, c.last_name, c.email, c.phone, c.country), 0)::numeric), 0)
+              FROM customers c) AS customers,
+           (SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', v.code, c.email, r.email_status, r.exported,
+                     round(extract(epoch FROM (SELECT max(redeemed_at) FROM redemptions) - r.redeemed_at) * 1000), encode(k.key_hash, 'hex')), 0)::numeric), 0)
+              FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id JOIN customers c ON c.id = r.customer_id
+              LEFT JOIN license_assignments a ON a.redemption_id = r.id LEFT JOIN license_keys k ON k.id = a.license_key_id) AS redemptions`);
+  const { codes, customers, redemptions } = rows[0];
+  return createHash('sha256').update(`${codes}/${customers}/${redemptions}`).digest('hex').slice(0, 16);
 }
 
 /** The products and a code of a database `seedRedemptions` filled earlier; undefined when it was not seeded. */

@@ -4,6 +4,7 @@ import { promisify } from 'util';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../backend/src/database/data-source-options';
 import { MIGRATIONS } from '../backend/src/database/migrations';
+import { AUTOVACUUM_SETTINGS } from '../backend/src/database/migrations/1763835000000-autovacuum-hot-tables';
 import { createTestDatabase, TestDatabase } from './helpers/database';
 
 /**
@@ -51,6 +52,25 @@ describe('schema: entities and migrations agree', () => {
        WHERE n.nspname = 'public' AND k.contype IN ('c', 'f', 'u') AND c.relname <> 'migrations'`);
     const missing = inDatabase.map((r) => r.name).filter((name) => !declared.has(name));
     expect(missing).toEqual([]);
+  });
+
+  // Storage parameters are not on the entities: the pool index's dead head is vacuumed away at a fixed number of
+  // dead rows, not at 20% of a table of millions (migration 1763835000000).
+  it('vacuums the hot tables at a fixed number of dead rows, at full speed, license_keys with its indexes', async () => {
+    const rows: Array<{ table: string; options: string[] | null }> = await dataSource.query(
+      `SELECT c.relname AS table, c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname = ANY($1) ORDER BY 1`,
+      [Object.keys(AUTOVACUUM_SETTINGS)],
+    );
+    const actual = Object.fromEntries(
+      rows.map((r) => [r.table, Object.fromEntries((r.options ?? []).map((o) => o.split('=') as [string, string]))]),
+    );
+    expect(actual).toEqual(AUTOVACUUM_SETTINGS);
+    expect(actual.license_keys).toMatchObject({
+      autovacuum_vacuum_scale_factor: '0',
+      autovacuum_vacuum_cost_delay: '0',
+      vacuum_index_cleanup: 'on',
+    });
   });
 });
 

@@ -13,6 +13,7 @@ import { DataCipher } from './config/data-cipher';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { RedisIoAdapter, workerEventServer } from './modules/realtime/redis-io.adapter';
 import { RealtimeService } from './modules/realtime/realtime.service';
+import { serveApiProcess } from './modules/jobs/worker-process';
 import { runMigrations } from './database/migrate';
 import { publicConfigOf } from './modules/public-config/public-config';
 import { sealKeysStoredInClear } from './keys-at-rest';
@@ -49,10 +50,10 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
 export async function createHttpApp(
   config: AppConfig,
   databaseUrl: string,
-  logging: Pick<AppModuleOptions, 'logStream'> = {},
+  options: Pick<AppModuleOptions, 'logStream' | 'workerProcess'> = {},
 ): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi, ...logging }),
+    AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi, ...options }),
     { bufferLogs: true },
   );
   app.useLogger(app.get(Logger));
@@ -86,6 +87,19 @@ function serveApiDocs(app: INestApplication): void {
     .addBearerAuth()
     .build();
   SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
+}
+
+/**
+ * The embedded default's worker (`--jobs-worker`, forked by the API process without REDIS_URL): the in-process job
+ * runner without HTTP, fed by the API over IPC; its real-time events go back the same way (worker-process.ts).
+ */
+export async function createEmbeddedWorkerContext(config: AppConfig, databaseUrl: string): Promise<INestApplicationContext> {
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { databaseUrl, processJobs: true }), {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  serveApiProcess(app);
+  return app;
 }
 
 /** A worker process: the job processors without HTTP (`npm run worker`, needs REDIS_URL). */

@@ -20,6 +20,7 @@ import { ExportModule } from './modules/export/export.module';
 import { HealthModule } from './modules/health/health.module';
 import { HistoryModule } from './modules/history/history.module';
 import { JobsModule } from './modules/jobs/jobs.module';
+import type { WorkerProcessOptions } from './modules/jobs/worker-process';
 import { LicenseModule } from './modules/license/license.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { PublicConfigModule } from './modules/public-config/public-config.module';
@@ -35,6 +36,8 @@ export interface AppModuleOptions {
   /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
   databaseUrl: string;
   processJobs: boolean;
+  /** The embedded default: jobs run in a worker process the API forks (JobsModuleOptions.workerProcess). */
+  workerProcess?: WorkerProcessOptions;
   /** Where the request log goes instead of stdout (tests read it). */
   logStream?: DestinationStream;
 }
@@ -65,7 +68,7 @@ export class AppModule {
         }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl, { extra: { max: config.dbPoolSize } }), migrationsRun: true }),
         DatabaseModule,
-        JobsModule.forRoot(config, { processJobs: options.processJobs }),
+        JobsModule.forRoot(config, { processJobs: options.processJobs, workerProcess: options.workerProcess }),
         AuditModule,
         AuthModule,
         RealtimeModule,

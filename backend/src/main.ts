@@ -1,23 +1,30 @@
 import 'reflect-metadata';
 import 'dotenv/config';
 import { Logger } from '@nestjs/common';
-import { createHttpApp, createWorkerContext, prepareDatabase } from './app.factory';
+import { createEmbeddedWorkerContext, createHttpApp, createWorkerContext, prepareDatabase } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { PinoNestLogger } from './config/logging';
 import { demoAdminPassword, demoBanner, demoEnv, seedDemo } from './demo';
+import { JOBS_WORKER_ARG, WorkerProcessOptions } from './modules/jobs/worker-process';
 
 async function main(): Promise<void> {
   const worker = process.argv.includes('--worker');
-  const demo = !worker && process.argv.includes('--demo');
+  // The embedded default's job worker, forked by the API process (modules/jobs/worker-process.ts).
+  const jobsWorker = process.argv.includes(JOBS_WORKER_ARG);
+  const demo = !worker && !jobsWorker && process.argv.includes('--demo');
   const demoPassword = demo ? demoAdminPassword(process.env) : undefined;
-  const config = loadConfig(demo ? demoEnv(process.env, demoPassword) : process.env);
+  const env = demo ? demoEnv(process.env, demoPassword) : process.env;
+  const config = loadConfig(env);
   // Start-up logs (embedded PostgreSQL at debug level, migrations) in the format and level of the rest.
   Logger.overrideLogger(PinoNestLogger.create(config));
-  if (worker && !config.redisUrl) throw new ConfigError('npm run worker needs REDIS_URL: without Redis, jobs run inside the API');
+  if (worker && !config.redisUrl) throw new ConfigError('npm run worker needs REDIS_URL: without Redis, npm start runs its own job worker');
+  if (jobsWorker) return runJobsWorker(config);
   const database = await prepareDatabase(config);
-  const app = worker ? await createWorkerContext(config, database.url) : await createHttpApp(config, database.url);
-  // On SIGINT/SIGTERM: close Nest (HTTP, queues, connections), then stop the embedded PostgreSQL, then exit.
-  // (Nest's own shutdown hooks would re-raise the signal and kill the process before the database stops.)
+  // Without Redis the jobs run in a worker process of our own, on the other core (EMBEDDED_WORKER=false: in this one).
+  const workerProcess = !worker && !config.redisUrl && config.embeddedWorker ? jobsWorkerOptions(env, database.url) : undefined;
+  const app = worker ? await createWorkerContext(config, database.url) : await createHttpApp(config, database.url, { workerProcess });
+  // On SIGINT/SIGTERM: close Nest (HTTP, queues, connections, the jobs worker), then stop the embedded PostgreSQL,
+  // then exit. (Nest's own shutdown hooks would re-raise the signal and kill the process before the database stops.)
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -39,6 +46,40 @@ async function main(): Promise<void> {
     // After start-up: the admin account exists by now (created at bootstrap on a fresh database).
     if (demo) console.log(demoBanner(await seedDemo(http, config, demoPassword), config.port, config));
   }
+}
+
+/** The worker is this very entry (main.js, or main.ts under ts-node) with the API's Node options and settings. */
+function jobsWorkerOptions(env: NodeJS.ProcessEnv, databaseUrl: string): WorkerProcessOptions {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
+  return {
+    entry: __filename,
+    // A debugger's port cannot be shared.
+    execArgv: process.execArgv.filter((arg) => !arg.startsWith('--inspect')),
+    // The database the API prepared (embedded or DATABASE_URL): migrated already, the worker only connects.
+    env: { ...defined, DATABASE_URL: databaseUrl },
+  };
+}
+
+/**
+ * The forked worker: no HTTP, no migrations (the API ran them). It stops when the API tells it to (SIGTERM) or is
+ * gone (the IPC channel closes); a terminal's Ctrl-C reaches it too, but the API stops it in order.
+ */
+async function runJobsWorker(config: ReturnType<typeof loadConfig>): Promise<void> {
+  const app = await createEmbeddedWorkerContext(config, config.databaseUrl!);
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    new Logger('JobsWorker').log(`${reason}: shutting down`);
+    try {
+      await app.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGINT', () => undefined);
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('disconnect', () => void stop('API process gone'));
 }
 
 main().catch((err) => {

@@ -1,4 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'fs';
 import { join } from 'path';
 import { request as httpRequest } from 'http';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -159,4 +160,48 @@ export function httpFrom(
     req.on('error', () => resolve({ status: 0, headers: {}, body: null }));
     req.end(payload);
   });
+}
+
+/** The processes whose parent is `pid`, with their command lines (Linux /proc). */
+export function childProcesses(pid: number): Array<{ pid: number; args: string }> {
+  const found: Array<{ pid: number; args: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== pid) continue;
+      found.push({ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * Which of `pids` holds the TCP connection from local port `localPort` to remote port `remotePort` on this machine
+ * (Linux /proc: the socket's inode in /proc/net/tcp, then the process with a descriptor on it); undefined if none.
+ */
+export function tcpConnectionOwner(localPort: number, remotePort: number, pids: number[]): number | undefined {
+  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+  let inode: string | undefined;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10) continue;
+      if (fields[1].endsWith(`:${hex(localPort)}`) && fields[2].endsWith(`:${hex(remotePort)}`)) inode = fields[9];
+    }
+  }
+  if (!inode) return undefined;
+  for (const pid of pids) {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return pid;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { AddressInfo } from 'net';
 import { ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, SMTPServerSession } from 'smtp-server';
 
 export interface TestSmtpServer {
   url: string;
@@ -11,14 +11,23 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on a free port that keeps every message it accepts, parsed. */
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+/**
+ * A real SMTP server on a free port that keeps every message it accepts, parsed. `onConnect` runs before a
+ * connection is greeted (the client waits for it): e.g. to find which process holds the connection.
+ */
+export async function startSmtpServer(
+  options: { onConnect?: (session: SMTPServerSession) => Promise<void> } = {},
+): Promise<TestSmtpServer> {
   const messages: ParsedMail[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(session, callback) {
+      if (!options.onConnect) return callback();
+      options.onConnect(session).then(() => callback(), callback);
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((mail) => {

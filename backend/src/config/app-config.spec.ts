@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       redisUrl: undefined,
       workersInApi: true,
+      embeddedWorker: true,
       adminUsername: 'admin',
       adminEmail: 'admin@localhost',
       mailFrom: 'Office Licences <no-reply@localhost>',

@@ -23,6 +23,8 @@ export interface AppConfig {
   /** Key prefix of every Bull queue; lets several apps (and tests) share one Redis. */
   redisPrefix: string;
   workersInApi: boolean;
+  /** Without REDIS_URL: `npm start` runs the jobs in a worker process it forks and restarts (false: in the API process). */
+  embeddedWorker: boolean;
   adminUsername: string;
   adminPassword?: string;
   adminEmail: string;
@@ -325,6 +327,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'ovr'),
     workersInApi: bool(env, 'WORKERS_IN_API', true),
+    embeddedWorker: bool(env, 'EMBEDDED_WORKER', true),
     adminUsername,
     adminPassword,
     adminEmail: str(env, 'ADMIN_EMAIL', 'admin@localhost'),

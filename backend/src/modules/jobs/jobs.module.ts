@@ -13,10 +13,17 @@ import { JobHandlers } from './job-handlers.service';
 import { JobQueue } from './job-queue';
 import { MailProcessor, MaintenanceProcessor, WebhookProcessor } from './job.processors';
 import { QUEUE } from './jobs.constants';
+import { ChildProcessJobQueue } from './child-process-job-queue';
+import { WORKER_PROCESS, WorkerProcessOptions } from './worker-process';
 
 export interface JobsModuleOptions {
   /** False in an API process with WORKERS_IN_API=false: it queues jobs, workers run them. */
   processJobs: boolean;
+  /**
+   * Without REDIS_URL: run the jobs in a worker process forked this way (the embedded default's API process, see
+   * worker-process.ts); unset, they run in this process (the worker itself, tests, EMBEDDED_WORKER=false).
+   */
+  workerProcess?: WorkerProcessOptions;
 }
 
 @Global()
@@ -25,10 +32,13 @@ export class JobsModule {
   static forRoot(config: AppConfig, options: JobsModuleOptions): DynamicModule {
     const common: Provider[] = [JobHandlers];
     if (!config.redisUrl) {
+      const queue: Provider[] = options.workerProcess
+        ? [{ provide: WORKER_PROCESS, useValue: options.workerProcess }, ChildProcessJobQueue, { provide: JobQueue, useExisting: ChildProcessJobQueue }]
+        : [{ provide: JobQueue, useClass: InProcessJobQueue }];
       return {
         module: JobsModule,
         imports: [AuthModule, MailModule, PoolModule, RedemptionModule, StatsModule, WebhookModule],
-        providers: [...common, { provide: JobQueue, useClass: InProcessJobQueue }],
+        providers: [...common, ...queue],
         exports: [JobQueue, JobHandlers],
       };
     }
