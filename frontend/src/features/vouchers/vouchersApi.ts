@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface VoucherCode {
   id: string;
@@ -64,13 +65,6 @@ export function isAvailable(code: Pick<VoucherCode, 'isRedeemed' | 'status'>): b
   return code.status ? code.status === 'available' : !code.isRedeemed;
 }
 
-/** Everything a voucher change can move: the lists, the product counts and the stats. */
-const AFTER_CHANGE = [
-  { type: 'VoucherCodes', id: 'LIST' },
-  { type: 'Products', id: 'LIST' },
-  { type: 'Stats', id: 'LIST' },
-] as const;
-
 export const vouchersApi = api.injectEndpoints({
   endpoints: (build) => ({
     voucherCodes: build.query<VoucherCodePage, VoucherCodesArgs>({
@@ -96,14 +90,14 @@ export const vouchersApi = api.injectEndpoints({
     }),
     deleteVoucherCode: build.mutation<{ message: string }, string>({
       query: (id) => ({ url: `voucher-codes/${id}`, method: 'DELETE' }),
-      invalidatesTags: [...AFTER_CHANGE],
+      invalidatesTags: invalidatesFor('deleteVoucherCode'),
     }),
     deleteVoucherCodes: build.mutation<
       { message: string; deletedCount: number },
       { productId: string; deleteType: 'selected'; voucherCodeIds: string[] } | { productId: string; deleteType: 'all-unredeemed' }
     >({
       query: ({ productId, ...body }) => ({ url: `products/${productId}/voucher-codes`, method: 'DELETE', body }),
-      invalidatesTags: [...AFTER_CHANGE],
+      invalidatesTags: invalidatesFor('deleteVoucherCodes'),
     }),
   }),
 });
