@@ -38,6 +38,8 @@ export interface Pagination {
   totalPages: number;
   hasPreviousPage: boolean;
   hasNextPage: boolean;
+  /** False: `totalCount` (and so `totalPages`) is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
+  totalCountExact?: boolean;
 }
 
 export interface RedemptionsPage {

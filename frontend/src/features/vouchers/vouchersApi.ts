@@ -24,6 +24,8 @@ export interface VoucherCodePage {
   codes: VoucherCode[];
   totalCount: number;
   hasMore: boolean;
+  /** False: `totalCount` is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
+  totalCountExact?: boolean;
 }
 
 export type VoucherTab = 'all' | 'unredeemed' | 'redeemed' | 'void';
