@@ -17,6 +17,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 // Every feature's endpoints, as the app injects them: a new `features/<feature>/<feature>Api.ts` is found here too.
+// Synchronously, before `it.each` below lists the mutations.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 for (const file of sourceFiles(join(SRC, 'features')).filter((f) => /Api\.ts$/.test(f))) require(file);
 
 /** The changes that do not go through RTK Query (XMLHttpRequest uploads, file downloads). */

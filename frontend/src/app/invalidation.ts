@@ -16,7 +16,7 @@ export const TAG_OF: Record<Stale, TagType> = {
 
 /**
  * SPEC §7: after a change the statistics, products and redemptions are read again; on top of those, a change
- * refreshes the voucher codes and licence keys it touches (docs/frontend.md, "Refreshing after a change").
+ * refreshes the voucher codes and licence keys it touches (docs/product.md, "After a change").
  */
 const data = (...also: Array<'codes' | 'keys'>): Stale[] => ['stats', 'products', 'redemptions', ...also];
 

@@ -228,7 +228,8 @@ describe('Recent Redemptions tab', () => {
     await user.click(within(rowOf('ADM-00001')).getByRole('button', { name: 'Resend email for ADM-00001' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Failed to Send Email');
-    expect(alert).toHaveTextContent('SMTP down');
+    // SPEC §8's sentence stays; the server's reason follows it.
+    expect(alert).toHaveTextContent('There was an error sending the email. Please try again. SMTP down');
   });
 
   it('a resend from the row that gets no answer says SPEC §8\'s dashboard fallback', async () => {
@@ -264,7 +265,8 @@ describe('Recent Redemptions tab', () => {
   it('an operator sees no delete, no customer-data export and no Fix Pending Emails, but may export selected rows and assign', async () => {
     const { user } = open(false, { role: 'operator', list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'OPS-00001' })]) }) });
     await screen.findByText('OPS-00001');
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Export Redeemed Codes' })).toBeInTheDocument());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Export Redeemed Codes CSV' })).toBeInTheDocument());
+    expect(screen.getByRole('button', { name: 'Export Redeemed Codes TXT' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Fix Pending Emails' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Export CSV' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
