@@ -55,11 +55,11 @@ describe('GET /api/stats/:period (server time zone UTC, clock fixed at 2026-03-1
   it.each([
     ['today', 2, 1, 1, 'Today'],
     ['yesterday', 2, 2, 0, 'Yesterday'],
-    ['last7days', 5, 4, 1, 'Last 7 days'],
-    ['last30days', 8, 7, 1, 'Last 30 days'],
-    ['thismonth', 7, 6, 1, 'This month'],
-    ['lastmonth', 2, 1, 1, 'Last month'],
-    ['alltime', 10, 7, 3, 'All time'],
+    ['last7days', 5, 4, 1, 'Last 7 Days'],
+    ['last30days', 8, 7, 1, 'Last 30 Days'],
+    ['thismonth', 7, 6, 1, 'This Month'],
+    ['lastmonth', 2, 1, 1, 'Last Month'],
+    ['alltime', 10, 7, 3, 'All Time'],
   ])('%s: %i redemptions (P %i, Q %i)', async (period, total, inP, inQ, label) => {
     const body = await stats(period);
     expect(body.totalRedemptions).toBe(total);

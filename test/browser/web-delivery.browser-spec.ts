@@ -98,25 +98,23 @@ describe('web delivery', () => {
     };
     const macPage = await raw('/success/mac?token=a%2Fb%3Ec', { 'Accept-Encoding': 'identity' });
     const mac = macPage.body.toString();
-    // The frame every valid token shows, drawn from the HTML, with "Verifying access..." where the e-mail goes.
-    expect(mac).toMatch(/<h1 [^>]*>Redemption Successful!<\/h1>/);
-    expect(mac).toMatch(/<span [^>]*role="status"[^>]*>.*?<span>Verifying access\.\.\.<\/span><\/span>/);
-    expect(mac).toMatch(/<h3 [^>]*>Office Removal Tool<\/h3>/);
-    expect(mac).toContain('href="mailto:help@licences.test"');
+    // Only "Verifying access..." between the header and the footer: nothing of a result before the token is answered.
+    const verifyingOnly = (html: string) => {
+      expect(html).toMatch(/<main [^>]*><div [^>]*role="status"[^>]*>.*?<p [^>]*>Verifying access\.\.\.<\/p><\/div><\/main>/);
+      for (const text of ['Redemption Successful!', 'Download Ready', 'Processing Your License', 'Your Product Key', 'Office Removal Tool', 'Download Information', 'Installation Steps', 'Access Denied', '•••••']) {
+        expect(html).not.toContain(text);
+      }
+      expect(html).toContain('<footer');
+    };
+    verifyingOnly(mac);
     await boot(mac, 'success-mac', 'src/features/success/MacSuccessPage.tsx');
     // The one API call the page waits for is announced with it, the token encoded.
     expect(macPage.headers['link']).toBe('</api/success-token/a%2Fb%3Ec>; rel=preload; as=fetch; crossorigin=use-credentials');
     expect((await raw('/success/windows', { 'Accept-Encoding': 'identity' })).headers['link']).toBeUndefined();
     expect(mac).toContain('"companyName":"Lee \\u0026 Sons \\u003cLicences\\u003e"');
 
-    // Windows: the answer decides the heading (download ready or being prepared), so the card says
-    // "Verifying access..."; the key panel waits with a masked placeholder and its buttons disabled.
     const windows = (await raw('/success/windows?token=abc', { 'Accept-Encoding': 'identity' })).body.toString();
-    expect(windows).toMatch(/role="status"[^>]*>.*?<span>Verifying access\.\.\.<\/span>/);
-    expect(windows).not.toContain('Download Ready');
-    expect(windows).toMatch(/data-testid="product-key"[^>]*>•••••-•••••-•••••-•••••-•••••<\/p>/);
-    expect(windows).toMatch(/<button [^>]*disabled=""><span class="MuiButton-icon MuiButton-startIcon[^"]*"><svg [^>]*><path [^>]*><\/path><\/svg><\/span>Copy Product Key<\/button>/);
-    expect(windows).toContain('Keep this product key secure');
+    verifyingOnly(windows);
     await boot(windows, 'success-windows', 'src/features/success/WindowsSuccessPage.tsx');
 
     const geo = (await raw('/geo-blocked/', { 'Accept-Encoding': 'identity' })).body.toString();

@@ -10,14 +10,15 @@ export const STATS_PERIODS = [
 ] as const;
 export type StatsPeriod = (typeof STATS_PERIODS)[number];
 
+/** The console's names of the periods (its selector and captions use the same, docs/admin-console.md). */
 export const PERIOD_LABELS: Record<StatsPeriod, string> = {
   today: 'Today',
   yesterday: 'Yesterday',
-  last7days: 'Last 7 days',
-  last30days: 'Last 30 days',
-  thismonth: 'This month',
-  lastmonth: 'Last month',
-  alltime: 'All time',
+  last7days: 'Last 7 Days',
+  last30days: 'Last 30 Days',
+  thismonth: 'This Month',
+  lastmonth: 'Last Month',
+  alltime: 'All Time',
 };
 
 /**

@@ -3,7 +3,7 @@ import Stack from '@mui/material/Stack';
 import type { SxProps, Theme } from '@mui/material/styles';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
-import { pageItemsWithEllipsis, pageWindow, type PageItem } from './pageItems';
+import { pageItemsWithEllipsis, pageOfText, pageWindow, type PageItem } from './pageItems';
 
 /**
  * What stands between Previous and Next: `window`, up to 5 page buttons around the current page (admin lists,
@@ -16,6 +16,10 @@ interface Props {
   /** 1-based. */
   page: number;
   totalPages: number;
+  /** False when `totalPages` comes from an estimated total: "Page x of about y", no last-page button. */
+  totalExact?: boolean;
+  /** Whether a next page exists, as the server says exactly (`hasNextPage`, `hasMore`): what Next follows under an estimate. */
+  hasNext?: boolean;
   onPage: (page: number) => void;
   pages: PaginatorPages;
   /** Text before the controls, e.g. "Showing 1-50 of 120". */
@@ -27,15 +31,17 @@ interface Props {
 }
 
 /** Previous, page buttons or "Page x of y", Next, in a `nav`; with a `summary` on its left. */
-export function Paginator({ page, totalPages, onPage, pages, summary, label = 'Pagination', variant = 'outlined', sx }: Props) {
-  const items: PageItem[] = pages === 'window' ? pageWindow(page, totalPages) : pages === 'ellipsis' ? pageItemsWithEllipsis(page, totalPages) : [];
+export function Paginator({ page, totalPages, totalExact = true, hasNext, onPage, pages, summary, label = 'Pagination', variant = 'outlined', sx }: Props) {
+  let items: PageItem[] = pages === 'window' ? pageWindow(page, totalPages) : pages === 'ellipsis' ? pageItemsWithEllipsis(page, totalPages) : [];
+  // The last page of an estimate is a guess: the list ends with the gap instead.
+  if (!totalExact && items.at(-2) === 'end-ellipsis') items = items.slice(0, -1);
   const controls = (
     <Stack direction="row" spacing={pages === 'count' ? 1 : 0.5} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
       <Button size="small" variant={variant} disabled={page <= 1} onClick={() => onPage(page - 1)}>
         Previous
       </Button>
       {pages === 'count' ? (
-        <Typography variant="body2">{`Page ${page} of ${Math.max(totalPages, 1)}`}</Typography>
+        <Typography variant="body2">{pageOfText(page, totalPages, totalExact)}</Typography>
       ) : (
         items.map((item) =>
           typeof item === 'number' ? (
@@ -57,7 +63,7 @@ export function Paginator({ page, totalPages, onPage, pages, summary, label = 'P
           ),
         )
       )}
-      <Button size="small" variant={variant} disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
+      <Button size="small" variant={variant} disabled={totalExact || hasNext === undefined ? page >= totalPages : !hasNext} onClick={() => onPage(page + 1)}>
         Next
       </Button>
     </Stack>

@@ -25,10 +25,33 @@ export function pageWindow(current: number, total: number, size = MAX_PAGE_BUTTO
   return Array.from({ length: end - start + 1 }, (_, i) => start + i);
 }
 
-/** "Showing x-y of total" (0-0 of 0 on an empty list); `page` is 1-based. */
-export function showingText({ currentPage, limit, totalCount }: { currentPage: number; limit: number; totalCount: number }): string {
+/**
+ * An estimated number as the lists show it: "about 150,000". A list's total beyond the server's exact-count limit
+ * is PostgreSQL's estimate (`totalCountExact: false`) and is never shown as a count (docs/product.md, "Counts").
+ */
+export function aboutText(n: number): string {
+  return `about ${n.toLocaleString('en-US')}`;
+}
+
+/** "Showing x-y of total" (0-0 of 0 on an empty list), "of about N" for an estimate; `page` is 1-based. */
+export function showingText({
+  currentPage,
+  limit,
+  totalCount,
+  totalCountExact,
+}: {
+  currentPage: number;
+  limit: number;
+  totalCount: number;
+  totalCountExact?: boolean;
+}): string {
   if (totalCount === 0) return 'Showing 0-0 of 0';
   const first = (currentPage - 1) * limit + 1;
   const last = Math.min(currentPage * limit, totalCount);
-  return `Showing ${Math.min(first, totalCount)}-${last} of ${totalCount}`;
+  return `Showing ${Math.min(first, totalCount)}-${last} of ${totalCountExact === false ? aboutText(totalCount) : totalCount}`;
+}
+
+/** "Page x of y", "Page x of about y" when the total is an estimate (`exact` false). */
+export function pageOfText(page: number, totalPages: number, exact = true): string {
+  return `Page ${page} of ${exact ? Math.max(totalPages, 1) : aboutText(totalPages)}`;
 }

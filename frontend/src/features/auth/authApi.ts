@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface LoginRequest {
   username: string;
@@ -30,6 +31,7 @@ export const authApi = api.injectEndpoints({
   endpoints: (build) => ({
     login: build.mutation<LoginResponse, LoginRequest>({
       query: (body) => ({ url: 'admin/login', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('login'),
     }),
     /** The signed-in user; cached 5 minutes, no retry (SPEC §7). */
     me: build.query<AdminUser, void>({
@@ -39,12 +41,15 @@ export const authApi = api.injectEndpoints({
     }),
     logout: build.mutation<unknown, void>({
       query: () => ({ url: 'admin/logout', method: 'POST' }),
+      invalidatesTags: invalidatesFor('logout'),
     }),
     changePassword: build.mutation<{ message: string }, ChangePasswordRequest>({
       query: (body) => ({ url: 'admin/change-password', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('changePassword'),
     }),
     resetOperator: build.mutation<{ username: string; newPassword: string }, void>({
       query: () => ({ url: 'admin/reset-operator', method: 'POST' }),
+      invalidatesTags: invalidatesFor('resetOperator'),
     }),
   }),
 });

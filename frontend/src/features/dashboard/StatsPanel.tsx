@@ -55,7 +55,8 @@ export function StatsPanel({ period, onPeriodChange, notice }: { period: Period;
       </Stack>
       <Grid container spacing={2}>
         <Grid size={{ xs: 12, sm: 6, md: 3 }}>
-          <StatCard title="Total Redemptions" value={data?.totalRedemptions} caption={data?.timeRange ?? PERIOD_LABELS[period]} />
+          {/* One name per period: the selector's (docs/product.md), not a second spelling. */}
+          <StatCard title="Total Redemptions" value={data?.totalRedemptions} caption={PERIOD_LABELS[period]} />
         </Grid>
         <Grid size={{ xs: 12, sm: 6, md: 3 }}>
           <StatCard

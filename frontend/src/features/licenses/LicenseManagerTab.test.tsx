@@ -42,11 +42,11 @@ function aKey(licenseKey: string, overrides: Partial<LicenseKey> = {}): LicenseK
   };
 }
 
-function pageOf(keys: LicenseKey[]): LicenseKeysPage {
+function pageOf(keys: LicenseKey[], pagination: Partial<LicenseKeysPage['pagination']> = {}): LicenseKeysPage {
   return {
     licenseKeys: keys,
     summary: { totalKeys: 12, active: 11, available: 6, partiallyUsed: 2, fullyUsed: 4 },
-    pagination: { currentPage: 1, limit: 50, totalCount: keys.length, totalPages: 1, hasPreviousPage: false, hasNextPage: false },
+    pagination: { currentPage: 1, limit: 50, totalCount: keys.length, totalPages: 1, hasPreviousPage: false, hasNextPage: false, ...pagination },
   };
 }
 
@@ -93,6 +93,21 @@ describe('License Manager tab', () => {
     expect(within(rows()[0]).getByTestId('license-key-text')).toHaveTextContent('AVAILKEY1234567');
     await user.click(within(rows()[0]).getByRole('button', { name: 'Hide license key' }));
     expect(within(rows()[0]).getByTestId('license-key-text')).toHaveTextContent('*'.repeat(15));
+  });
+
+  it('shows an estimated total as one ("Showing 1-100 of about 150,000"), an exact one as the count', async () => {
+    const keys = [aKey('ESTIM-12345-ABCDE')];
+    open([], {
+      'GET /api/license-keys': () => ({ status: 200, body: pageOf(keys, { limit: 100, totalCount: 150000, totalPages: 1500, hasNextPage: true, totalCountExact: false }) }),
+    });
+    const nav = await screen.findByRole('navigation', { name: 'Pagination' });
+    expect(nav).toHaveTextContent('Showing 1-100 of about 150,000');
+    server.restore();
+    open([], {
+      'GET /api/license-keys': () => ({ status: 200, body: pageOf(keys, { limit: 100, totalCount: 250, totalPages: 3, hasNextPage: true, totalCountExact: true }) }),
+    });
+    await waitFor(() => expect(screen.getAllByRole('navigation', { name: 'Pagination' })).toHaveLength(2));
+    expect(screen.getAllByRole('navigation', { name: 'Pagination' })[1]).toHaveTextContent('Showing 1-100 of 250');
   });
 
   it('the copy control copies the full key and shows the confirmation (its 2 s reset: useCopyKey.test)', async () => {

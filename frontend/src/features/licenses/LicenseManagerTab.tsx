@@ -238,6 +238,8 @@ export function LicenseManagerTab() {
           pages="window"
           page={data.pagination.currentPage}
           totalPages={data.pagination.totalPages}
+          totalExact={data.pagination.totalCountExact !== false}
+          hasNext={data.pagination.hasNextPage}
           onPage={setPage}
           summary={showingText(data.pagination)}
           sx={{ mt: 2 }}

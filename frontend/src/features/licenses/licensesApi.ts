@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 import type { Pagination } from '../redemptions/redemptionsApi';
 
 export type LicenseType = 'single-user' | 'volume';
@@ -75,15 +76,15 @@ export const licensesApi = api.injectEndpoints({
     }),
     createLicenseKey: build.mutation<LicenseKey, CreateLicenseKeyRequest>({
       query: (body) => ({ url: 'license-keys', method: 'POST', body }),
-      invalidatesTags: [LIST, 'Stats', 'Products'],
+      invalidatesTags: invalidatesFor('createLicenseKey'),
     }),
     updateLicenseKey: build.mutation<LicenseKey, { id: string; isActive: boolean }>({
       query: ({ id, isActive }) => ({ url: `license-keys/${id}`, method: 'PUT', body: { isActive } }),
-      invalidatesTags: (_r, _e, { id }) => [{ type: 'LicenseKeys', id }, LIST],
+      invalidatesTags: invalidatesFor('updateLicenseKey'),
     }),
     deleteLicenseKey: build.mutation<{ success: boolean; message: string }, string>({
       query: (id) => ({ url: `license-keys/${id}`, method: 'DELETE' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'LicenseKeys', id }, LIST, 'Stats', 'Products'],
+      invalidatesTags: invalidatesFor('deleteLicenseKey'),
     }),
   }),
 });

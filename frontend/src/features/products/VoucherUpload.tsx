@@ -7,6 +7,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useRef, useState } from 'react';
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 import { useAppDispatch } from '../../app/store';
 import { toast } from '../../components/toast';
 import type { Product, UploadReport } from './productsApi';
@@ -36,7 +37,7 @@ export function VoucherUpload({ product }: { product: Product }) {
       toast({ title: 'Upload Successful', description: result.message, variant: 'success' });
       setFile(null);
       if (input.current) input.current.value = '';
-      dispatch(api.util.invalidateTags([{ type: 'Products', id: 'LIST' }, { type: 'Stats', id: 'LIST' }, { type: 'VoucherCodes', id: 'LIST' }]));
+      dispatch(api.util.invalidateTags(invalidatesFor('uploadVoucherCodes')));
     } catch (err) {
       toast({ title: 'Upload Failed', description: (err as Error).message || 'Failed to upload voucher codes.', variant: 'destructive' });
     } finally {

@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface Product {
   id: string;
@@ -66,10 +67,11 @@ export const productsApi = api.injectEndpoints({
     }),
     updateEmailTemplate: build.mutation<Product, { id: string; emailSubject: string; emailTemplate: string }>({
       query: ({ id, ...body }) => ({ url: `products/${id}`, method: 'PUT', body }),
-      invalidatesTags: (_r, _e, { id }) => [{ type: 'Products', id }, { type: 'Products', id: 'LIST' }],
+      invalidatesTags: invalidatesFor('updateEmailTemplate'),
     }),
     sendTestEmail: build.mutation<{ message: string }, { id: string; to: string; emailSubject: string; emailTemplate: string }>({
       query: ({ id, ...body }) => ({ url: `products/${id}/test-email`, method: 'POST', body }),
+      invalidatesTags: invalidatesFor('sendTestEmail'),
     }),
   }),
 });

@@ -76,6 +76,18 @@ describe('Recent Redemptions exports: the saved file', () => {
     await waitFor(() => expect(server.of('GET', '/api/redemptions').length).toBeGreaterThan(listCalls));
   });
 
+  it.each(['csv', 'txt'])('Export Redeemed Codes %s asks for that format and saves the server\'s file', async (format) => {
+    const { user } = open(false, {
+      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'RCD-00001' })]) }),
+      extra: { 'GET /api/export/redeemed-voucher-codes': () => csvFile(`redeemed-voucher-codes-2025-09-01.${format}`) },
+    });
+    await screen.findByText('RCD-00001');
+    await user.click(await screen.findByRole('button', { name: `Export Redeemed Codes ${format.toUpperCase()}` }));
+    await waitFor(() => expect(saved).toEqual([`redeemed-voucher-codes-2025-09-01.${format}`]));
+    expect(server.of('GET', '/api/export/redeemed-voucher-codes')[0].query.toString()).toBe(`format=${format}`);
+    await waitFor(() => expect(toasts()).toHaveTextContent('Export Successful'));
+  });
+
   it('Export CSV of the exported tab sends its filter; a 401 renews the access token once and tries again', async () => {
     let calls = 0;
     const { user } = open(true, {

@@ -1,6 +1,6 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { aRedemption, pageOf } from './adminTestServer';
-import { pageWindow, showingText } from '../../components/pagination/pageItems';
+import { pageOfText, pageWindow, showingText } from '../../components/pagination/pageItems';
 import { TAGS_BY_EVENT } from '../admin/realtime';
 import { redemptionListParams, type AdminRedemption } from './redemptionsApi';
 import { open, rowOf, server, setUpRedemptionsTab, table, toasts } from './redemptionsTabKit';
@@ -22,6 +22,13 @@ describe('page buttons and "showing" text', () => {
     expect(showingText({ currentPage: 1, limit: 50, totalCount: 120 })).toBe('Showing 1-50 of 120');
     expect(showingText({ currentPage: 3, limit: 50, totalCount: 120 })).toBe('Showing 101-120 of 120');
     expect(showingText({ currentPage: 1, limit: 50, totalCount: 0 })).toBe('Showing 0-0 of 0');
+  });
+
+  it('says "about N" for an estimated total, the count as it is for an exact one', () => {
+    expect(showingText({ currentPage: 1, limit: 50, totalCount: 150000, totalCountExact: false })).toBe('Showing 1-50 of about 150,000');
+    expect(showingText({ currentPage: 1, limit: 50, totalCount: 1200, totalCountExact: true })).toBe('Showing 1-50 of 1200');
+    expect(pageOfText(1, 1500, false)).toBe('Page 1 of about 1,500');
+    expect(pageOfText(2, 3)).toBe('Page 2 of 3');
   });
 });
 
@@ -54,6 +61,16 @@ describe('Recent Redemptions tab', () => {
     await waitFor(() => expect(nav).toHaveTextContent('Showing 101-120 of 120'));
     expect(within(nav).getByRole('button', { name: 'Next' })).toBeDisabled();
     expect(within(nav).getByRole('button', { name: 'Page 3' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('shows an estimated total as one: "Showing 1-50 of about 150,000", pages followed by hasNextPage', async () => {
+    const rows = [aRedemption({ code: 'MANY-0001' })];
+    open(false, { list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 150000, totalCountExact: false }) }) });
+    await screen.findByText('MANY-0001');
+    const nav = screen.getByRole('navigation', { name: 'Pagination' });
+    expect(nav).toHaveTextContent('Showing 1-50 of about 150,000');
+    expect(nav).not.toHaveTextContent('of 150000');
+    expect(within(nav).getByRole('button', { name: 'Next' })).toBeEnabled();
   });
 
   it('shows SPEC\'s empty message', async () => {
@@ -211,7 +228,8 @@ describe('Recent Redemptions tab', () => {
     await user.click(within(rowOf('ADM-00001')).getByRole('button', { name: 'Resend email for ADM-00001' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Failed to Send Email');
-    expect(alert).toHaveTextContent('SMTP down');
+    // SPEC §8's sentence stays; the server's reason follows it.
+    expect(alert).toHaveTextContent('There was an error sending the email. Please try again. SMTP down');
   });
 
   it('a resend from the row that gets no answer says SPEC §8\'s dashboard fallback', async () => {
@@ -247,7 +265,8 @@ describe('Recent Redemptions tab', () => {
   it('an operator sees no delete, no customer-data export and no Fix Pending Emails, but may export selected rows and assign', async () => {
     const { user } = open(false, { role: 'operator', list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'OPS-00001' })]) }) });
     await screen.findByText('OPS-00001');
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Export Redeemed Codes' })).toBeInTheDocument());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Export Redeemed Codes CSV' })).toBeInTheDocument());
+    expect(screen.getByRole('button', { name: 'Export Redeemed Codes TXT' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Fix Pending Emails' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Export CSV' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
@@ -284,6 +303,26 @@ describe('Exported Vouchers tab', () => {
     await user.click(within(nav).getByRole('button', { name: 'Next' }));
     await waitFor(() => expect(nav).toHaveTextContent('Page 2 of 3'));
     expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('page')).toBe('2');
+  });
+
+  it('an estimated total reads "Page 1 of about 3,000"; Next follows hasNextPage', async () => {
+    const rows = [aRedemption({ code: 'EXPD-9001', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' })];
+    let hasNextPage = true;
+    const { user } = open(true, {
+      list: (req) => {
+        const body = pageOf(rows, { page: Number(req.query.get('page')), totalCount: 150000, totalCountExact: false });
+        return { status: 200, body: { ...body, pagination: { ...body.pagination, hasNextPage } } };
+      },
+    });
+    await screen.findByText('EXPD-9001');
+    const nav = screen.getByRole('navigation', { name: 'Pagination' });
+    expect(nav).toHaveTextContent('Page 1 of about 3,000');
+    expect(within(nav).getByRole('button', { name: 'Next' })).toBeEnabled();
+    // The estimate said 3,000 pages; the server's exact hasNextPage says this one is the last.
+    hasNextPage = false;
+    await user.click(within(nav).getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(nav).toHaveTextContent('Page 2 of about 3,000'));
+    await waitFor(() => expect(within(nav).getByRole('button', { name: 'Next' })).toBeDisabled());
   });
 
   it('shows SPEC\'s empty message', async () => {

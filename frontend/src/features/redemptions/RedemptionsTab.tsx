@@ -61,6 +61,8 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
           pages={showExported ? 'count' : 'window'}
           page={data.pagination.currentPage}
           totalPages={data.pagination.totalPages}
+          totalExact={data.pagination.totalCountExact !== false}
+          hasNext={data.pagination.hasNextPage}
           onPage={list.setPage}
           summary={showExported ? undefined : showingText(data.pagination)}
           sx={showExported ? { justifyContent: 'center', mt: 2 } : { mt: 2 }}

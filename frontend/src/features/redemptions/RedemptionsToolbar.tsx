@@ -44,9 +44,14 @@ export function RedemptionsToolbar({
             </Button>
           )}
           {!showExported && can('export.redeemed-vouchers') && (
-            <Button variant="outlined" onClick={() => void exports.exportRedeemedCodes('csv')} disabled={exports.exporting}>
-              Export Redeemed Codes
-            </Button>
+            <>
+              <Button variant="outlined" onClick={() => void exports.exportRedeemedCodes('csv')} disabled={exports.exporting}>
+                Export Redeemed Codes CSV
+              </Button>
+              <Button variant="outlined" onClick={() => void exports.exportRedeemedCodes('txt')} disabled={exports.exporting}>
+                Export Redeemed Codes TXT
+              </Button>
+            </>
           )}
           {can('export.redeemed-data') && (
             <>

@@ -29,10 +29,11 @@ export function aRedemption(overrides: Partial<AdminRedemption> & { code?: strin
   };
 }
 
-export function pageOf(redemptions: AdminRedemption[], { page = 1, limit = 50, totalCount = redemptions.length } = {}): RedemptionsPage {
+/** A page of the list; `totalCountExact: false` makes `totalCount` an estimate, as the server answers beyond its exact-count limit. */
+export function pageOf(redemptions: AdminRedemption[], { page = 1, limit = 50, totalCount = redemptions.length, totalCountExact = true } = {}): RedemptionsPage {
   const totalPages = Math.ceil(totalCount / limit);
   return {
     redemptions,
-    pagination: { currentPage: page, limit, totalCount, totalPages, hasPreviousPage: page > 1, hasNextPage: page < totalPages },
+    pagination: { currentPage: page, limit, totalCount, totalPages, hasPreviousPage: page > 1, hasNextPage: page < totalPages, totalCountExact },
   };
 }

@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export type EmailStatus = 'pending' | 'sent' | 'failed';
 export type EmailStatusFilter = 'all' | EmailStatus;
@@ -37,6 +38,8 @@ export interface Pagination {
   totalPages: number;
   hasPreviousPage: boolean;
   hasNextPage: boolean;
+  /** False: `totalCount` (and so `totalPages`) is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
+  totalCountExact?: boolean;
 }
 
 export interface RedemptionsPage {
@@ -104,27 +107,27 @@ export const redemptionsApi = api.injectEndpoints({
     }),
     resendEmail: build.mutation<{ success: boolean; message: string }, string>({
       query: (id) => ({ url: `redemptions/${id}/resend-email`, method: 'POST' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'Redemptions', id }, LIST, 'Stats'],
+      invalidatesTags: invalidatesFor('resendEmail'),
     }),
     assignLicense: build.mutation<AdminRedemption, { id: string; licenseKey: string; downloadLink: string }>({
       query: ({ id, ...body }) => ({ url: `redemptions/${id}/assign-license`, method: 'POST', body }),
-      invalidatesTags: (_r, _e, { id }) => [{ type: 'Redemptions', id }, LIST, 'Stats', 'Products', 'LicenseKeys'],
+      invalidatesTags: invalidatesFor('assignLicense'),
     }),
     bulkAssignLicense: build.mutation<{ successCount: number }, { redemptionIds: string[]; licenseKey: string; downloadLink: string }>({
       query: (body) => ({ url: 'redemptions/bulk-assign-license', method: 'POST', body }),
-      invalidatesTags: (_r, _e, { redemptionIds }) => [...redemptionIds.map((id) => ({ type: 'Redemptions' as const, id })), LIST, 'Stats', 'Products', 'LicenseKeys'],
+      invalidatesTags: invalidatesFor('bulkAssignLicense'),
     }),
     deleteRedemption: build.mutation<{ success: boolean; message: string }, string>({
       query: (id) => ({ url: `redemptions/${id}`, method: 'DELETE' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'Redemptions', id }, LIST, 'Stats', 'Products'],
+      invalidatesTags: invalidatesFor('deleteRedemption'),
     }),
     bulkDeleteRedemptions: build.mutation<{ deletedCount: number }, string[]>({
       query: (redemptionIds) => ({ url: 'redemptions/bulk-delete', method: 'POST', body: { redemptionIds } }),
-      invalidatesTags: (_r, _e, ids) => [...ids.map((id) => ({ type: 'Redemptions' as const, id })), LIST, 'Stats', 'Products'],
+      invalidatesTags: invalidatesFor('bulkDeleteRedemptions'),
     }),
     fixPendingEmails: build.mutation<{ fixedCount: number; assignedCount: number }, void>({
       query: () => ({ url: 'admin/fix-pending-emails', method: 'POST' }),
-      invalidatesTags: [LIST, 'Redemptions', 'Stats', 'LicenseKeys'],
+      invalidatesTags: invalidatesFor('fixPendingEmails'),
     }),
   }),
 });

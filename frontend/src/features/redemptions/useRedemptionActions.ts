@@ -10,6 +10,9 @@ import {
 } from './redemptionsApi';
 import type { RedemptionList } from './useRedemptionList';
 
+/** SPEC §8's dashboard resend failure sentence; the server's reason, when it gave one, follows it (docs/product.md). */
+export const RESEND_FAILED = 'There was an error sending the email. Please try again.';
+
 /** SPEC §5 bulk delete confirmation. */
 export const deleteConfirmation = (n: number) => `Are you sure you want to delete ${n} redemption(s)? This action cannot be undone.`;
 
@@ -29,7 +32,8 @@ export function useRedemptionActions(list: RedemptionList) {
       await resend(id).unwrap();
       toast({ title: 'Email sent successfully', variant: 'success' });
     } catch (err) {
-      toast({ title: 'Failed to Send Email', description: errorText(err, 'There was an error sending the email. Please try again.'), variant: 'destructive' });
+      const reason = errorText(err, '');
+      toast({ title: 'Failed to Send Email', description: reason ? `${RESEND_FAILED} ${reason}` : RESEND_FAILED, variant: 'destructive' });
     }
   }
 

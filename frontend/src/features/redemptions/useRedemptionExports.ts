@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 import { useAppDispatch } from '../../app/store';
 import { toast } from '../../components/toast';
 import { downloadFile, today } from '../admin/download';
@@ -29,7 +30,7 @@ export function useRedemptionExports(list: RedemptionList) {
       toast({ title: failureTitle, description: errorText(err, 'Export failed'), variant: 'destructive' });
     } finally {
       setExporting(false);
-      dispatch(api.util.invalidateTags([{ type: 'Redemptions', id: 'LIST' }, 'Stats']));
+      dispatch(api.util.invalidateTags(invalidatesFor('exportRedemptions')));
     }
   }
 

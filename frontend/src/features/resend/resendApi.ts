@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface ResendOrderEmailRequest {
   voucherCode: string;
@@ -10,6 +11,7 @@ export const resendApi = api.injectEndpoints({
   endpoints: (build) => ({
     resendOrderEmail: build.mutation<{ message: string }, ResendOrderEmailRequest>({
       query: (body) => ({ url: 'resend-order-email', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('resendOrderEmail'),
     }),
   }),
 });

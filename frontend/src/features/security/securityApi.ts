@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface TwoFactorSetup {
   secret: string;
@@ -21,17 +22,19 @@ export const securityApi = api.injectEndpoints({
   endpoints: (build) => ({
     setupTwoFactor: build.mutation<TwoFactorSetup, { currentPassword: string }>({
       query: (body) => ({ url: 'admin/2fa/setup', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('setupTwoFactor'),
     }),
     enableTwoFactor: build.mutation<{ twoFactorEnabled: true; recoveryCodes: string[] }, { code: string }>({
       query: (body) => ({ url: 'admin/2fa/enable', method: 'POST', body }),
-      invalidatesTags: ['Me'],
+      invalidatesTags: invalidatesFor('enableTwoFactor'),
     }),
     disableTwoFactor: build.mutation<{ twoFactorEnabled: false }, { code: string }>({
       query: (body) => ({ url: 'admin/2fa/disable', method: 'POST', body }),
-      invalidatesTags: ['Me'],
+      invalidatesTags: invalidatesFor('disableTwoFactor'),
     }),
     regenerateRecoveryCodes: build.mutation<{ recoveryCodes: string[] }, { code: string }>({
       query: (body) => ({ url: 'admin/2fa/recovery-codes', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('regenerateRecoveryCodes'),
     }),
     sessions: build.query<OwnSession[], void>({
       query: () => 'admin/sessions',
@@ -39,11 +42,11 @@ export const securityApi = api.injectEndpoints({
     }),
     endSession: build.mutation<{ success: true }, string>({
       query: (id) => ({ url: `admin/sessions/${id}`, method: 'DELETE' }),
-      invalidatesTags: ['Sessions'],
+      invalidatesTags: invalidatesFor('endSession'),
     }),
     endOtherSessions: build.mutation<{ revoked: number }, void>({
       query: () => ({ url: 'admin/sessions/revoke-others', method: 'POST' }),
-      invalidatesTags: ['Sessions'],
+      invalidatesTags: invalidatesFor('endOtherSessions'),
     }),
   }),
 });

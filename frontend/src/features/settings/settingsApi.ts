@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface CleanSystemResult {
   success: boolean;
@@ -10,7 +11,7 @@ export const settingsApi = api.injectEndpoints({
   endpoints: (build) => ({
     cleanSystem: build.mutation<CleanSystemResult, void>({
       query: () => ({ url: 'admin/cleanup-redeemed', method: 'DELETE' }),
-      invalidatesTags: ['Stats', 'Products', 'Redemptions', 'VoucherCodes', 'LicenseKeys'],
+      invalidatesTags: invalidatesFor('cleanSystem'),
     }),
   }),
 });

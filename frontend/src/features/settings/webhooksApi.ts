@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 /** The server's list (backend/src/modules/webhook/webhook-events.ts); it refuses any other with a 400. */
 export const WEBHOOK_EVENTS = [
@@ -41,11 +42,11 @@ export const webhooksApi = api.injectEndpoints({
     }),
     createWebhook: build.mutation<WebhookEndpoint & { secret: string }, { url: string; events: string[] }>({
       query: (body) => ({ url: 'webhooks', method: 'POST', body }),
-      invalidatesTags: [{ type: 'Webhooks', id: 'LIST' }],
+      invalidatesTags: invalidatesFor('createWebhook'),
     }),
     deleteWebhook: build.mutation<{ success: boolean; message: string }, string>({
       query: (id) => ({ url: `webhooks/${id}`, method: 'DELETE' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id: 'LIST' }, { type: 'Webhooks', id }],
+      invalidatesTags: invalidatesFor('deleteWebhook'),
     }),
     webhookDeliveries: build.query<{ deliveries: WebhookDelivery[] }, string>({
       query: (id) => `webhooks/${id}/deliveries`,
@@ -58,7 +59,7 @@ export const webhooksApi = api.injectEndpoints({
     }),
     sendTestWebhook: build.mutation<{ message: string; deliveryId: string }, string>({
       query: (id) => ({ url: `webhooks/${id}/test`, method: 'POST' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id }],
+      invalidatesTags: invalidatesFor('sendTestWebhook'),
     }),
   }),
 });

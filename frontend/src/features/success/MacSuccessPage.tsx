@@ -14,7 +14,7 @@ import { useDocumentTitle } from '../site/useDocumentTitle';
 import { HelpPanel } from './HelpPanel';
 import { MAC_PACKAGES, MAC_REQUIREMENTS, type MacPackage } from './macPackages';
 import { ReturnHomeButton } from './ReturnHomeButton';
-import { SuccessTokenGate, VerifyingAccess } from './SuccessTokenGate';
+import { SuccessTokenGate } from './SuccessTokenGate';
 
 function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
   const titleId = `mac-package-${step}`;
@@ -54,12 +54,8 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
   );
 }
 
-/**
- * The Mac result. Everything but the customer's e-mail is the same for every token, so while the token is
- * checked (`customerEmail` undefined) the page is already drawn, with "Verifying access..." in the e-mail's
- * line: the build prerenders it so, and the answer then fills in that one line of fixed height.
- */
-export function MacResult({ customerEmail }: { customerEmail?: string }) {
+/** The Mac result, shown once the server has accepted the token (`SuccessTokenGate`). */
+export function MacResult({ customerEmail }: { customerEmail: string }) {
   return (
     <Stack spacing={3}>
       <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center' }}>
@@ -69,15 +65,9 @@ export function MacResult({ customerEmail }: { customerEmail?: string }) {
         </Typography>
         <Typography>
           Installation instructions and download links have been sent to{' '}
-          {customerEmail === undefined ? (
-            <Box component="span" sx={{ display: 'flex', justifyContent: 'center', minHeight: '1.5em', color: 'text.secondary' }}>
-              <VerifyingAccess size={16} />
-            </Box>
-          ) : (
-            <Box component="strong" sx={{ display: 'block', minHeight: '1.5em', overflowWrap: 'anywhere' }}>
-              {customerEmail}
-            </Box>
-          )}
+          <Box component="strong" sx={{ display: 'block', overflowWrap: 'anywhere' }}>
+            {customerEmail}
+          </Box>
         </Typography>
         <Typography variant="body2" sx={{ color: 'text.secondary', mt: 1 }}>
           Can't find the e-mail? Please check your spam or junk folder.
@@ -122,7 +112,7 @@ export function MacSuccessPage() {
   useDocumentTitle('Your Office License for Mac', 'Your Office 2024 installation set for Mac: the three packages to install, in order.');
   return (
     <PublicLayout footer={<SiteFooter />}>
-      <SuccessTokenGate>{(data) => <MacResult customerEmail={data?.customerEmail} />}</SuccessTokenGate>
+      <SuccessTokenGate>{(data) => <MacResult customerEmail={data.customerEmail} />}</SuccessTokenGate>
     </PublicLayout>
   );
 }

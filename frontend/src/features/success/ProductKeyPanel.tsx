@@ -15,15 +15,8 @@ import { useState } from 'react';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
 
-/** What the key box shows while the token is checked: a masked key of the usual length, so its box keeps its size. */
-export const KEY_PLACEHOLDER = '•••••-•••••-•••••-•••••-•••••';
-
-/**
- * The customer's product key, masked (SPEC §9) unless revealed, with "Copy Product Key". Without a key yet
- * (the token still being checked) the panel keeps its layout: the badges take their room unseen, the key box
- * shows a masked placeholder of the same length and the buttons wait, disabled.
- */
-export function ProductKeyPanel({ licenseKey }: { licenseKey?: string }) {
+/** The customer's product key, masked (SPEC §9) unless revealed, with "Copy Product Key". */
+export function ProductKeyPanel({ licenseKey }: { licenseKey: string }) {
   const [revealed, setRevealed] = useState(false);
   const { copy, copied } = useCopyToClipboard();
   return (
@@ -31,7 +24,7 @@ export function ProductKeyPanel({ licenseKey }: { licenseKey?: string }) {
       <Typography id="product-key-title" variant="h2" sx={{ fontSize: '1.15rem', mb: 1 }}>
         Your Product Key
       </Typography>
-      <Stack direction="row" spacing={1} useFlexGap sx={{ mb: 2, flexWrap: 'wrap', visibility: licenseKey ? undefined : 'hidden' }}>
+      <Stack direction="row" spacing={1} useFlexGap sx={{ mb: 2, flexWrap: 'wrap' }}>
         <Chip icon={<VerifiedIcon />} color="success" label="Verified & Authenticated" size="small" />
         <Chip label="Genuine" color="primary" variant="outlined" size="small" />
         <Chip label="Perpetual License" color="primary" variant="outlined" size="small" />
@@ -42,10 +35,9 @@ export function ProductKeyPanel({ licenseKey }: { licenseKey?: string }) {
           aria-label={revealed ? 'Product key' : 'Product key (masked)'}
           sx={{ fontFamily: 'ui-monospace, Menlo, Consolas, monospace', fontSize: '1.1rem', letterSpacing: 1, flex: 1, wordBreak: 'break-all' }}
         >
-          {licenseKey === undefined ? KEY_PLACEHOLDER : revealed ? licenseKey : maskLicenseKey(licenseKey)}
+          {revealed ? licenseKey : maskLicenseKey(licenseKey)}
         </Typography>
         <IconButton
-          disabled={!licenseKey}
           onClick={() => setRevealed((r) => !r)}
           aria-label={revealed ? 'Hide product key' : 'Show product key'}
           aria-pressed={revealed}
@@ -57,10 +49,7 @@ export function ProductKeyPanel({ licenseKey }: { licenseKey?: string }) {
         variant="contained"
         sx={{ mt: 2 }}
         startIcon={copied ? <CheckIcon /> : <ContentCopyIcon />}
-        disabled={!licenseKey}
-        onClick={() => {
-          if (licenseKey) void copy(licenseKey, { label: 'Product Key' });
-        }}
+        onClick={() => void copy(licenseKey, { label: 'Product Key' })}
       >
         Copy Product Key
       </Button>

@@ -12,7 +12,7 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
-/** The "Access Denied" panel (an alert; the page's frame has alerts of its own while the token is checked). */
+/** The "Access Denied" panel (an alert). */
 async function deniedPanel(): Promise<HTMLElement> {
   return (await screen.findByRole('heading', { name: 'Access Denied' })).closest<HTMLElement>('[role="alert"]')!;
 }
@@ -36,37 +36,52 @@ describe('success pages', () => {
     expect(server.requests.some((r) => r.path.startsWith('/api/success-token'))).toBe(false);
   });
 
-  it('show "Verifying access..." in the frame while the token is checked: Windows with a key placeholder', async () => {
+  /**
+   * While the token is checked the page says "Verifying access..." and nothing else of its own: no success
+   * heading, key, download link or package (docs/product.md, "Success pages").
+   */
+  function expectOnlyVerifying() {
+    const main = screen.getByRole('main');
+    expect(within(main).getByRole('status')).toHaveTextContent('Verifying access...');
+    expect(main).toHaveTextContent(/^Verifying access\.\.\.$/);
+    expect(within(main).queryAllByRole('link')).toEqual([]);
+    expect(within(main).queryAllByRole('button')).toEqual([]);
+    expect(within(main).queryAllByRole('heading')).toEqual([]);
+    // The site's header and footer stay.
+    expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd');
+    expect(screen.getByRole('contentinfo')).toBeInTheDocument();
+  }
+
+  it.each([
+    ['windows', windowsResult, 'Download Ready'],
+    ['mac', { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: '' }, 'Redemption Successful!'],
+  ])('/success/%s shows only "Verifying access..." until the token is answered, then the result', async (page, body, heading) => {
     let answer!: (v: { status: number; body: unknown }) => void;
     serve(() => new Promise((resolve) => (answer = resolve)));
-    renderRoutes(routes, '/success/windows?token=abc');
-    expect((await screen.findByText('Verifying access...')).closest('[role="status"]')).not.toBeNull();
-    expect(screen.queryByRole('heading', { name: 'Download Ready' })).not.toBeInTheDocument();
-    // The key panel waits with a placeholder as long as a key; nothing to copy or show yet.
-    expect(screen.getByTestId('product-key')).toHaveTextContent('•••••-•••••-•••••-•••••-•••••');
-    expect(screen.getByRole('button', { name: 'Copy Product Key' })).toBeDisabled();
-    expect(screen.getByRole('button', { name: 'Show product key' })).toBeDisabled();
-    expect(screen.getByRole('region', { name: 'Installation Steps' })).toBeInTheDocument();
-    act(() => answer({ status: 200, body: windowsResult }));
-    expect(await screen.findByRole('heading', { name: 'Download Ready' })).toBeInTheDocument();
+    renderRoutes(routes, `/success/${page}?token=abc`);
+    await screen.findByText('Verifying access...');
+    await waitFor(() => expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd'));
+    expectOnlyVerifying();
+    act(() => answer({ status: 200, body }));
+    expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
+    expect(screen.getByText(body.customerEmail)).toBeInTheDocument();
     expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
-    expect(screen.getByTestId('product-key')).toHaveTextContent('ABCDE-•••••-•••••-•••••-UVWXY');
-    expect(screen.getByRole('button', { name: 'Copy Product Key' })).toBeEnabled();
   });
 
-  it('Mac: the page is drawn while the token is checked, "Verifying access..." where the e-mail goes', async () => {
+  it.each(['windows', 'mac'])('/success/%s with a rejected token goes from "Verifying access..." straight to "Access Denied"', async (page) => {
     let answer!: (v: { status: number; body: unknown }) => void;
     serve(() => new Promise((resolve) => (answer = resolve)));
-    renderRoutes(routes, '/success/mac?token=abc');
-    expect(await screen.findByText('Verifying access...')).toBeInTheDocument();
-    expect(screen.getByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
-    expect(within(screen.getByRole('region', { name: 'Installation packages' })).getAllByRole('listitem')).toHaveLength(3);
-    act(() => answer({ status: 200, body: { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: '' } }));
-    expect(await screen.findByText('mac.user@example.com')).toBeInTheDocument();
+    renderRoutes(routes, `/success/${page}?token=forged`);
+    await screen.findByText('Verifying access...');
+    await waitFor(() => expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd'));
+    expectOnlyVerifying();
+    act(() => answer({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
+    expect(await deniedPanel()).toHaveTextContent('Invalid or expired access token');
     expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: /Redemption Successful!|Download Ready|Your Product Key|Installation/ })).not.toBeInTheDocument();
   });
 
-  it('a rejected token replaces the frame with "Access Denied"', async () => {
+  it('a rejected token shows "Access Denied" and nothing of the result', async () => {
     serve(() => ({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
     renderRoutes(routes, '/success/mac?token=nope');
     expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
@@ -157,7 +172,6 @@ describe('success pages', () => {
   it('Mac: "Redemption Successful!" with the e-mail, three packages in order, requirements', async () => {
     serve(() => ({ status: 200, body: { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: 'https://x.test/mac.pkg' } }));
     renderRoutes(routes, '/success/mac?token=mac');
-    // The heading is part of the frame drawn while the token is checked; the e-mail is the answer's.
     expect(await screen.findByText('mac.user@example.com')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
     const packages = within(screen.getByRole('region', { name: 'Installation packages' })).getAllByRole('listitem');

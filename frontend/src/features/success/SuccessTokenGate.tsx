@@ -21,17 +21,16 @@ function StatePanel({ icon, title, children, tone }: { icon: ReactNode; title: s
 }
 
 /**
- * The four states of a success page (SPEC §2): verifying, access denied, no data, and the result. The result
- * and the verifying state are the same page: `children(undefined)` draws its frame (what every valid token
- * shows, with "Verifying access..." where the answer goes), `children(data)` fills it in. The build
- * prerenders the frame (frontend/build/page-files.mts), so it is on screen before the app has loaded, and
- * the answer changes only what depends on it: nothing moves (layout shift) and nothing larger appears late.
+ * The four states of a success page (SPEC §2), exactly one at a time: verifying, access denied, no data, and
+ * the result (`children(data)`). Nothing of the result is shown before the server has answered for the token
+ * (docs/product.md, "Success pages"): a forged or expired token never reads "success" first. The build
+ * prerenders the verifying state (frontend/build/page-files.mts).
  */
-export function SuccessTokenGate({ children }: { children: (data: SuccessTokenView | undefined) => ReactNode }) {
+export function SuccessTokenGate({ children }: { children: (data: SuccessTokenView) => ReactNode }) {
   const state = useSuccessToken();
   switch (state.status) {
     case 'loading':
-      return <>{children(undefined)}</>;
+      return <VerifyingScreen />;
     case 'error':
       return (
         <StatePanel tone="error" title="Access Denied" icon={<BlockIcon sx={{ fontSize: 48 }} aria-hidden />}>
@@ -55,12 +54,16 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
   }
 }
 
-/** "Verifying access..." with its spinner (SPEC §2), where a success page shows what the token's answer says. */
-export function VerifyingAccess({ size = 40 }: { size?: number }) {
+/**
+ * "Verifying access..." with its spinner (SPEC §2), alone between the site's header and footer. It is a screen
+ * high, so the footer starts below the fold: the answer replaces it without moving anything on screen
+ * (no layout shift, `test/browser/success-pages.browser-spec.ts`).
+ */
+export function VerifyingScreen() {
   return (
-    <Box component="span" role="status" sx={{ display: 'inline-flex', alignItems: 'center', justifyContent: 'center', gap: 1.5 }}>
-      <CircularProgress size={size} aria-hidden />
-      <span>Verifying access...</span>
+    <Box role="status" sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column', alignItems: 'center', gap: 2, pt: { xs: 8, sm: 12 } }}>
+      <CircularProgress size={40} aria-hidden />
+      <Typography>Verifying access...</Typography>
     </Box>
   );
 }

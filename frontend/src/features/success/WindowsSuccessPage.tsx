@@ -20,7 +20,7 @@ import { HelpPanel } from './HelpPanel';
 import { ProductKeyPanel } from './ProductKeyPanel';
 import { ReturnHomeButton } from './ReturnHomeButton';
 import type { SuccessTokenView } from './successApi';
-import { SuccessTokenGate, VerifyingAccess } from './SuccessTokenGate';
+import { SuccessTokenGate } from './SuccessTokenGate';
 
 /** SPEC §2: fixed download information of the Windows installer. */
 export const DOWNLOAD_INFO: ReadonlyArray<[string, string]> = [
@@ -69,62 +69,43 @@ function ManualProcessingView() {
   );
 }
 
-/**
- * The top card's height on a phone and on wider screens: room for its content with an e-mail address of up to
- * about 60 characters (measured in Chromium at 412 and 1280 pixels wide), so the card keeps its size from
- * "Verifying access..." to the answer and nothing below it moves.
- */
-const TOP_CARD_MIN_HEIGHT = { xs: 340, sm: 350 };
-
-/**
- * "Download Ready", the e-mail, the download button and the product key. While the token is checked (`data`
- * undefined) the card says "Verifying access..." and the key panel waits with a masked placeholder: the
- * build prerenders that state, and the answer fills it in without moving anything.
- */
-function DownloadReadyView({ data }: { data?: SuccessTokenView }) {
+/** "Download Ready", the e-mail, the download button and the product key. */
+function DownloadReadyView({ data }: { data: SuccessTokenView }) {
   const [initializing, setInitializing] = useState(false);
   return (
     <Stack spacing={3}>
-      <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center', minHeight: TOP_CARD_MIN_HEIGHT, display: 'grid', alignContent: 'center' }}>
-        {data ? (
-          <div>
-            <CheckCircleIcon color="success" sx={{ fontSize: 56 }} aria-hidden />
-            <Typography variant="h1" sx={{ my: 1 }}>
-              Download Ready
+      <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center' }}>
+        <CheckCircleIcon color="success" sx={{ fontSize: 56 }} aria-hidden />
+        <Typography variant="h1" sx={{ my: 1 }}>
+          Download Ready
+        </Typography>
+        <Typography sx={{ color: 'text.secondary' }}>
+          Your license has also been delivered to{' '}
+          <Box component="strong" sx={{ overflowWrap: 'anywhere' }}>
+            {data.customerEmail}
+          </Box>
+          .
+        </Typography>
+        {data.downloadLink && (
+          <Box sx={{ mt: 3 }}>
+            <Button
+              variant="contained"
+              size="large"
+              startIcon={<DownloadIcon />}
+              href={data.downloadLink}
+              target="_blank"
+              rel="noopener noreferrer"
+              onClick={() => setInitializing(true)}
+            >
+              Download Now
+            </Button>
+            <Typography role="status" variant="body2" sx={{ color: 'text.secondary', mt: 1, minHeight: '1.5em' }}>
+              {initializing ? 'Initializing download...' : ''}
             </Typography>
-            <Typography sx={{ color: 'text.secondary' }}>
-              Your license has also been delivered to{' '}
-              <Box component="strong" sx={{ overflowWrap: 'anywhere' }}>
-                {data.customerEmail}
-              </Box>
-              .
-            </Typography>
-            {data.downloadLink && (
-              <Box sx={{ mt: 3 }}>
-                <Button
-                  variant="contained"
-                  size="large"
-                  startIcon={<DownloadIcon />}
-                  href={data.downloadLink}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                  onClick={() => setInitializing(true)}
-                >
-                  Download Now
-                </Button>
-                <Typography role="status" variant="body2" sx={{ color: 'text.secondary', mt: 1, minHeight: '1.5em' }}>
-                  {initializing ? 'Initializing download...' : ''}
-                </Typography>
-              </Box>
-            )}
-          </div>
-        ) : (
-          <Typography component="div">
-            <VerifyingAccess />
-          </Typography>
+          </Box>
         )}
       </Paper>
-      {(!data || data.licenseKey) && <ProductKeyPanel licenseKey={data?.licenseKey ?? undefined} />}
+      {data.licenseKey && <ProductKeyPanel licenseKey={data.licenseKey} />}
     </Stack>
   );
 }
@@ -173,15 +154,16 @@ function InstallationSteps() {
   );
 }
 
-export function WindowsResult({ data }: { data?: SuccessTokenView }) {
+/** The Windows result, shown once the server has accepted the token (`SuccessTokenGate`). */
+export function WindowsResult({ data }: { data: SuccessTokenView }) {
   return (
     <>
       <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', md: '3fr 2fr' }, alignItems: 'start' }}>
-        {data?.isManualProcessing ? <ManualProcessingView /> : <DownloadReadyView data={data} />}
+        {data.isManualProcessing ? <ManualProcessingView /> : <DownloadReadyView data={data} />}
         <Stack spacing={3}>
-          {!data?.isManualProcessing && <DownloadInformation />}
-          {!data?.isManualProcessing && <InstallationSteps />}
-          <HelpPanel email={data?.customerEmail} />
+          {!data.isManualProcessing && <DownloadInformation />}
+          {!data.isManualProcessing && <InstallationSteps />}
+          <HelpPanel email={data.customerEmail} />
         </Stack>
       </Box>
       <ReturnHomeButton />

@@ -12,6 +12,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 import { useAppDispatch } from '../../app/store';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { toast } from '../../components/toast';
@@ -89,15 +90,7 @@ export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Prod
       setText('');
       setFile(null);
       toast({ title: 'Codes Voided', description: result.message, variant: 'success' });
-      dispatch(
-        api.util.invalidateTags([
-          { type: 'Products', id: 'LIST' },
-          { type: 'Products', id: product.id },
-          { type: 'Stats', id: 'LIST' },
-          { type: 'VoucherCodes', id: 'LIST' },
-          { type: 'Redemptions', id: 'LIST' },
-        ]),
-      );
+      dispatch(api.util.invalidateTags(invalidatesFor('voidVoucherCodes')));
     } catch (err) {
       toast({ title: 'Void Failed', description: (err as Error).message || FAILED, variant: 'destructive' });
     } finally {

@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 /** 120 unredeemed + 3 redeemed codes; the list answers the page asked for. */
-function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120, redeemed: 3 }): Record<string, AdminHandler> {
+function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120, redeemed: 3 }, totalCountExact = true): Record<string, AdminHandler> {
   return {
     'GET /api/public-config': () => ({ status: 200, body: {} }),
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
@@ -26,7 +26,7 @@ function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120,
     [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => {
       const redeemedOnly = req.query.get('redeemedOnly');
       const total = redeemedOnly === 'true' ? totals.redeemed : redeemedOnly === 'false' ? totals.unredeemed : totals.all;
-      return { status: 200, body: codesPage(Number(req.query.get('offset')), Number(req.query.get('limit')), total, redeemedOnly === 'true') };
+      return { status: 200, body: { ...codesPage(Number(req.query.get('offset')), Number(req.query.get('limit')), total, redeemedOnly === 'true'), totalCountExact } };
     },
     [`GET /api/products/${PRODUCT.id}/batches`]: () => ({ status: 200, body: [] }),
     'DELETE /api/products/*': (req) => ({ status: 200, body: { message: `${(req.body as { voucherCodeIds?: string[] }).voucherCodeIds?.length ?? 120} voucher codes deleted.`, deletedCount: 2 } }),
@@ -35,8 +35,8 @@ function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120,
 
 const listCalls = () => server.requests.filter((r) => r.path.endsWith('voucher-codes-detailed')).map((r) => Object.fromEntries(r.query));
 
-async function openModal(role: 'admin' | 'operator' = 'admin', totals?: { all: number; unredeemed: number; redeemed: number }) {
-  server = adminServer(calls(role, totals));
+async function openModal(role: 'admin' | 'operator' = 'admin', totals?: { all: number; unredeemed: number; redeemed: number }, totalCountExact = true) {
+  server = adminServer(calls(role, totals, totalCountExact));
   signIn();
   installAdminSession();
   const view = renderWithProviders(
@@ -72,6 +72,14 @@ describe('voucher codes modal', () => {
     expect(within(dialog).getByRole('button', { name: 'Next' })).toBeDisabled();
     expect(listCalls().map((q) => q.offset)).toEqual(['0', '50', '100']);
     expect(listCalls().every((q) => q.limit === '50' && !('redeemedOnly' in q) && !('search' in q))).toBe(true);
+  });
+
+  it('shows an estimated total as one: "about 150,000 total", "of about 150,000 codes", "Page 1 of about 3,000"', async () => {
+    const { dialog } = await openModal('admin', { all: 150000, unredeemed: 149000, redeemed: 1000 }, false);
+    expect(within(dialog).getByTestId('modal-total')).toHaveTextContent('about 150,000 total');
+    expect(within(dialog).getByText('Showing 1-50 of about 150,000 codes')).toBeInTheDocument();
+    expect(within(dialog).getByText('Page 1 of about 3,000')).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Next' })).toBeEnabled();
   });
 
   it('switching tab goes back to page 1 and clears the selection', async () => {
@@ -189,8 +197,8 @@ describe('voucher codes modal: the Void tab', () => {
 });
 
 describe('voucher codes page', () => {
-  async function openPage(total: number) {
-    server = adminServer(calls('admin', { all: total, unredeemed: total, redeemed: 0 }));
+  async function openPage(total: number, totalCountExact = true) {
+    server = adminServer(calls('admin', { all: total, unredeemed: total, redeemed: 0 }, totalCountExact));
     signIn();
     const view = renderRoutes(adminRoutes(), `/admin/voucher-codes/${PRODUCT.id}`);
     await screen.findByRole('heading', { name: `Voucher Codes - ${PRODUCT.name}` });
@@ -224,6 +232,13 @@ describe('voucher codes page', () => {
       ['100', '1600'],
       ['100', '1500'],
     ]);
+  });
+
+  it('an estimated total reads "Page 1 of about 1,500" and offers no last page (it is a guess)', async () => {
+    await openPage(150000, false);
+    expect(screen.getByText('Page 1 of about 1,500')).toBeInTheDocument();
+    expect(pageButtons()).toEqual(['1', '2', '3', '4', '5']);
+    expect(screen.queryByText('Page 1 of 1500')).not.toBeInTheDocument();
   });
 
   it('searches on Enter with the trimmed text and starts again at page 1', async () => {

@@ -10,6 +10,7 @@ import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
+import { aboutText } from '../../components/pagination/pageItems';
 import { Paginator } from '../../components/pagination/Paginator';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import type { Product } from '../products/productsApi';
@@ -36,13 +37,14 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
   const canDelete = can(PERMISSIONS.vouchersDelete);
   const from = list.totalCount === 0 ? 0 : list.page * MODAL_PAGE_SIZE + 1;
   const to = Math.min(list.totalCount, (list.page + 1) * MODAL_PAGE_SIZE);
+  const total = list.totalExact ? list.totalCount.toLocaleString('en-US') : aboutText(list.totalCount);
 
   return (
     <Dialog open={open} onClose={onClose} fullWidth maxWidth="lg" aria-labelledby={`codes-title-${product.id}`}>
       <DialogTitle id={`codes-title-${product.id}`}>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
           <span>Voucher Codes - {product.name}</span>
-          <Chip size="small" label={`${list.totalCount.toLocaleString('en-US')} total`} data-testid="modal-total" />
+          <Chip size="small" label={`${total} total`} data-testid="modal-total" />
         </Stack>
       </DialogTitle>
       <DialogContent dividers>
@@ -76,10 +78,18 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
       </DialogContent>
       <DialogActions sx={{ justifyContent: 'space-between', px: 3 }}>
         <Typography variant="body2" sx={{ color: 'text.secondary' }}>
-          Showing {from}-{to} of {list.totalCount.toLocaleString('en-US')} codes
+          Showing {from}-{to} of {total} codes
         </Typography>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-          <Paginator pages="count" variant="text" page={list.page + 1} totalPages={list.totalPages} onPage={(p) => list.setPage(p - 1)} />
+          <Paginator
+            pages="count"
+            variant="text"
+            page={list.page + 1}
+            totalPages={list.totalPages}
+            totalExact={list.totalExact}
+            hasNext={list.hasNext}
+            onPage={(p) => list.setPage(p - 1)}
+          />
           <Button variant="contained" onClick={onClose}>
             Close
           </Button>

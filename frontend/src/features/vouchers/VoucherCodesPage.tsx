@@ -14,6 +14,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
+import { pageOfText } from '../../components/pagination/pageItems';
 import { Paginator } from '../../components/pagination/Paginator';
 import { bodyMessage } from '../../utils/httpError';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
@@ -152,8 +153,10 @@ function VoucherCodes({ productId }: { productId: string }) {
                 variant="text"
                 page={list.page + 1}
                 totalPages={list.totalPages}
+                totalExact={list.totalExact}
+                hasNext={list.hasNext}
                 onPage={(p) => list.setPage(p - 1)}
-                summary={`Page ${list.page + 1} of ${list.totalPages}`}
+                summary={pageOfText(list.page + 1, list.totalPages, list.totalExact)}
               />
             </Stack>
           </Paper>

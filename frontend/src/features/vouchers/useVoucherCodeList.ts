@@ -34,6 +34,8 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
 
   const totalCount = query.data?.totalCount ?? 0;
   const totalPages = Math.max(1, Math.ceil(totalCount / limit));
+  const totalExact = query.data?.totalCountExact !== false;
+  const hasNext = query.data?.hasMore ?? false;
   const codes: VoucherCode[] = useMemo(() => query.data?.codes ?? [], [query.data]);
 
   const setTab = useCallback((next: VoucherTab) => {
@@ -128,6 +130,8 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
     codes,
     totalCount,
     totalPages,
+    totalExact,
+    hasNext,
     query,
     selected,
     toggle,

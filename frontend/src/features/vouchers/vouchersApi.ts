@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 export interface VoucherCode {
   id: string;
@@ -23,6 +24,8 @@ export interface VoucherCodePage {
   codes: VoucherCode[];
   totalCount: number;
   hasMore: boolean;
+  /** False: `totalCount` is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
+  totalCountExact?: boolean;
 }
 
 export type VoucherTab = 'all' | 'unredeemed' | 'redeemed' | 'void';
@@ -64,13 +67,6 @@ export function isAvailable(code: Pick<VoucherCode, 'isRedeemed' | 'status'>): b
   return code.status ? code.status === 'available' : !code.isRedeemed;
 }
 
-/** Everything a voucher change can move: the lists, the product counts and the stats. */
-const AFTER_CHANGE = [
-  { type: 'VoucherCodes', id: 'LIST' },
-  { type: 'Products', id: 'LIST' },
-  { type: 'Stats', id: 'LIST' },
-] as const;
-
 export const vouchersApi = api.injectEndpoints({
   endpoints: (build) => ({
     voucherCodes: build.query<VoucherCodePage, VoucherCodesArgs>({
@@ -96,14 +92,14 @@ export const vouchersApi = api.injectEndpoints({
     }),
     deleteVoucherCode: build.mutation<{ message: string }, string>({
       query: (id) => ({ url: `voucher-codes/${id}`, method: 'DELETE' }),
-      invalidatesTags: [...AFTER_CHANGE],
+      invalidatesTags: invalidatesFor('deleteVoucherCode'),
     }),
     deleteVoucherCodes: build.mutation<
       { message: string; deletedCount: number },
       { productId: string; deleteType: 'selected'; voucherCodeIds: string[] } | { productId: string; deleteType: 'all-unredeemed' }
     >({
       query: ({ productId, ...body }) => ({ url: `products/${productId}/voucher-codes`, method: 'DELETE', body }),
-      invalidatesTags: [...AFTER_CHANGE],
+      invalidatesTags: invalidatesFor('deleteVoucherCodes'),
     }),
   }),
 });

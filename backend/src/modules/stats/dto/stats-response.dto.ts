@@ -15,7 +15,7 @@ class DailyRedemptions {
 
 export class StatsResponse {
   @ApiProperty({ enum: STATS_PERIODS }) period: string;
-  @ApiProperty({ example: 'Last 7 days' }) timeRange: string;
+  @ApiProperty({ example: 'Last 7 Days' }) timeRange: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) from: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) to: string | null;
   @ApiProperty({ example: 'UTC' }) timeZone: string;

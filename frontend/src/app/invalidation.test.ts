@@ -1,0 +1,151 @@
+import { waitFor } from '@testing-library/react';
+import { readdirSync, readFileSync, statSync } from 'fs';
+import { join, relative } from 'path';
+import { fakeServer } from '../test/fakeServer';
+import { api, TAG_TYPES, type TagType } from './api';
+import { CHANGES, invalidatesFor, TAG_OF, type Change } from './invalidation';
+import { makeStore, type AppStore } from './store';
+
+const SRC = join(__dirname, '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+// Every feature's endpoints, as the app injects them: a new `features/<feature>/<feature>Api.ts` is found here too.
+// Synchronously, before `it.each` below lists the mutations.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+for (const file of sourceFiles(join(SRC, 'features')).filter((f) => /Api\.ts$/.test(f))) require(file);
+
+/** The changes that do not go through RTK Query (XMLHttpRequest uploads, file downloads). */
+const NOT_RTK: Change[] = ['uploadVoucherCodes', 'voidVoucherCodes', 'exportRedemptions'];
+
+/** One query per tag type, watched while a mutation runs: its path and a body of the API's shape. */
+const PAGINATION = { currentPage: 1, limit: 50, totalCount: 0, totalPages: 0, hasPreviousPage: false, hasNextPage: false, totalCountExact: true };
+const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; body: unknown }> = {
+  Stats: { endpoint: 'stats', arg: 'today', path: '/api/stats/today', body: { period: 'today', totalRedemptions: 0, activeVouchers: 0, timeRange: 'Today', productStats: [], dailyRedemptions: [] } },
+  Products: { endpoint: 'products', arg: undefined, path: '/api/products', body: [] },
+  Redemptions: {
+    endpoint: 'getRedemptions',
+    arg: { page: 1, limit: 50, emailStatus: 'all', showExported: false, search: '' },
+    path: '/api/redemptions',
+    body: { redemptions: [], pagination: PAGINATION },
+  },
+  VoucherCodes: {
+    endpoint: 'voucherCodes',
+    arg: { productId: 'p1', tab: 'all', limit: 50, offset: 0 },
+    path: '/api/products/p1/voucher-codes-detailed',
+    body: { codes: [], totalCount: 0, hasMore: false, totalCountExact: true },
+  },
+  LicenseKeys: {
+    endpoint: 'getLicenseKeys',
+    arg: { page: 1, limit: 100, productId: '', search: '' },
+    path: '/api/license-keys',
+    body: { licenseKeys: [], summary: { totalKeys: 0, active: 0, available: 0, partiallyUsed: 0, fullyUsed: 0 }, pagination: PAGINATION },
+  },
+  Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: { id: 'u1', username: 'admin', role: 'admin' } },
+  Sessions: { endpoint: 'sessions', arg: undefined, path: '/api/admin/sessions', body: [] },
+  Webhooks: { endpoint: 'webhooks', arg: undefined, path: '/api/webhooks', body: [] },
+};
+
+/** What each mutation is called with (an id where none is listed). */
+const ARGS: Partial<Record<Change, unknown>> = {
+  updateEmailTemplate: { id: 'p1', emailSubject: 'S', emailTemplate: 'T' },
+  sendTestEmail: { id: 'p1', to: 'a@example.com', emailSubject: 'S', emailTemplate: 'T' },
+  deleteVoucherCodes: { productId: 'p1', deleteType: 'all-unredeemed' },
+  createLicenseKey: { productId: 'p1', licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test', licenseType: 'single-user' },
+  updateLicenseKey: { id: 'k1', isActive: false },
+  assignLicense: { id: 'r1', licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
+  bulkAssignLicense: { redemptionIds: ['r1'], licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
+  bulkDeleteRedemptions: ['r1'],
+  fixPendingEmails: undefined,
+  cleanSystem: undefined,
+  createWebhook: { url: 'https://hooks.test', events: ['pool.low'] },
+  login: { username: 'admin', password: 'password123' },
+  logout: undefined,
+  changePassword: { currentPassword: 'a', newPassword: 'b' },
+  resetOperator: undefined,
+  setupTwoFactor: { currentPassword: 'a' },
+  enableTwoFactor: { code: '123456' },
+  disableTwoFactor: { code: '123456' },
+  regenerateRecoveryCodes: { code: '123456' },
+  endOtherSessions: undefined,
+  redeemVoucher: { voucherCode: 'ABCD-1234' },
+  resendOrderEmail: { voucherCode: 'ABCD-1234', email: 'a@example.com' },
+};
+
+const endpoints = api.endpoints as unknown as Record<string, { initiate: (arg: unknown) => any; useMutation?: unknown }>;
+const mutationNames = Object.keys(endpoints).filter((name) => 'useMutation' in endpoints[name]);
+
+let server: ReturnType<typeof fakeServer>;
+afterEach(() => server?.restore());
+
+function serve() {
+  const ok = () => ({ status: 200, body: {} });
+  server = fakeServer({
+    ...Object.fromEntries(Object.values(PROBES).map((p) => [`GET ${p.path}`, () => ({ status: 200, body: p.body })])),
+    'POST /api/*': ok,
+    'PUT /api/*': ok,
+    'DELETE /api/*': ok,
+  });
+}
+
+const reads = () => Object.fromEntries(TAG_TYPES.map((tag) => [tag, server.of('GET', PROBES[tag].path).length])) as Record<TagType, number>;
+const idle = (store: AppStore) => Object.values(store.getState().api.queries).every((q) => q?.status !== 'pending');
+
+describe('the one table of what each change refreshes', () => {
+  it('names a tag type for everything that can go stale, and every tag type has one', () => {
+    expect(Object.values(TAG_OF).sort()).toEqual([...TAG_TYPES].sort());
+  });
+
+  it('has every mutation of the app, and only the non-RTK changes besides', () => {
+    expect(mutationNames.length).toBeGreaterThan(25);
+    expect(Object.keys(CHANGES).sort()).toEqual([...mutationNames, ...NOT_RTK].sort());
+  });
+
+  it('refreshes statistics, products and redemptions after every change of the console\'s data (SPEC §7)', () => {
+    const dataChanges = (Object.keys(CHANGES) as Change[]).filter((c) => invalidatesFor(c).some((t) => ['VoucherCodes', 'LicenseKeys', 'Stats', 'Products', 'Redemptions'].includes(t)));
+    expect(dataChanges.length).toBeGreaterThan(15);
+    for (const change of dataChanges) expect(invalidatesFor(change)).toEqual(expect.arrayContaining(['Stats', 'Products', 'Redemptions']));
+    expect(invalidatesFor('updateLicenseKey')).toEqual(['Stats', 'Products', 'Redemptions', 'LicenseKeys']);
+    expect(invalidatesFor('deleteVoucherCode')).toEqual(['Stats', 'Products', 'Redemptions', 'VoucherCodes']);
+  });
+
+  it('the uploads and downloads outside RTK Query refresh from the table too', () => {
+    const calls = sourceFiles(SRC).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/api\.util\.invalidateTags\(([^)]*\)?)/g)].map((m) => `${relative(SRC, file)}: ${m[1]}`),
+    );
+    // Real-time events (SPEC §4's own table in realtime.tsx) are not changes the console made.
+    const changes = calls.filter((c) => !c.startsWith('features/admin/realtime.tsx'));
+    expect(changes.sort()).toEqual(
+      [
+        "features/products/VoucherUpload.tsx: invalidatesFor('uploadVoucherCodes')",
+        "features/redemptions/useRedemptionExports.ts: invalidatesFor('exportRedemptions')",
+        "features/vouchers/VoidCodesDialog.tsx: invalidatesFor('voidVoucherCodes')",
+      ].sort(),
+    );
+  });
+
+  it.each(mutationNames)('%s refetches exactly the queries of its table entry', async (name) => {
+    serve();
+    const store = makeStore();
+    const watched = TAG_TYPES.map((tag) => store.dispatch(endpoints[PROBES[tag].endpoint].initiate(PROBES[tag].arg)));
+    await Promise.all(watched);
+    const before = reads();
+    expect(Object.values(before).every((n) => n === 1)).toBe(true);
+
+    const mutation = store.dispatch(endpoints[name].initiate(name in ARGS ? ARGS[name as Change] : 'x1'));
+    await mutation;
+    expect(server.requests.filter((r) => r.method !== 'GET')).toHaveLength(1);
+    await waitFor(() => expect(idle(store)).toBe(true));
+
+    const after = reads();
+    const refetched = TAG_TYPES.filter((tag) => after[tag] > before[tag]);
+    expect(refetched.sort()).toEqual(invalidatesFor(name as Change).sort());
+    watched.forEach((w) => w.unsubscribe());
+  });
+});
