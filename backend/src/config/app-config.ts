@@ -2,6 +2,7 @@ import { randomBytes } from 'crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { isIP } from 'net';
 import { join, resolve } from 'path';
+import { loadLocalLogin, loadOidcConfig, OidcConfig } from './oidc-config';
 
 /**
  * Every setting of the service, read once at boot from the environment (and `.env`).
@@ -107,6 +108,12 @@ export interface AppConfig {
   webhookAllowLoopback: boolean;
   /** Bearer token of GET /metrics; unset: the route answers 404. */
   metricsToken?: string;
+  /** Staff single sign-on (OIDC_*); unset: off. */
+  oidc?: OidcConfig;
+  /** LOCAL_LOGIN: false leaves password sign-in to the ADMIN_USERNAME account only (break-glass). */
+  localLogin: boolean;
+  /** Calls one API token may make per minute (API_TOKEN_RATE_LIMIT, 0 = off). */
+  apiTokenRateLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -270,6 +277,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const dbPoolSize = int(env, 'DB_POOL_SIZE', 20, 1, 1000);
   const secret = jwtSecret(env, dataDir, nodeEnv === 'production');
   const currentDataKey = dataKey(env, dataDir, nodeEnv === 'production');
+  const oidc = loadOidcConfig(env, nodeEnv);
 
   return {
     nodeEnv,
@@ -335,6 +343,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookRetryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 7),
     webhookAllowLoopback: nodeEnv === 'test',
     metricsToken: metricsToken(env),
+    oidc,
+    localLogin: loadLocalLogin(env, oidc),
+    apiTokenRateLimit: int(env, 'API_TOKEN_RATE_LIMIT', 600, 0, 1_000_000),
   };
 }
 

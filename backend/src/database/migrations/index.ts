@@ -19,6 +19,7 @@ import { LicenseKeyRoom1763820000300 } from './1763820000300-license-key-room';
 import { Webhooks1763821000000 } from './1763821000000-webhooks';
 import { PoolAlertsAndHistory1763822000000 } from './1763822000000-pool-alerts-and-history';
 import { UploadBatches1763823000000 } from './1763823000000-upload-batches';
+import { SsoAndApiTokens1763834000000 } from './1763834000000-sso-and-api-tokens';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Webhooks1763821000000,
   PoolAlertsAndHistory1763822000000,
   UploadBatches1763823000000,
+  SsoAndApiTokens1763834000000,
 ];
