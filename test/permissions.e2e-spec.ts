@@ -62,19 +62,9 @@ const DATA_PERMISSIONS = MATRIX.admin.filter(
 
 type TokenVariant = `token with ${string}`;
 type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none' | TokenVariant;
-const VARIANTS: Variant[] = [
-  'no token',
-  'admin',
-  'operator',
-  'shop-manager',
-  'unknown role',
-  'expired token',
-  'revoked session',
-  'other secret',
-  'alg:none',
-  // One API token per data permission holding only that permission.
-  ...DATA_PERMISSIONS.map((p): TokenVariant => `token with ${p}`),
-];
+// Last, one API token per data permission holding only that permission.
+const VARIANTS: Variant[] = ['no token', 'admin', 'operator', 'shop-manager', 'unknown role', 'expired token', 'revoked session', 'other secret', 'alg:none',
+  ...DATA_PERMISSIONS.map((p): TokenVariant => `token with ${p}`)];
 const tokenPermission = (variant: Variant) => (variant.startsWith('token with ') ? variant.slice('token with '.length) : undefined);
 const ROLE_OF: Partial<Record<Variant, string>> = { admin: 'admin', operator: 'operator', 'shop-manager': 'shop-manager', 'unknown role': 'auditor' };
 
@@ -91,11 +81,8 @@ describe('Permission matrix over every registered route', () => {
   });
   afterAll(() => t.close());
 
-  it('lets API tokens hold exactly the data permissions', () => {
+  it('has the role matrix of DECISIONS §7, and API tokens may hold exactly its data permissions', () => {
     expect([...TOKEN_PERMISSIONS].sort()).toEqual([...DATA_PERMISSIONS].sort());
-  });
-
-  it('has the role matrix of DECISIONS §7', () => {
     for (const [role, permissions] of Object.entries(MATRIX)) {
       expect([...(ROLE_PERMISSIONS[role as keyof typeof ROLE_PERMISSIONS] ?? [])].sort()).toEqual([...permissions].sort());
     }
@@ -114,7 +101,6 @@ describe('Permission matrix over every registered route', () => {
   });
 
   const apiTokens: Record<string, string> = {};
-
   async function tokenFor(variant: Variant): Promise<string | null> {
     const jwt = new JwtService();
     const permission = tokenPermission(variant);
@@ -344,35 +330,28 @@ describe('Allowed means it works: each permission admits its holder to a real ca
     }
   });
 
+  /** Prepares the permission's valid call, makes it with `token()`, and expects a 2xx answer. */
+  async function expect2xx({ route, prepare }: { route: string; prepare: (t: TestApp) => Promise<Call> }, token: () => Promise<string>) {
+    const [method, pattern] = route.split(' ');
+    const call = await prepare(t);
+    expect(call.path).toMatch(routePattern(pattern));
+    let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](call.path).set(bearer(await token()));
+    if (call.query) req = req.query(call.query);
+    if (call.file) req = req.attach('file', Buffer.from(call.file.content), call.file.name);
+    else if (call.body) req = req.send(call.body);
+    const res = await req;
+    expect(res.status >= 200 && res.status < 300 ? '2xx' : `${res.status} ${JSON.stringify(res.body)}`).toBe('2xx');
+  }
+
   it.each(Object.entries(VALID_CALLS).map(([permission, spec]) => [permission, leastHolder(permission as Permission), spec!] as const))(
     '%s: role %s gets a 2xx answer to a valid request',
-    async (_permission, role, { route, prepare }) => {
-      const [method, pattern] = route.split(' ');
-      const call = await prepare(t);
-      expect(call.path).toMatch(routePattern(pattern));
-      let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](call.path).set(bearer(await tokenFor(t, role)));
-      if (call.query) req = req.query(call.query);
-      if (call.file) req = req.attach('file', Buffer.from(call.file.content), call.file.name);
-      else if (call.body) req = req.send(call.body);
-      const res = await req;
-      expect(res.status >= 200 && res.status < 300 ? '2xx' : `${res.status} ${JSON.stringify(res.body)}`).toBe('2xx');
-    },
+    (_permission, role, spec) => expect2xx(spec, () => tokenFor(t, role)),
   );
 
   it.each(Object.entries(VALID_CALLS).filter(([permission]) => DATA_PERMISSIONS.includes(permission)))(
     '%s: an API token holding only it gets a 2xx answer to a valid request',
-    async (permission, spec) => {
-      const [method, pattern] = spec!.route.split(' ');
-      const call = await spec!.prepare(t);
-      expect(call.path).toMatch(routePattern(pattern));
-      const { token } = await createApiToken(t, (await createAdminUser(t, { role: 'admin' })).id, [permission]);
-      let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](call.path).set(bearer(token));
-      if (call.query) req = req.query(call.query);
-      if (call.file) req = req.attach('file', Buffer.from(call.file.content), call.file.name);
-      else if (call.body) req = req.send(call.body);
-      const res = await req;
-      expect(res.status >= 200 && res.status < 300 ? '2xx' : `${res.status} ${JSON.stringify(res.body)}`).toBe('2xx');
-    },
+    (permission, spec) =>
+      expect2xx(spec!, async () => (await createApiToken(t, (await createAdminUser(t, { role: 'admin' })).id, [permission])).token),
   );
 });
 
