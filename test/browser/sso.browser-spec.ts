@@ -74,6 +74,36 @@ describe('Staff single sign-on in the browser', () => {
     expect(me).toMatchObject({ username: 'olivia', role: 'operator' });
   });
 
+  it('signs an admin in, who makes an API token in Settings: shown once, copied, working, then revoked', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
+    idp.identities.set('ada', { sub: 'ada', preferred_username: 'ada', email: 'ada@contoso.example', groups: ['ovr-admins'] });
+    await signInAtProvider('ada');
+    await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin');
+    await page.getByRole('tab', { name: 'Settings', exact: true }).click();
+    const card = page.getByRole('region', { name: 'API tokens' });
+    await card.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create API token' });
+    await dialog.getByLabel('Name').fill('Shop integration');
+    await dialog.getByLabel('dashboard.view').check();
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    const created = page.getByRole('dialog', { name: 'API token created' });
+    const token = (await created.getByTestId('api-token-value').textContent())!;
+    expect(token).toMatch(/^ovr_[\w-]{43}$/);
+    await created.getByRole('button', { name: 'Copy token' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+    await page.screenshot({ path: join(results, 'sso-api-token-created.png'), animations: 'disabled' });
+    await created.getByRole('button', { name: 'Done' }).click();
+
+    const works = () => fetch(`${t.baseUrl}/api/products`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await works()).toBe(200);
+    const row = card.getByRole('article', { name: 'API token Shop integration' });
+    await row.getByText(/by ada/).waitFor();
+    await row.getByRole('button', { name: 'Delete API token Shop integration' }).click();
+    await page.getByRole('dialog', { name: 'Revoke API token' }).getByRole('button', { name: 'Revoke' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await works()).toBe(401);
+  });
+
   it('tells a person whose groups map to no role why they cannot sign in', async () => {
     idp.identities.set('mallory', { sub: 'mallory', preferred_username: 'mallory', groups: ['marketing'] });
     await signInAtProvider('mallory');
