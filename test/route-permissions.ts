@@ -30,6 +30,12 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'POST /api/admin/sessions/revoke-others': [],
   'POST /api/admin/reset-operator': [Permission.AdminResetOperator],
   'POST /api/admin/create-shop-manager': [Permission.AdminCreateShopManager],
+  // Single sign-on (404 when OIDC_ISSUER is unset) and integrations' API tokens
+  'GET /api/admin/oidc/login': 'public',
+  'GET /api/admin/oidc/callback': 'public',
+  'POST /api/admin/api-tokens': [Permission.ApiTokensManage],
+  'GET /api/admin/api-tokens': [Permission.ApiTokensManage],
+  'DELETE /api/admin/api-tokens/:id': [Permission.ApiTokensManage],
   // Products, voucher codes, statistics, exports
   'GET /api/products': [Permission.DashboardView],
   'GET /api/products/:id': [Permission.DashboardView],

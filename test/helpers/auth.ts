@@ -67,3 +67,14 @@ export function fixTotpClock(t: TestApp): { now: number; codeAt: (secret: string
   jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
   return { now, codeAt: (secret, steps = 0) => generateSync({ secret, epoch: Math.floor(now / 1000) + steps * 30 }) };
 }
+
+/** An API token of `createdBy` (an admin's id) with these permissions, stored as the API would store it. */
+export async function createApiToken(t: TestApp, createdBy: string, permissions: string[]): Promise<{ id: string; token: string }> {
+  const token = `ovr_${randomBytes(32).toString('base64url')}`;
+  const [row] = await t.db.query(
+    `INSERT INTO api_tokens (name, token_hash, permissions, created_by, expires_at)
+     VALUES ($1, $2, $3, $4, now() + interval '1 day') RETURNING id`,
+    [`test ${permissions.join(' ')}`.slice(0, 100), createHash('sha256').update(token).digest('hex'), permissions, createdBy],
+  );
+  return { id: row.id, token };
+}

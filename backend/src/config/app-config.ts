@@ -2,6 +2,7 @@ import { randomBytes } from 'crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { isIP } from 'net';
 import { join, resolve } from 'path';
+import { loadLocalLogin, loadOidcConfig, OidcConfig } from './oidc-config';
 
 /**
  * Every setting of the service, read once at boot from the environment (and `.env`).
@@ -123,6 +124,12 @@ export interface AppConfig {
   apiDocs: 'public' | 'off';
   /** Bearer token of GET /metrics; unset: the route answers 404. */
   metricsToken?: string;
+  /** Staff single sign-on (OIDC_*); unset: off. */
+  oidc?: OidcConfig;
+  /** LOCAL_LOGIN: false leaves password sign-in to the ADMIN_USERNAME account only (break-glass). */
+  localLogin: boolean;
+  /** Calls one API token may make per minute (API_TOKEN_RATE_LIMIT, 0 = off). */
+  apiTokenRateLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -314,6 +321,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (nodeEnv === 'production' && !smtpUrl) {
     throw new ConfigError('SMTP_URL is required when NODE_ENV=production (order e-mails would otherwise only be written to files)');
   }
+  const oidc = loadOidcConfig(env, nodeEnv);
 
   return {
     nodeEnv,
@@ -383,6 +391,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookInsecureTargets: webhookInsecureTargets(env, nodeEnv === 'production'),
     apiDocs: apiDocs(env, nodeEnv === 'production'),
     metricsToken: metricsToken(env),
+    oidc,
+    localLogin: loadLocalLogin(env, oidc),
+    apiTokenRateLimit: int(env, 'API_TOKEN_RATE_LIMIT', 600, 0, 1_000_000),
   };
 }
 

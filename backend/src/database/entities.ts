@@ -1,5 +1,6 @@
 import { SecurityAuditLog } from '../modules/audit/entities/security-audit-log.entity';
 import { AdminAttempt } from '../modules/auth/entities/admin-attempt.entity';
+import { ApiToken } from '../modules/auth/api-tokens/api-token.entity';
 import { AdminRecoveryCode } from '../modules/auth/entities/admin-recovery-code.entity';
 import { AdminSession } from '../modules/auth/entities/admin-session.entity';
 import { AdminSessionSpentToken } from '../modules/auth/entities/admin-session-spent-token.entity';
@@ -35,6 +36,7 @@ export const ENTITIES = [
   AdminSessionSpentToken,
   AdminAttempt,
   AdminRecoveryCode,
+  ApiToken,
   SecurityAuditLog,
   BlockedIp,
   EmailLog,

@@ -6,7 +6,7 @@ import { currentAccessToken, withSessionRenewal } from './authorizedFetch';
  * `features/<feature>/<feature>Api.ts`. SPEC §7: requests carry credentials, JSON bodies are JSON typed,
  * no retries, no refetch on focus, cached data never goes stale unless an endpoint says otherwise.
  */
-export const TAG_TYPES = ['Stats', 'Products', 'Redemptions', 'VoucherCodes', 'LicenseKeys', 'Me', 'Sessions', 'Webhooks'] as const;
+export const TAG_TYPES = ['Stats', 'Products', 'Redemptions', 'VoucherCodes', 'LicenseKeys', 'Me', 'Sessions', 'Webhooks', 'ApiTokens'] as const;
 export type TagType = (typeof TAG_TYPES)[number];
 
 /**

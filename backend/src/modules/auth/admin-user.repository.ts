@@ -10,6 +10,8 @@ export interface NewAdminUser {
   passwordHash: string;
   salt: string;
   role: string;
+  oidcIssuer?: string;
+  oidcSubject?: string;
 }
 
 /**
@@ -35,6 +37,16 @@ export class AdminUserRepository {
 
   async findByUsername(username: string): Promise<AdminUser | null> {
     return this.opened(await this.users().findOneBy({ username }));
+  }
+
+  /** The staff account linked to a single sign-on identity (docs/product.md: linked by issuer + subject only). */
+  findByOidcIdentity(issuer: string, subject: string): Promise<AdminUser | null> {
+    return this.users().findOneBy({ oidcIssuer: issuer, oidcSubject: subject });
+  }
+
+  /** The role the provider gave at this sign-in (re-read every time). */
+  async setRole(id: string, role: string, db: Db = this.database.manager): Promise<void> {
+    await db.query(`UPDATE admin_users SET role = $2, updated_at = now() WHERE id = $1 AND role <> $2`, [id, role]);
   }
 
   existsWithRole(role: string): Promise<boolean> {

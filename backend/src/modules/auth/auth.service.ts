@@ -57,10 +57,13 @@ export class AuthService {
   ) {}
 
   async login(dto: LoginDto, meta: RequestMeta): Promise<LoginResponse> {
-    const user = await this.users.findByUsername(dto.username);
+    // LOCAL_LOGIN=false: password sign-in is left to the ADMIN_USERNAME account (break-glass); everyone else signs
+    // in through the provider. Answered like an unknown user, so the answer tells nothing about the account.
+    const localLoginOff = !this.config.localLogin && dto.username !== this.config.adminUsername;
+    const user = localLoginOff ? null : await this.users.findByUsername(dto.username);
     if (!user) {
       await verifyPassword(dto.password, await this.dummyHash);
-      await this.failed('login.failure', null, meta, { username: dto.username, reason: 'unknown user' });
+      await this.failed('login.failure', null, meta, { username: dto.username, reason: localLoginOff ? 'password sign-in is off (LOCAL_LOGIN=false)' : 'unknown user' });
       throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     }
     // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.

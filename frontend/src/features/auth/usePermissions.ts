@@ -22,6 +22,7 @@ export const PERMISSIONS = {
   licensesView: 'licenses.view',
   vouchersVoid: 'vouchers.void',
   webhooksManage: 'webhooks.manage',
+  apiTokensManage: 'api-tokens.manage',
   settingsAccess: 'settings.access',
   systemCleanup: 'system.cleanup',
   resetOperator: 'admin.reset-operator',
