@@ -50,6 +50,7 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
   Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: { id: 'u1', username: 'admin', role: 'admin' } },
   Sessions: { endpoint: 'sessions', arg: undefined, path: '/api/admin/sessions', body: [] },
   Webhooks: { endpoint: 'webhooks', arg: undefined, path: '/api/webhooks', body: [] },
+  ApiTokens: { endpoint: 'apiTokens', arg: undefined, path: '/api/admin/api-tokens', body: [] },
 };
 
 /** What each mutation is called with (an id where none is listed). */
@@ -65,6 +66,7 @@ const ARGS: Partial<Record<Change, unknown>> = {
   fixPendingEmails: undefined,
   cleanSystem: undefined,
   createWebhook: { url: 'https://hooks.test', events: ['pool.low'] },
+  createApiToken: { name: 'ERP', permissions: ['vouchers.view'], expiresInDays: 30 },
   login: { username: 'admin', password: 'password123' },
   logout: undefined,
   changePassword: { currentPassword: 'a', newPassword: 'b' },

@@ -1,7 +1,7 @@
 import type { TagType } from './api';
 
 /** What a change can make stale: each is read by the queries that provide its tag type. */
-export type Stale = 'stats' | 'products' | 'redemptions' | 'codes' | 'keys' | 'me' | 'sessions' | 'webhooks';
+export type Stale = 'stats' | 'products' | 'redemptions' | 'codes' | 'keys' | 'me' | 'sessions' | 'webhooks' | 'apiTokens';
 
 export const TAG_OF: Record<Stale, TagType> = {
   stats: 'Stats',
@@ -12,6 +12,7 @@ export const TAG_OF: Record<Stale, TagType> = {
   me: 'Me',
   sessions: 'Sessions',
   webhooks: 'Webhooks',
+  apiTokens: 'ApiTokens',
 };
 
 /**
@@ -53,6 +54,9 @@ export const CHANGES = {
   createWebhook: ['webhooks'],
   deleteWebhook: ['webhooks'],
   sendTestWebhook: ['webhooks'],
+  resumeWebhook: ['webhooks'],
+  createApiToken: ['apiTokens'],
+  revokeApiToken: ['apiTokens'],
   // Account and security: nothing the console lists, except the user itself and its sessions.
   login: [],
   logout: [],

@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 /** What a token may hold: the server's data permissions (backend TOKEN_PERMISSIONS); it refuses any other with a 400. */
 export const TOKEN_PERMISSIONS = [
@@ -46,11 +47,11 @@ export const apiTokensApi = api.injectEndpoints({
     }),
     createApiToken: build.mutation<CreatedApiToken, { name: string; permissions: string[]; expiresInDays: number }>({
       query: (body) => ({ url: 'admin/api-tokens', method: 'POST', body }),
-      invalidatesTags: [{ type: 'ApiTokens', id: 'LIST' }],
+      invalidatesTags: invalidatesFor('createApiToken'),
     }),
     revokeApiToken: build.mutation<{ success: boolean }, string>({
       query: (id) => ({ url: `admin/api-tokens/${id}`, method: 'DELETE' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'ApiTokens', id: 'LIST' }, { type: 'ApiTokens', id }],
+      invalidatesTags: invalidatesFor('revokeApiToken'),
     }),
   }),
 });

@@ -55,7 +55,7 @@ export const webhooksApi = api.injectEndpoints({
     }),
     resumeWebhook: build.mutation<{ success: boolean; message: string; requeued: number }, string>({
       query: (id) => ({ url: `webhooks/${id}/resume`, method: 'POST' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id: 'LIST' }, { type: 'Webhooks', id }],
+      invalidatesTags: invalidatesFor('resumeWebhook'),
     }),
     sendTestWebhook: build.mutation<{ message: string; deliveryId: string }, string>({
       query: (id) => ({ url: `webhooks/${id}/test`, method: 'POST' }),
