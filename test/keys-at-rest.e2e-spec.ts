@@ -16,6 +16,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { randomHex } from './helpers/seed';
 
 const run = promisify(execFile);
 
@@ -227,7 +228,7 @@ describe('Keys at rest', () => {
   describe('start-up sealing of plain rows', () => {
     it('seals rows stored in clear once each, resumably and safely beside another instance', async () => {
       const product = await licenceProduct('Legacy');
-      const plain = Array.from({ length: 25 }, (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomBytes(3).toString('hex').toUpperCase()}`);
+      const plain = Array.from({ length: 25 }, (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomHex(3).toUpperCase()}`);
       const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
       // The old way: the clear key only.
       await t.db.query(

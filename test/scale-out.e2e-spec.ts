@@ -12,6 +12,7 @@ import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody,
 import { servedBy, startHaproxy, TestHaproxy } from './helpers/haproxy';
 import { HttpAnswer, httpFrom, Spawned, startBuiltApp, stopAllSpawned, waitUntil } from './helpers/processes';
 import { freePort, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { randomHex } from './helpers/seed';
 
 /**
  * The scale-out layout of docker/docker-compose.yml, for real, on loopback: two API processes of the built app
@@ -134,7 +135,7 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
     const codes = await addCodes(db, product, Array.from({ length: count }, () => randomCode(tag)));
     for (let i = 0; i < count; i += 50) {
       await Promise.all(
-        codes.slice(i, i + 50).map(() => addLicenseKey(db, product, `${tag}-${randomBytes(8).toString('hex').toUpperCase()}`)),
+        codes.slice(i, i + 50).map(() => addLicenseKey(db, product, `${tag}-${randomHex(8).toUpperCase()}`)),
       );
     }
     return codes;
