@@ -27,14 +27,14 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/backend'],
       testMatch: ['**/*.spec.ts'],
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
       displayName: 'e2e',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
@@ -56,7 +56,7 @@ module.exports = {
       displayName: 'browser',
       // A flow of many screens (sign-in, enrolment, axe on each step) on a loaded 2-core machine can take minutes.
       testTimeout: 180_000,
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/browser/global-setup.ts',

@@ -4,6 +4,7 @@ import { Clock } from '../backend/src/common/clock';
 import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { connectAdmin, nextUpdate } from './helpers/realtime';
+import { randomHex } from './helpers/seed';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
@@ -47,7 +48,7 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
     await redis.quit();
   });
 
-  const redeem = (t: TestApp, ip: string, voucherCode = `NOPE-${randomBytes(3).toString('hex').toUpperCase()}`) =>
+  const redeem = (t: TestApp, ip: string, voucherCode = `NOPE-${randomHex(3).toUpperCase()}`) =>
     t.http().post('/api/redeem-voucher').set('X-Forwarded-For', ip).send(redeemBody({ voucherCode }));
 
   /** `count` unknown codes from `ips` (round robin), alternating instances, 7 s apart (under the rate limit). */

@@ -116,6 +116,6 @@ describe('redemption form rules', () => {
   it('refuses a malformed JSON body with a clear message', async () => {
     const res = await t.http().post('/api/redeem-voucher').set('content-type', 'application/json').send('{"voucherCode":');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: expect.any(String), error: 'Bad Request' });
+    expect(res.body).toEqual({ statusCode: 400, message: 'The request body is not valid JSON', error: 'Bad Request' });
   });
 });

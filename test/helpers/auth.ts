@@ -5,6 +5,7 @@ import { Clock } from '../../backend/src/common/clock';
 import { hashPassword } from '../../backend/src/modules/auth/password';
 import type { AccessTokenPayload } from '../../backend/src/modules/auth/access-token';
 import { TestApp } from './app';
+import { randomHex } from './seed';
 
 export interface TestAdmin {
   id: string;
@@ -19,7 +20,7 @@ export async function createAdminUser(
   opts: { role?: string; username?: string; password?: string } = {},
 ): Promise<TestAdmin> {
   const role = opts.role ?? 'admin';
-  const username = opts.username ?? `${role.replace(/[^a-z]/g, '')}_${randomBytes(4).toString('hex')}`;
+  const username = opts.username ?? `${role.replace(/[^a-z]/g, '')}_${randomHex(4)}`;
   const password = opts.password ?? 'Str0ng!Passw0rd#1';
   const { hash, salt } = await hashPassword(password);
   const [row] = await t.db.query(
