@@ -1,10 +1,15 @@
 import { randomBytes } from 'crypto';
 import { Clock } from '../backend/src/common/clock';
-import { startTestApp, TestApp } from './helpers/app';
+import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
+import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
+import { createAdminUser } from './helpers/auth';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
 const ALREADY_ISSUED = 'A licence for this product has already been issued to this e-mail address.';
+const INVALID_LOGIN = { statusCode: 401, message: 'Invalid username or password', error: 'Unauthorized' };
+const LOCKED = { statusCode: 423, message: 'Account temporarily locked. Try again later.', error: 'Locked' };
+const WRONG = 'wrong-password!';
 
 /**
  * No answer tells a stranger more than it should (docs/product.md "Code guessing", "Sign-in lockout"): "already
@@ -13,10 +18,15 @@ const ALREADY_ISSUED = 'A licence for this product has already been issued to th
  */
 describe('No oracles', () => {
   let t: TestApp;
-  let now = new Date('2026-07-01T10:00:00Z').getTime();
+  let now = Date.now();
+  const advance = (ms: number) => (now += ms);
   let nextAddress = 1;
   /** A fresh documentation address per caller, so the tests do not share counters. */
-  const newIp = () => `203.0.113.${nextAddress++}`;
+  const newIp = () => {
+    const n = nextAddress++;
+    if (n > 2 * 254) throw new Error('out of documentation addresses');
+    return n <= 254 ? `203.0.113.${n}` : `198.51.100.${n - 254}`;
+  };
 
   beforeAll(async () => {
     t = await startTestApp({ TRUST_PROXY: 'loopback', REDEEM_GUESS_LIMIT: '3', GEO_BLOCKED_COUNTRIES: '' });
@@ -75,6 +85,89 @@ describe('No oracles', () => {
       const codes = await addCodes(t.db, mac, [randomCode('OK'), randomCode('OK'), randomCode('OK'), randomCode('OK')]);
       for (const code of codes) await redeem(ip, code, `fine-${randomBytes(4).toString('hex')}@example.com`).expect(201);
       await redeem(ip, randomCode('NOPE'), 'x@example.com').expect(404);
+    });
+  });
+  describe('an unknown username locks out exactly like a known one', () => {
+    const login = (username: string, password: string, ip = newIp()) =>
+      t.http().post('/api/admin/login').set('X-Forwarded-For', ip).send({ username, password });
+    const unknownName = () => `nobody_${randomBytes(5).toString('hex')}`;
+    const accounts = async () => Number((await t.db.query(`SELECT count(*) AS n FROM admin_users`))[0].n);
+
+    /** The statuses of `count` wrong logins of `username`, one after another. */
+    async function wrongLogins(username: string, count: number): Promise<number[]> {
+      const statuses: number[] = [];
+      for (let i = 0; i < count; i++) statuses.push((await login(username, WRONG)).status);
+      return statuses;
+    }
+
+    it('answers 401 five times, then 423 for 15 minutes, for a name with no account and for an account', async () => {
+      const before = await accounts();
+      const nobody = unknownName();
+      const user = await createAdminUser(t, { role: 'operator' });
+      for (const name of [nobody, user.username]) {
+        for (let i = 0; i < 5; i++) expect((await login(name, WRONG)).body).toEqual(INVALID_LOGIN);
+        expect((await login(name, WRONG)).body).toEqual(LOCKED);
+      }
+      // Even the right password is refused while locked.
+      await login(user.username, user.password).expect(423);
+      advance(15 * 60_000 - 1_000);
+      await login(nobody, WRONG).expect(423);
+      await login(user.username, user.password).expect(423);
+      // The lock ends after 15 minutes, and a fresh count starts.
+      advance(1_000);
+      expect(await wrongLogins(nobody, 6)).toEqual([401, 401, 401, 401, 401, 423]);
+      await login(user.username, user.password).expect(200);
+      // No account was created for the unknown name; its failures are a counter, audited without a user.
+      expect(await accounts()).toBe(before + 1);
+      expect(await t.db.query(`SELECT 1 FROM admin_users WHERE username = $1`, [nobody])).toHaveLength(0);
+      const audit = await t.db.query(
+        `SELECT action, admin_user_id FROM security_audit_log WHERE details->>'username' = $1 ORDER BY created_at`,
+        [nobody],
+      );
+      expect(audit.map((r: { action: string }) => r.action)).toEqual([
+        ...Array(5).fill('login.failure'),
+        ...Array(2).fill('login.locked'),
+        ...Array(5).fill('login.failure'),
+        'login.locked',
+      ]);
+      expect(audit.every((r: { admin_user_id: string | null }) => r.admin_user_id === null)).toBe(true);
+    });
+
+    it('lets no more than 5 parallel guesses on an unknown name through', async () => {
+      const nobody = unknownName();
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => login(nobody, `${WRONG}${i}`)));
+      expect(answers.map((res) => res.status).sort()).toEqual([401, 401, 401, 401, 401, 423, 423, 423]);
+    });
+
+    it('forgets failures after a day without one, for an unknown name as for an account', async () => {
+      const nobody = unknownName();
+      const user = await createAdminUser(t);
+      for (const name of [nobody, user.username]) expect(await wrongLogins(name, 4)).toEqual(Array(4).fill(401));
+      advance(24 * 3600_000 + 1_000);
+      for (const name of [nobody, user.username]) expect(await wrongLogins(name, 2)).toEqual([401, 401]);
+      // Three more make five in a row: both lock.
+      for (const name of [nobody, user.username]) expect(await wrongLogins(name, 4)).toEqual([401, 401, 401, 423]);
+    });
+
+    it('never locks a real account through failures of another spelling of its name', async () => {
+      const user = await createAdminUser(t, { username: `Casey_${randomBytes(3).toString('hex')}` });
+      expect(await wrongLogins(user.username.toLowerCase(), 6)).toEqual([401, 401, 401, 401, 401, 423]);
+      expect(await wrongLogins(user.username.toUpperCase(), 6)).toEqual([401, 401, 401, 401, 401, 423]);
+      await login(user.username, user.password).expect(200);
+      await login('admin', TEST_ADMIN_PASSWORD).expect(200);
+    });
+
+    it('retention deletes the counters of unknown names a day after their last attempt', async () => {
+      const [stale, fresh] = [unknownName(), unknownName()];
+      await t.db.query(
+        `INSERT INTO unknown_login_names (username, failed_login_attempts, updated_at)
+         VALUES ($1, 3, now() - interval '25 hours'), ($2, 3, now() - interval '2 hours')`,
+        [stale, fresh],
+      );
+      const result = await t.app.get(JobHandlers).runRetention();
+      expect(result.adminAttempts).toBeGreaterThanOrEqual(1);
+      const left = await t.db.query(`SELECT username FROM unknown_login_names WHERE username = ANY($1)`, [[stale, fresh]]);
+      expect(left).toEqual([{ username: fresh }]);
     });
   });
 });

@@ -22,6 +22,7 @@ import { UploadBatches1763823000000 } from './1763823000000-upload-batches';
 import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-sealed';
 import { WebhookCircuitBreaker1763832000100 } from './1763832000100-webhook-circuit-breaker';
 import { RedemptionDetailsAndIdempotency1763830000000 } from './1763830000000-redemption-details-and-idempotency';
+import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-names';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   TotpSecretSealed1763832000000,
   WebhookCircuitBreaker1763832000100,
   RedemptionDetailsAndIdempotency1763830000000,
+  UnknownLoginNames1763836000000,
 ];

@@ -15,6 +15,7 @@ import { BlockedIpService } from './blocked-ip.service';
 import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
 import { TwoFactorService } from './two-factor.service';
+import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 
 /**
  * Admin sign-in, sessions, 2FA and the global guard that every route passes (deny by default).
@@ -30,6 +31,7 @@ import { TwoFactorService } from './two-factor.service';
     AdminSessionRepository,
     AdminAttemptRepository,
     AdminRecoveryCodeRepository,
+    UnknownLoginNameRepository,
     AttemptLimiterService,
     BlockedIpRepository,
     AdminBootstrapService,
@@ -39,7 +41,7 @@ import { TwoFactorService } from './two-factor.service';
     AuthService,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  // The two repositories for the retention job (jobs module), which deletes old sessions and attempts; the users'
+  // The repositories of sessions and attempts for the retention job (jobs module), which deletes old ones; the users'
   // repository for the pool alerts' recipients and the names in a redemption's history.
   exports: [
     SessionService,
@@ -47,6 +49,7 @@ import { TwoFactorService } from './two-factor.service';
     AttemptLimiterService,
     AdminSessionRepository,
     AdminAttemptRepository,
+    UnknownLoginNameRepository,
     AdminUserRepository,
   ],
 })
