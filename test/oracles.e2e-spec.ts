@@ -51,7 +51,7 @@ describe('No oracles', () => {
       return { email, spare };
     }
 
-    it('blocks an address after REDEEM_GUESS_LIMIT "already issued" answers; the code stays redeemable by others', async () => {
+    it('blocks an address after REDEEM_GUESS_LIMIT "already issued" answers; the code stays redeemable', async () => {
       const { email, spare } = await buyerAndSpareCode();
       const ip = newIp();
       for (let i = 0; i < 3; i++) {
@@ -83,14 +83,15 @@ describe('No oracles', () => {
     it('does not count a granted redemption', async () => {
       const ip = newIp();
       const codes = await addCodes(t.db, mac, [randomCode('OK'), randomCode('OK'), randomCode('OK'), randomCode('OK')]);
-      for (const code of codes) await redeem(ip, code, `fine-${randomBytes(4).toString('hex')}@example.com`).expect(201);
+      for (const code of codes) await redeem(ip, code, `ok-${randomBytes(4).toString('hex')}@example.com`).expect(201);
       await redeem(ip, randomCode('NOPE'), 'x@example.com').expect(404);
     });
   });
+  const login = (username: string, password: string, ip = newIp()) =>
+    t.http().post('/api/admin/login').set('X-Forwarded-For', ip).send({ username, password });
+  const unknownName = () => `nobody_${randomBytes(5).toString('hex')}`;
+
   describe('an unknown username locks out exactly like a known one', () => {
-    const login = (username: string, password: string, ip = newIp()) =>
-      t.http().post('/api/admin/login').set('X-Forwarded-For', ip).send({ username, password });
-    const unknownName = () => `nobody_${randomBytes(5).toString('hex')}`;
     const accounts = async () => Number((await t.db.query(`SELECT count(*) AS n FROM admin_users`))[0].n);
 
     /** The statuses of `count` wrong logins of `username`, one after another. */
@@ -166,8 +167,38 @@ describe('No oracles', () => {
       );
       const result = await t.app.get(JobHandlers).runRetention();
       expect(result.adminAttempts).toBeGreaterThanOrEqual(1);
-      const left = await t.db.query(`SELECT username FROM unknown_login_names WHERE username = ANY($1)`, [[stale, fresh]]);
+      const left = await t.db.query(`SELECT username FROM unknown_login_names WHERE username = ANY($1)`, [
+        [stale, fresh],
+      ]);
       expect(left).toEqual([{ username: fresh }]);
+    });
+  });
+  describe('the login IP block counts an IPv6 /64 as one address', () => {
+    it('blocks the /64 after 20 failed logins from several of its addresses', async () => {
+      const ips = Array.from({ length: 5 }, (_, i) => `2001:db8:4c:9:${i + 1}::${i + 7}`);
+      for (let i = 0; i < 20; i++) await login(unknownName(), WRONG, ips[i % ips.length]).expect(401);
+      const rows = await t.db.query(`SELECT ip_address, reason FROM blocked_ips WHERE ip_address LIKE '2001:db8:4c:%'`);
+      expect(rows).toEqual([{ ip_address: '2001:db8:4c:9::/64', reason: '20 failed logins within 10 minutes' }]);
+      const [audit] = await t.db.query(
+        `SELECT resource_id, ip_address FROM security_audit_log WHERE action = 'ip.blocked' AND resource_id = $1`,
+        ['2001:db8:4c:9::/64'],
+      );
+      expect(audit).toEqual({ resource_id: '2001:db8:4c:9::/64', ip_address: ips[4] });
+      // Every address of the /64 is refused, the right password included; the next /64 is not.
+      await t.http().get('/api/health').set('X-Forwarded-For', '2001:db8:4c:9:ffff::1').expect(403);
+      await login('admin', TEST_ADMIN_PASSWORD, '2001:db8:4c:9::abcd').expect(403);
+      await login('admin', TEST_ADMIN_PASSWORD, '2001:db8:4c:a::1').expect(200);
+    });
+
+    it('still counts an IPv4 address alone', async () => {
+      const [a, b] = [newIp(), newIp()];
+      for (let i = 0; i < 19; i++) await login(unknownName(), WRONG, a).expect(401);
+      await login(unknownName(), WRONG, b).expect(401);
+      expect(await t.db.query(`SELECT 1 FROM blocked_ips WHERE ip_address = ANY($1)`, [[a, b]])).toHaveLength(0);
+      await login(unknownName(), WRONG, a).expect(401);
+      const blocked = await t.db.query(`SELECT ip_address FROM blocked_ips WHERE ip_address = ANY($1)`, [[a, b]]);
+      expect(blocked).toEqual([{ ip_address: a }]);
+      await login('admin', TEST_ADMIN_PASSWORD, b).expect(200);
     });
   });
 });

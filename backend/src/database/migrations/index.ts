@@ -23,6 +23,7 @@ import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-seale
 import { WebhookCircuitBreaker1763832000100 } from './1763832000100-webhook-circuit-breaker';
 import { RedemptionDetailsAndIdempotency1763830000000 } from './1763830000000-redemption-details-and-idempotency';
 import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-names';
+import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   WebhookCircuitBreaker1763832000100,
   RedemptionDetailsAndIdempotency1763830000000,
   UnknownLoginNames1763836000000,
+  AuditIpGroup1763836000100,
 ];

@@ -28,7 +28,8 @@ export class UnknownLoginNameRepository {
           locked_until = NULL,
           updated_at = $4
         WHERE (u.locked_until IS NULL OR u.locked_until <= $4)
-          AND (u.failed_login_attempts < $2 OR u.locked_until <= $4 OR u.updated_at <= $4::timestamptz - make_interval(mins => $3))
+          AND (u.failed_login_attempts < $2 OR u.locked_until <= $4::timestamptz
+               OR u.updated_at <= $4::timestamptz - make_interval(mins => $3))
        RETURNING failed_login_attempts`,
       [username, rule.attempts, rule.minutes, rule.now, LOGIN_FAILURES_FORGOTTEN_HOURS],
     );
