@@ -328,7 +328,11 @@ export class AuthService {
 
   /** The lockout rule, with "now" from the Clock (tests move it). */
   private get lockout(): LockoutRule {
-    return { attempts: this.config.loginLockoutAttempts, minutes: this.config.loginLockoutMinutes, now: this.clock.now() };
+    return {
+      attempts: this.config.loginLockoutAttempts,
+      minutes: this.config.loginLockoutMinutes,
+      now: this.clock.now(),
+    };
   }
 
   private async failed(action: string, adminUserId: string | null, meta: RequestMeta, details: Record<string, unknown>) {

@@ -52,7 +52,9 @@ export class CodeGuessingService {
       userAgent,
       details: { reason: GUESS_BLOCK_REASON, failures, windowMinutes: window, blockMinutes: minutes, expiresAt },
     });
-    this.logger.warn(`Blocked ${group} for ${minutes} minutes: ${failures} invalid voucher codes within ${window} minutes`);
+    this.logger.warn(
+      `Blocked ${group} for ${minutes} minutes: ${failures} invalid voucher codes within ${window} minutes`,
+    );
     this.realtime.emit('ipBlocked', `Address ${group} blocked for ${minutes} minutes after ${failures} invalid voucher codes`);
   }
 }
