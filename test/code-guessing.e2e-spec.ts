@@ -103,7 +103,7 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
       const rows = await a.db.query(`SELECT reason, expires_at, is_active FROM blocked_ips WHERE ip_address = $1`, [ip]);
       expect(rows).toHaveLength(1);
       expect(rows[0].is_active).toBe(true);
-      expect(rows[0].reason).toMatch(/^voucher-guessing: 20 unknown voucher codes within 60 minutes/);
+      expect(rows[0].reason).toMatch(/^voucher-guessing: 20 invalid voucher codes within 60 minutes/);
       expect(new Date(rows[0].expires_at).getTime()).toBe(now - 7_000 + 1440 * 60_000);
       const audit = await a.db.query(`SELECT details FROM security_audit_log WHERE action = 'ip.blocked' AND ip_address = $1`, [ip]);
       expect(audit).toHaveLength(1);

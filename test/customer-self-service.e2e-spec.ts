@@ -205,7 +205,7 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
       expect(blocked.body.message).toBe(GUESS_MESSAGE);
       const rows = await t.db.query(`SELECT reason FROM blocked_ips WHERE ip_address = $1 AND is_active`, [ip]);
       expect(rows).toHaveLength(1);
-      expect(rows[0].reason).toMatch(/^voucher-guessing: 5 unknown voucher codes/);
+      expect(rows[0].reason).toMatch(/^voucher-guessing: 5 invalid voucher codes/);
       // Known codes with a wrong e-mail do not count.
       const other = newIp();
       const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), {}, 'KNOWN');

@@ -6,6 +6,7 @@ import { AdminSession } from '../modules/auth/entities/admin-session.entity';
 import { AdminSessionSpentToken } from '../modules/auth/entities/admin-session-spent-token.entity';
 import { AdminUser } from '../modules/auth/entities/admin-user.entity';
 import { BlockedIp } from '../modules/auth/entities/blocked-ip.entity';
+import { UnknownLoginName } from '../modules/auth/entities/unknown-login-name.entity';
 import { LicenseAssignment } from '../modules/license/entities/license-assignment.entity';
 import { LicenseKey } from '../modules/license/entities/license-key.entity';
 import { LicenseKeyCount } from '../modules/license/entities/license-key-count.entity';
@@ -37,6 +38,7 @@ export const ENTITIES = [
   AdminAttempt,
   AdminRecoveryCode,
   ApiToken,
+  UnknownLoginName,
   SecurityAuditLog,
   BlockedIp,
   EmailLog,

@@ -24,6 +24,9 @@ import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-seale
 import { WebhookCircuitBreaker1763832000100 } from './1763832000100-webhook-circuit-breaker';
 import { SsoAndApiTokens1763834000000 } from './1763834000000-sso-and-api-tokens';
 import { AutovacuumHotTables1763835000000 } from './1763835000000-autovacuum-hot-tables';
+import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-names';
+import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
+
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -52,4 +55,6 @@ export const MIGRATIONS = [
   WebhookCircuitBreaker1763832000100,
   SsoAndApiTokens1763834000000,
   AutovacuumHotTables1763835000000,
+  UnknownLoginNames1763836000000,
+  AuditIpGroup1763836000100,
 ];

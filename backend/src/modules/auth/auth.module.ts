@@ -22,6 +22,7 @@ import { ApiTokensController } from './api-tokens/api-tokens.controller';
 import { OidcClientService } from './oidc/oidc-client.service';
 import { OidcController } from './oidc/oidc.controller';
 import { OidcService } from './oidc/oidc.service';
+import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 
 /**
  * Admin sign-in (password, or single sign-on through an OpenID provider), sessions, 2FA, integrations' API tokens
@@ -38,6 +39,7 @@ import { OidcService } from './oidc/oidc.service';
     AdminSessionRepository,
     AdminAttemptRepository,
     AdminRecoveryCodeRepository,
+    UnknownLoginNameRepository,
     AttemptLimiterService,
     BlockedIpRepository,
     AdminBootstrapService,
@@ -53,7 +55,7 @@ import { OidcService } from './oidc/oidc.service';
     attemptStoreProvider,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  // The two repositories for the retention job (jobs module), which deletes old sessions and attempts; the users'
+  // The repositories of sessions and attempts for the retention job (jobs module), which deletes old ones; the users'
   // repository for the pool alerts' recipients and the names in a redemption's history.
   exports: [
     SessionService,
@@ -61,6 +63,7 @@ import { OidcService } from './oidc/oidc.service';
     AttemptLimiterService,
     AdminSessionRepository,
     AdminAttemptRepository,
+    UnknownLoginNameRepository,
     AdminUserRepository,
   ],
 })

@@ -42,7 +42,7 @@ export class OrderEmailResendService {
   async resend(dto: ResendOrderEmailDto, ip: string, userAgent: string | null): Promise<typeof RESEND_ANSWER> {
     const found = await this.redemptions.findForCustomerResend(dto.voucherCode, dto.email);
     if (!found) {
-      await this.guessing.noteUnknownCode(ip, userAgent);
+      await this.guessing.noteFailedGuess(ip, userAgent);
       return RESEND_ANSWER;
     }
     const { redemptionId } = found;
