@@ -20,7 +20,7 @@ import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 
 const run = promisify(execFile);
 
-/** DECISIONS §12: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
+/** docs/product.md §18.1: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
 describe('Keys at rest', () => {
   let t: TestApp;
   let smtp: TestSmtpServer;

@@ -1,4 +1,4 @@
-/** Every permission of the admin API, `resource.action` (DECISIONS §7). */
+/** Every permission of the admin API, `resource.action` (docs/product.md §7.2). */
 export enum Permission {
   DashboardView = 'dashboard.view',
   VouchersView = 'vouchers.view',

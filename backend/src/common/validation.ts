@@ -17,7 +17,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return out;
 }
 
-/** 400 with the first failing rule's message as `message`, and every field's message in `errors` (DECISIONS §5). */
+/** 400 with the first failing rule's message as `message`, and every field's message in `errors` (docs/product.md §9.1). */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     transform: true,

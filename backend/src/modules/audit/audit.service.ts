@@ -32,7 +32,7 @@ export class AuditService {
           action: entry.action.slice(0, 100),
           resource: entry.resource?.slice(0, 100) ?? null,
           resourceId: entry.resourceId?.slice(0, 100) ?? null,
-          // Not an address (a forged X-Forwarded-For, DECISIONS §12) → stored as unknown, never cut to fit.
+          // Not an address (a forged X-Forwarded-For, docs/product.md §18.3) → stored as unknown, never cut to fit.
           ipAddress: validIp(entry.ipAddress ?? '') || null,
           userAgent: entry.userAgent?.slice(0, 500) ?? null,
           success: entry.success,
@@ -62,7 +62,7 @@ export class AuditService {
     return this.audit.exportMarkedAt(exportedAt);
   }
 
-  /** SPEC §1 retention: one batch of rows older than `days`; answers how many went. */
+  /** docs/product.md §1.5 retention: one batch of rows older than `days`; answers how many went. */
   deleteOlderThan(days: number, batch: number): Promise<number> {
     return this.audit.deleteOlderThan(days, batch);
   }

@@ -27,7 +27,7 @@ export const AUTH_MESSAGES = {
 /**
  * The one global guard (APP_GUARD). Denies by default:
  * blocked IP → 403 on every route (429 `Too many invalid voucher codes…` when it was blocked for guessing
- * codes, DECISIONS §12); `@Public()` passes; otherwise a valid access token of a live session
+ * codes, docs/product.md §18.2); `@Public()` passes; otherwise a valid access token of a live session
  * (401 if not) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
  */
 @Injectable()
@@ -40,7 +40,7 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    // The socket.io gateway authenticates its clients itself (DECISIONS §11, handleConnection).
+    // The socket.io gateway authenticates its clients itself (docs/product.md §17.1, handleConnection).
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const meta = requestMeta(req);
@@ -58,7 +58,7 @@ export class AuthGuard implements CanActivate {
     req.user = user;
 
     const missing = access ? access.filter((permission) => !user.permissions.includes(permission)) : null;
-    // A role outside the matrix has no permission at all (DECISIONS §7), not even the signed-in-only routes.
+    // A role outside the matrix has no permission at all (docs/product.md §7.2), not even the signed-in-only routes.
     if (missing && missing.length === 0 && user.permissions.length > 0) return true;
     await this.audit.record({
       action: 'permission.denied',

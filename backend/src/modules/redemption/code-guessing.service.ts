@@ -8,7 +8,7 @@ import { RealtimeService } from '../realtime/realtime.service';
 import { AttemptStore } from './attempt-store';
 
 /**
- * Code-guessing defence (DECISIONS §12): every "unknown code" answer counts against the client's address
+ * Code-guessing defence (docs/product.md §18.2): every "unknown code" answer counts against the client's address
  * (IPv4 /32, IPv6 /64) in the store every instance shares. REDEEM_GUESS_LIMIT of them within
  * REDEEM_GUESS_WINDOW_MINUTES block the address for REDEEM_GUESS_BLOCK_MINUTES through `blocked_ips`
  * (the global guard then answers 429 on the API), with an audit row and a real-time event to admins.
