@@ -12,7 +12,7 @@ const RATE_MESSAGE = 'Too many redemption attempts. Please wait a minute and try
 
 /**
  * Two API instances of one service (one database, one Redis prefix), as behind a load balancer
- * (DECISIONS §12). Both read the time from one fixed clock that the tests move forward.
+ * (docs/product.md §18.2). Both read the time from one fixed clock that the tests move forward.
  */
 describe('Code guessing and the redeem rate limit across API instances', () => {
   let a: TestApp;

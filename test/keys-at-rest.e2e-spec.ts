@@ -21,7 +21,7 @@ import { randomHex } from './helpers/seed';
 
 const run = promisify(execFile);
 
-/** DECISIONS §12: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
+/** docs/product.md §18.1: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
 describe('Keys at rest', () => {
   let t: TestApp;
   let smtp: TestSmtpServer;

@@ -12,7 +12,7 @@ const LOCKED = { statusCode: 423, message: 'Account temporarily locked. Try agai
 const WRONG = 'wrong-password!';
 
 /**
- * No answer tells a stranger more than it should (docs/product.md "Code guessing", "Sign-in lockout"): "already
+ * No answer tells a stranger more than it should (docs/product.md §18.2, §13.2): "already
  * issued to this e-mail" counts like an unknown code, an unknown username locks like a real one, and the login
  * block groups IPv6 by /64. The server's clock is fixed and moved by the tests.
  */

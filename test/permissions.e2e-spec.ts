@@ -13,7 +13,7 @@ import { redeemNew } from './helpers/redemptions';
 import { concretePath, registeredRoutes } from './helpers/routes';
 import { ROUTE_PERMISSIONS } from './route-permissions';
 
-/** DECISIONS §7, written out: the server must grant exactly this. */
+/** docs/product.md §7.2, written out: the server must grant exactly this. */
 const MATRIX: Record<string, string[]> = {
   admin: [
     'dashboard.view',
@@ -81,7 +81,7 @@ describe('Permission matrix over every registered route', () => {
   });
   afterAll(() => t.close());
 
-  it('has the role matrix of DECISIONS §7, and API tokens may hold exactly its data permissions', () => {
+  it('has the role matrix of docs/product.md §7.2, and API tokens may hold exactly its data permissions', () => {
     expect([...TOKEN_PERMISSIONS].sort()).toEqual([...DATA_PERMISSIONS].sort());
     for (const [role, permissions] of Object.entries(MATRIX)) {
       expect([...(ROLE_PERMISSIONS[role as keyof typeof ROLE_PERMISSIONS] ?? [])].sort()).toEqual([...permissions].sort());

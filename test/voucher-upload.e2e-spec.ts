@@ -47,7 +47,7 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
       batchId: expect.stringMatching(UUID),
     });
     expect(await codesOf(proPlus)).toEqual(['CSV-A1', 'CSV-A2', 'CSV_A3']);
-    // The codes carry the upload's batch (DECISIONS §14).
+    // The codes carry the upload's batch (docs/product.md §20.1).
     const batches = await t.db.query(`SELECT DISTINCT batch_id FROM voucher_codes WHERE product_id = $1`, [proPlus]);
     expect(batches).toEqual([{ batch_id: res.body.batchId }]);
   });

@@ -10,7 +10,7 @@ import { connectAdmin, nextUpdate } from './helpers/realtime';
 const CANCELLED = 'This voucher code has been cancelled. Please contact support.';
 
 /**
- * Refunds (DECISIONS §13): `POST /api/products/{id}/voucher-codes/void` with a file or `{codes}`, through the real
+ * Refunds (docs/product.md §19.3): `POST /api/products/{id}/voucher-codes/void` with a file or `{codes}`, through the real
  * API on PostgreSQL: the answer's counts, what is written (and what is not), the 410 on redeem, keys that stay
  * with their customer, lists, counts, exports, audit, real time and who may do it.
  */

@@ -13,7 +13,7 @@ import { AddressInfo } from 'net';
 import { SMTPServer } from 'smtp-server';
 
 /**
- * Webhooks (DECISIONS §14) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
+ * Webhooks (docs/product.md §20.4) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
  * WEBHOOK_ALLOW_INSECURE_TARGETS): registration and its SSRF refusals, signatures, retries with backoff, the events, the delivery log, and a
  * receiver that hangs not slowing redemptions down.
  */
@@ -281,7 +281,7 @@ describe('Webhooks through Bull on Redis', () => {
 });
 
 /**
- * The circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint failing WEBHOOK_PAUSE_AFTER_FAILURES
+ * The circuit breaker (docs/product.md §20.4): an endpoint failing WEBHOOK_PAUSE_AFTER_FAILURES
  * attempts in a row (here 3, with no minimum duration) is paused; no attempt is made until an admin resumes it, and
  * its deliveries wait, queued. And what an email.failed payload may say about the customer.
  */

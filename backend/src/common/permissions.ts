@@ -1,4 +1,4 @@
-/** Every permission of the admin API, `resource.action` (DECISIONS §7). */
+/** Every permission of the admin API, `resource.action` (docs/product.md §7.2). */
 export enum Permission {
   DashboardView = 'dashboard.view',
   VouchersView = 'vouchers.view',
@@ -56,7 +56,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 
 /**
  * What an integration's API token may hold: the data permissions. Never settings, cleanup, accounts, webhooks
- * (configuration that sends data elsewhere) or tokens themselves (docs/product.md "API tokens").
+ * (configuration that sends data elsewhere) or tokens themselves (docs/product.md §22.3).
  */
 export const TOKEN_PERMISSIONS: readonly Permission[] = ALL.filter(
   (p) =>

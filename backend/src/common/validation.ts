@@ -41,7 +41,7 @@ class AppValidationPipe extends ValidationPipe {
   }
 }
 
-/** 400 with the first failing rule's message as `message`, and every field's message in `errors` (DECISIONS §5). */
+/** 400 with the first failing rule's message as `message`, and every field's message in `errors` (docs/product.md §9.1). */
 export function createValidationPipe(): ValidationPipe {
   return new AppValidationPipe({
     transform: true,

@@ -16,8 +16,8 @@ export const TAG_OF: Record<Stale, TagType> = {
 };
 
 /**
- * SPEC §7: after a change the statistics, products and redemptions are read again; on top of those, a change
- * refreshes the voucher codes and licence keys it touches (docs/product.md, "After a change").
+ * docs/product.md §8.1: after a change the statistics, products and redemptions are read again; on top of those, a change
+ * refreshes the voucher codes and licence keys it touches (docs/product.md §3.16).
  */
 const data = (...also: Array<'codes' | 'keys'>): Stale[] => ['stats', 'products', 'redemptions', ...also];
 

@@ -22,7 +22,7 @@ export class PageQuery {
   limit?: number;
 }
 
-/** The `pagination` object of the page-numbered admin lists (SPEC §3 fields plus `totalCountExact`). */
+/** The `pagination` object of the page-numbered admin lists (docs/product.md §4.9 fields plus `totalCountExact`). */
 export function pagination(
   page: number,
   limit: number,

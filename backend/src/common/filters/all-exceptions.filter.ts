@@ -10,7 +10,7 @@ export interface ErrorBody {
 }
 
 /**
- * Every error leaves as `{statusCode, message, error}` with one human message (DECISIONS §5).
+ * Every error leaves as `{statusCode, message, error}` with one human message (docs/product.md §9.1).
  * Unknown errors are logged and answered with a generic 500: no stack traces, no SQL.
  */
 @Catch()

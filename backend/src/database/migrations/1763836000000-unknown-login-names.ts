@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Sign-in lockout for usernames that have no account (docs/product.md "Sign-in lockout"): their failed attempts are
+ * Sign-in lockout for usernames that have no account (docs/product.md §13.2): their failed attempts are
  * counted per name, as `admin_users` counts an account's, so an unknown name answers 423 after 5 failures too.
  */
 export class UnknownLoginNames1763836000000 implements MigrationInterface {

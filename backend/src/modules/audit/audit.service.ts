@@ -25,7 +25,7 @@ export class AuditService {
   ) {}
 
   async record(entry: AuditEntry, db: Db = this.database.manager): Promise<void> {
-    // Not an address (a forged X-Forwarded-For, DECISIONS §12) → stored as unknown, never cut to fit.
+    // Not an address (a forged X-Forwarded-For, docs/product.md §18.3) → stored as unknown, never cut to fit.
     const ipAddress = validIp(entry.ipAddress ?? '') || null;
     try {
       await this.audit.insert(
@@ -64,7 +64,7 @@ export class AuditService {
     return this.audit.exportMarkedAt(exportedAt);
   }
 
-  /** SPEC §1 retention: one batch of rows older than `days`; answers how many went. */
+  /** docs/product.md §1.5 retention: one batch of rows older than `days`; answers how many went. */
   deleteOlderThan(days: number, batch: number): Promise<number> {
     return this.audit.deleteOlderThan(days, batch);
   }

@@ -62,7 +62,7 @@ export class AdminUserRepository {
       .getExists();
   }
 
-  /** Active admins with an e-mail address: who gets the low-pool alerts (DECISIONS §14). */
+  /** Active admins with an e-mail address: who gets the low-pool alerts (docs/product.md §20.2). */
   async activeAdminRecipients(): Promise<Array<{ id: string; email: string }>> {
     return this.users()
       .createQueryBuilder('u')

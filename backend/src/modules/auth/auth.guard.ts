@@ -28,7 +28,7 @@ export const AUTH_MESSAGES = {
 /**
  * The one global guard (APP_GUARD). Denies by default:
  * blocked IP → 403 on every route (429 `Too many invalid voucher codes…` when it was blocked for guessing
- * codes, DECISIONS §12); `@Public()` passes; otherwise a valid access token of a live session or a live API
+ * codes, docs/product.md §18.5); `@Public()` passes; otherwise a valid access token of a live session or a live API
  * token `ovr_…` (401 if not; a token has its own rate limit, 429) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
  */
 @Injectable()
@@ -42,7 +42,7 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    // The socket.io gateway authenticates its clients itself (DECISIONS §11, handleConnection).
+    // The socket.io gateway authenticates its clients itself (docs/product.md §17.1, handleConnection).
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const meta = requestMeta(req);
@@ -61,7 +61,7 @@ export class AuthGuard implements CanActivate {
     if (user.apiTokenId) await this.apiTokens.checkRateLimit(user.apiTokenId);
 
     const missing = access ? access.filter((permission) => !user.permissions.includes(permission)) : null;
-    // A role outside the matrix has no permission at all (DECISIONS §7), not even the signed-in-only routes.
+    // A role outside the matrix has no permission at all (docs/product.md §7.2), not even the signed-in-only routes.
     // An API token works on data routes only: never on the account's own routes (sessions, password, 2FA).
     const allowed = missing !== null && missing.length === 0 && user.permissions.length > 0 && !(user.apiTokenId && access?.length === 0);
     const resource = `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100);

@@ -137,7 +137,7 @@ export class AuthService {
   }
 
   /**
-   * A username with no account answers exactly as an account would (docs/product.md "Sign-in lockout"): its failures
+   * A username with no account answers exactly as an account would (docs/product.md §13.2): its failures
    * are counted per name (no account is created), 5 lock it for 15 minutes (423, without a password check, as for an
    * account), and the password is checked against a dummy hash first so a 401 takes as long as an account's.
    */
@@ -185,8 +185,8 @@ export class AuthService {
   }
 
   /**
-   * A recovery code in place of the TOTP code: a wrong one is a failed sign-in (DECISIONS §6 lockout) and a
-   * failed secret check of the user (DECISIONS §12: shared with the 2FA calls, 5 per 15 minutes, then 429).
+   * A recovery code in place of the TOTP code: a wrong one is a failed sign-in (docs/product.md §13.2 lockout) and a
+   * failed secret check of the user (docs/product.md §18.5: shared with the 2FA calls, 5 per 15 minutes, then 429).
    */
   private async spendRecoveryCode(userId: string, username: string, code: string, attempt: number, meta: RequestMeta): Promise<number> {
     try {
@@ -238,7 +238,7 @@ export class AuthService {
     return { revoked };
   }
 
-  /** DECISIONS §7 shape of the me call. */
+  /** docs/product.md §4.9 shape of the me call. */
   async me(user: AuthUser) {
     const row = await this.users.findById(user.id);
     return {
@@ -261,7 +261,7 @@ export class AuthService {
     const row = await this.users.findById(user.id);
     if (!row) throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     const audit = { action: 'password.change', adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta };
-    // DECISIONS §12: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
+    // docs/product.md §18.5: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
     await this.limiter.secretCheck(user.id, async () => {
       if (await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt })) return;
       await this.audit.record({ ...audit, success: false, details: { reason: 'current password incorrect' } });

@@ -10,7 +10,7 @@ import { BlockedIpRepository } from './blocked-ip.repository';
 export const FAILED_LOGIN_ACTIONS = ['login.failure', 'login.locked', 'login.2fa-failure'];
 
 /**
- * `blocked_ips.reason` of a block for guessing voucher codes (DECISIONS §12): such an address gets 429
+ * `blocked_ips.reason` of a block for guessing voucher codes (docs/product.md §18.2): such an address gets 429
  * `Too many invalid voucher codes…` instead of the 403 of a login block, and the web app still loads.
  */
 export const GUESS_BLOCK_REASON = 'voucher-guessing';

@@ -1,5 +1,5 @@
 /**
- * The sign-in lockout (docs/product.md "Sign-in lockout"), the same for an account and for a username that has none:
+ * The sign-in lockout (docs/product.md §13.2), the same for an account and for a username that has none:
  * LOGIN_LOCKOUT_ATTEMPTS consecutive failures lock the name for LOGIN_LOCKOUT_MINUTES. Failures are forgotten after
  * this many hours without another one, so a username with no account needs no row after that (retention deletes it).
  */

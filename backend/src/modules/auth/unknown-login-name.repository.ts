@@ -5,7 +5,7 @@ import { LOGIN_FAILURES_FORGOTTEN_HOURS, LockoutRule } from './login-lockout';
 
 /**
  * The one owner of `unknown_login_names`: the sign-in counters of usernames that have no account, kept by the same
- * rule as AdminUserRepository.claimLoginAttempt/lockIfExhausted keep an account's (docs/product.md "Sign-in lockout").
+ * rule as AdminUserRepository.claimLoginAttempt/lockIfExhausted keep an account's (docs/product.md §13.2).
  */
 @Injectable()
 export class UnknownLoginNameRepository {

@@ -68,7 +68,7 @@ export class JobHandlers {
   }
 
   /**
-   * SPEC §1 retention: security audit rows (1 year), e-mail logs (2 years) and redemptions (7 years) by
+   * docs/product.md §1.5 retention: security audit rows (1 year), e-mail logs (2 years) and redemptions (7 years) by
    * default. Deleted in batches so no statement holds locks on a large table for long. A deleted
    * redemption keeps its voucher code redeemed and its licence assignment (redemption_id set null);
    * customers left without any redemption and older than the limit go with it. Admin sessions go 30 days after

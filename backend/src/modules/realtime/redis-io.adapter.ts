@@ -9,7 +9,7 @@ type IoServer = ReturnType<IoAdapter['createIOServer']>;
 type IoServerOptions = Parameters<IoAdapter['createIOServer']>[1];
 
 /**
- * socket.io with the Redis adapter (DECISIONS §11): a dataUpdate emitted on one API instance reaches
+ * socket.io with the Redis adapter (docs/product.md §17.1): a dataUpdate emitted on one API instance reaches
  * admins connected to any instance. One publisher and one subscriber connection per process.
  */
 export class RedisIoAdapter extends IoAdapter {

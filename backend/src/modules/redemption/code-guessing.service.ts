@@ -8,7 +8,7 @@ import { RealtimeService } from '../realtime/realtime.service';
 import { AttemptStore } from './attempt-store';
 
 /**
- * Code-guessing defence (docs/product.md "Code guessing"): every "unknown code" answer, and every "licence already
+ * Code-guessing defence (docs/product.md §18.2): every "unknown code" answer, and every "licence already
  * issued to this e-mail" answer (else one valid code would probe which e-mails bought a product), counts against the
  * client's address (IPv4 /32, IPv6 /64) in the store every instance shares. REDEEM_GUESS_LIMIT of them within
  * REDEEM_GUESS_WINDOW_MINUTES block the address for REDEEM_GUESS_BLOCK_MINUTES through `blocked_ips`

@@ -32,7 +32,7 @@ export interface RedeemResult {
   /**
    * True when the same code and e-mail were redeemed before with the same Idempotency-Key within the token
    * lifetime: the answer is the same redemption with a fresh token (200, not 201) and nothing else was written but
-   * the repeat's history row (docs/product.md, "Idempotent redeem").
+   * the repeat's history row (docs/product.md §19.1).
    */
   repeated: boolean;
 }
@@ -161,7 +161,7 @@ export class RedemptionService {
       idempotencyKey: meta.idempotencyKey,
     });
     if (!row) {
-      // Every "unknown code" counts towards blocking the address (docs/product.md "Code guessing").
+      // Every "unknown code" counts towards blocking the address (docs/product.md §18.2).
       await this.guessing.noteFailedGuess(meta.ip, meta.userAgent);
       throw new NotFoundException(REDEEM_MESSAGES.unknownCode);
     }

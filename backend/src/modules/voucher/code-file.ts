@@ -9,12 +9,12 @@ import { isValidText } from '../../common/input-text';
 import { CodeCounts, CodeFilter, foreignSeparator, LineRecords, TextOnly, UnreadableFileError } from './code-stream';
 
 /**
- * A file of voucher codes sent as multipart (DECISIONS §9: CSV or TXT up to 50 MB, one code a line or the first
+ * A file of voucher codes sent as multipart (docs/product.md §15.1: CSV or TXT up to 50 MB, one code a line or the first
  * column), shared by the upload and the void (refund) file: busboy → lines (csv-parse or a line splitter) →
  * validated, upper-cased codes (`CodeFilter`) → a `COPY … FROM STDIN` of the caller's. Streamed end to end.
  */
 
-/** DECISIONS §9: CSV or TXT up to 50 MB. */
+/** docs/product.md §15.1: CSV or TXT up to 50 MB. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 const ACCEPTED_EXTENSIONS = ['.csv', '.txt'];
 

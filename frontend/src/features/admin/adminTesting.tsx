@@ -10,7 +10,7 @@ import { DashboardPage } from '../dashboard/DashboardPage';
 import { SecurityPage } from '../security/SecurityPage';
 import { VoucherCodesPage } from '../vouchers/VoucherCodesPage';
 
-/** DECISIONS §7 permissions of each role, as `GET /api/admin/me` returns them. */
+/** docs/product.md §7.2 permissions of each role, as `GET /api/admin/me` returns them. */
 export const ALL_PERMISSIONS = [
   'dashboard.view',
   'vouchers.view',

@@ -163,7 +163,7 @@ describe('admin login', () => {
     expect(localStorage.getItem('adminToken')).toBeNull();
   });
 
-  it('falls back to SPEC\'s text when the server gives no message', async () => {
+  it('falls back to the catalogue\'s text when the server gives no message', async () => {
     server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => ({ status: 500 }) });
     const { user } = renderRoutes(adminRoutes(), '/admin/login');
     await fillCredentials(user);

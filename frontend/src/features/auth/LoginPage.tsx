@@ -21,7 +21,7 @@ import { prerenderedInput } from '../../app/prerenderedInput';
 import { storeTokens } from './tokenStorage';
 import { useAccessToken } from './useAccessToken';
 
-/** SPEC §9: navigation to the dashboard about 100 ms after a successful login. */
+/** docs/product.md §10.4: navigation to the dashboard about 100 ms after a successful login. */
 export const LOGIN_NAVIGATION_DELAY_MS = 100;
 
 /** What the login page says when single sign-on came back refused (`#sso-error=<reason>`, set by the server). */
@@ -45,7 +45,7 @@ function typedBeforeLoad(): { username: string; password: string } {
   return { username: value(USERNAME_ID), password: value(PASSWORD_ID) };
 }
 
-/** SPEC §2 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
+/** docs/product.md §3.1 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
 export function LoginPage() {
   useDocumentTitle('Admin Login');
   const [login, { isLoading }] = useLoginMutation();
@@ -120,7 +120,7 @@ export function LoginPage() {
         description: bodyMessage(result.error) ?? 'Login failed. Please check your credentials.',
         variant: 'destructive',
       });
-      // SPEC §4: on failure the form and the two-factor state reset.
+      // docs/product.md §5.6: on failure the form and the two-factor state reset.
       setPassword('');
       setCode('');
       setRecoveryCode('');

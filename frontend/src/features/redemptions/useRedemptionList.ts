@@ -2,10 +2,10 @@ import { useEffect, useMemo, useState } from 'react';
 import { useGetRedemptionsQuery, type AdminRedemption, type EmailStatusFilter } from './redemptionsApi';
 import { useDebouncedValue } from './useDebouncedValue';
 
-/** SPEC §9: redemptions page size. */
+/** docs/product.md §10.3: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
 
-/** A redemption that already has a licence key cannot be selected for bulk actions (SPEC §2). */
+/** A redemption that already has a licence key cannot be selected for bulk actions (docs/product.md §3.5). */
 export const isSelectable = (r: AdminRedemption) => !r.assignedLicenseKey;
 
 /**
@@ -20,7 +20,7 @@ export function useRedemptionList(showExported: boolean) {
   const search = useDebouncedValue(searchInput).trim();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
 
-  // Not polled (SPEC §7: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
+  // Not polled (docs/product.md §8.1: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
   const { data, isFetching, error } = useGetRedemptionsQuery({ page, limit: REDEMPTIONS_PAGE_SIZE, emailStatus, showExported, search });
 
   useEffect(() => {

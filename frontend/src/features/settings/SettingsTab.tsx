@@ -38,7 +38,7 @@ function Info({ label, value }: { label: string; value: string | number | undefi
   );
 }
 
-/** SPEC §2 Settings tab: Danger Zone with Clean System, and system information. */
+/** docs/product.md §3.13 Settings tab: Danger Zone with Clean System, and system information. */
 export function SettingsTab() {
   const { can } = usePermissions();
   const { data: stats } = useStatsQuery('alltime');

@@ -15,7 +15,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /**
  * State and actions shared by the voucher codes page and its modal version: tab, zero-based page, applied
- * search, the selection (available codes only) and the delete/export calls with SPEC §8's toasts.
+ * search, the selection (available codes only) and the delete/export calls with docs/product.md §9.3's toasts.
  * Changing tab or search goes back to the first page and clears the selection.
  */
 export function useVoucherCodeList(productId: string | undefined, limit: number) {

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * Failed sign-ins of a username that has no account (docs/product.md "Sign-in lockout"): counted like
+ * Failed sign-ins of a username that has no account (docs/product.md §13.2): counted like
  * `admin_users.failed_login_attempts`/`locked_until`, so such a name locks exactly as an account would and the answers
  * never tell which accounts exist. No account is created; a row idle for a day is deleted by retention.
  */
