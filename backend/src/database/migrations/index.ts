@@ -23,6 +23,7 @@ import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-seale
 import { WebhookCircuitBreaker1763832000100 } from './1763832000100-webhook-circuit-breaker';
 import { RedemptionDetailsAndIdempotency1763830000000 } from './1763830000000-redemption-details-and-idempotency';
 import { AutovacuumHotTables1763835000000 } from './1763835000000-autovacuum-hot-tables';
+import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
 
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   WebhookCircuitBreaker1763832000100,
   RedemptionDetailsAndIdempotency1763830000000,
   AutovacuumHotTables1763835000000,
+  OrderEmailResends1763838000000,
 ];
