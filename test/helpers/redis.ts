@@ -15,6 +15,7 @@ export async function startRedisServer(): Promise<TestRedisServer> {
   let child: ChildProcess | undefined;
 
   const start = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });

@@ -1,6 +1,16 @@
-import { AddressInfo } from 'net';
+import { AddressInfo, Socket } from 'net';
 import { ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer, SMTPServerSession } from 'smtp-server';
+import { SMTPServer, SMTPServerAddress, SMTPServerSession } from 'smtp-server';
+
+/**
+ * How the server answers a message it received whole (after the client's final "."):
+ * - 'accept': kept, 250 (the default);
+ * - 'accept-then-drop': kept (the server took responsibility for it), then the connection is cut before the 250
+ *   reaches the client: the client cannot know the message went through;
+ * - 'stall': never answered (the client's socket timeout ends it); not kept;
+ * - { code, message }: refused with this SMTP reply (421, 451, 554 …); not kept.
+ */
+export type DataAnswer = 'accept' | 'accept-then-drop' | 'stall' | { code: number; message: string };
 
 export interface TestSmtpServer {
   url: string;
@@ -16,10 +26,24 @@ export interface TestSmtpServer {
  * connection is greeted (the client waits for it): e.g. to find which process holds the connection.
  */
 export async function startSmtpServer(
-  options: { onConnect?: (session: SMTPServerSession) => Promise<void> } = {},
+  options: {
+    onConnect?: (session: SMTPServerSession) => Promise<void>;
+    /** Decides the answer to each message received whole (see DataAnswer); it may also act first (kill a process). */
+    onMessage?: (mail: ParsedMail, session: SMTPServerSession) => DataAnswer | Promise<DataAnswer>;
+    /** A recipient refused at RCPT TO with this reply (e.g. 550), or undefined to accept it. */
+    onRcptTo?: (address: SMTPServerAddress) => { code: number; message: string } | undefined;
+  } = {},
 ): Promise<TestSmtpServer> {
   const messages: ParsedMail[] = [];
   const waiters: Array<() => void> = [];
+  /** Open client connections by their remote port (session.remotePort), so a connection can be cut. */
+  const sockets = new Map<number, Socket>();
+  const refusal = ({ code, message }: { code: number; message: string }) =>
+    Object.assign(new Error(message), { responseCode: code });
+  const keep = (mail: ParsedMail) => {
+    messages.push(mail);
+    waiters.splice(0).forEach((wake) => wake());
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -28,15 +52,26 @@ export async function startSmtpServer(
       if (!options.onConnect) return callback();
       options.onConnect(session).then(() => callback(), callback);
     },
-    onData(stream, _session, callback) {
+    onRcptTo(address, _session, callback) {
+      const refused = options.onRcptTo?.(address);
+      callback(refused ? refusal(refused) : undefined);
+    },
+    onData(stream, session, callback) {
       simpleParser(stream)
-        .then((mail) => {
-          messages.push(mail);
-          waiters.splice(0).forEach((wake) => wake());
-          callback();
+        .then(async (mail) => {
+          const answer = options.onMessage ? await options.onMessage(mail, session) : 'accept';
+          if (answer === 'stall') return;
+          if (answer === 'accept' || answer === 'accept-then-drop') keep(mail);
+          if (answer === 'accept-then-drop') return sockets.get(session.remotePort)?.destroy();
+          callback(typeof answer === 'object' ? refusal(answer) : undefined);
         })
         .catch(callback);
     },
+  });
+  server.server.on('connection', (socket: Socket) => {
+    const port = socket.remotePort!;
+    sockets.set(port, socket);
+    socket.once('close', () => sockets.delete(port));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
@@ -61,7 +96,11 @@ export async function startSmtpServer(
         check();
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      // A stalled connection would hold close() until the client gives up.
+      for (const socket of sockets.values()) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

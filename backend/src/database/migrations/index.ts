@@ -26,7 +26,7 @@ import { SsoAndApiTokens1763834000000 } from './1763834000000-sso-and-api-tokens
 import { AutovacuumHotTables1763835000000 } from './1763835000000-autovacuum-hot-tables';
 import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-names';
 import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
-
+import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -57,4 +57,5 @@ export const MIGRATIONS = [
   AutovacuumHotTables1763835000000,
   UnknownLoginNames1763836000000,
   AuditIpGroup1763836000100,
+  OrderEmailResends1763838000000,
 ];

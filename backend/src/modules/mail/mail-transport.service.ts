@@ -12,6 +12,8 @@ export interface OutgoingMail {
   subject: string;
   html: string;
   text: string;
+  /** The Message-ID header, `<…@…>`; nodemailer makes a random one when unset. */
+  messageId?: string;
 }
 
 export interface ProviderAttempt {

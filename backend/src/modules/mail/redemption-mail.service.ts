@@ -13,8 +13,20 @@ export type DeliveryOutcome = 'sent' | 'skipped' | 'failed';
 export class RetryableMailError extends Error {}
 
 /**
- * Sends the order e-mail of one redemption, exactly once however often its job is delivered:
- * the row is claimed with a conditional UPDATE before sending, and a sent e-mail is never claimed again.
+ * The order e-mail's Message-ID: derived from the redemption and its resend number, never random, so a copy sent
+ * again after a crash (the SMTP server had accepted it, the status write never happened) is the same message to
+ * every mail system; a resend asked for after it was sent is a new one (docs/operations.md "Order e-mail delivery").
+ */
+export function orderEmailMessageId(redemptionId: string, resends: number, mailFrom: string): string {
+  const domain = /@([^\s>]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'localhost';
+  return `<redemption-${redemptionId}-${resends}@${domain}>`;
+}
+
+/**
+ * Sends the order e-mail of one redemption once however often its job is delivered: the row is claimed with a
+ * conditional UPDATE before sending, and a sent e-mail is never claimed again. At least once: a sender that dies
+ * after the SMTP server accepted and before `finishEmail` leaves the row pending, and it goes again with the same
+ * Message-ID (docs/operations.md "Order e-mail delivery").
  */
 @Injectable()
 export class RedemptionMailService {
@@ -50,7 +62,8 @@ export class RedemptionMailService {
     };
     const subject = renderTemplate(row.email_subject || 'Your {{product_name}} order', values, false);
     const html = renderTemplate(row.email_template, values, true);
-    const attempts = await this.transport.send({ to: row.email, subject, html, text: htmlToText(html) });
+    const messageId = orderEmailMessageId(redemptionId, row.email_resends, this.config.mailFrom);
+    const attempts = await this.transport.send({ to: row.email, subject, html, text: htmlToText(html), messageId });
     await this.emailLogs.logAttempts(redemptionId, row.email, subject, attempts);
 
     const delivered = attempts.some((a) => a.ok);

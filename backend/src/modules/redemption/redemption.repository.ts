@@ -35,6 +35,8 @@ export interface MailRow {
   product_link: string;
   license_key: string | null;
   license_link: string | null;
+  /** The e-mail's resend number (`email_resends`): part of its Message-ID. */
+  email_resends: number;
 }
 
 /**
@@ -149,8 +151,8 @@ export class RedemptionRepository {
                 email_last_attempt_at = now()
           WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
             AND (email_locked_until IS NULL OR email_locked_until < now())
-          RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name)
-       SELECT r.id, c.email, r.first_name, r.last_name, v.code,
+          RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name, email_resends)
+       SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
               p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
               p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
          FROM r
@@ -204,11 +206,16 @@ export class RedemptionRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Makes a redemption's e-mail due again (stale claim cleared); undefined when it waits for a key or is unknown. */
+  /**
+   * Makes a redemption's e-mail due again (stale claim cleared); undefined when it waits for a key or is unknown. An
+   * e-mail that was sent or failed becomes a new message (`email_resends` + 1: a new Message-ID); one still pending
+   * stays the message it was.
+   */
   async requeueEmail(id: string): Promise<{ code: string } | undefined> {
     const [row] = returnedRows<{ code: string }>(
       await this.database.manager.query(
-        `UPDATE redemptions r SET email_status = 'pending', email_locked_until = NULL
+        `UPDATE redemptions r SET email_status = 'pending', email_locked_until = NULL,
+                email_resends = r.email_resends + CASE WHEN r.email_status = 'pending' THEN 0 ELSE 1 END
           FROM voucher_codes v
          WHERE r.id = $1 AND NOT r.awaiting_license AND v.id = r.voucher_code_id
          RETURNING v.code`,

@@ -87,6 +87,13 @@ export class Redemption {
   @Column({ name: 'email_attempts', type: 'int', default: 0 })
   emailAttempts: number;
 
+  /**
+   * How often the e-mail was asked for again after it was sent or failed (resends): part of its Message-ID, so a copy
+   * sent again after a crash is the same message and a resend a new one (docs/operations.md "Order e-mail delivery").
+   */
+  @Column({ name: 'email_resends', type: 'int', default: 0 })
+  emailResends: number;
+
   @Column({ name: 'email_last_attempt_at', type: 'timestamptz', nullable: true })
   emailLastAttemptAt: Date | null;
 

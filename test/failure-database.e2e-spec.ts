@@ -1,0 +1,193 @@
+import { randomBytes } from 'crypto';
+import { Client } from 'pg';
+import { startTestApp, TestApp } from './helpers/app';
+import { PG_ADMIN_URL } from './helpers/database';
+import {
+  addCodes,
+  addLicenseKey,
+  licenseManagedProduct,
+  randomCode,
+  redeemBody,
+  RedeemBody,
+} from './helpers/factories';
+import { expectNothingPartial } from './helpers/failures';
+import { httpFrom, HttpAnswer } from './helpers/processes';
+import { eventually } from './helpers/redemptions';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+
+/**
+ * Issue 27: PostgreSQL "restarts" during a burst of redemptions. Restarting the machine's cluster would disturb the
+ * suites running beside this one, so every backend of this suite's database is terminated (`pg_terminate_backend`),
+ * twice, while redemptions are in flight: what the app sees of a restart (its connections die, new ones work).
+ * Every 201 is durable, every failure a clean 5xx with nothing partial, a retry with the original body (and the
+ * page's Idempotency-Key) makes no second row, key or e-mail, the e-mails still go out, the app serves afterwards.
+ */
+describe('failure paths: the database connections die during a redemption burst', () => {
+  jest.setTimeout(120_000);
+  const BURST = 240;
+  const PARALLEL = 12;
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let admin: Client;
+  let product: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await startTestApp({ SMTP_URL: smtp.url, MAIL_CLAIM_SECONDS: '2', DB_POOL_SIZE: '8' });
+    admin = new Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    product = await licenseManagedProduct(t.db, `Restart ${randomCode('P')}`);
+    for (let i = 0; i < BURST + 5; i++) await addLicenseKey(t.db, product, `RST-${randomCode('K')}`);
+  });
+
+  afterAll(async () => {
+    await admin?.end();
+    await t?.close();
+    await smtp?.close();
+  });
+
+  /** Terminates every connection to the test database (the app's pool, its job runner's): what a restart does to them. */
+  const terminateBackends = async () =>
+    (
+      await admin.query(
+        `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1`,
+        [t.database.name],
+      )
+    ).rows[0].n as number;
+
+  const redeem = (body: RedeemBody, key: string) =>
+    httpFrom('127.0.0.1', `${t.baseUrl}/api/redeem-voucher`, { body, headers: { 'Idempotency-Key': key } });
+
+  it('keeps every 201, fails cleanly otherwise, retries make nothing twice, and serves again', async () => {
+    const codes = await addCodes(
+      t.db,
+      product,
+      Array.from({ length: BURST }, () => randomCode('RST')),
+    );
+    const requests = codes.map((code) => ({
+      body: redeemBody({ voucherCode: code }),
+      key: randomBytes(16).toString('hex'),
+    }));
+    const answers: HttpAnswer[] = new Array(BURST);
+    let done = 0;
+    let terminated = 0;
+    let next = 0;
+    const faults = (async () => {
+      // First with redemptions surely in flight: a lock holds them inside their statement (they upsert the product's
+      // counters), then every connection dies, the lock's holder with them. Then once more, wherever they are.
+      await eventually(async () => done >= BURST / 4, 60_000, 'a quarter of the answers');
+      const locker = new Client({ connectionString: t.database.url });
+      await locker.connect();
+      locker.on('error', () => undefined);
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE product_counts IN EXCLUSIVE MODE');
+      await eventually(
+        async () =>
+          (
+            await admin.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`,
+              [t.database.name],
+            )
+          ).rows[0].n >= 4,
+        30_000,
+        'redemptions waiting inside their statement',
+      );
+      terminated += await terminateBackends();
+      await locker.end().catch(() => undefined);
+      await eventually(async () => done >= BURST / 2, 60_000, 'half of the answers');
+      terminated += await terminateBackends();
+    })();
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        while (next < BURST) {
+          const i = next++;
+          answers[i] = await redeem(requests[i].body, requests[i].key);
+          done++;
+        }
+      }),
+    );
+    await faults;
+    expect(terminated).toBeGreaterThan(0);
+    // The redemptions held by the lock were in flight when their connections died.
+    const failed = answers.map((a, i) => ({ a, i })).filter(({ a }) => a.status !== 201);
+    expect(failed.length).toBeGreaterThanOrEqual(4);
+
+    // Every answer is a 201 or a clean 5xx (the error body, no SQL, no stack).
+    for (const { a } of failed) {
+      expect(a.status).toBeGreaterThanOrEqual(500);
+      expect(a.body).toEqual({ statusCode: a.status, message: expect.any(String), error: expect.any(String) });
+    }
+    // Every 201 is durable: its redemption is stored for that e-mail, its page shows the key.
+    const stored = async (code: string) =>
+      (
+        await t.db.query(
+          `SELECT c.email, (SELECT count(*)::int FROM license_assignments a WHERE a.redemption_id = r.id) AS keys
+             FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id JOIN customers c ON c.id = r.customer_id
+            WHERE v.code = $1`,
+          [code],
+        )
+      )[0];
+    for (const [i, a] of answers.entries()) {
+      if (a.status !== 201) continue;
+      expect(await stored(codes[i])).toEqual({ email: requests[i].body.email.toLowerCase(), keys: 1 });
+      const page = await httpFrom('127.0.0.1', `${t.baseUrl}/api/success-token/${a.body.successToken}`);
+      expect(page.status).toBe(200);
+      expect(page.body.licenseKey).toMatch(/^RST-/);
+    }
+    await expectNothingPartial(t.db);
+
+    // The app serves again; each failed request retried with its original body and key succeeds: 201 when nothing
+    // was written, 200 (the same redemption, a fresh token) when the statement had committed before its answer died.
+    const health = await eventually(
+      async () => (await httpFrom('127.0.0.1', `${t.baseUrl}/api/health`)).status === 200,
+      30_000,
+      'health',
+    );
+    expect(health).toBe(true);
+    for (const { i } of failed) {
+      const again = await redeem(requests[i].body, requests[i].key);
+      expect([200, 201]).toContain(again.status);
+      expect(await stored(codes[i])).toEqual({ email: requests[i].body.email.toLowerCase(), keys: 1 });
+    }
+    // One redemption and one key per code, every key used once.
+    const [totals] = await t.db.query(
+      `SELECT (SELECT count(*)::int FROM redemptions WHERE product_id = $1) AS redemptions,
+              (SELECT count(*)::int FROM license_assignments a JOIN redemptions r ON r.id = a.redemption_id
+                WHERE r.product_id = $1) AS assignments,
+              (SELECT count(*)::int FROM license_keys WHERE product_id = $1 AND current_activations > 0) AS used_keys`,
+      [product],
+    );
+    expect(totals).toEqual({ redemptions: BURST, assignments: BURST, used_keys: BURST });
+    await expectNothingPartial(t.db);
+
+    // Every e-mail goes out: once, or twice with one Message-ID where a status write died after the SMTP acceptance.
+    await eventually(
+      async () =>
+        (
+          await t.db.query(
+            `SELECT count(*)::int AS n FROM redemptions WHERE product_id = $1 AND email_status = 'sent'`,
+            [product],
+          )
+        )[0].n === BURST,
+      90_000,
+      'every order e-mail to be sent',
+    );
+    const byRecipient = new Map<string, Set<string | undefined>>();
+    const copies = new Map<string, number>();
+    for (const m of smtp.messages) {
+      const to = [m.to].flat()[0]!.value[0].address!;
+      byRecipient.set(to, (byRecipient.get(to) ?? new Set()).add(m.messageId));
+      copies.set(to, (copies.get(to) ?? 0) + 1);
+    }
+    expect(byRecipient.size).toBe(BURST);
+    for (const [to, ids] of byRecipient) {
+      expect(ids.size).toBe(1);
+      expect(copies.get(to)).toBeLessThanOrEqual(2);
+    }
+    // And a new customer is served as before.
+    const [fresh] = await addCodes(t.db, product, [randomCode('RST')]);
+    await addLicenseKey(t.db, product, `RST-${randomCode('K')}`);
+    expect((await redeem(redeemBody({ voucherCode: fresh }), randomBytes(16).toString('hex'))).status).toBe(201);
+    await expectNothingPartial(t.db);
+  });
+});
