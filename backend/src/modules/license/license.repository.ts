@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
-import { cappedCount, estimateRows } from '../../database/list-counts';
+import { cappedCount, estimateRows } from '../../database/list/list-counts';
 import { queryRows } from '../../database/query-rows';
 import { likeContains, returnedRows } from '../../common/utils/sql';
 import { UsageState } from './dto/license-key.dto';

@@ -3,7 +3,8 @@ import { randomUUID } from 'crypto';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'stream';
 import { DatabaseService, SqlClient } from '../../database/database.service';
-import { cappedCount, estimateRows, exactCountLimit, walkedCount } from '../../database/list-counts';
+import { cappedCount, estimateRows, walkedCount } from '../../database/list/list-counts';
+import { exactCountLimit } from '../../database/list/list-rules';
 import { likeContains } from '../../common/utils/sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
@@ -123,7 +124,7 @@ export class VoucherCodeRepository {
     }
     const hasMore = ids.length > query.limit;
     ids = ids.slice(0, query.limit);
-    const cap = exactCountLimit(query.search, exactLimit);
+    const cap = exactCountLimit(!!query.search, exactLimit);
     const [rows, counted] = await Promise.all([
       ids.length
         ? (db.query(
