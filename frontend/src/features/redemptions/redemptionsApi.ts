@@ -1,3 +1,4 @@
+import type { Pagination } from '../../components/list/useListState';
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
 
@@ -31,16 +32,7 @@ export interface AdminRedemption {
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
 
-export interface Pagination {
-  currentPage: number;
-  limit: number;
-  totalCount: number;
-  totalPages: number;
-  hasPreviousPage: boolean;
-  hasNextPage: boolean;
-  /** False: `totalCount` (and so `totalPages`) is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
-  totalCountExact?: boolean;
-}
+export type { Pagination };
 
 export interface RedemptionsPage {
   redemptions: AdminRedemption[];

@@ -35,8 +35,8 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
   const list = useVoucherCodeList(product.id, MODAL_PAGE_SIZE);
   const confirm = useVoucherDeleteConfirm(list, product.name);
   const canDelete = can(PERMISSIONS.vouchersDelete);
-  const from = list.totalCount === 0 ? 0 : list.page * MODAL_PAGE_SIZE + 1;
-  const to = Math.min(list.totalCount, (list.page + 1) * MODAL_PAGE_SIZE);
+  const from = list.totalCount === 0 ? 0 : (list.page - 1) * MODAL_PAGE_SIZE + 1;
+  const to = Math.min(list.totalCount, list.page * MODAL_PAGE_SIZE);
   const total = list.totalExact ? list.totalCount.toLocaleString('en-US') : aboutText(list.totalCount);
 
   return (
@@ -84,11 +84,11 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
           <Paginator
             pages="count"
             variant="text"
-            page={list.page + 1}
+            page={list.page}
             totalPages={list.totalPages}
             totalExact={list.totalExact}
             hasNext={list.hasNext}
-            onPage={(p) => list.setPage(p - 1)}
+            onPage={list.setPage}
           />
           <Button variant="contained" onClick={onClose}>
             Close

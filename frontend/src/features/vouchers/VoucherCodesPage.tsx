@@ -26,7 +26,7 @@ import { VoucherCodesTable } from './VoucherCodesTable';
 import { UploadBatches } from './UploadBatches';
 import type { VoucherTab } from './vouchersApi';
 
-/** docs/product.md §10.3: the page lists 100 codes a page (offset-based, zero-based page). */
+/** docs/product.md §10.3: the page lists 100 codes a page (page-numbered, like every admin list). */
 export const PAGE_SIZE = 100;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -151,12 +151,12 @@ function VoucherCodes({ productId }: { productId: string }) {
                 pages="ellipsis"
                 label="Pages"
                 variant="text"
-                page={list.page + 1}
+                page={list.page}
                 totalPages={list.totalPages}
                 totalExact={list.totalExact}
                 hasNext={list.hasNext}
-                onPage={(p) => list.setPage(p - 1)}
-                summary={pageOfText(list.page + 1, list.totalPages, list.totalExact)}
+                onPage={list.setPage}
+                summary={pageOfText(list.page, list.totalPages, list.totalExact)}
               />
             </Stack>
           </Paper>

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PaginationResponse } from '../../../common/dto/page.query';
 import { Inventory } from '../../../common/inventory/inventory';
 import { Permission } from '../../../common/permissions';
 
@@ -38,8 +39,11 @@ class VoucherCodeResponse {
 
 export class VoucherCodePageResponse {
   @ApiProperty({ type: [VoucherCodeResponse] }) codes: VoucherCodeResponse[];
-  @ApiProperty({ description: 'Exact up to 1,000 matches, else PostgreSQL’s estimate' }) totalCount: number;
-  @ApiProperty({ description: 'Always exact' }) hasMore: boolean;
+  @ApiProperty({ type: PaginationResponse, description: "The admin lists' pagination object" })
+  pagination: PaginationResponse;
+  @ApiProperty({ description: 'pagination.totalCount: exact up to 1,000 matches, else PostgreSQL’s estimate' })
+  totalCount: number;
+  @ApiProperty({ description: 'pagination.hasNextPage: always exact' }) hasMore: boolean;
   @ApiProperty() totalCountExact: boolean;
 }
 
