@@ -100,7 +100,7 @@ export function shownTotal(counted: Counted, seen: number): number {
 }
 
 /**
- * The one pagination contract of the admin lists: the `pagination` object (SPEC §3 fields plus `totalCountExact`),
+ * The one pagination contract of the admin lists: the `pagination` object (docs/product.md §4.9 fields plus `totalCountExact`),
  * page-numbered. `rowsOnPage` and `hasNextPage` are the page's; the total never contradicts them.
  */
 export function pagination(page: number, limit: number, rowsOnPage: number, hasNextPage: boolean, counted: Counted) {

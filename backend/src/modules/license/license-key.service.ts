@@ -31,7 +31,7 @@ export class LicenseKeyService {
   }
 
   /**
-   * Keys in SPEC §4 order: available, then partially used, then fully used, newest first within each.
+   * Keys in docs/product.md §5.5 order: available, then partially used, then fully used, newest first within each.
    * The summary counts the product filter's keys, whatever the search or state filter.
    */
   async list(query: ListLicenseKeysQuery) {

@@ -37,20 +37,20 @@ export function sealedKeyColumns(cipher: DataCipher, storedKey: string) {
   return { ciphertext: cipher.seal(storedKey), hash: cipher.hash(storedKey), last: keyLastChars(storedKey) };
 }
 
-/** SPEC §4 usage state, as SQL: 0 available, 1 partially used, 2 fully used (also the list's sort key). */
+/** docs/product.md §5.5 usage state, as SQL: 0 available, 1 partially used, 2 fully used (also the list's sort key). */
 const USAGE_RANK = `CASE WHEN k.current_activations = 0 THEN 0
                          WHEN k.current_activations < k.max_activations THEN 1 ELSE 2 END`;
 const USAGE_BY_NAME: Record<UsageState, number> = { available: 0, 'partially-used': 1, 'fully-used': 2 };
 const USAGE_NAMES: UsageState[] = ['available', 'partially-used', 'fully-used'];
 
-/** `MANUAL_` keys belong to single redemptions (DECISIONS §8): never listed, never counted. */
+/** `MANUAL_` keys belong to single redemptions (docs/product.md §14.1): never listed, never counted. */
 const NOT_MANUAL = `NOT k.is_manual`;
 
 const KEY_COLUMNS = `k.id, k.product_id, p.name AS product_name, k.license_key, k.key_ciphertext, k.download_link, k.license_type,
   k.max_activations, k.current_activations, k.is_active, k.created_at, k.updated_at, ${USAGE_RANK} AS usage_rank`;
 
 /**
- * The pool list, declared to the list module (docs/architecture.md, "Lists"): SPEC §4 order (available, partially
+ * The pool list, declared to the list module (docs/architecture.md, "Lists"): docs/product.md §5.5 order (available, partially
  * used, fully used; newest first within each), held by idx_license_keys_list / idx_license_keys_product_list
  * (migration 1763700005010), whose expression and predicate are USAGE_RANK and NOT_MANUAL word for word. The shown
  * rows join their product by primary key: read with the page (`inline`), one statement as before. A walked key is
@@ -102,7 +102,7 @@ export interface LicenseKeyFilter {
 
 /**
  * The only code that touches `license_keys` and `license_assignments`. Keys are sealed here on the way in and
- * opened here on the way out (DECISIONS §12): SQL never sees a clear key.
+ * opened here on the way out (docs/product.md §18.1): SQL never sees a clear key.
  */
 @Injectable()
 export class LicenseRepository {
@@ -318,7 +318,7 @@ export class LicenseRepository {
   }
 
   /**
-   * DECISIONS §8: a manual key is the row `MANUAL_<key>` of the product (created with one activation's room,
+   * docs/product.md §14.2: a manual key is the row `MANUAL_<key>` of the product (created with one activation's room,
    * its link updated when it exists), then given to the redemption. The upsert holds the key's row lock; the
    * activation and its assignment go together. The same key again (a corrected link) only becomes the
    * redemption's current key, without a second activation.

@@ -26,7 +26,7 @@ export interface AdminRedemptionView {
   redeemedAt: Date;
   exported: boolean;
   exportedAt: Date | null;
-  /** Its code was refunded after redemption (DECISIONS §13); the key stays with the customer. */
+  /** Its code was refunded after redemption (docs/product.md §19.3); the key stays with the customer. */
   refundedAt: Date | null;
   /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
@@ -47,7 +47,7 @@ export interface RedemptionListCriteria {
  *   idx_customers_email_trgm; the redemption's own full name, idx_redemptions_full_name_trgm) instead of one OR
  *   across joined tables, which PostgreSQL could only answer by reading every redemption;
  * - `joined`: on `r` and the joined `v` (voucher_codes) and `c` (customers) columns, for walking rows in order.
- * The name searched is the one given with each redemption (docs/product.md, "Redemption"); the e-mail is the customer's,
+ * The name searched is the one given with each redemption (docs/product.md §11.6); the e-mail is the customer's,
  * one row per e-mail, so one index entry serves all of that e-mail's redemptions.
  */
 export function redemptionListFilter(criteria: RedemptionListCriteria) {
@@ -157,7 +157,7 @@ export class RedemptionListRepository {
   }
 }
 
-/** The licence key is opened here (DECISIONS §12): SQL only ever sees its ciphertext. */
+/** The licence key is opened here (docs/product.md §18.1): SQL only ever sees its ciphertext. */
 function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionView {
   const licenseKey = openStoredKey(cipher, row as StoredKeyColumns);
   return {

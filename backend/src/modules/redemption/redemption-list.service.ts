@@ -6,7 +6,7 @@ import { ListRedemptionsQuery } from './dto/redemption-admin.dto';
 import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
 import { AdminRedemptionView, RedemptionListRepository } from './redemption-list.repository';
 
-/** SPEC §3 redemption lists and details for the admin, fast at a million rows (the repository says how). */
+/** docs/product.md §4.9 redemption lists and details for the admin, fast at a million rows (the repository says how). */
 @Injectable()
 export class RedemptionListService {
   constructor(

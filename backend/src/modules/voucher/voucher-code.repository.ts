@@ -7,7 +7,7 @@ import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { likeContains } from '../../common/utils/sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
-/** A code's state (DECISIONS §13): `voided_at` set is void, `is_redeemed` is redeemed, neither is available. */
+/** A code's state (docs/product.md §19.3): `voided_at` set is void, `is_redeemed` is redeemed, neither is available. */
 export type CodeStatus = 'available' | 'redeemed' | 'void';
 
 /**
@@ -58,7 +58,7 @@ export interface CodePage {
  * A product's codes, declared to the list module (docs/architecture.md, "Lists"): all/available/void newest first
  * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq / _void_seq); redeemed most recently redeemed
  * first (idx_voucher_codes_redeemed). The shown rows join their redemption and customer (the name is the
- * redemption's own, as given with it: docs/product.md, "Redemption"); a walked code is tested on its own row.
+ * redemption's own, as given with it: docs/product.md §11.6); a walked code is tested on its own row.
  */
 function codeList(status: CodeStatus | undefined): ListDeclaration {
   return {
@@ -163,7 +163,7 @@ export class VoucherCodeRepository {
   /**
    * Streams codes into a product in one transaction: `write` pipes them into `COPY … FROM STDIN` of a temporary
    * table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` adds those not taken yet (by any product; repeats
-   * inside the file count once), each with the batch's id (one more constant column, DECISIONS §14), and the batch row
+   * inside the file count once), each with the batch's id (one more constant column, docs/product.md §20.1), and the batch row
    * is written with the load's figures (`file` tells the file's valid and invalid lines once it is read). Answers how
    * many were inserted and the batch. When `write` throws, nothing is written, no batch either.
    */
@@ -220,13 +220,13 @@ export class VoucherCodeRepository {
   }
 
   /**
-   * Voids the named codes of a product (refunds, DECISIONS §13) in one transaction, set-based whatever the number of
+   * Voids the named codes of a product (refunds, docs/product.md §19.3) in one transaction, set-based whatever the number of
    * codes: `write` pipes them into `COPY … FROM STDIN` of a temporary table; one UPDATE voids the available ones
    * (locking them in id order, so overlapping voids cannot deadlock); a second statement, with a fresh snapshot
    * that also sees a redemption which won the race for a code, classifies the rest; `refund` then marks the
    * redeemed ones on their redemptions (the redemption module's table) on the same client and transaction.
    * Codes of other products count as unknown. When `write` or `refund` throws, nothing is written.
-   * A void file (`file`, DECISIONS §14) is a batch: the codes it voided carry its id (`void_batch_id`, set by the same
+   * A void file (`file`, docs/product.md §20.1) is a batch: the codes it voided carry its id (`void_batch_id`, set by the same
    * UPDATE), as do the redeemed codes it refunded (not yet named by another void file), and its row holds the figures.
    */
   async voidIn<T>(
@@ -312,7 +312,7 @@ export class VoucherCodeRepository {
   }
 }
 
-/** The file a load reads, made a batch (DECISIONS §14): its name, who sent it, its lines once read. */
+/** The file a load reads, made a batch (docs/product.md §20.1): its name, who sent it, its lines once read. */
 export interface UploadFile {
   fileName: string;
   adminUserId: string | null;

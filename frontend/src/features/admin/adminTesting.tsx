@@ -10,7 +10,7 @@ import { DashboardPage } from '../dashboard/DashboardPage';
 import { SecurityPage } from '../security/SecurityPage';
 import { VoucherCodesPage } from '../vouchers/VoucherCodesPage';
 
-/** DECISIONS §7 permissions of each role, as `GET /api/admin/me` returns them. */
+/** docs/product.md §7.2 permissions of each role, as `GET /api/admin/me` returns them. */
 export const ALL_PERMISSIONS = [
   'dashboard.view',
   'vouchers.view',
@@ -32,8 +32,9 @@ export const ALL_PERMISSIONS = [
   'emails.fix-pending',
   'vouchers.void',
   'webhooks.manage',
+  'api-tokens.manage',
 ];
-const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending', 'webhooks.manage'];
+const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending', 'webhooks.manage', 'api-tokens.manage'];
 
 export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
   const permissions =

@@ -44,7 +44,7 @@ import {
 export const LICENSE_PAGE_SIZE = 50;
 const keysOf = (page: LicenseKeysPage) => page.licenseKeys;
 
-/** SPEC §8: the description of "Copy failed" for a licence key. */
+/** docs/product.md §9.3: the description of "Copy failed" for a licence key. */
 const COPY_KEY_FAILED = 'Failed to copy license key to clipboard.';
 
 const USAGE_COLORS = { available: 'success', 'partially-used': 'warning', 'fully-used': 'error' } as const;
@@ -65,7 +65,7 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
   return (
     <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
       <Typography data-testid="license-key-text" variant="body2" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
-        {/* SPEC §2: the list masks the whole key with asterisks until revealed. */}
+        {/* docs/product.md §3.9: the list masks the whole key with asterisks until revealed. */}
         {revealed ? licenseKey.licenseKey : '*'.repeat(licenseKey.licenseKey.length)}
       </Typography>
       <Tooltip title={revealed ? 'Hide' : 'Reveal'}>
@@ -78,7 +78,7 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
   );
 }
 
-/** SPEC §2 License key management panel (License Manager tab). */
+/** docs/product.md §3.9 License key management panel (License Manager tab). */
 export function LicenseManagerTab() {
   const { can } = usePermissions();
   const canManage = can('licenses.manage');

@@ -2,10 +2,10 @@ import { useCallback } from 'react';
 import { useListState } from '../../components/list/useListState';
 import { useGetRedemptionsQuery, type AdminRedemption, type EmailStatusFilter, type RedemptionsPage } from './redemptionsApi';
 
-/** SPEC §9: redemptions page size. */
+/** docs/product.md §10.3: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
 
-/** A redemption that already has a licence key cannot be selected for bulk actions (SPEC §2). */
+/** A redemption that already has a licence key cannot be selected for bulk actions (docs/product.md §3.5). */
 export const isSelectable = (r: AdminRedemption) => !r.assignedLicenseKey;
 
 const redemptionsOf = (page: RedemptionsPage) => page.redemptions;
@@ -21,7 +21,7 @@ export function useRedemptionList(showExported: boolean) {
     filters: { emailStatus: 'all' as EmailStatusFilter },
     isSelectable,
     rowsOf: redemptionsOf,
-    // Not polled (SPEC §7: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
+    // Not polled (docs/product.md §8.1: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
     useQuery: ({ page, limit, emailStatus, search }) => useGetRedemptionsQuery({ page, limit, emailStatus, showExported, search }),
   });
   const { setFilter } = list;

@@ -152,7 +152,7 @@ describe('voucher codes modal', () => {
     expect(within(dialog).queryByRole('button', { name: 'Export Codes' })).not.toBeInTheDocument();
   });
 
-  it('shows the empty messages of SPEC', async () => {
+  it('shows the empty messages of docs/product.md §3.12', async () => {
     const { user, dialog } = await openModal('admin', { all: 1, unredeemed: 0, redeemed: 0 });
     await user.click(within(dialog).getByRole('tab', { name: 'Unredeemed' }));
     expect(await within(dialog).findByText('No unredeemed codes found')).toBeInTheDocument();

@@ -19,7 +19,7 @@ import { useVoucherDeleteConfirm } from './VoucherDeleteConfirm';
 import { VoucherCodesTable } from './VoucherCodesTable';
 import type { VoucherTab } from './vouchersApi';
 
-/** SPEC §9: the modal lists 50 codes a page. */
+/** docs/product.md §10.3: the modal lists 50 codes a page. */
 export const MODAL_PAGE_SIZE = 50;
 
 const COLUMNS = {
@@ -29,7 +29,7 @@ const COLUMNS = {
   void: ['code', 'status', 'created', 'voidedAt'],
 } as const;
 
-/** SPEC §2 modal version of the voucher codes list. */
+/** docs/product.md §3.12 modal version of the voucher codes list. */
 export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Product, 'id' | 'name'>; open: boolean; onClose: () => void }) {
   const { can } = usePermissions();
   const list = useVoucherCodeList(product.id, MODAL_PAGE_SIZE);

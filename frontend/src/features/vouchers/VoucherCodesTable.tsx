@@ -43,7 +43,7 @@ const HEADERS: Record<Column, string> = {
   actions: 'Actions',
 };
 
-/** Available, Redeemed (with "Refunded" when refunded after redemption) or Void (DECISIONS §13). */
+/** Available, Redeemed (with "Refunded" when refunded after redemption) or Void (docs/product.md §19.3). */
 function CodeStatus({ code }: { code: VoucherCode }) {
   if (code.status === 'void') return <StatusChip color="error" variant="outlined" label="Void" />;
   if (!code.isRedeemed) return <StatusChip color="success" label="Available" />;
@@ -56,7 +56,7 @@ function CodeStatus({ code }: { code: VoucherCode }) {
 }
 
 /**
- * The codes table of the voucher page and modal (`ListTable`). `columns` follows SPEC §2 per variant and tab (and the
+ * The codes table of the voucher page and modal (`ListTable`). `columns` follows docs/product.md §3.12 per variant and tab (and the
  * Void tab); the checkbox shows only for available codes; delete only for available codes and when permitted.
  */
 export function VoucherCodesTable({

@@ -6,7 +6,7 @@ export interface VoucherCode {
   id: string;
   code: string;
   isRedeemed: boolean;
-  /** DECISIONS §13: available, redeemed or void (refunded before redemption). */
+  /** docs/product.md §19.3: available, redeemed or void (refunded before redemption). */
   status?: 'available' | 'redeemed' | 'void';
   createdAt: string;
   redeemedAt: string | null;
@@ -42,7 +42,7 @@ export interface VoucherCodesArgs {
   search?: string;
 }
 
-/** DECISIONS §14: an upload, a void file, or the codes that came by no upload ("before batches"). */
+/** docs/product.md §20.1: an upload, a void file, or the codes that came by no upload ("before batches"). */
 export interface UploadBatch {
   id: string;
   kind: 'upload' | 'void' | 'before-batches';
@@ -58,7 +58,7 @@ export interface UploadBatch {
   counts: { uploaded: number; redeemed: number; unredeemed: number; void: number; exported: number } | null;
 }
 
-/** The list filter of each tab: SPEC's `redeemedOnly` for its three tabs, `status=void` for the Void tab. */
+/** The list filter of each tab: `redeemedOnly` for the three tabs of docs/product.md §3.12, `status=void` for the Void tab. */
 const TAB_PARAMS: Record<VoucherTab, Record<string, string>> = {
   all: {},
   unredeemed: { redeemedOnly: 'false' },
@@ -76,7 +76,7 @@ export const vouchersApi = api.injectEndpoints({
     voucherCodes: build.query<VoucherCodePage, VoucherCodesArgs>({
       query: ({ productId, tab, limit, page, search }) => {
         const params: Record<string, string> = { limit: String(limit), page: String(page), ...TAB_PARAMS[tab] };
-        // SPEC §5: search text is trimmed and sent only if non-empty.
+        // docs/product.md §6.5: search text is trimmed and sent only if non-empty.
         const text = search?.trim();
         if (text) params.search = text;
         return { url: `products/${encodeURIComponent(productId)}/voucher-codes-detailed`, params };

@@ -95,7 +95,7 @@ export class DeleteVoucherCodesDto {
   voucherCodeIds?: string[];
 }
 
-/** DECISIONS §13: the codes a marketplace refunded, as JSON (or a CSV/TXT file sent as multipart instead). */
+/** docs/product.md §19.3: the codes a marketplace refunded, as JSON (or a CSV/TXT file sent as multipart instead). */
 export class VoidVoucherCodesDto {
   @ApiPropertyOptional({
     type: [String],
