@@ -18,8 +18,8 @@ const codesOf = (page: VoucherCodePage) => page.codes;
 
 /**
  * State and actions shared by the voucher codes page and its modal version: the list's state (`useListState`: tab
- * as its filter, page, applied search, the selection of available codes) and the delete/export calls with docs/product.md §9.3's
- * toasts. Changing tab or search goes back to the first page and clears the selection.
+ * as its filter, page, applied search, the selection of available codes) and the delete/export calls with
+ * docs/product.md §9.3's toasts. Changing tab or search goes back to the first page and clears the selection.
  */
 export function useVoucherCodeList(productId: string | undefined, limit: number) {
   const list = useListState({
