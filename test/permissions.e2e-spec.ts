@@ -8,6 +8,7 @@ import { Permission, ROLE_PERMISSIONS } from '../backend/src/common/permissions'
 import { startTestApp, TestApp } from './helpers/app';
 import { storeRedemption } from './helpers/admin-data';
 import { bearer, createAdminUser, issueToken, tokenFor } from './helpers/auth';
+import { CustomerTokenService } from '../backend/src/modules/auth/customer-token.service';
 import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
 import { redeemNew } from './helpers/redemptions';
 import { concretePath, registeredRoutes } from './helpers/routes';
@@ -54,8 +55,30 @@ const MATRIX: Record<string, string[]> = {
   auditor: [], // any other role: nothing
 };
 
-type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none';
-const VARIANTS: Variant[] = ['no token', 'admin', 'operator', 'shop-manager', 'unknown role', 'expired token', 'revoked session', 'other secret', 'alg:none'];
+type Variant =
+  | 'no token'
+  | 'admin'
+  | 'operator'
+  | 'shop-manager'
+  | 'unknown role'
+  | 'expired token'
+  | 'revoked session'
+  | 'other secret'
+  | 'alg:none'
+  | 'customer token';
+const VARIANTS: Variant[] = [
+  'no token',
+  'admin',
+  'operator',
+  'shop-manager',
+  'unknown role',
+  'expired token',
+  'revoked session',
+  'other secret',
+  'alg:none',
+  // A licence-centre customer's token (docs/auth.md): only the customer routes take it, and they take nothing else.
+  'customer token',
+];
 const ROLE_OF: Partial<Record<Variant, string>> = { admin: 'admin', operator: 'operator', 'shop-manager': 'shop-manager', 'unknown role': 'auditor' };
 
 /** The guard's decision: 401/403 is "refused"; anything else below 500 got past the guard (a 5xx is a failure). */
@@ -64,10 +87,14 @@ type Decision = 'allowed' | 401 | 403;
 describe('Permission matrix over every registered route', () => {
   let t: TestApp;
   const users: Record<string, string> = {};
+  let customer: { id: string; email: string };
 
   beforeAll(async () => {
     t = await startTestApp();
     for (const role of ['admin', 'operator', 'shop-manager', 'auditor']) users[role] = (await createAdminUser(t, { role })).id;
+    const redeemed = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), {}, 'CUST');
+    const [row] = await t.db.query(`SELECT customer_id FROM redemptions WHERE id = $1`, [redeemed.id]);
+    customer = { id: row.customer_id, email: redeemed.email };
   });
   afterAll(() => t.close());
 
@@ -112,6 +139,8 @@ describe('Permission matrix over every registered route', () => {
           { secret: 'some-other-secret-that-is-32-bytes-long', algorithm: 'HS256', expiresIn: '15m' },
         );
       }
+      case 'customer token':
+        return (await t.app.get(CustomerTokenService).issue(customer.id, customer.email, new Date())).customerToken;
       case 'alg:none': {
         const { sessionId } = await session();
         const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -124,8 +153,9 @@ describe('Permission matrix over every registered route', () => {
     }
   }
 
-  function expected(access: 'public' | Permission[], variant: Variant): Decision {
+  function expected(access: 'public' | 'customer' | Permission[], variant: Variant): Decision {
     if (access === 'public') return 'allowed';
+    if (access === 'customer') return variant === 'customer token' ? 'allowed' : 401;
     const role = ROLE_OF[variant];
     if (!role) return 401;
     if (MATRIX[role].length === 0) return 403; // a role outside the matrix gets nothing
@@ -266,6 +296,7 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
   },
   [Permission.EmailsFixPending]: { route: 'POST /api/admin/fix-pending-emails', prepare: async () => ({ path: '/api/admin/fix-pending-emails' }) },
   [Permission.WebhooksManage]: { route: 'GET /api/webhooks', prepare: async () => ({ path: '/api/webhooks' }) },
+  [Permission.SettingsAccess]: { route: 'GET /api/admin/privacy-requests', prepare: async () => ({ path: '/api/admin/privacy-requests' }) },
   [Permission.SystemCleanup]: { route: 'DELETE /api/admin/cleanup-redeemed', prepare: async () => ({ path: '/api/admin/cleanup-redeemed' }) },
   [Permission.AdminResetOperator]: { route: 'POST /api/admin/reset-operator', prepare: async () => ({ path: '/api/admin/reset-operator' }) },
   [Permission.AdminCreateShopManager]: {
@@ -292,7 +323,7 @@ describe('Allowed means it works: each permission admits its holder to a real ca
   afterAll(() => t.close());
 
   it('has a valid call for every permission some route requires, on a route that requires it', () => {
-    const required = new Set(Object.values(ROUTE_PERMISSIONS).flatMap((access) => (access === 'public' ? [] : access)));
+    const required = new Set(Object.values(ROUTE_PERMISSIONS).flatMap((access) => (Array.isArray(access) ? access : [])));
     expect(Object.keys(VALID_CALLS).sort()).toEqual([...required].sort());
     for (const [permission, { route }] of Object.entries(VALID_CALLS)) {
       expect([route, ROUTE_PERMISSIONS[route]]).toEqual([route, expect.arrayContaining([permission])]);

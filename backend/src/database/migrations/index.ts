@@ -17,6 +17,7 @@ import { CodeSearchIndexes1763820000100 } from './1763820000100-code-search-inde
 import { RedemptionCountsItself1763820000200 } from './1763820000200-redemption-counts-itself';
 import { LicenseKeyRoom1763820000300 } from './1763820000300-license-key-room';
 import { Webhooks1763821000000 } from './1763821000000-webhooks';
+import { CustomerCentre1763837000000 } from './1763837000000-customer-centre';
 import { PoolAlertsAndHistory1763822000000 } from './1763822000000-pool-alerts-and-history';
 import { UploadBatches1763823000000 } from './1763823000000-upload-batches';
 import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-sealed';
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   TotpSecretSealed1763832000000,
   WebhookCircuitBreaker1763832000100,
   RedemptionDetailsAndIdempotency1763830000000,
+  CustomerCentre1763837000000,
 ];

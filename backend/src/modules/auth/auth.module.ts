@@ -12,6 +12,7 @@ import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { BlockedIpRepository } from './blocked-ip.repository';
 import { BlockedIpService } from './blocked-ip.service';
+import { CustomerTokenService } from './customer-token.service';
 import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
 import { TwoFactorService } from './two-factor.service';
@@ -37,12 +38,14 @@ import { TwoFactorService } from './two-factor.service';
     BlockedIpService,
     TwoFactorService,
     AuthService,
+    CustomerTokenService,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
   // The two repositories for the retention job (jobs module), which deletes old sessions and attempts; the users'
   // repository for the pool alerts' recipients and the names in a redemption's history.
   exports: [
     SessionService,
+    CustomerTokenService,
     BlockedIpService,
     AttemptLimiterService,
     AdminSessionRepository,

@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { RedemptionMailService } from '../mail/redemption-mail.service';
 import { PoolAlertService } from '../pool/pool-alert.service';
+import { AccessLinkService } from '../customer-centre/access-link.service';
 import { RedemptionRetentionRepository } from '../redemption/redemption-retention.repository';
 import { StatsRepository } from '../stats/stats.repository';
 import { WebhookDeliveryService } from '../webhook/webhook-delivery.service';
@@ -30,6 +31,7 @@ export class JobHandlers {
     private readonly webhookDeliveries: WebhookDeliveryService,
     private readonly webhooks: WebhookRepository,
     private readonly poolAlerts: PoolAlertService,
+    private readonly customerLinks: AccessLinkService,
   ) {}
 
   deliverWebhook(deliveryId: string) {
@@ -49,19 +51,27 @@ export class JobHandlers {
     return this.poolAlerts.deliver(alertId, attempt, maxAttempts);
   }
 
+  sendCustomerLink(linkId: string, attempt: number, maxAttempts: number) {
+    return this.customerLinks.deliver(linkId, attempt, maxAttempts);
+  }
+
   /** One product's pool (after a redemption used it) or every licence-managed product's (daily). */
   checkPool(productId: string | null): Promise<number> {
     return this.poolAlerts.check(productId);
   }
 
-  /** Order e-mails and pool alerts that are pending with no live job (lost with Redis, a dead worker). */
+  /** Order e-mails, pool alerts and sign-in links that are pending with no live job (lost with Redis, a dead worker). */
   async sweepPendingMail(): Promise<number> {
     const ids = await this.redemptionMail.findStalePending(this.config.mailSweepAfterMs);
     for (const id of ids) this.queue.enqueueRedemptionMail(id);
     const alerts = await this.poolAlerts.findStalePending(this.config.mailSweepAfterMs);
     for (const id of alerts) this.queue.enqueuePoolAlert(id);
-    if (ids.length || alerts.length) this.logger.log(`Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s)`);
-    return ids.length + alerts.length;
+    const links = await this.customerLinks.findStalePending(this.config.mailSweepAfterMs);
+    for (const id of links) this.queue.enqueueCustomerLink(id);
+    if (ids.length || alerts.length || links.length) {
+      this.logger.log(`Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s), ${links.length} sign-in link(s)`);
+    }
+    return ids.length + alerts.length + links.length;
   }
 
   /**

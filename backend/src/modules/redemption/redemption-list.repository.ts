@@ -28,6 +28,8 @@ export interface AdminRedemptionView {
   exportedAt: Date | null;
   /** Its code was refunded after redemption (DECISIONS §13); the key stays with the customer. */
   refundedAt: Date | null;
+  /** The customer's personal data was erased at their request (docs/product.md, "Erasure"): names and e-mail empty. */
+  erasedAt: Date | null;
   /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
@@ -96,8 +98,8 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
  */
 const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
-       r.redeemed_at, r.exported, r.exported_at, r.refunded_at,
-       v.code, r.first_name, r.last_name, c.email, r.phone, r.country, r.zip_code,
+       r.redeemed_at, r.exported, r.exported_at, r.refunded_at, r.erased_at,
+       v.code, r.first_name, r.last_name, coalesce(c.email, '') AS email, r.phone, r.country, r.zip_code,
        p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
   FROM ${source} r
   JOIN voucher_codes v ON v.id = r.voucher_code_id
@@ -264,6 +266,7 @@ function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionVi
     exported: row.exported,
     exportedAt: row.exported_at,
     refundedAt: row.refunded_at,
+    erasedAt: row.erased_at,
     assignedLicenseKey: licenseKey ? { licenseKey, downloadLink: row.download_link } : null,
   };
 }
