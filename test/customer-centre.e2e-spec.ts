@@ -179,6 +179,10 @@ describe('licence centre: sign-in link, licences, data export, erasure', () => {
     await t.http().post(`/api/customer/licences/${first.id}/resend`).set(customer).expect(202);
     // The licence-managed product's order e-mail (subject "Your licence", test/helpers/factories.ts), a second time.
     await eventually(async () => messagesTo(email).filter((m) => m.subject === 'Your licence').length >= 2, 20_000, 'resent e-mail');
+    // Every order e-mail ends with the licence centre's address.
+    for (const m of messagesTo(email).filter((m) => !m.subject?.startsWith('Sign in'))) {
+      expect(m.text).toContain('All your licences, any time: https://licences.example.com/my-licences');
+    }
     const other = await t.http().post(`/api/customer/licences/${stranger.id}/resend`).set(customer).expect(404);
     expect(other.body.message).toBe('Redemption not found');
     await t.http().post(`/api/customer/licences/not-a-uuid/resend`).set(customer).expect(404);
@@ -287,7 +291,11 @@ describe('licence centre: sign-in link, licences, data export, erasure', () => {
     // Retention keeps working on erased rows: past the limit, the erased redemptions and their customer go.
     await t.db.query(`UPDATE redemptions SET redeemed_at = redeemed_at - interval '3000 days' WHERE id = ANY($1::uuid[])`, [[a.id, b.id]]);
     await t.db.query(`UPDATE customers SET created_at = created_at - interval '3000 days' WHERE id = $1`, [rows[0].id]);
+    // Sign-in links go a day after they were asked for.
+    const [oldLink] = await t.db.query(`INSERT INTO customer_access_links (email, created_at) VALUES ('old@example.com', now() - interval '25 hours') RETURNING id`);
+    const [newLink] = await t.db.query(`INSERT INTO customer_access_links (email, status) VALUES ('new@example.com', 'failed') RETURNING id`);
     await t.app.get(JobHandlers).runRetention();
+    expect(await t.db.query(`SELECT id FROM customer_access_links WHERE id = ANY($1::uuid[])`, [[oldLink.id, newLink.id]])).toEqual([{ id: newLink.id }]);
     expect(await t.db.query(`SELECT id FROM redemptions WHERE id = ANY($1::uuid[])`, [[a.id, b.id]])).toEqual([]);
     expect(await t.db.query(`SELECT id FROM customers WHERE id = $1`, [rows[0].id])).toEqual([]);
     expect(await t.db.query(MISMATCHES_SQL)).toEqual([]);

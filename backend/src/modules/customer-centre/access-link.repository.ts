@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'crypto';
 import { returnedRows } from '../../common/utils/sql';
 import { DatabaseService, Db } from '../../database/database.service';
+import { deleteBatch } from '../../database/query-rows';
 import { AccessLinkStatus } from './entities/customer-access-link.entity';
 
 /** Sign-in links are stored as the SHA-256 of their token only. */
@@ -83,6 +84,11 @@ export class AccessLinkRepository {
       [olderThanMs / 1000, limit],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** Retention: one batch of links older than `hours` (used, expired, past the hourly limit's window). */
+  async deleteOlderThan(hours: number, batch: number): Promise<number> {
+    return deleteBatch(this.database.manager, 'customer_access_links', 'created_at < now() - make_interval(hours => $1)', [hours], batch);
   }
 
   /** An erasure, on its transaction: the address's links go (idx_customer_access_links_email). */

@@ -22,6 +22,8 @@ export const LINK_EXPIRED = 'This sign-in link has expired. Please request a new
 export const LINKS_PER_HOUR = 3;
 /** A sign-in link is valid this long after it was sent. */
 export const LINK_VALID_MINUTES = 30;
+/** Sign-in link rows are deleted this long after they were asked for (the hourly limit needs one hour). */
+const LINK_RETENTION_HOURS = 24;
 
 /**
  * The licence centre's sign-in by e-mail link (docs/product.md, "Licence centre"). The answer never tells whether
@@ -94,6 +96,11 @@ export class AccessLinkService {
       return 'failed';
     }
     throw new RetryableMailError(attempts.map((a) => `${a.provider}: ${a.error}`).join('; '));
+  }
+
+  /** Retention: sign-in links go a day after they were asked for (they hold the address). */
+  deleteOld(batch: number): Promise<number> {
+    return this.links.deleteOlderThan(LINK_RETENTION_HOURS, batch);
   }
 
   /** Pending links whose job was lost (Redis down, a worker died). */

@@ -79,7 +79,7 @@ export class JobHandlers {
    * default. Deleted in batches so no statement holds locks on a large table for long. A deleted
    * redemption keeps its voucher code redeemed and its licence assignment (redemption_id set null);
    * customers left without any redemption and older than the limit go with it. Admin sessions go 30 days after
-   * they ended (with their spent refresh tokens), per-user attempt counters after a day (docs/security.md).
+   * they ended (with their spent refresh tokens), per-user attempt counters and sign-in links after a day (docs/security.md).
    * Then the redemption day counters of past days are folded (one row per product and day; not a removal).
    */
   async runRetention(): Promise<RetentionResult> {
@@ -94,6 +94,7 @@ export class JobHandlers {
       adminSessions: await inBatches((batch) => this.sessions.deleteEndedBefore(ENDED_SESSION_DAYS, batch)),
       adminAttempts: await inBatches((batch) => this.attempts.deleteOlderThan(ATTEMPT_HOURS, batch)),
       webhookDeliveries: await inBatches((batch) => this.webhooks.deleteOlderThan(WEBHOOK_DELIVERY_DAYS, batch)),
+      customerAccessLinks: await inBatches((batch) => this.customerLinks.deleteOld(batch)),
     };
     await this.stats.foldPastDays();
     const total = Object.values(result).reduce((a, b) => a + b, 0);
@@ -132,4 +133,6 @@ export interface RetentionResult {
   adminSessions: number;
   adminAttempts: number;
   webhookDeliveries: number;
+  /** Licence-centre sign-in links a day old (docs/product.md, "Licence centre"). */
+  customerAccessLinks: number;
 }
