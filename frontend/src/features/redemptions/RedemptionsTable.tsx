@@ -16,7 +16,7 @@ import { StatusChip } from '../../components/status/StatusChip';
 import { usePermissions } from '../auth/usePermissions';
 import { EmailStatusChip } from './EmailStatusChip';
 import { DeleteButton } from '../../components/actions/DeleteButton';
-import { formatDateTime } from './formatDate';
+import { erasedOn, formatDateTime } from './formatDate';
 import { voucherCodeOf, type AdminRedemption } from './redemptionsApi';
 import { isSelectable, type RedemptionList } from './useRedemptionList';
 
@@ -108,10 +108,18 @@ export function RedemptionsTable({
                   )}
                 </TableCell>
                 <TableCell>
-                  <Typography variant="body2">{`${r.customer.firstName} ${r.customer.lastName}`}</Typography>
-                  <Typography variant="caption" sx={{ color: 'text.secondary' }}>
-                    {r.customer.email}
-                  </Typography>
+                  {r.erasedAt ? (
+                    <Typography variant="body2" sx={{ color: 'text.secondary', fontStyle: 'italic' }}>
+                      {erasedOn(r.erasedAt)}
+                    </Typography>
+                  ) : (
+                    <>
+                      <Typography variant="body2">{`${r.customer.firstName} ${r.customer.lastName}`}</Typography>
+                      <Typography variant="caption" sx={{ color: 'text.secondary' }}>
+                        {r.customer.email}
+                      </Typography>
+                    </>
+                  )}
                 </TableCell>
                 <TableCell>{r.product?.name}</TableCell>
                 <TableCell>

@@ -27,6 +27,8 @@ export interface AdminRedemption {
   exportedAt: string | null;
   /** DECISIONS §13: its code was refunded after redemption (the customer keeps the key). */
   refundedAt?: string | null;
+  /** The customer erased their personal data in the licence centre: names and e-mail are empty (docs/support.md). */
+  erasedAt?: string | null;
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
 
@@ -70,7 +72,7 @@ const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 /** DECISIONS §14: one event of `GET /api/redemptions/{id}/history`. */
 export interface RedemptionHistoryEvent {
   at: string;
-  type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'deleted';
+  type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'erased' | 'deleted';
   /** A staff username, "Customer" or "System"; null when the audit trail does not say. */
   actor: string | null;
   description: string;

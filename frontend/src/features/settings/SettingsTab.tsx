@@ -16,6 +16,7 @@ import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { useStatsQuery } from '../dashboard/dashboardApi';
 import { useProductsQuery } from '../products/productsApi';
 import { CleanSystemDialog } from './CleanSystemDialog';
+import { PrivacyRequestsCard } from './PrivacyRequestsCard';
 import { WebhooksCard } from './WebhooksCard';
 
 const FEATURES = [
@@ -95,6 +96,11 @@ export function SettingsTab() {
       {can(PERMISSIONS.webhooksManage) && (
         <Grid size={12}>
           <WebhooksCard />
+        </Grid>
+      )}
+      {can(PERMISSIONS.settingsAccess) && (
+        <Grid size={12}>
+          <PrivacyRequestsCard />
         </Grid>
       )}
     </Grid>
