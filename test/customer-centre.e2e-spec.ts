@@ -91,7 +91,8 @@ describe('licence centre: sign-in link, licences, data export, erasure', () => {
     expect(url).toBe(`https://licences.example.com/my-licences?token=${token}`);
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
     expect(messagesTo(unknown)).toHaveLength(0);
-    // Only the token's hash is stored.
+    // Only the token's hash is stored (the row settles just after the message is accepted).
+    await eventually(async () => (await t.db.query(`SELECT 1 FROM customer_access_links WHERE email = $1 AND status = 'sent'`, [email])).length, 10_000, 'sent');
     const [link] = await t.db.query(
       `SELECT token_hash, status, round(extract(epoch FROM expires_at - sent_at) / 60)::int AS minutes FROM customer_access_links WHERE email = $1`,
       [email],
@@ -257,6 +258,9 @@ describe('licence centre: sign-in link, licences, data export, erasure', () => {
     expect(view.body.customer).toMatchObject({ firstName: '', lastName: '', email: '', phone: null, zipCode: null, country: null });
     expect(view.body.voucherCode.code).toBe(a.code);
     expect(view.body.assignedLicenseKey.licenseKey).toMatch(/^ERASE-/);
+    // The list still finds it by its code.
+    const found = await t.http().get('/api/redemptions').query({ search: a.code }).set(admin).expect(200);
+    expect(found.body.redemptions.map((r: { id: string; erasedAt: string }) => [r.id, !!r.erasedAt])).toEqual([[a.id, true]]);
     const history = await t.http().get(`/api/redemptions/${a.id}/history`).set(admin).expect(200);
     expect(history.body.events.map((e: { type: string }) => e.type)).toContain('erased');
     expect(JSON.stringify(history.body)).not.toContain(email);

@@ -62,12 +62,15 @@ export class AccessLinkRepository {
     );
   }
 
-  /** Spends a link: the address it was sent to when it was sent, unused and unexpired (once only, whoever races). */
+  /**
+   * Spends a link: the address it was sent to, unused and unexpired (once only, whoever races). Not waiting for the
+   * row to say `sent`: the customer may click before the job has settled it; a failed send's token is cleared.
+   */
   async spend(token: string): Promise<string | undefined> {
     const [row] = returnedRows<{ email: string }>(
       await this.database.manager.query(
         `UPDATE customer_access_links SET used_at = now()
-          WHERE token_hash = $1 AND status = 'sent' AND used_at IS NULL AND expires_at > now()
+          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
           RETURNING email`,
         [accessTokenHash(token)],
       ),

@@ -66,6 +66,8 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
   // The expression of idx_redemptions_full_name_trgm: "Ann Lee" finds Ann Lee.
   const nameMatches = (r: string) => `(${r}.first_name || ' ' || ${r}.last_name) ILIKE ${p}`;
   const emailMatches = (c: string) => `${c}.email ILIKE ${p}`;
+  // An erased customer's e-mail is null (docs/product.md, "Erasure"): "not an e-mail match" must be true for it.
+  const notEmailMatch = (c: string) => `(${emailMatches(c)}) IS NOT TRUE`;
   return {
     params,
     base,
@@ -74,13 +76,13 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
       // e-mail, then name: the name branch leaves out e-mail matches, the code branch both).
       matches: `SELECT r.id, r.redeemed_at FROM voucher_codes v2 JOIN redemptions r ON r.voucher_code_id = v2.id
                   JOIN customers c2 ON c2.id = r.customer_id
-                 WHERE v2.code ILIKE ${p} AND ${base} AND NOT ${emailMatches('c2')} AND NOT ${nameMatches('r')}
+                 WHERE v2.code ILIKE ${p} AND ${base} AND ${notEmailMatch('c2')} AND NOT ${nameMatches('r')}
                 UNION ALL
                 SELECT r.id, r.redeemed_at FROM customers c3 JOIN redemptions r ON r.customer_id = c3.id
                  WHERE ${emailMatches('c3')} AND ${base}
                 UNION ALL
                 SELECT r.id, r.redeemed_at FROM redemptions r JOIN customers c4 ON c4.id = r.customer_id
-                 WHERE ${nameMatches('r')} AND ${base} AND NOT ${emailMatches('c4')}`,
+                 WHERE ${nameMatches('r')} AND ${base} AND ${notEmailMatch('c4')}`,
       indexed: `r.id IN (
         SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
         UNION
