@@ -8,11 +8,11 @@ import { MISMATCHES_SQL } from '../helpers/counters';
 import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode } from '../helpers/factories';
 import { eventually } from '../helpers/redemptions';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { expectNoAxeViolations } from './axe';
 import { launchChromium, openPage, screenshot } from './browser';
 
 const run = promisify(execFile);
-const letters = () => Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
+const letters = () =>
+  Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
 
 /**
  * Issue 28's check, in Chromium against the real API, database and an SMTP server: a customer redeems two codes with
@@ -45,7 +45,11 @@ describe('licence centre in a real browser', () => {
 
   const messagesTo = (email: string) => smtp.messages.filter((m) => JSON.stringify(m.to ?? '').includes(email));
 
-  async function redeemOnPage(page: Page, code: string, person: { firstName: string; lastName: string; email: string }) {
+  async function redeemOnPage(
+    page: Page,
+    code: string,
+    person: { firstName: string; lastName: string; email: string },
+  ) {
     await page.goto('/');
     await page.locator('form[data-ready]').waitFor();
     await page.getByRole('textbox', { name: 'First Name' }).fill(person.firstName);
@@ -65,7 +69,11 @@ describe('licence centre in a real browser', () => {
     await addLicenseKey(t.db, windows, key);
     const [winCode] = await addCodes(t.db, windows, [randomCode('LCW')]);
     const [macCode] = await addCodes(t.db, mac, [randomCode('LCM')]);
-    const person = { firstName: `Imogen${letters()}`, lastName: `Wetherby${letters()}`, email: `imogen.${letters()}@example.com` };
+    const person = {
+      firstName: `Imogen${letters()}`,
+      lastName: `Wetherby${letters()}`,
+      email: `imogen.${letters()}@example.com`,
+    };
 
     const { context, page, errors } = await openPage(browser, t.baseUrl);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
@@ -94,7 +102,11 @@ describe('licence centre in a real browser', () => {
     await screenshot(page, 'licence-centre-check-inbox');
 
     // The link, read from the e-mail the SMTP server received.
-    const mail = await eventually(async () => messagesTo(person.email).find((m) => m.subject?.startsWith('Sign in')), 20_000, 'sign-in e-mail');
+    const mail = await eventually(
+      async () => messagesTo(person.email).find((m) => m.subject?.startsWith('Sign in')),
+      20_000,
+      'sign-in e-mail',
+    );
     const link = new URL(/https:\/\/licences\.example\.com\/my-licences\?token=[\w-]+/.exec(mail.text ?? '')![0]);
     await page.goto(`${link.pathname}${link.search}`);
     await page.getByText(`Signed in as ${person.email}`).waitFor();
@@ -107,17 +119,25 @@ describe('licence centre in a real browser', () => {
     await page.getByText(key, { exact: true }).waitFor();
     await page.getByText(winCode).waitFor();
     await page.getByText(macCode).waitFor();
-    await page.getByRole('list', { name: `Installation packages of ${PRODUCTS.homeBusinessMac}` }).getByRole('link', { name: 'Office 2024 Installer' }).waitFor();
+    await page
+      .getByRole('list', { name: `Installation packages of ${PRODUCTS.homeBusinessMac}` })
+      .getByRole('link', { name: 'Office 2024 Installer' })
+      .waitFor();
     await page.getByRole('button', { name: /Copy the key of Centre Browser/ }).click();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     await screenshot(page, 'licence-centre-licences');
 
     // Download my data: a JSON file with both redemptions as given.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download my data' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download my data' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^my-data-\d{4}-\d{2}-\d{2}\.json$/);
     const data = JSON.parse(readFileSync((await download.path())!, 'utf8'));
     expect(data.customer.email).toBe(person.email);
-    expect(data.redemptions.map((r: { voucherCode: string }) => r.voucherCode).sort()).toEqual([winCode, macCode].sort());
+    expect(data.redemptions.map((r: { voucherCode: string }) => r.voucherCode).sort()).toEqual(
+      [winCode, macCode].sort(),
+    );
     expect(data.redemptions[0]).toMatchObject({ firstName: person.firstName, lastName: person.lastName });
 
     // Delete my personal data, confirmed in the dialog.
@@ -126,23 +146,37 @@ describe('licence centre in a real browser', () => {
     await dialog.waitFor();
     await screenshot(page, 'licence-centre-erase-confirm');
     await dialog.getByRole('button', { name: 'Delete my data' }).click();
-    await page.getByText('Your personal data has been deleted. A confirmation was sent to your e-mail address.').waitFor();
+    await page
+      .getByText('Your personal data has been deleted. A confirmation was sent to your e-mail address.')
+      .waitFor();
     await page.getByRole('button', { name: 'Send me a sign-in link' }).waitFor();
-    expect(messagesTo(person.email).map((m) => m.subject).at(-1)).toMatch(/^Your personal data has been deleted/);
+    expect(
+      messagesTo(person.email)
+        .map((m) => m.subject)
+        .at(-1),
+    ).toMatch(/^Your personal data has been deleted/);
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(errors.filter((e) => !/status of 40\d/.test(e))).toEqual([]);
     await context.close();
 
     // The staff console's view: "Erased on <date>", the code and key kept.
-    const list = (await t.http().get('/api/redemptions').query({ search: winCode }).set(admin).expect(200)).body.redemptions;
-    expect(list).toEqual([expect.objectContaining({ erasedAt: expect.any(String), customer: expect.objectContaining({ email: '', firstName: '' }) })]);
+    const list = (await t.http().get('/api/redemptions').query({ search: winCode }).set(admin).expect(200)).body
+      .redemptions;
+    expect(list).toEqual([
+      expect.objectContaining({
+        erasedAt: expect.any(String),
+        customer: expect.objectContaining({ email: '', firstName: '' }),
+      }),
+    ]);
 
     // Counts and statistics unchanged; no trace of the customer in a dump of the database.
     expect(await figures()).toEqual(before);
     expect(await t.db.query(MISMATCHES_SQL)).toEqual([]);
-    const dump = (await run('pg_dump', ['--no-owner', '--data-only', t.database.url], { maxBuffer: 256 * 1024 * 1024 })).stdout;
+    const dump = (await run('pg_dump', ['--no-owner', '--data-only', t.database.url], { maxBuffer: 256 * 1024 * 1024 }))
+      .stdout;
     expect(dump).toContain(winCode);
-    for (const trace of [person.email, person.firstName, person.lastName, '+1 302 555 0142']) expect([trace, dump.includes(trace)]).toEqual([trace, false]);
+    for (const trace of [person.email, person.firstName, person.lastName, '+1 302 555 0142'])
+      expect([trace, dump.includes(trace)]).toEqual([trace, false]);
   });
 
   it('a spent link shows the expiry message and the request form', async () => {
@@ -163,7 +197,10 @@ describe('licence centre in a real browser', () => {
     await page.getByRole('button', { name: 'Sign In' }).click();
     await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
     await page.getByRole('tab', { name: 'Recent Redemptions', exact: true }).click();
-    await page.getByText(/^Erased on /).first().waitFor();
+    await page
+      .getByText(/^Erased on /)
+      .first()
+      .waitFor();
     await page.getByRole('tab', { name: 'Settings', exact: true }).click();
     const card = page.getByRole('region', { name: 'Privacy requests' });
     await card.getByText('Personal data erased').waitFor();

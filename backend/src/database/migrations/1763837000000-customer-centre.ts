@@ -26,7 +26,9 @@ export class CustomerCentre1763837000000 implements MigrationInterface {
         CONSTRAINT uq_customer_access_links_token_hash UNIQUE (token_hash),
         CONSTRAINT chk_customer_access_links_status CHECK (status IN ('pending', 'sent', 'failed'))
       )`);
-    await q.query(`CREATE INDEX idx_customer_access_links_pending ON customer_access_links (created_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX idx_customer_access_links_pending ON customer_access_links (created_at) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX idx_customer_access_links_email ON customer_access_links (email)`);
     await q.query(`ALTER TABLE customers ALTER COLUMN email DROP NOT NULL, ADD COLUMN erased_at timestamptz`);
     await q.query(`ALTER TABLE redemptions ADD COLUMN erased_at timestamptz`);
@@ -34,7 +36,9 @@ export class CustomerCentre1763837000000 implements MigrationInterface {
 
   public async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE redemptions DROP COLUMN erased_at`);
-    await q.query(`DELETE FROM customers WHERE email IS NULL AND NOT EXISTS (SELECT 1 FROM redemptions r WHERE r.customer_id = customers.id)`);
+    await q.query(
+      `DELETE FROM customers WHERE email IS NULL AND NOT EXISTS (SELECT 1 FROM redemptions r WHERE r.customer_id = customers.id)`,
+    );
     await q.query(`ALTER TABLE customers DROP COLUMN erased_at`);
     await q.query(`DROP TABLE IF EXISTS customer_access_links`);
   }

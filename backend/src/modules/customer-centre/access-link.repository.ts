@@ -37,7 +37,12 @@ export class AccessLinkRepository {
    * Claims a pending link for one send and gives it the token made for this send (its hash) and its validity: a
    * retried send replaces the token of a failed one. Undefined: nothing to send (sent, failed, claimed, erased).
    */
-  async claim(id: string, claimSeconds: number, token: string, validMinutes: number): Promise<{ email: string } | undefined> {
+  async claim(
+    id: string,
+    claimSeconds: number,
+    token: string,
+    validMinutes: number,
+  ): Promise<{ email: string } | undefined> {
     const [row] = returnedRows<{ email: string }>(
       await this.database.manager.query(
         `UPDATE customer_access_links
@@ -91,11 +96,18 @@ export class AccessLinkRepository {
 
   /** Retention: one batch of links older than `hours` (used, expired, past the hourly limit's window). */
   async deleteOlderThan(hours: number, batch: number): Promise<number> {
-    return deleteBatch(this.database.manager, 'customer_access_links', 'created_at < now() - make_interval(hours => $1)', [hours], batch);
+    return deleteBatch(
+      this.database.manager,
+      'customer_access_links',
+      'created_at < now() - make_interval(hours => $1)',
+      [hours],
+      batch,
+    );
   }
 
   /** An erasure, on its transaction: the address's links go (idx_customer_access_links_email). */
   async deleteFor(db: Db, email: string): Promise<number> {
-    return returnedRows(await db.query(`DELETE FROM customer_access_links WHERE email = $1 RETURNING 1`, [email])).length;
+    return returnedRows(await db.query(`DELETE FROM customer_access_links WHERE email = $1 RETURNING 1`, [email]))
+      .length;
   }
 }

@@ -1,4 +1,16 @@
-import { Body, Controller, Get, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuthCustomer, CurrentCustomer, CustomerRoute } from '../../common/decorators/customer-route.decorator';
@@ -33,7 +45,10 @@ export class CustomerCentreController {
       'Always the same answer. Only an address with redemptions gets an e-mail (a link valid 30 minutes, once), at most 3 an hour; an address without any counts towards the code-guessing block.',
   })
   @ApiAcceptedResponse({ type: MessageResponse, description: `Always \`{message: "${ACCESS_ANSWER.message}"}\`` })
-  @ApiErrorResponses({ 400: 'Validation failures (`errors`)', 429: 'Too many attempts from this address, or the address is blocked for guessing codes' })
+  @ApiErrorResponses({
+    400: 'Validation failures (`errors`)',
+    429: 'Too many attempts from this address, or the address is blocked for guessing codes',
+  })
   requestAccess(@Body() dto: CustomerAccessDto, @Req() req: Request) {
     const meta = requestMeta(req);
     return this.access.request(dto.email, meta.ipAddress, meta.userAgent);
@@ -77,11 +92,21 @@ export class CustomerCentreController {
   @Get('data')
   @ApiOperation({ summary: 'Everything stored about the customer, as a JSON attachment' })
   @ApiProduces('application/json')
-  @ApiOkResponse({ description: 'customer, redemptions as given (each with its history), e-mails sent', schema: { type: 'object' } })
-  async data(@CurrentCustomer() customer: AuthCustomer, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  @ApiOkResponse({
+    description: 'customer, redemptions as given (each with its history), e-mails sent',
+    schema: { type: 'object' },
+  })
+  async data(
+    @CurrentCustomer() customer: AuthCustomer,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const meta = requestMeta(req);
     const data = await this.centre.data(customer, meta.ipAddress, meta.userAgent);
-    res.setHeader('Content-Disposition', `attachment; filename="my-data-${new Date().toISOString().slice(0, 10)}.json"`);
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename="my-data-${new Date().toISOString().slice(0, 10)}.json"`,
+    );
     res.setHeader('Cache-Control', 'no-store');
     return data;
   }

@@ -50,7 +50,8 @@ export class ErasureService {
     const attempts = await this.transport.send({ to: email, subject, html, text: htmlToText(html) });
     await this.emailLogs.logAttempts(null, email, subject, attempts);
     const confirmationSent = attempts.some((a) => a.ok);
-    if (!confirmationSent) this.logger.warn(`Erasure confirmation for customer ${customer.customerId} could not be sent`);
+    if (!confirmationSent)
+      this.logger.warn(`Erasure confirmation for customer ${customer.customerId} could not be sent`);
 
     const erased = await this.database.transaction(async (db) => {
       const done = await this.customers.erase(db, email);
@@ -78,7 +79,10 @@ export class ErasureService {
       return done;
     });
     if (erased) {
-      this.realtime.emitThrottled('customerErased', `A customer's personal data was erased (${erased.redemptionIds.length} redemptions)`);
+      this.realtime.emitThrottled(
+        'customerErased',
+        `A customer's personal data was erased (${erased.redemptionIds.length} redemptions)`,
+      );
       await this.webhooks.emit('customer.erased', {
         customerId: erased.customerId,
         redemptionIds: erased.redemptionIds,

@@ -28,7 +28,15 @@ export class JobsModule {
     if (!config.redisUrl) {
       return {
         module: JobsModule,
-        imports: [AuthModule, CustomerCentreModule, MailModule, PoolModule, RedemptionModule, StatsModule, WebhookModule],
+        imports: [
+          AuthModule,
+          CustomerCentreModule,
+          MailModule,
+          PoolModule,
+          RedemptionModule,
+          StatsModule,
+          WebhookModule,
+        ],
         providers: [...common, { provide: JobQueue, useClass: InProcessJobQueue }],
         exports: [JobQueue, JobHandlers],
       };

@@ -104,9 +104,10 @@ export class CustomerDataRepository {
 
   /** Everything the redemption module stores about the address, as given (undefined: nothing). */
   async recordOf(email: string): Promise<CustomerRecord | undefined> {
-    const [customer] = await this.database.manager.query(`SELECT id, email, created_at FROM customers WHERE email = $1`, [
-      email,
-    ]);
+    const [customer] = await this.database.manager.query(
+      `SELECT id, email, created_at FROM customers WHERE email = $1`,
+      [email],
+    );
     if (!customer) return undefined;
     const licences = new Map((await this.licencesOf(email)).map((l) => [l.redemptionId, l]));
     const rows = await this.database.manager.query(
@@ -146,22 +147,29 @@ export class CustomerDataRepository {
    * e-mail) go. The rows stay, with their code, product, dates, e-mail status and key assignment, for the accounts.
    * No counted column changes, so the counters' triggers have nothing to do. Undefined: no such customer.
    */
-  async erase(db: Db, email: string): Promise<{ customerId: string; redemptionIds: string[]; erasedAt: Date } | undefined> {
-    const [customer] = returnedRows<{ id: string; erased_at: Date }>(await db.query(
-      `UPDATE customers SET email = NULL, first_name = '', last_name = '', phone = NULL, country = NULL, zip_code = NULL,
+  async erase(
+    db: Db,
+    email: string,
+  ): Promise<{ customerId: string; redemptionIds: string[]; erasedAt: Date } | undefined> {
+    const [customer] = returnedRows<{ id: string; erased_at: Date }>(
+      await db.query(
+        `UPDATE customers SET email = NULL, first_name = '', last_name = '', phone = NULL, country = NULL, zip_code = NULL,
               ip_address = NULL, erased_at = now()
         WHERE email = $1 RETURNING id, erased_at`,
-      [email],
-    ));
+        [email],
+      ),
+    );
     if (!customer) return undefined;
-    const redemptions = returnedRows<{ id: string }>(await db.query(
-      // Locked in id order, as every statement that locks several redemptions: no deadlock.
-      `UPDATE redemptions SET first_name = '', last_name = '', phone = NULL, zip_code = NULL, ip_address = NULL,
+    const redemptions = returnedRows<{ id: string }>(
+      await db.query(
+        // Locked in id order, as every statement that locks several redemptions: no deadlock.
+        `UPDATE redemptions SET first_name = '', last_name = '', phone = NULL, zip_code = NULL, ip_address = NULL,
               country = NULL, idempotency_key_hash = NULL, erased_at = now()
         WHERE id IN (SELECT id FROM redemptions WHERE customer_id = $1 ORDER BY id FOR NO KEY UPDATE)
         RETURNING id`,
-      [customer.id],
-    ));
+        [customer.id],
+      ),
+    );
     const redemptionIds = redemptions.map((r) => r.id);
     await db.query(`DELETE FROM success_tokens WHERE redemption_id = ANY($1::uuid[])`, [redemptionIds]);
     return { customerId: customer.id, redemptionIds, erasedAt: customer.erased_at };

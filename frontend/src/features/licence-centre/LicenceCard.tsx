@@ -17,10 +17,19 @@ import { useResendCustomerLicenceMutation, type CustomerLicence } from './licenc
 /** SPEC §9: a product whose name contains "mac" is a Mac product (delivered as the package set, never by key). */
 const isMac = (productName: string) => /mac/i.test(productName);
 
-const dateOf = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+const dateOf = (iso: string) =>
+  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
 
 /** One licence: product, code and date; the key with a copy button; the downloads; "Send the e-mail again". */
-export function LicenceCard({ licence, token, onExpired }: { licence: CustomerLicence; token: string; onExpired: () => void }) {
+export function LicenceCard({
+  licence,
+  token,
+  onExpired,
+}: {
+  licence: CustomerLicence;
+  token: string;
+  onExpired: () => void;
+}) {
   const { copy, copied } = useCopyToClipboard();
   const [resend, { isLoading }] = useResendCustomerLicenceMutation();
   const [answer, setAnswer] = useState<{ severity: 'success' | 'error'; text: string } | null>(null);
@@ -31,7 +40,10 @@ export function LicenceCard({ licence, token, onExpired }: { licence: CustomerLi
     const result = await resend({ token, redemptionId: licence.redemptionId });
     if ('error' in result) {
       if (result.error && 'status' in result.error && result.error.status === 401) return onExpired();
-      setAnswer({ severity: 'error', text: bodyMessage(result.error) ?? 'The e-mail could not be requested. Please try again later.' });
+      setAnswer({
+        severity: 'error',
+        text: bodyMessage(result.error) ?? 'The e-mail could not be requested. Please try again later.',
+      });
     } else setAnswer({ severity: 'success', text: result.data.message });
   };
 
@@ -46,7 +58,10 @@ export function LicenceCard({ licence, token, onExpired }: { licence: CustomerLi
         </Typography>
       </Stack>
       <Typography variant="body2" sx={{ mb: 2 }}>
-        Voucher code: <Box component="span" sx={{ fontFamily: 'monospace' }}>{licence.voucherCode}</Box>
+        Voucher code:{' '}
+        <Box component="span" sx={{ fontFamily: 'monospace' }}>
+          {licence.voucherCode}
+        </Box>
       </Typography>
 
       {licence.isManualProcessing ? (
@@ -61,7 +76,11 @@ export function LicenceCard({ licence, token, onExpired }: { licence: CustomerLi
                 {mac ? 'Product key' : 'License key'}
               </Typography>
               <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                <Box component="code" aria-labelledby={`${titleId}-key`} sx={{ fontSize: '1.05rem', fontWeight: 600, overflowWrap: 'anywhere' }}>
+                <Box
+                  component="code"
+                  aria-labelledby={`${titleId}-key`}
+                  sx={{ fontSize: '1.05rem', fontWeight: 600, overflowWrap: 'anywhere' }}
+                >
                   {licence.licenseKey}
                 </Box>
                 <CopyButton

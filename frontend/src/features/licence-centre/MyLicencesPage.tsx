@@ -89,7 +89,12 @@ export function MyLicencesPage() {
           <Typography role="status">Signing you in…</Typography>
         </Box>
       ) : session ? (
-        <SignedIn session={session} onSignOut={() => end()} onExpired={() => end({ severity: 'warning', text: SESSION_ENDED })} onErased={(text) => end({ severity: 'success', text })} />
+        <SignedIn
+          session={session}
+          onSignOut={() => end()}
+          onExpired={() => end({ severity: 'warning', text: SESSION_ENDED })}
+          onErased={(text) => end({ severity: 'success', text })}
+        />
       ) : (
         <RequestLinkForm notice={notice} />
       )}
@@ -116,7 +121,11 @@ function SignedIn({
 
   return (
     <Stack spacing={3}>
-      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1} sx={{ justifyContent: 'space-between', alignItems: { sm: 'center' } }}>
+      <Stack
+        direction={{ xs: 'column', sm: 'row' }}
+        spacing={1}
+        sx={{ justifyContent: 'space-between', alignItems: { sm: 'center' } }}
+      >
         <Typography>
           Signed in as <strong>{session.email}</strong>
         </Typography>
@@ -127,12 +136,19 @@ function SignedIn({
           Your licences
         </Typography>
         {isLoading && <CircularProgress aria-label="Loading your licences" />}
-        {error && !expired && <Alert severity="error">Your licences could not be loaded. Please try again later.</Alert>}
+        {error && !expired && (
+          <Alert severity="error">Your licences could not be loaded. Please try again later.</Alert>
+        )}
         {data && data.length === 0 && <Alert severity="info">No licences were issued to this e-mail address.</Alert>}
         {data && data.length > 0 && (
           <Box component="ul" sx={{ listStyle: 'none', m: 0, p: 0, display: 'grid', gap: 2 }}>
             {data.map((licence) => (
-              <LicenceCard key={licence.redemptionId} licence={licence} token={session.customerToken} onExpired={onExpired} />
+              <LicenceCard
+                key={licence.redemptionId}
+                licence={licence}
+                token={session.customerToken}
+                onExpired={onExpired}
+              />
             ))}
           </Box>
         )}

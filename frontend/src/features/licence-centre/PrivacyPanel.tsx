@@ -11,7 +11,15 @@ import { bodyMessage } from '../../utils/httpError';
 import { downloadCustomerData, useEraseCustomerDataMutation } from './licenceCentreApi';
 
 /** "Your data": download everything stored about the customer, or delete their personal data (with a confirmation). */
-export function PrivacyPanel({ token, onErased, onExpired }: { token: string; onErased: (message: string) => void; onExpired: () => void }) {
+export function PrivacyPanel({
+  token,
+  onErased,
+  onExpired,
+}: {
+  token: string;
+  onErased: (message: string) => void;
+  onExpired: () => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [downloading, setDownloading] = useState(false);
@@ -30,7 +38,9 @@ export function PrivacyPanel({ token, onErased, onExpired }: { token: string; on
     setConfirming(false);
     if ('error' in result) {
       if (result.error && 'status' in result.error && result.error.status === 401) return onExpired();
-      setFailure(bodyMessage(result.error) ?? 'Your data could not be deleted. Please try again later or contact support.');
+      setFailure(
+        bodyMessage(result.error) ?? 'Your data could not be deleted. Please try again later or contact support.',
+      );
     } else onErased(result.data.message);
   };
 
@@ -49,7 +59,12 @@ export function PrivacyPanel({ token, onErased, onExpired }: { token: string; on
         </Alert>
       )}
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-        <Button variant="outlined" startIcon={<FileDownloadOutlinedIcon />} onClick={() => void download()} disabled={downloading}>
+        <Button
+          variant="outlined"
+          startIcon={<FileDownloadOutlinedIcon />}
+          onClick={() => void download()}
+          disabled={downloading}
+        >
           Download my data
         </Button>
         <Button variant="outlined" color="error" startIcon={<DeleteOutlinedIcon />} onClick={() => setConfirming(true)}>

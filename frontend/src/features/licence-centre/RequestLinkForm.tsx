@@ -35,7 +35,12 @@ export function RequestLinkForm({ notice }: { notice?: { severity: 'info' | 'suc
 
   if (sent) {
     return (
-      <Paper variant="outlined" component="section" aria-labelledby="inbox-title" sx={{ p: { xs: 3, sm: 4 }, textAlign: 'center' }}>
+      <Paper
+        variant="outlined"
+        component="section"
+        aria-labelledby="inbox-title"
+        sx={{ p: { xs: 3, sm: 4 }, textAlign: 'center' }}
+      >
         <MarkEmailReadOutlined color="primary" sx={{ fontSize: 48 }} aria-hidden />
         <Typography id="inbox-title" variant="h2" sx={{ my: 1 }}>
           Check your inbox
@@ -88,7 +93,12 @@ export function RequestLinkForm({ notice }: { notice?: { severity: 'info' | 'suc
             slotProps={{ htmlInput: { 'aria-invalid': !!error } }}
           />
           <Box>
-            <Button type="submit" variant="contained" disabled={isLoading} startIcon={isLoading ? <CircularProgress size={16} color="inherit" /> : undefined}>
+            <Button
+              type="submit"
+              variant="contained"
+              disabled={isLoading}
+              startIcon={isLoading ? <CircularProgress size={16} color="inherit" /> : undefined}
+            >
               Send me a sign-in link
             </Button>
           </Box>

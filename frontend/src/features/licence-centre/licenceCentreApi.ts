@@ -44,7 +44,12 @@ export const licenceCentreApi = api.injectEndpoints({
       }),
     }),
     eraseCustomerData: build.mutation<{ message: string }, { token: string }>({
-      query: ({ token }) => ({ url: 'customer/erasure', method: 'POST', headers: bearer(token), body: { confirm: true } }),
+      query: ({ token }) => ({
+        url: 'customer/erasure',
+        method: 'POST',
+        headers: bearer(token),
+        body: { confirm: true },
+      }),
     }),
   }),
 });

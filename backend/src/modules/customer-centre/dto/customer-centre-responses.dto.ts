@@ -13,7 +13,11 @@ export class CustomerLicenceResponse {
   @ApiProperty() productName: string;
   @ApiProperty({ example: 'ABCD-1234' }) voucherCode: string;
   @ApiProperty({ format: 'date-time' }) redeemedAt: string;
-  @ApiProperty({ type: String, nullable: true, description: 'Null while the licence waits for a key (manual processing)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null while the licence waits for a key (manual processing)',
+  })
   licenseKey: string | null;
   @ApiProperty() downloadLink: string;
   @ApiProperty() isManualProcessing: boolean;

@@ -62,7 +62,8 @@ export class RedemptionResponse {
     type: String,
     format: 'date-time',
     nullable: true,
-    description: 'The customer erased their personal data (licence centre): names, e-mail, phone, zip code and country are empty',
+    description:
+      'The customer erased their personal data (licence centre): names, e-mail, phone, zip code and country are empty',
   })
   erasedAt: string | null;
   @ApiProperty({ type: AssignedLicenseKey, nullable: true }) assignedLicenseKey: AssignedLicenseKey | null;
