@@ -8,6 +8,7 @@ import { Permission, ROLE_PERMISSIONS, TOKEN_PERMISSIONS } from '../backend/src/
 import { startTestApp, TestApp } from './helpers/app';
 import { storeRedemption } from './helpers/admin-data';
 import { bearer, createAdminUser, createApiToken, issueToken, tokenFor } from './helpers/auth';
+import { CustomerTokenService } from '../backend/src/modules/auth/customer-token.service';
 import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
 import { redeemNew } from './helpers/redemptions';
 import { concretePath, registeredRoutes } from './helpers/routes';
@@ -61,9 +62,12 @@ const DATA_PERMISSIONS = MATRIX.admin.filter(
 );
 
 type TokenVariant = `token with ${string}`;
-type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none' | TokenVariant;
-// Last, one API token per data permission holding only that permission.
+type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none'
+  | 'customer token' | TokenVariant;
+// A licence-centre customer's token (docs/auth.md) only works on the customer routes, which take nothing else; last,
+// one API token per data permission holding only that permission.
 const VARIANTS: Variant[] = ['no token', 'admin', 'operator', 'shop-manager', 'unknown role', 'expired token', 'revoked session', 'other secret', 'alg:none',
+  'customer token',
   ...DATA_PERMISSIONS.map((p): TokenVariant => `token with ${p}`)];
 const tokenPermission = (variant: Variant) => (variant.startsWith('token with ') ? variant.slice('token with '.length) : undefined);
 const ROLE_OF: Partial<Record<Variant, string>> = { admin: 'admin', operator: 'operator', 'shop-manager': 'shop-manager', 'unknown role': 'auditor' };
@@ -74,11 +78,20 @@ type Decision = 'allowed' | 401 | 403;
 describe('Permission matrix over every registered route', () => {
   let t: TestApp;
   const users: Record<string, string> = {};
+  let customer: { id: string; email: string } | undefined;
 
   beforeAll(async () => {
     t = await startTestApp();
     for (const role of ['admin', 'operator', 'shop-manager', 'auditor']) users[role] = (await createAdminUser(t, { role })).id;
   });
+
+  /** A customer with a redemption (made again when Clean System, called as admin, took the last one). */
+  async function liveCustomer(): Promise<{ id: string; email: string }> {
+    if (customer && (await t.db.query(`SELECT 1 FROM customers WHERE id = $1`, [customer.id])).length) return customer;
+    const redeemed = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), {}, 'CUST');
+    const [row] = await t.db.query(`SELECT customer_id FROM redemptions WHERE id = $1`, [redeemed.id]);
+    return (customer = { id: row.customer_id, email: redeemed.email });
+  }
   afterAll(() => t.close());
 
   it('has the role matrix of docs/product.md §7.2, and API tokens may hold exactly its data permissions', () => {
@@ -126,6 +139,10 @@ describe('Permission matrix over every registered route', () => {
           { secret: 'some-other-secret-that-is-32-bytes-long', algorithm: 'HS256', expiresIn: '15m' },
         );
       }
+      case 'customer token': {
+        const { id, email } = await liveCustomer();
+        return (await t.app.get(CustomerTokenService).issue(id, email, new Date())).customerToken;
+      }
       case 'alg:none': {
         const { sessionId } = await session();
         const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -138,8 +155,9 @@ describe('Permission matrix over every registered route', () => {
     }
   }
 
-  function expected(access: 'public' | Permission[], variant: Variant): Decision {
+  function expected(access: 'public' | 'customer' | Permission[], variant: Variant): Decision {
     if (access === 'public') return 'allowed';
+    if (access === 'customer') return variant === 'customer token' ? 'allowed' : 401;
     const permission = tokenPermission(variant);
     // A token is let onto a data route its permission covers, never onto an account route ([]).
     if (permission) return access.length > 0 && access.every((p) => p === permission) ? 'allowed' : 403;
@@ -297,6 +315,7 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
     route: 'POST /api/admin/api-tokens',
     prepare: async () => ({ path: '/api/admin/api-tokens', body: { name: 'Permission test', permissions: ['dashboard.view'] } }),
   },
+  [Permission.SettingsAccess]: { route: 'GET /api/admin/privacy-requests', prepare: async () => ({ path: '/api/admin/privacy-requests' }) },
   [Permission.SystemCleanup]: { route: 'DELETE /api/admin/cleanup-redeemed', prepare: async () => ({ path: '/api/admin/cleanup-redeemed' }) },
   [Permission.AdminResetOperator]: { route: 'POST /api/admin/reset-operator', prepare: async () => ({ path: '/api/admin/reset-operator' }) },
   [Permission.AdminCreateShopManager]: {
@@ -323,7 +342,7 @@ describe('Allowed means it works: each permission admits its holder to a real ca
   afterAll(() => t.close());
 
   it('has a valid call for every permission some route requires, on a route that requires it', () => {
-    const required = new Set(Object.values(ROUTE_PERMISSIONS).flatMap((access) => (access === 'public' ? [] : access)));
+    const required = new Set(Object.values(ROUTE_PERMISSIONS).flatMap((access) => (Array.isArray(access) ? access : [])));
     expect(Object.keys(VALID_CALLS).sort()).toEqual([...required].sort());
     for (const [permission, { route }] of Object.entries(VALID_CALLS)) {
       expect([route, ROUTE_PERMISSIONS[route]]).toEqual([route, expect.arrayContaining([permission])]);

@@ -108,6 +108,7 @@ describe('GET /api/redemptions', () => {
         exported: true,
         exportedAt: expect.any(String),
         refundedAt: null,
+        erasedAt: null,
         assignedLicenseKey: { licenseKey: 'KEYED-00001', downloadLink: 'https://dl.example.com/pp.exe' },
       });
       const recent = await list();

@@ -50,7 +50,7 @@ describe('Retention job', () => {
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
 
     const result = await t.app.get(JobHandlers).runRetention();
-    expect(result).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0 });
+    expect(result).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0, customerAccessLinks: 0 });
 
     const ids = async (table: string, list: string[]) =>
       (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [list])).map((r: { id: string }) => r.id);
@@ -69,7 +69,7 @@ describe('Retention job', () => {
     const [run] = await t.db.query(
       `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
     );
-    expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0 });
+    expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0, customerAccessLinks: 0 });
   });
 
   it('deletes admin sessions 30 days after they ended, with their spent refresh tokens, and attempt counters after a day', async () => {
@@ -171,7 +171,7 @@ describe('Retention without Redis', () => {
         10_000,
         'the retention audit row',
       );
-      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0 });
+      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0, customerAccessLinks: 0 });
     } finally {
       await t.close();
     }

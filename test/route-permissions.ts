@@ -1,17 +1,24 @@
 import { Permission } from '../backend/src/common/permissions';
 
 /**
- * Every registered HTTP route and what it demands: 'public', or the permissions it needs
- * ([] = any signed-in user). test/permissions.e2e-spec.ts fails when a registered route is missing
+ * Every registered HTTP route and what it demands: 'public', 'customer' (a licence-centre customer token, never a
+ * staff token), or the permissions it needs ([] = any signed-in staff user). test/permissions.e2e-spec.ts fails when a registered route is missing
  * here or differs, so adding a route means adding its line here (and a reviewer sees it).
  */
-export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
+export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permission[]> = {
   // Public
   'GET /api/health': 'public',
   'GET /api/public-config': 'public',
   'POST /api/redeem-voucher': 'public',
   'GET /api/success-token/:token': 'public',
   'POST /api/resend-order-email': 'public',
+  // The licence centre: sign-in by e-mail link, then the customer's own routes (docs/product.md §21).
+  'POST /api/customer/access': 'public',
+  'POST /api/customer/session': 'public',
+  'GET /api/customer/licences': 'customer',
+  'POST /api/customer/licences/:redemptionId/resend': 'customer',
+  'GET /api/customer/data': 'customer',
+  'POST /api/customer/erasure': 'customer',
   // Bearer METRICS_TOKEN instead of an admin session (404 when unset).
   'GET /metrics': 'public',
 
@@ -82,4 +89,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'GET /api/webhooks/:id/deliveries': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/resume': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/test': [Permission.WebhooksManage],
+
+  // Settings → Privacy requests: the licence centre's links, exports and erasures, without personal data.
+  'GET /api/admin/privacy-requests': [Permission.SettingsAccess],
 };

@@ -85,6 +85,8 @@ function serveApiDocs(app: INestApplication): void {
     // Relative: the document describes whichever instance serves it (paths carry the /api prefix).
     .addServer('/', 'This instance')
     .addBearerAuth()
+    // The licence centre's customer token (POST /api/customer/session): its routes take it and no other.
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Licence-centre customer token' }, 'customer')
     .build();
   SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
 }

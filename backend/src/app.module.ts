@@ -19,6 +19,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ExportModule } from './modules/export/export.module';
 import { HealthModule } from './modules/health/health.module';
 import { HistoryModule } from './modules/history/history.module';
+import { CustomerCentreModule } from './modules/customer-centre/customer-centre.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import type { WorkerProcessOptions } from './modules/jobs/worker-process';
 import { LicenseModule } from './modules/license/license.module';
@@ -80,6 +81,7 @@ export class AppModule {
         ExportModule,
         PoolModule,
         HistoryModule,
+        CustomerCentreModule,
         HealthModule,
         PublicConfigModule,
         WebhookModule,

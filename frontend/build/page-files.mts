@@ -21,6 +21,7 @@ export const PAGE_FILES: PageFile[] = [
   { path: '/', module: 'src/features/redeem/RedeemPage.tsx', prerender: true },
   { path: '/success/windows', module: 'src/features/success/WindowsSuccessPage.tsx', prerender: true },
   { path: '/success/mac', module: 'src/features/success/MacSuccessPage.tsx', prerender: true },
+  { path: '/my-licences', module: 'src/features/licence-centre/MyLicencesPage.tsx', prerender: true },
   { path: '/geo-blocked', module: 'src/features/errors/GeoBlockedPage.tsx', prerender: true },
   { path: '/privacy-policy', module: 'src/features/legal/PrivacyPolicyPage.tsx', prerender: true },
   { path: '/terms-conditions', module: 'src/features/legal/TermsPage.tsx', prerender: true },

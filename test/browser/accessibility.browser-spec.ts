@@ -1,6 +1,9 @@
+import { existsSync, readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app';
 import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
+import { eventually } from '../helpers/redemptions';
 import { expectNoAxeViolations } from './axe';
 import { launchChromium, openPage } from './browser';
 import { RECEIVERS_ON_LOOPBACK, startReceiver } from '../helpers/webhook-receiver';
@@ -110,6 +113,47 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
       await page.goto('/success/windows?token=not-a-real-token');
       await page.getByRole('heading', { name: 'Access Denied' }).waitFor();
       await expectNoAxeViolations(page);
+    });
+  });
+
+  it('the licence centre: request form, "check your inbox", signed in with the licences, the erase confirmation', async () => {
+    const email = `axe.centre.${randomCode('e').toLowerCase()}@example.com`;
+    const windows = await licenseManagedProduct(t.db, `Axe Centre ${randomCode('W')}`);
+    for (const product of [windows, await productId(t.db, PRODUCTS.homeBusinessMac)]) {
+      const [code] = await addCodes(t.db, product, [randomCode('AXEC')]);
+      if (product === windows) await addLicenseKey(t.db, product, `AXEC-${randomCode('K')}`);
+      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
+    }
+    await withPage(async (page) => {
+      await page.goto('/my-licences');
+      await page.getByRole('heading', { level: 1, name: 'My Licences' }).waitFor();
+      await expectNoAxeViolations(page);
+      await page.getByRole('textbox', { name: 'E-mail address' }).fill('not-an-address');
+      await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+      await page.getByText('Invalid email address').waitFor();
+      await expectNoAxeViolations(page);
+      await page.getByRole('textbox', { name: 'E-mail address' }).fill(email);
+      await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+      await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+      await expectNoAxeViolations(page);
+
+      // No SMTP here: the file mailer's .eml (quoted-printable) carries the link.
+      const path = await eventually(async () => {
+        const dir = join(t.dataDir, 'mail');
+        const mails = existsSync(dir) ? readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')) : [];
+        const mail = mails.find((m) => m.includes(email) && m.includes('/my-licences?token='));
+        return mail && /\/my-licences\?token=[\w-]+/.exec(mail)![0];
+      }, 20_000, 'sign-in e-mail');
+      await page.goto(path);
+      await page.getByText(`Signed in as ${email}`).waitFor();
+      await page.getByRole('heading', { level: 3, name: /Axe Centre/ }).waitFor();
+      await page.getByRole('heading', { level: 3, name: PRODUCTS.homeBusinessMac }).waitFor();
+      await expectNoAxeViolations(page);
+      await page.getByRole('button', { name: 'Delete my personal data' }).click();
+      await page.getByRole('dialog', { name: 'Delete your personal data?' }).waitFor();
+      await expectNoAxeViolations(page);
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
     });
   });
 

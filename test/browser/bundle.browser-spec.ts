@@ -22,6 +22,12 @@ describe('built web app', () => {
     expect(files).not.toContain(fileOf('src/features/redeem/RedemptionFailedDialog.tsx'));
   });
 
+  it('the licence centre (/my-licences) loads no admin code', () => {
+    const files: string[] = pageFirstLoad('src/features/licence-centre/MyLicencesPage.tsx');
+    expect(files).not.toContain(fileOf('src/features/admin/AdminApp.tsx'));
+    expect(files.filter((f) => /AdminApp|LiveLayout|Dashboard/.test(f))).toEqual([]);
+  });
+
   it('the admin login loads neither the signed-in screens nor the socket.io client', () => {
     const files: string[] = pageFirstLoad('src/features/admin/AdminApp.tsx');
     for (const screen of ['src/features/dashboard/DashboardPage.tsx', 'src/features/vouchers/VoucherCodesPage.tsx', 'src/features/admin/LiveLayout.tsx']) {

@@ -33,6 +33,12 @@ describe('log redaction', () => {
     expect(logged.body).toEqual({ voucherCode: '[Redacted]', email: 'a@b.c', nested: { refreshToken: '[Redacted]' } });
   });
 
+  it('redacts the licence centre\'s sign-in link token (page query and session body) and customer tokens', () => {
+    expect(redactUrl('/my-licences?token=abcDEF_123-x')).toBe('/my-licences?token=[Redacted]');
+    const logged = redactRequest({ method: 'POST', url: '/api/customer/session', headers: {}, body: { token: 't', customerToken: 'c' } } as never);
+    expect(logged.body).toEqual({ token: '[Redacted]', customerToken: '[Redacted]' });
+  });
+
   it('redacts the second factor: TOTP and recovery codes at sign-in', () => {
     const logged = redactRequest({
       method: 'POST',

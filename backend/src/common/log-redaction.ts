@@ -13,7 +13,7 @@ const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie
 
 /** Body and query fields that hold a secret or a voucher code (an admin search may be a whole code or key). */
 const SECRET_FIELD =
-  /^(voucherCode|code|codes|token|successToken|accessToken|refreshToken|password|currentPassword|newPassword|confirmPassword|twoFactorCode|recoveryCode|recoveryCodes|secret|licenseKey|productKey|search)$/i;
+  /^(voucherCode|code|codes|token|successToken|customerToken|accessToken|refreshToken|password|currentPassword|newPassword|confirmPassword|twoFactorCode|recoveryCode|recoveryCodes|secret|licenseKey|productKey|search)$/i;
 
 /** `/api/success-token/<token>`, and token, code and search query parameters. */
 export function redactUrl(url: string | undefined): string | undefined {

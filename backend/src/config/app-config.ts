@@ -69,6 +69,8 @@ export interface AppConfig {
   redeemGuessBlockMinutes: number;
   successTokenTtlHours: number;
   supportEmail: string;
+  /** PUBLIC_URL: the service's address as customers reach it, for links in e-mails (the licence centre's sign-in). */
+  publicUrl: string;
   companyName: string;
   companyAddress: string;
   /** Attempts of one e-mail job before the redemption is marked failed. */
@@ -323,9 +325,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const oidc = loadOidcConfig(env, nodeEnv);
 
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     nodeEnv,
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port,
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
@@ -365,6 +369,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redeemGuessBlockMinutes: int(env, 'REDEEM_GUESS_BLOCK_MINUTES', 1440, 1, 365 * 24 * 60),
     successTokenTtlHours: int(env, 'SUCCESS_TOKEN_TTL_HOURS', 72, 1),
     supportEmail,
+    publicUrl,
     companyName: str(env, 'COMPANY_NAME', 'Office Licences'),
     companyAddress: str(env, 'COMPANY_ADDRESS', '8 The Green, Suite 300, Dover, DE 19901, USA'),
     mailAttempts: int(env, 'MAIL_ATTEMPTS', 5, 1, 100),

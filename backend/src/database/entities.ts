@@ -11,6 +11,7 @@ import { LicenseAssignment } from '../modules/license/entities/license-assignmen
 import { LicenseKey } from '../modules/license/entities/license-key.entity';
 import { LicenseKeyCount } from '../modules/license/entities/license-key-count.entity';
 import { EmailLog } from '../modules/mail/entities/email-log.entity';
+import { CustomerAccessLink } from '../modules/customer-centre/entities/customer-access-link.entity';
 import { PoolAlert } from '../modules/pool/entities/pool-alert.entity';
 import { Product } from '../modules/product/entities/product.entity';
 import { ProductCounts } from '../modules/product/entities/product-counts.entity';
@@ -49,5 +50,6 @@ export const ENTITIES = [
   WebhookEndpoint,
   WebhookDelivery,
   PoolAlert,
+  CustomerAccessLink,
   UploadBatch,
 ];

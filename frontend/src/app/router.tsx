@@ -9,6 +9,7 @@ import { Toaster } from '../components/toast';
 const RedeemPage = lazy(() => import('../features/redeem/RedeemPage'));
 const WindowsSuccessPage = lazy(() => import('../features/success/WindowsSuccessPage'));
 const MacSuccessPage = lazy(() => import('../features/success/MacSuccessPage'));
+const MyLicencesPage = lazy(() => import('../features/licence-centre/MyLicencesPage'));
 const GeoBlockedPage = lazy(() => import('../features/errors/GeoBlockedPage'));
 const NotFoundPage = lazy(() => import('../features/errors/NotFoundPage'));
 const PrivacyPolicyPage = lazy(() => import('../features/legal/PrivacyPolicyPage'));
@@ -47,6 +48,7 @@ export const routes: RouteObject[] = [
       { path: '/terms-conditions', element: <TermsPage /> },
       { path: '/success/windows', element: <WindowsSuccessPage /> },
       { path: '/success/mac', element: <MacSuccessPage /> },
+      { path: '/my-licences', element: <MyLicencesPage /> },
       { path: '/geo-blocked', element: <GeoBlockedPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

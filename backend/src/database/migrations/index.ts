@@ -26,6 +26,7 @@ import { SsoAndApiTokens1763834000000 } from './1763834000000-sso-and-api-tokens
 import { AutovacuumHotTables1763835000000 } from './1763835000000-autovacuum-hot-tables';
 import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-names';
 import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
+import { CustomerCentre1763837000000 } from './1763837000000-customer-centre';
 import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -57,5 +58,6 @@ export const MIGRATIONS = [
   AutovacuumHotTables1763835000000,
   UnknownLoginNames1763836000000,
   AuditIpGroup1763836000100,
+  CustomerCentre1763837000000,
   OrderEmailResends1763838000000,
 ];

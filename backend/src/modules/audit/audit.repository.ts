@@ -63,6 +63,28 @@ export class AuditRepository {
   }
 
   /**
+   * An erasure (docs/product.md §21.3), on its transaction: the customer's own requests about these redemptions
+   * and this customer (no staff member's) lose the client's address and user agent; the rows stay (the history).
+   */
+  async forgetClient(db: Db, redemptionIds: string[], customerId: string): Promise<void> {
+    await db.query(
+      `UPDATE security_audit_log SET ip_address = NULL, user_agent = NULL
+        WHERE admin_user_id IS NULL AND (ip_address IS NOT NULL OR user_agent IS NOT NULL)
+          AND ((resource = 'redemption' AND resource_id = ANY($1::text[])) OR (resource = 'customer' AND resource_id = $2))`,
+      [redemptionIds, customerId],
+    );
+  }
+
+  /** The latest rows of these actions, newest first (Settings → Privacy requests). */
+  async latest(actions: string[], limit: number): Promise<SecurityAuditLog[]> {
+    return this.database.manager.query(
+      `SELECT id, action, resource, resource_id AS "resourceId", success, details, created_at AS "createdAt"
+         FROM security_audit_log WHERE action = ANY($1::text[]) ORDER BY created_at DESC, id LIMIT $2`,
+      [actions, limit],
+    );
+  }
+
+  /**
    * Deletes up to `batch` rows older than `days` (idx_security_audit_log_created) and answers how many:
    * retention deletes in batches so no statement holds locks on the table for long.
    */

@@ -64,6 +64,16 @@ export class AuditService {
     return this.audit.exportMarkedAt(exportedAt);
   }
 
+  /** An erasure: the customer's own audit rows lose address and user agent (AuditRepository.forgetClient). */
+  forgetClient(db: Db, redemptionIds: string[], customerId: string): Promise<void> {
+    return this.audit.forgetClient(db, redemptionIds, customerId);
+  }
+
+  /** The latest rows of these actions, newest first. */
+  latest(actions: string[], limit: number) {
+    return this.audit.latest(actions, limit);
+  }
+
   /** docs/product.md §1.5 retention: one batch of rows older than `days`; answers how many went. */
   deleteOlderThan(days: number, batch: number): Promise<number> {
     return this.audit.deleteOlderThan(days, batch);

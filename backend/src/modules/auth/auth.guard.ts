@@ -11,6 +11,8 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AuditService } from '../audit/audit.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
+import { AuthCustomer } from '../../common/decorators/customer-route.decorator';
+import { CustomerTokenService } from './customer-token.service';
 import { BlockedIpService } from './blocked-ip.service';
 import { ApiTokenService, isApiToken } from './api-tokens/api-token.service';
 import { requestMeta } from '../../common/utils/request-actor';
@@ -30,6 +32,8 @@ export const AUTH_MESSAGES = {
  * blocked IP → 403 on every route (429 `Too many invalid voucher codes…` when it was blocked for guessing
  * codes, docs/product.md §18.5); `@Public()` passes; otherwise a valid access token of a live session or a live API
  * token `ovr_…` (401 if not; a token has its own rate limit, 429) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
+ * `@CustomerRoute()` (the licence centre) takes a customer token only: a staff token or an API token there is 401, as a
+ * customer token is on every staff route (docs/auth.md).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -39,12 +43,13 @@ export class AuthGuard implements CanActivate {
     private readonly blockedIps: BlockedIpService,
     private readonly audit: AuditService,
     private readonly apiTokens: ApiTokenService,
+    private readonly customers: CustomerTokenService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // The socket.io gateway authenticates its clients itself (docs/product.md §17.1, handleConnection).
     if (context.getType() !== 'http') return true;
-    const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
+    const req = context.switchToHttp().getRequest<Request & { user?: AuthUser; customer?: AuthCustomer }>();
     const meta = requestMeta(req);
     const block = await this.blockedIps.blockOf(meta.ipAddress);
     if (block === 'guessing') throw new HttpException(AUTH_MESSAGES.guessingBlocked, HttpStatus.TOO_MANY_REQUESTS);
@@ -55,6 +60,12 @@ export class AuthGuard implements CanActivate {
 
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!token) throw new UnauthorizedException(AUTH_MESSAGES.required);
+    if (access === 'customer') {
+      const customer = await this.customers.verify(token);
+      if (!customer) throw new UnauthorizedException(AUTH_MESSAGES.invalidToken);
+      req.customer = customer;
+      return true;
+    }
     const user = isApiToken(token) ? await this.apiTokens.authenticate(token) : await this.sessions.verifyAccessToken(token);
     if (!user) throw new UnauthorizedException(AUTH_MESSAGES.invalidToken);
     req.user = user;

@@ -12,6 +12,7 @@ import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { BlockedIpRepository } from './blocked-ip.repository';
 import { BlockedIpService } from './blocked-ip.service';
+import { CustomerTokenService } from './customer-token.service';
 import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
 import { TwoFactorService } from './two-factor.service';
@@ -53,12 +54,14 @@ import { UnknownLoginNameRepository } from './unknown-login-name.repository';
     ApiTokenService,
     // API tokens' rate limit counts in the store every instance shares (Redis with REDIS_URL).
     attemptStoreProvider,
+    CustomerTokenService,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
   // The repositories of sessions and attempts for the retention job (jobs module), which deletes old ones; the users'
   // repository for the pool alerts' recipients and the names in a redemption's history.
   exports: [
     SessionService,
+    CustomerTokenService,
     BlockedIpService,
     AttemptLimiterService,
     AdminSessionRepository,

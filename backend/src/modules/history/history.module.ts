@@ -11,5 +11,7 @@ import { RedemptionHistoryService } from './redemption-history.service';
   imports: [AuthModule, LicenseModule, MailModule, RedemptionModule],
   controllers: [RedemptionHistoryController],
   providers: [RedemptionHistoryService],
+  // The licence centre's data export tells each redemption's history.
+  exports: [RedemptionHistoryService],
 })
 export class HistoryModule {}

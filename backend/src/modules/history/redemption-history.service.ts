@@ -67,7 +67,7 @@ export class RedemptionHistoryService {
           at: log.createdAt,
           type: log.status === 'sent' ? 'email-sent' : 'email-failed',
           actor: SYSTEM,
-          description: `${log.status === 'sent' ? 'E-mail sent' : 'E-mail attempt failed'} to ${log.recipient} via ${log.provider}`,
+          description: `${log.status === 'sent' ? 'E-mail sent' : 'E-mail attempt failed'} to ${log.recipient || '(erased)'} via ${log.provider}`,
           provider: log.provider,
           error: log.error,
         }),
@@ -83,7 +83,7 @@ export class RedemptionHistoryService {
         at: facts.redeemedAt,
         type: 'redeemed',
         actor: CUSTOMER,
-        description: `Voucher ${facts.code} redeemed by ${facts.customerEmail}`,
+        description: `Voucher ${facts.code} redeemed by ${facts.customerEmail ?? 'a customer whose personal data was erased'}`,
       },
     ];
     // A product without keys sends its e-mail at once; a licence-managed one when its key is assigned.
@@ -161,6 +161,8 @@ export class RedemptionHistoryService {
         const actor = row.action === 'redemption.customer-resend' ? CUSTOMER : who(row);
         events.push({ at: row.createdAt, type: 'email-resent', actor, description: 'Order e-mail sent again on request' });
         events.push(queued(row.createdAt, SYSTEM, 'Order e-mail queued'));
+      } else if (row.action === 'customer.erasure') {
+        events.push({ at: row.createdAt, type: 'erased', actor: CUSTOMER, description: 'Personal data erased at the customer’s request' });
       } else if (row.action === 'redemption.delete' || row.action === 'redemption.bulk-delete') {
         events.push({ at: row.createdAt, type: 'deleted', actor: who(row), description: 'Redemption deleted' });
       }
@@ -184,6 +186,7 @@ const TYPE_ORDER: HistoryEventType[] = [
   'email-failed',
   'exported',
   'refunded',
+  'erased',
   'deleted',
 ];
 

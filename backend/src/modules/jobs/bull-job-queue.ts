@@ -31,6 +31,10 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
     this.addMail(JOB.SEND_POOL_ALERT, { alertId }, `pool-alert:${alertId}`);
   }
 
+  enqueueCustomerLink(linkId: string): void {
+    this.addMail(JOB.SEND_CUSTOMER_LINK, { linkId }, `customer-link:${linkId}`);
+  }
+
   enqueuePoolCheck(productId: string | null): void {
     this.maintenanceQueue
       .add(JOB.CHECK_POOL, { productId }, { removeOnComplete: true, removeOnFail: 100 })

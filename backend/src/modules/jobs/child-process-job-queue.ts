@@ -55,6 +55,10 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
     this.post({ kind: 'poolAlert', id: alertId });
   }
 
+  enqueueCustomerLink(linkId: string): void {
+    this.post({ kind: 'customerLink', id: linkId });
+  }
+
   enqueuePoolCheck(productId: string | null): void {
     this.post({ kind: 'poolCheck', productId });
   }
@@ -64,7 +68,7 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
   }
 
   async pendingMailJobs(): Promise<number> {
-    return ((await this.askDepth())?.mail ?? 0) + this.held.filter((m) => m.kind === 'mail' || m.kind === 'poolAlert').length;
+    return ((await this.askDepth())?.mail ?? 0) + this.held.filter((m) => m.kind === 'mail' || m.kind === 'poolAlert' || m.kind === 'customerLink').length;
   }
 
   async pendingWebhookJobs(): Promise<number> {

@@ -42,6 +42,10 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationBootstra
     this.enqueueMail(`pool-alert:${alertId}`, (attempt, max) => this.handlers.sendPoolAlert(alertId, attempt, max));
   }
 
+  enqueueCustomerLink(linkId: string): void {
+    this.enqueueMail(`customer-link:${linkId}`, (attempt, max) => this.handlers.sendCustomerLink(linkId, attempt, max));
+  }
+
   enqueuePoolCheck(productId: string | null): void {
     this.schedule(0, () => this.handlers.checkPool(productId));
   }

@@ -8,6 +8,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { RedemptionMailService } from '../mail/redemption-mail.service';
 import { PoolAlertService } from '../pool/pool-alert.service';
+import { AccessLinkService } from '../customer-centre/access-link.service';
 import { RedemptionRetentionRepository } from '../redemption/redemption-retention.repository';
 import { StatsRepository } from '../stats/stats.repository';
 import { WebhookDeliveryService } from '../webhook/webhook-delivery.service';
@@ -33,6 +34,7 @@ export class JobHandlers {
     private readonly webhookDeliveries: WebhookDeliveryService,
     private readonly webhooks: WebhookRepository,
     private readonly poolAlerts: PoolAlertService,
+    private readonly customerLinks: AccessLinkService,
   ) {}
 
   deliverWebhook(deliveryId: string) {
@@ -52,19 +54,27 @@ export class JobHandlers {
     return this.poolAlerts.deliver(alertId, attempt, maxAttempts);
   }
 
+  sendCustomerLink(linkId: string, attempt: number, maxAttempts: number) {
+    return this.customerLinks.deliver(linkId, attempt, maxAttempts);
+  }
+
   /** One product's pool (after a redemption used it) or every licence-managed product's (daily). */
   checkPool(productId: string | null): Promise<number> {
     return this.poolAlerts.check(productId);
   }
 
-  /** Order e-mails and pool alerts that are pending with no live job (lost with Redis, a dead worker). */
+  /** Order e-mails, pool alerts and sign-in links that are pending with no live job (lost with Redis, a dead worker). */
   async sweepPendingMail(): Promise<number> {
     const ids = await this.redemptionMail.findStalePending(this.config.mailSweepAfterMs);
     for (const id of ids) this.queue.enqueueRedemptionMail(id);
     const alerts = await this.poolAlerts.findStalePending(this.config.mailSweepAfterMs);
     for (const id of alerts) this.queue.enqueuePoolAlert(id);
-    if (ids.length || alerts.length) this.logger.log(`Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s)`);
-    return ids.length + alerts.length;
+    const links = await this.customerLinks.findStalePending(this.config.mailSweepAfterMs);
+    for (const id of links) this.queue.enqueueCustomerLink(id);
+    if (ids.length || alerts.length || links.length) {
+      this.logger.log(`Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s), ${links.length} sign-in link(s)`);
+    }
+    return ids.length + alerts.length + links.length;
   }
 
   /**
@@ -72,8 +82,8 @@ export class JobHandlers {
    * default. Deleted in batches so no statement holds locks on a large table for long. A deleted
    * redemption keeps its voucher code redeemed and its licence assignment (redemption_id set null);
    * customers left without any redemption and older than the limit go with it. Admin sessions go 30 days after
-   * they ended (with their spent refresh tokens), per-user attempt counters and the sign-in counters of unknown
-   * usernames after a day (docs/security.md).
+   * they ended (with their spent refresh tokens), per-user attempt counters, the sign-in counters of unknown usernames
+   * and the licence centre's sign-in links after a day (docs/security.md).
    * Then the redemption day counters of past days are folded (one row per product and day; not a removal).
    */
   async runRetention(): Promise<RetentionResult> {
@@ -91,6 +101,7 @@ export class JobHandlers {
         (await inBatches((batch) => this.attempts.deleteOlderThan(ATTEMPT_HOURS, batch))) +
         (await inBatches((batch) => this.unknownLoginNames.deleteIdleFor(LOGIN_FAILURES_FORGOTTEN_HOURS, batch))),
       webhookDeliveries: await inBatches((batch) => this.webhooks.deleteOlderThan(WEBHOOK_DELIVERY_DAYS, batch)),
+      customerAccessLinks: await inBatches((batch) => this.customerLinks.deleteOld(batch)),
     };
     await this.stats.foldPastDays();
     const total = Object.values(result).reduce((a, b) => a + b, 0);
@@ -129,4 +140,6 @@ export interface RetentionResult {
   adminSessions: number;
   adminAttempts: number;
   webhookDeliveries: number;
+  /** Licence-centre sign-in links a day old (docs/product.md §21). */
+  customerAccessLinks: number;
 }

@@ -4,6 +4,7 @@ class RecordingQueue extends JobQueue {
   readonly checks: Array<string | null> = [];
   enqueueRedemptionMail(): void {}
   enqueuePoolAlert(): void {}
+  enqueueCustomerLink(): void {}
   enqueuePoolCheck(productId: string | null): void {
     this.checks.push(productId);
   }

@@ -14,6 +14,9 @@ export abstract class JobQueue {
   /** Sends one low-pool alert (a `pool_alerts` row) by e-mail. */
   abstract enqueuePoolAlert(alertId: string): void;
 
+  /** Sends one licence-centre sign-in link (a `customer_access_links` row) by e-mail. */
+  abstract enqueueCustomerLink(linkId: string): void;
+
   /** Checks one product's pool (or every licence-managed product's, null) and raises the alerts due. */
   abstract enqueuePoolCheck(productId: string | null): void;
 

@@ -34,6 +34,8 @@ export class MailProcessor implements OnModuleInit {
         return this.handlers.sendRedemptionMail((job.data as { redemptionId: string }).redemptionId, attempt, attempts);
       case JOB.SEND_POOL_ALERT:
         return this.handlers.sendPoolAlert((job.data as { alertId: string }).alertId, attempt, attempts);
+      case JOB.SEND_CUSTOMER_LINK:
+        return this.handlers.sendCustomerLink((job.data as { linkId: string }).linkId, attempt, attempts);
       default:
         throw new Error(`unknown mail job ${job.name}`);
     }

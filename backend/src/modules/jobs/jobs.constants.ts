@@ -13,6 +13,8 @@ export const JOB = {
   SWEEP_WEBHOOKS: 'sweep-webhooks',
   /** Payload `{alertId}`: one low-pool alert e-mail (a `pool_alerts` row). */
   SEND_POOL_ALERT: 'send-pool-alert',
+  /** Payload `{linkId}`: one licence-centre sign-in link e-mail (a `customer_access_links` row). */
+  SEND_CUSTOMER_LINK: 'send-customer-link',
   /** Payload `{productId}` (null: every licence-managed product): forecast and raise the low-pool alerts due. */
   CHECK_POOL: 'check-pool',
   /** Re-queues pending e-mails (order e-mails and pool alerts) whose job was lost. */

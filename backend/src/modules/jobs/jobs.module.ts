@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { AuthModule } from '../auth/auth.module';
 import { MailModule } from '../mail/mail.module';
 import { PoolModule } from '../pool/pool.module';
+import { CustomerCentreModule } from '../customer-centre/customer-centre.module';
 import { RedemptionModule } from '../redemption/redemption.module';
 import { StatsModule } from '../stats/stats.module';
 import { WebhookModule } from '../webhook/webhook.module';
@@ -37,7 +38,7 @@ export class JobsModule {
         : [{ provide: JobQueue, useClass: InProcessJobQueue }];
       return {
         module: JobsModule,
-        imports: [AuthModule, MailModule, PoolModule, RedemptionModule, StatsModule, WebhookModule],
+        imports: [AuthModule, CustomerCentreModule, MailModule, PoolModule, RedemptionModule, StatsModule, WebhookModule],
         providers: [...common, ...queue],
         exports: [JobQueue, JobHandlers],
       };
@@ -46,6 +47,7 @@ export class JobsModule {
       module: JobsModule,
       imports: [
         AuthModule,
+        CustomerCentreModule,
         MailModule,
         PoolModule,
         RedemptionModule,

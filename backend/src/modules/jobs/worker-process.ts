@@ -14,6 +14,7 @@ export const JOBS_WORKER_ARG = '--jobs-worker';
 export type ToWorker =
   | { kind: 'mail'; id: string }
   | { kind: 'poolAlert'; id: string }
+  | { kind: 'customerLink'; id: string }
   | { kind: 'poolCheck'; productId: string | null }
   | { kind: 'webhook'; id: string; attempt: number; delayMs: number }
   | { kind: 'depth'; ask: number };
@@ -58,6 +59,8 @@ export function serveApiProcess(app: INestApplicationContext): void {
         return queue.enqueueRedemptionMail(message.id);
       case 'poolAlert':
         return queue.enqueuePoolAlert(message.id);
+      case 'customerLink':
+        return queue.enqueueCustomerLink(message.id);
       case 'poolCheck':
         return queue.enqueuePoolCheck(message.productId);
       case 'webhook':

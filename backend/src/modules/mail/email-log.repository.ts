@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../../database/database.service';
+import { DatabaseService, Db } from '../../database/database.service';
 import { EmailLog } from './entities/email-log.entity';
 import { deleteBatch, queryRows } from '../../database/query-rows';
+import { returnedRows } from '../../common/utils/sql';
 import type { ProviderAttempt } from './mail-transport.service';
 
 export interface EmailLogEntry {
@@ -55,6 +56,37 @@ export class EmailLogRepository {
     return this.database.manager
       .getRepository(EmailLog)
       .find({ where: { redemptionId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /**
+   * Every e-mail sent to a customer (docs/product.md §21.3): the order e-mails of their redemptions and the
+   * messages addressed to them without a redemption (sign-in links, the erasure's confirmation), oldest first.
+   */
+  async forCustomer(email: string, redemptionIds: string[]): Promise<EmailLog[]> {
+    return this.database.manager.query(
+      `SELECT id, redemption_id AS "redemptionId", provider, recipient, subject, status, error, message_id AS "messageId",
+              created_at AS "createdAt"
+         FROM email_logs WHERE redemption_id = ANY($1::uuid[]) OR (redemption_id IS NULL AND recipient = $2)
+        ORDER BY created_at, id`,
+      [redemptionIds, email],
+    );
+  }
+
+  /**
+   * An erasure (docs/product.md §21.3), on its transaction: the customer's logs keep provider, status and time;
+   * the recipient is emptied, the subject (a template may put the name in it) and any mention of the address in a
+   * provider's error text replaced. Answers how many rows were touched.
+   */
+  async erase(db: Db, email: string, redemptionIds: string[]): Promise<number> {
+    const quoted = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const rows = returnedRows(await db.query(
+      `UPDATE email_logs SET recipient = '', subject = '[erased]',
+              error = regexp_replace(error, $3, '[erased]', 'gi')
+        WHERE redemption_id = ANY($1::uuid[]) OR recipient = $2
+        RETURNING 1`,
+      [redemptionIds, email, quoted],
+    ));
+    return rows.length;
   }
 
   /** docs/product.md §1.5 retention: one batch of logs older than `days` (found through idx_email_logs_created). */

@@ -6,7 +6,7 @@ import { RedemptionRepository } from '../redemption/redemption.repository';
 import { WebhookEvents } from '../webhook/webhook-events';
 import { EmailLogRepository } from './email-log.repository';
 import { MailTransportService } from './mail-transport.service';
-import { htmlToText, renderTemplate, TemplateValues } from './template';
+import { escapeHtml, htmlToText, renderTemplate, TemplateValues } from './template';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed';
 
@@ -20,6 +20,15 @@ export class RetryableMailError extends Error {}
 export function orderEmailMessageId(redemptionId: string, resends: number, mailFrom: string): string {
   const domain = /@([^\s>]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'localhost';
   return `<redemption-${redemptionId}-${resends}@${domain}>`;
+}
+
+/**
+ * The fixed last line of every order e-mail, whatever the product's template (docs/product.md §21):
+ * where the customer finds all their licences later.
+ */
+export function licenceCentreFooter(publicUrl: string): string {
+  const url = `${publicUrl}/my-licences`;
+  return `<p style="font-size:12px;color:#555">All your licences, any time: <a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>`;
 }
 
 /**
@@ -61,7 +70,7 @@ export class RedemptionMailService {
       support_email: this.config.supportEmail,
     };
     const subject = renderTemplate(row.email_subject || 'Your {{product_name}} order', values, false);
-    const html = renderTemplate(row.email_template, values, true);
+    const html = renderTemplate(row.email_template, values, true) + licenceCentreFooter(this.config.publicUrl);
     const messageId = orderEmailMessageId(redemptionId, row.email_resends, this.config.mailFrom);
     const attempts = await this.transport.send({ to: row.email, subject, html, text: htmlToText(html), messageId });
     await this.emailLogs.logAttempts(redemptionId, row.email, subject, attempts);

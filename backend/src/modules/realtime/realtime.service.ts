@@ -13,7 +13,8 @@ export type DataUpdateType =
   | 'productUpdate'
   | 'voucherUpdate'
   | 'ipBlocked'
-  | 'emailStatus';
+  | 'emailStatus'
+  | 'customerErased';
 
 export const ADMINS_ROOM = 'admins';
 

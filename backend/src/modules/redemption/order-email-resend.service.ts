@@ -47,6 +47,22 @@ export class OrderEmailResendService {
     }
     const { redemptionId } = found;
     if (!redemptionId || !found.hasLicence || found.refunded) return RESEND_ANSWER;
+    await this.sendAgain(redemptionId, ip, userAgent, 'customer');
+    return RESEND_ANSWER;
+  }
+
+  /**
+   * The licence centre's resend (docs/product.md §21): the signed-in customer names one of their own
+   * redemptions (the caller checked it is theirs), with the same limits and the same silence as above.
+   */
+  async resendOwn(redemptionId: string, ip: string, userAgent: string | null): Promise<void> {
+    const found = await this.redemptions.resendStateOf(redemptionId);
+    if (!found || !found.hasLicence || found.refunded) return;
+    await this.sendAgain(redemptionId, ip, userAgent, 'licence-centre');
+  }
+
+  /** At most RESENDS_PER_REDEMPTION per 24 hours: the e-mail is made due again and queued; audited either way. */
+  private async sendAgain(redemptionId: string, ip: string, userAgent: string | null, by: string): Promise<void> {
     const count = await this.attempts.hit(
       `resend:${redemptionId}`,
       this.clock.now(),
@@ -54,10 +70,12 @@ export class OrderEmailResendService {
       RESENDS_PER_REDEMPTION,
     );
     const allowed = count <= RESENDS_PER_REDEMPTION;
+    let code: string | undefined;
     if (allowed) {
       // undefined only if the redemption was deleted or lost its licence in between: nothing to send then.
-      if (await this.redemptions.requeueEmail(redemptionId)) this.jobs.enqueueRedemptionMail(redemptionId);
-      else return RESEND_ANSWER;
+      code = (await this.redemptions.requeueEmail(redemptionId))?.code;
+      if (!code) return;
+      this.jobs.enqueueRedemptionMail(redemptionId);
     }
     await this.audit.record({
       action: 'redemption.customer-resend',
@@ -66,10 +84,9 @@ export class OrderEmailResendService {
       resourceId: redemptionId,
       ipAddress: ip,
       userAgent,
-      details: allowed ? { by: 'customer' } : { by: 'customer', reason: 'limit', limit: RESENDS_PER_REDEMPTION },
+      details: allowed ? { by } : { by, reason: 'limit', limit: RESENDS_PER_REDEMPTION },
     });
-    if (allowed) this.realtime.emitThrottled('emailResend', `Customer asked for the e-mail of voucher ${dto.voucherCode} again`);
+    if (allowed) this.realtime.emitThrottled('emailResend', `Customer asked for the e-mail of voucher ${code} again`);
     else this.logger.log(`Resend limit reached for redemption ${redemptionId}`);
-    return RESEND_ANSWER;
   }
 }

@@ -5,7 +5,8 @@ import { DatabaseService } from '../../database/database.service';
 export interface RedemptionFacts {
   id: string;
   code: string;
-  customerEmail: string;
+  /** Null once the customer erased their personal data. */
+  customerEmail: string | null;
   productId: string;
   isLicenseManaged: boolean;
   awaitingLicense: boolean;

@@ -28,6 +28,8 @@ export interface AdminRedemptionView {
   exportedAt: Date | null;
   /** Its code was refunded after redemption (docs/product.md §19.3); the key stays with the customer. */
   refundedAt: Date | null;
+  /** The customer's personal data was erased at their request (docs/product.md §21.3): names and e-mail empty. */
+  erasedAt: Date | null;
   /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
@@ -64,6 +66,8 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
   // The expression of idx_redemptions_full_name_trgm: "Ann Lee" finds Ann Lee.
   const nameMatches = (r: string) => `(${r}.first_name || ' ' || ${r}.last_name) ILIKE ${p}`;
   const emailMatches = (c: string) => `${c}.email ILIKE ${p}`;
+  // An erased customer's e-mail is null (docs/product.md §21.3): "not an e-mail match" must be true for it.
+  const notEmailMatch = (c: string) => `(${emailMatches(c)}) IS NOT TRUE`;
   return {
     params,
     base,
@@ -72,13 +76,13 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
       // e-mail, then name: the name branch leaves out e-mail matches, the code branch both).
       matches: `SELECT r.id, r.redeemed_at FROM voucher_codes v2 JOIN redemptions r ON r.voucher_code_id = v2.id
                   JOIN customers c2 ON c2.id = r.customer_id
-                 WHERE v2.code ILIKE ${p} AND ${base} AND NOT ${emailMatches('c2')} AND NOT ${nameMatches('r')}
+                 WHERE v2.code ILIKE ${p} AND ${base} AND ${notEmailMatch('c2')} AND NOT ${nameMatches('r')}
                 UNION ALL
                 SELECT r.id, r.redeemed_at FROM customers c3 JOIN redemptions r ON r.customer_id = c3.id
                  WHERE ${emailMatches('c3')} AND ${base}
                 UNION ALL
                 SELECT r.id, r.redeemed_at FROM redemptions r JOIN customers c4 ON c4.id = r.customer_id
-                 WHERE ${nameMatches('r')} AND ${base} AND NOT ${emailMatches('c4')}`,
+                 WHERE ${nameMatches('r')} AND ${base} AND ${notEmailMatch('c4')}`,
       indexed: `r.id IN (
         SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
         UNION
@@ -96,8 +100,8 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
  */
 const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
-       r.redeemed_at, r.exported, r.exported_at, r.refunded_at,
-       v.code, r.first_name, r.last_name, c.email, r.phone, r.country, r.zip_code,
+       r.redeemed_at, r.exported, r.exported_at, r.refunded_at, r.erased_at,
+       v.code, r.first_name, r.last_name, coalesce(c.email, '') AS email, r.phone, r.country, r.zip_code,
        p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
   FROM ${source} r
   JOIN voucher_codes v ON v.id = r.voucher_code_id
@@ -182,6 +186,7 @@ function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionVi
     exported: row.exported,
     exportedAt: row.exported_at,
     refundedAt: row.refunded_at,
+    erasedAt: row.erased_at,
     assignedLicenseKey: licenseKey ? { licenseKey, downloadLink: row.download_link } : null,
   };
 }

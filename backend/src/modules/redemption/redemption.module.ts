@@ -17,6 +17,8 @@ import { attemptStoreProvider } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
 import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
 import { OrderEmailResendService } from './order-email-resend.service';
+import { CustomerDataRepository } from './customer-data.repository';
+import { AttemptStore } from './attempt-store';
 
 @Module({
   imports: [
@@ -39,8 +41,15 @@ import { OrderEmailResendService } from './order-email-resend.service';
     CodeGuessingService,
     RedeemRateLimitGuard,
     OrderEmailResendService,
+    CustomerDataRepository,
   ],
   exports: [
+    // The licence centre (customer-centre module): the customer's data, resend, and the public routes' defences.
+    CustomerDataRepository,
+    OrderEmailResendService,
+    CodeGuessingService,
+    RedeemRateLimitGuard,
+    AttemptStore,
     RedemptionRepository,
     RedemptionRetentionRepository,
     RedemptionActivityRepository,

@@ -149,7 +149,7 @@ export class RedemptionRepository {
             SET email_locked_until = now() + make_interval(secs => $2),
                 email_attempts = email_attempts + 1,
                 email_last_attempt_at = now()
-          WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license
+          WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
             AND (email_locked_until IS NULL OR email_locked_until < now())
           RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name, email_resends)
        SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
@@ -185,7 +185,7 @@ export class RedemptionRepository {
   async findStalePending(olderThanMs: number, limit: number): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.manager.query(
       `SELECT id FROM redemptions
-        WHERE email_status = 'pending' AND NOT awaiting_license
+        WHERE email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
           AND (email_locked_until IS NULL OR email_locked_until < now())
           AND coalesce(email_last_attempt_at, redeemed_at) < now() - make_interval(secs => $1)
         ORDER BY redeemed_at
@@ -199,7 +199,7 @@ export class RedemptionRepository {
   async findUnclaimedPending(): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.manager.query(
       `SELECT id FROM redemptions
-        WHERE email_status = 'pending' AND NOT awaiting_license
+        WHERE email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
           AND (email_locked_until IS NULL OR email_locked_until < now())
         ORDER BY redeemed_at`,
     );
@@ -217,7 +217,7 @@ export class RedemptionRepository {
         `UPDATE redemptions r SET email_status = 'pending', email_locked_until = NULL,
                 email_resends = r.email_resends + CASE WHEN r.email_status = 'pending' THEN 0 ELSE 1 END
           FROM voucher_codes v
-         WHERE r.id = $1 AND NOT r.awaiting_license AND v.id = r.voucher_code_id
+         WHERE r.id = $1 AND NOT r.awaiting_license AND r.erased_at IS NULL AND v.id = r.voucher_code_id
          RETURNING v.code`,
         [id],
       ),
@@ -244,6 +244,12 @@ export class RedemptionRepository {
     );
     if (!row) return undefined;
     return { redemptionId: row.id, hasLicence: row.id !== null && !row.awaiting_license, refunded: row.refunded_at !== null };
+  }
+
+  /** A redemption's resend state by id (the licence centre's resend; the caller checked whose it is). */
+  async resendStateOf(id: string): Promise<{ hasLicence: boolean; refunded: boolean } | undefined> {
+    const [row] = await this.database.manager.query(`SELECT awaiting_license, refunded_at FROM redemptions WHERE id = $1`, [id]);
+    return row && { hasLicence: !row.awaiting_license, refunded: row.refunded_at !== null };
   }
 
   /**

@@ -12,6 +12,8 @@ export const WEBHOOK_EVENTS = [
   'email.failed',
   'pool.low',
   'voucher.voided',
+  // The licence centre's erasure (docs/product.md §21.3): ids and time only, no personal data.
+  'customer.erased',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -25,6 +25,8 @@ export const TAGS_BY_EVENT: Record<string, TagType[]> = {
   voucherUpdate: ['Products', 'Stats', 'VoucherCodes', 'Redemptions'],
   // An order e-mail sent or finally failed (docs/product.md §17.2): the status column of the lists.
   emailStatus: ['Redemptions'],
+  // A customer erased their personal data in the licence centre: the lists show "Erased on <date>".
+  customerErased: ['Redemptions', 'VoucherCodes'],
 };
 
 export interface RealtimeState {

@@ -19,7 +19,7 @@ import { toast } from '../../components/toast';
 import { usePermissions } from '../auth/usePermissions';
 import { EmailStatusChip } from './EmailStatusChip';
 import { errorText } from './errors';
-import { formatDateTime } from './formatDate';
+import { erasedOn, formatDateTime } from './formatDate';
 import { RedemptionHistory } from './RedemptionHistory';
 import {
   displayLicenseKey,
@@ -171,11 +171,20 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
       </DialogTitle>
       <DialogContent dividers>
         <Section title="Customer Information">
-          <Field label="Name">{`${customer.firstName} ${customer.lastName}`}</Field>
-          <Field label="Email">{customer.email}</Field>
-          <Field label="Phone">{customer.phone || NOT_PROVIDED}</Field>
-          <Field label="Country">{customer.country || NOT_PROVIDED}</Field>
-          <Field label="Zip Code">{customer.zipCode || NOT_PROVIDED}</Field>
+          {redemption.erasedAt ? (
+            <Typography variant="body2" sx={{ fontStyle: 'italic' }}>
+              {erasedOn(redemption.erasedAt)}: the customer deleted their personal data in the licence centre. The
+              voucher, product, dates and licence stay.
+            </Typography>
+          ) : (
+            <>
+              <Field label="Name">{`${customer.firstName} ${customer.lastName}`}</Field>
+              <Field label="Email">{customer.email}</Field>
+              <Field label="Phone">{customer.phone || NOT_PROVIDED}</Field>
+              <Field label="Country">{customer.country || NOT_PROVIDED}</Field>
+              <Field label="Zip Code">{customer.zipCode || NOT_PROVIDED}</Field>
+            </>
+          )}
         </Section>
         <Divider />
         <Section title="Product Information">

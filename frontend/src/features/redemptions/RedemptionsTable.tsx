@@ -9,7 +9,7 @@ import { StatusChip } from '../../components/status/StatusChip';
 import { usePermissions } from '../auth/usePermissions';
 import { EmailStatusChip } from './EmailStatusChip';
 import { DeleteButton } from '../../components/actions/DeleteButton';
-import { formatDateTime } from './formatDate';
+import { erasedOn, formatDateTime } from './formatDate';
 import { voucherCodeOf, type AdminRedemption } from './redemptionsApi';
 import type { RedemptionList } from './useRedemptionList';
 
@@ -56,14 +56,19 @@ export function RedemptionsTable({
     {
       key: 'customer',
       header: 'Customer',
-      render: (r) => (
-        <>
-          <Typography variant="body2">{`${r.customer.firstName} ${r.customer.lastName}`}</Typography>
-          <Typography variant="caption" sx={{ color: 'text.secondary' }}>
-            {r.customer.email}
+      render: (r) =>
+        r.erasedAt ? (
+          <Typography variant="body2" sx={{ color: 'text.secondary', fontStyle: 'italic' }}>
+            {erasedOn(r.erasedAt)}
           </Typography>
-        </>
-      ),
+        ) : (
+          <>
+            <Typography variant="body2">{`${r.customer.firstName} ${r.customer.lastName}`}</Typography>
+            <Typography variant="caption" sx={{ color: 'text.secondary' }}>
+              {r.customer.email}
+            </Typography>
+          </>
+        ),
     },
     { key: 'product', header: 'Product', render: (r) => r.product?.name },
     { key: 'email', header: 'Email Status', render: (r) => <EmailStatusChip status={r.emailStatus} /> },

@@ -29,6 +29,8 @@ export interface AdminRedemption {
   exportedAt: string | null;
   /** docs/product.md §19.3: its code was refunded after redemption (the customer keeps the key). */
   refundedAt?: string | null;
+  /** The customer erased their personal data in the licence centre: names and e-mail are empty (docs/support.md). */
+  erasedAt?: string | null;
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
 
@@ -65,7 +67,7 @@ const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 /** docs/product.md §20.3: one event of `GET /api/redemptions/{id}/history`. */
 export interface RedemptionHistoryEvent {
   at: string;
-  type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'deleted';
+  type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'erased' | 'deleted';
   /** A staff username, "Customer" or "System"; null when the audit trail does not say. */
   actor: string | null;
   description: string;

@@ -16,6 +16,7 @@ import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { useStatsQuery } from '../dashboard/dashboardApi';
 import { useProductsQuery } from '../products/productsApi';
 import { CleanSystemDialog } from './CleanSystemDialog';
+import { PrivacyRequestsCard } from './PrivacyRequestsCard';
 import { WebhooksCard } from './WebhooksCard';
 import { ApiTokensCard } from './ApiTokensCard';
 
@@ -101,6 +102,11 @@ export function SettingsTab() {
       {can(PERMISSIONS.apiTokensManage) && (
         <Grid size={12}>
           <ApiTokensCard />
+        </Grid>
+      )}
+      {can(PERMISSIONS.settingsAccess) && (
+        <Grid size={12}>
+          <PrivacyRequestsCard />
         </Grid>
       )}
     </Grid>

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'email.failed',
   'pool.low',
   'voucher.voided',
+  'customer.erased',
 ] as const;
 
 export interface WebhookEndpoint {

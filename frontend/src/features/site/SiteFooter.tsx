@@ -6,7 +6,7 @@ import Typography from '@mui/material/Typography';
 import { Link as RouterLink } from 'react-router-dom';
 import { usePublicConfig } from './usePublicConfig';
 
-/** Footer of the public pages: copyright, postal address, optionally the support e-mail, policy links. */
+/** Footer of the public pages: copyright, postal address, optionally the support e-mail, the licence centre, policy links. */
 export function SiteFooter({ showSupportEmail = false }: { showSupportEmail?: boolean }) {
   const { companyName, companyAddress, supportEmail } = usePublicConfig();
   const year = new Date().getFullYear();
@@ -30,7 +30,10 @@ export function SiteFooter({ showSupportEmail = false }: { showSupportEmail?: bo
               </Typography>
             )}
           </Box>
-          <Stack component="nav" aria-label="Legal" direction="row" spacing={3}>
+          <Stack component="nav" aria-label="Legal" direction="row" spacing={3} useFlexGap sx={{ flexWrap: 'wrap' }}>
+            <Link component={RouterLink} to="/my-licences" variant="body2">
+              My licences
+            </Link>
             <Link component={RouterLink} to="/privacy-policy" variant="body2">
               Privacy Policy
             </Link>

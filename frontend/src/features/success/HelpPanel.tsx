@@ -3,6 +3,7 @@ import Box from '@mui/material/Box';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
+import { Link as RouterLink } from 'react-router-dom';
 import { ResendEmailLink } from '../resend/ResendEmailLink';
 import { usePublicConfig } from '../site/usePublicConfig';
 
@@ -35,6 +36,12 @@ export function HelpPanel({ email }: { email?: string }) {
       <Box sx={{ mt: 2 }}>
         <ResendEmailLink email={email} />
       </Box>
+      <Typography variant="body2" sx={{ mt: 1 }}>
+        All your licences, any time:{' '}
+        <Link component={RouterLink} to="/my-licences">
+          My licences
+        </Link>
+      </Typography>
     </Paper>
   );
 }

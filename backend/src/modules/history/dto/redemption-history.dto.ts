@@ -12,6 +12,7 @@ export const HISTORY_EVENT_TYPES = [
   'email-resent',
   'exported',
   'refunded',
+  'erased',
   'deleted',
 ] as const;
 export type HistoryEventType = (typeof HISTORY_EVENT_TYPES)[number];

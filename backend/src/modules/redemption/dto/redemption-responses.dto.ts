@@ -58,6 +58,14 @@ export class RedemptionResponse {
   @ApiProperty({ format: 'date-time' }) redeemedAt: string;
   @ApiProperty() exported: boolean;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) exportedAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'The customer erased their personal data (licence centre): names, e-mail, phone, zip code and country are empty',
+  })
+  erasedAt: string | null;
   @ApiProperty({ type: AssignedLicenseKey, nullable: true }) assignedLicenseKey: AssignedLicenseKey | null;
 }
 

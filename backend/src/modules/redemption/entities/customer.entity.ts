@@ -20,8 +20,9 @@ export class Customer {
   @Column({ name: 'last_name', type: 'varchar', length: 50 })
   lastName: string;
 
-  @Column({ type: 'varchar', length: 254 })
-  email: string;
+  /** Null once erased (docs/product.md §21.3): a later redemption with the address makes a new row. */
+  @Column({ type: 'varchar', length: 254, nullable: true })
+  email: string | null;
 
   @Column({ type: 'varchar', length: 20, nullable: true })
   phone: string | null;
@@ -37,4 +38,8 @@ export class Customer {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  /** When the customer's personal data was erased at their request (docs/product.md §21.3). */
+  @Column({ name: 'erased_at', type: 'timestamptz', nullable: true })
+  erasedAt: Date | null;
 }

@@ -109,4 +109,11 @@ export class Redemption {
   /** Its code was refunded after redemption (a void request named it): the customer keeps the key (docs/product.md §19.3). */
   @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
   refundedAt: Date | null;
+
+  /**
+   * The personal data given with it was erased at the customer's request (docs/product.md §21.3): names empty,
+   * phone, zip code, IP and country null; code, product, dates and key assignment stay for the accounts.
+   */
+  @Column({ name: 'erased_at', type: 'timestamptz', nullable: true })
+  erasedAt: Date | null;
 }

@@ -1,0 +1,130 @@
+import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { randomBytes } from 'crypto';
+import { Clock } from '../../common/clock';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuditService } from '../audit/audit.service';
+import { CustomerTokenService } from '../auth/customer-token.service';
+import { JobQueue } from '../jobs/job-queue';
+import { EmailLogRepository } from '../mail/email-log.repository';
+import { MailTransportService } from '../mail/mail-transport.service';
+import { DeliveryOutcome, RetryableMailError } from '../mail/redemption-mail.service';
+import { escapeHtml, htmlToText } from '../mail/template';
+import { CodeGuessingService } from '../redemption/code-guessing.service';
+import { CustomerDataRepository } from '../redemption/customer-data.repository';
+import { AccessLinkRepository } from './access-link.repository';
+
+/** The one answer of `POST /api/customer/access`, whatever the address (docs/product.md §21). */
+export const ACCESS_ANSWER = {
+  message: 'If licences were issued to this e-mail address, a sign-in link is on its way.',
+} as const;
+export const LINK_EXPIRED = 'This sign-in link has expired. Please request a new one.';
+/** At most this many sign-in links per address per hour. */
+export const LINKS_PER_HOUR = 3;
+/** A sign-in link is valid this long after it was sent. */
+export const LINK_VALID_MINUTES = 30;
+/** Sign-in link rows are deleted this long after they were asked for (the hourly limit needs one hour). */
+const LINK_RETENTION_HOURS = 24;
+
+/**
+ * The licence centre's sign-in by e-mail link (docs/product.md §21). The answer never tells whether
+ * the address has licences: an address without any counts towards the code-guessing block like an unknown code
+ * (a guessed address is a guessed secret); one with licences gets a link through the outbox (the request committed
+ * first, then a job makes the token, stores its hash and sends it), at most LINKS_PER_HOUR an hour. The link, used
+ * once within LINK_VALID_MINUTES, opens a 24-hour customer session scoped to the address.
+ */
+@Injectable()
+export class AccessLinkService {
+  private readonly logger = new Logger(AccessLinkService.name);
+
+  constructor(
+    private readonly links: AccessLinkRepository,
+    private readonly customers: CustomerDataRepository,
+    private readonly guessing: CodeGuessingService,
+    private readonly tokens: CustomerTokenService,
+    private readonly transport: MailTransportService,
+    private readonly emailLogs: EmailLogRepository,
+    private readonly jobs: JobQueue,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async request(email: string, ip: string, userAgent: string | null): Promise<typeof ACCESS_ANSWER> {
+    const customerId = await this.customers.customerWithRedemptions(email);
+    if (!customerId) {
+      await this.guessing.noteFailedGuess(ip, userAgent);
+      return ACCESS_ANSWER;
+    }
+    const linkId = await this.links.insertWithinLimit(email, LINKS_PER_HOUR);
+    if (linkId) this.jobs.enqueueCustomerLink(linkId);
+    else this.logger.log(`Sign-in link limit reached for customer ${customerId}`);
+    await this.audit.record({
+      action: linkId ? PRIVACY_ACTIONS.linkSent : PRIVACY_ACTIONS.linkLimit,
+      success: !!linkId,
+      resource: 'customer',
+      resourceId: customerId,
+      ipAddress: ip,
+      userAgent,
+      details: linkId ? null : { reason: 'limit', limit: LINKS_PER_HOUR },
+    });
+    return ACCESS_ANSWER;
+  }
+
+  /** Spends a link for a customer session; a spent, expired or unknown link (or an erased address) is 401. */
+  async openSession(token: string): Promise<{ customerToken: string; email: string; expiresAt: Date }> {
+    const email = await this.links.spend(token);
+    const customerId = email && (await this.customers.customerWithRedemptions(email));
+    if (!email || !customerId) throw new UnauthorizedException(LINK_EXPIRED);
+    const issued = await this.tokens.issue(customerId, email, this.clock.now());
+    return { ...issued, email };
+  }
+
+  /** One send of one link; throws RetryableMailError while attempts remain, so the queue retries with backoff. */
+  async deliver(linkId: string, attempt: number, maxAttempts: number): Promise<DeliveryOutcome> {
+    const token = randomBytes(32).toString('base64url');
+    const link = await this.links.claim(linkId, this.config.mailClaimSeconds, token, LINK_VALID_MINUTES);
+    if (!link) return 'skipped';
+    const { subject, html } = this.linkMail(token);
+    const attempts = await this.transport.send({ to: link.email, subject, html, text: htmlToText(html) });
+    await this.emailLogs.logAttempts(null, link.email, subject, attempts);
+    const delivered = attempts.some((a) => a.ok);
+    const last = attempt >= maxAttempts;
+    await this.links.finish(linkId, delivered ? 'sent' : last ? 'failed' : 'pending');
+    if (delivered) return 'sent';
+    if (last) {
+      this.logger.error(`Sign-in link ${linkId} failed after ${attempt} attempts`);
+      return 'failed';
+    }
+    throw new RetryableMailError(attempts.map((a) => `${a.provider}: ${a.error}`).join('; '));
+  }
+
+  /** Retention: sign-in links go a day after they were asked for (they hold the address). */
+  deleteOld(batch: number): Promise<number> {
+    return this.links.deleteOlderThan(LINK_RETENTION_HOURS, batch);
+  }
+
+  /** Pending links whose job was lost (Redis down, a worker died). */
+  findStalePending(olderThanMs: number, limit = 500): Promise<string[]> {
+    return this.links.findStalePending(olderThanMs, limit);
+  }
+
+  private linkMail(token: string): { subject: string; html: string } {
+    const url = `${this.config.publicUrl}/my-licences?token=${encodeURIComponent(token)}`;
+    const subject = `Sign in to your licences – ${this.config.companyName}`;
+    const html =
+      `<p>Hello,</p><p>Someone (we hope you) asked to see the licences issued to this e-mail address. ` +
+      `Open this link within ${LINK_VALID_MINUTES} minutes to sign in; it works once:</p>` +
+      `<p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>` +
+      `<p>If you did not ask for it, ignore this e-mail: nothing happens without the link.</p>` +
+      `<p>${escapeHtml(this.config.companyName)} · ${escapeHtml(this.config.supportEmail)}</p>`;
+    return { subject, html };
+  }
+}
+
+/** The audit actions of the licence centre: Settings → Privacy requests lists them (no personal data in them). */
+export const PRIVACY_ACTIONS = {
+  linkSent: 'customer.access-link',
+  linkLimit: 'customer.access-link-limit',
+  dataExport: 'customer.data-export',
+  erasure: 'customer.erasure',
+} as const;

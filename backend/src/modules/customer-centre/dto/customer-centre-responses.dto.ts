@@ -1,0 +1,39 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class CustomerSessionResponse {
+  @ApiProperty({ description: 'Bearer token of the licence-centre routes (24 hours, this e-mail address only)' })
+  customerToken: string;
+  @ApiProperty({ example: 'ann@example.com' }) email: string;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+}
+
+/** The customer's own licence: not inventory to mask (docs/architecture.md "Inventory fields"), like the success page's. */
+export class CustomerLicenceResponse {
+  @ApiProperty({ format: 'uuid' }) redemptionId: string;
+  @ApiProperty() productName: string;
+  @ApiProperty({ example: 'ABCD-1234' }) voucherCode: string;
+  @ApiProperty({ format: 'date-time' }) redeemedAt: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null while the licence waits for a key (manual processing)',
+  })
+  licenseKey: string | null;
+  @ApiProperty() downloadLink: string;
+  @ApiProperty() isManualProcessing: boolean;
+  @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
+}
+
+class PrivacyRequestRow {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: ['link-sent', 'link-limit', 'data-export', 'erasure'] }) kind: string;
+  @ApiProperty({ format: 'date-time' }) at: string;
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'The customer row (never its e-mail)' })
+  customerId: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Erasure: the redemptions erased' })
+  redemptions: number | null;
+}
+
+export class PrivacyRequestsResponse {
+  @ApiProperty({ type: [PrivacyRequestRow] }) requests: PrivacyRequestRow[];
+}

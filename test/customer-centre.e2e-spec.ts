@@ -1,0 +1,206 @@
+import { Clock } from '../backend/src/common/clock';
+import { startTestApp, TestApp } from './helpers/app';
+import { bearer, tokenFor } from './helpers/auth';
+import { addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
+import { ACCESS_ANSWER, CENTRE_PUBLIC_URL, licenceCentreClient } from './helpers/licence-centre';
+import { eventually } from './helpers/redemptions';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+
+const LINK_EXPIRED = 'This sign-in link has expired. Please request a new one.';
+const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
+
+/**
+ * Issue 28, the licence centre (docs/product.md §21), through the real API on PostgreSQL with a real
+ * SMTP server: the sign-in link read from the delivered e-mail, its limits, the customer's routes and their refusals.
+ * The data export and the erasure: test/customer-erasure.e2e-spec.ts.
+ */
+describe('licence centre: sign-in link, licences, resend, refusals', () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let admin: Record<string, string>;
+  let windows: string;
+  let mac: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await startTestApp({
+      SMTP_URL: smtp.url,
+      TRUST_PROXY: 'loopback',
+      GEO_BLOCKED_COUNTRIES: '',
+      REDEEM_GUESS_LIMIT: '4',
+      BLOCKED_IP_CACHE_MS: '0',
+      PUBLIC_URL: `${CENTRE_PUBLIC_URL}/`,
+    });
+    admin = bearer(await tokenFor(t, 'admin'));
+    windows = await licenseManagedProduct(t.db, `Centre ${randomCode('P')}`);
+    mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const { newIp, messagesTo, redeem, askLink, linkFromMail, session, signIn } = licenceCentreClient(
+    () => t,
+    () => smtp,
+  );
+
+  it('sends a link only to an address with licences; the link opens a 24-hour session once, within 30 minutes', async () => {
+    const email = `link.${randomCode('e').toLowerCase()}@example.com`;
+    await redeem(mac, { email });
+    const unknown = `nobody.${randomCode('e').toLowerCase()}@example.com`;
+    const before = smtp.messages.length;
+
+    const answers = [await askLink(` ${email.toUpperCase()} `), await askLink(unknown)];
+    for (const a of answers) expect([a.status, a.body]).toEqual([202, ACCESS_ANSWER]);
+    const { url, token } = await linkFromMail(email, 1);
+    expect(url).toBe(`https://licences.example.com/my-licences?token=${token}`);
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+    expect(messagesTo(unknown)).toHaveLength(0);
+    // Only the token's hash is stored (the row settles just after the message is accepted).
+    await eventually(
+      async () =>
+        (await t.db.query(`SELECT 1 FROM customer_access_links WHERE email = $1 AND status = 'sent'`, [email])).length,
+      10_000,
+      'sent',
+    );
+    const [link] = await t.db.query(
+      `SELECT token_hash, status, round(extract(epoch FROM expires_at - sent_at) / 60)::int AS minutes FROM customer_access_links WHERE email = $1`,
+      [email],
+    );
+    expect(link.token_hash.toString('hex')).not.toContain(Buffer.from(token).toString('hex'));
+    expect(link.status).toBe('sent');
+    expect(link.minutes).toBe(30);
+
+    const opened = await session(token).expect(200);
+    expect(opened.body).toEqual({ customerToken: expect.any(String), email, expiresAt: expect.any(String) });
+    const hours = (new Date(opened.body.expiresAt).getTime() - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+    // Spent: the same link again is refused.
+    const spent = await session(token).expect(401);
+    expect(spent.body).toEqual({ statusCode: 401, message: LINK_EXPIRED, error: 'Unauthorized' });
+    await session('not-a-real-token-at-all').expect(401);
+    expect(smtp.messages.slice(before).filter((m) => m.subject?.startsWith('Sign in'))).toHaveLength(1);
+
+    // A second link, left 31 minutes: expired.
+    await askLink(email).expect(202);
+    const late = await linkFromMail(email, 2);
+    await t.db.query(
+      `UPDATE customer_access_links SET expires_at = now() - interval '1 minute' WHERE email = $1 AND used_at IS NULL`,
+      [email],
+    );
+    expect((await session(late.token).expect(401)).body.message).toBe(LINK_EXPIRED);
+  });
+
+  it('sends at most 3 links per address per hour, the 4th answered the same', async () => {
+    const email = `limit.${randomCode('e').toLowerCase()}@example.com`;
+    await redeem(mac, { email });
+    for (let n = 1; n <= 4; n++) await askLink(email, newIp()).expect(202, ACCESS_ANSWER);
+    await linkFromMail(email, 3);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM customer_access_links WHERE email = $1`, [email]);
+    expect(n).toBe(3);
+    const audit = await t.db.query(
+      `SELECT action FROM security_audit_log WHERE action LIKE 'customer.access-link%' AND resource_id = (SELECT id::text FROM customers WHERE email = $1) ORDER BY created_at`,
+      [email],
+    );
+    expect(audit.map((a: { action: string }) => a.action)).toEqual([
+      'customer.access-link',
+      'customer.access-link',
+      'customer.access-link',
+      'customer.access-link-limit',
+    ]);
+    // An hour later the customer may ask again.
+    await t.db.query(
+      `UPDATE customer_access_links SET created_at = created_at - interval '61 minutes' WHERE email = $1`,
+      [email],
+    );
+    await askLink(email).expect(202);
+    await linkFromMail(email, 4);
+  });
+
+  it('counts addresses without licences towards the code-guessing block', async () => {
+    const ip = newIp();
+    for (let i = 0; i < 4; i++)
+      await askLink(`guess.${i}.${randomCode('g').toLowerCase()}@example.com`, ip).expect(202);
+    const blocked = await askLink('another@example.com', ip).expect(429);
+    expect(blocked.body.message).toBe(GUESS_MESSAGE);
+    const [row] = await t.db.query(`SELECT reason FROM blocked_ips WHERE ip_address = $1`, [ip]);
+    expect(row.reason).toMatch(/unknown voucher codes/);
+  });
+
+  it('lists the customer’s licences newest first with keys in clear, resends only their own, refuses staff tokens', async () => {
+    const email = `list.${randomCode('e').toLowerCase()}@example.com`;
+    const key = `CENTRE-${randomCode('K')}`;
+    await addLicenseKey(t.db, windows, key);
+    const first = await redeem(windows, { email });
+    const second = await redeem(mac, { email });
+    const stranger = await redeem(mac, {});
+    const customer = await signIn(email);
+
+    const res = await t.http().get('/api/customer/licences').set(customer).expect(200);
+    expect(res.body).toEqual([
+      expect.objectContaining({
+        redemptionId: second.id,
+        voucherCode: second.code,
+        productName: PRODUCTS.homeBusinessMac,
+        isManualProcessing: false,
+      }),
+      {
+        redemptionId: first.id,
+        productName: expect.stringContaining('Centre'),
+        voucherCode: first.code,
+        redeemedAt: expect.any(String),
+        licenseKey: key,
+        downloadLink: 'https://downloads.example.com/office2024.exe',
+        isManualProcessing: false,
+        emailStatus: expect.stringMatching(/pending|sent/),
+      },
+    ]);
+
+    // Resend: their own redemption sends the order e-mail again; another's is 404 and sends nothing.
+    await eventually(
+      async () => messagesTo(email).filter((m) => !m.subject?.startsWith('Sign in')).length >= 2,
+      20_000,
+      'order e-mails',
+    );
+    await t.http().post(`/api/customer/licences/${first.id}/resend`).set(customer).expect(202);
+    // The licence-managed product's order e-mail (subject "Your licence", test/helpers/factories.ts), a second time.
+    await eventually(
+      async () => messagesTo(email).filter((m) => m.subject === 'Your licence').length >= 2,
+      20_000,
+      'resent e-mail',
+    );
+    // Every order e-mail ends with the licence centre's address.
+    for (const m of messagesTo(email).filter((m) => !m.subject?.startsWith('Sign in'))) {
+      expect(m.text).toContain('All your licences, any time: https://licences.example.com/my-licences');
+    }
+    const other = await t.http().post(`/api/customer/licences/${stranger.id}/resend`).set(customer).expect(404);
+    expect(other.body.message).toBe('Redemption not found');
+    await t.http().post(`/api/customer/licences/not-a-uuid/resend`).set(customer).expect(404);
+    const [{ attempts }] = await t.db.query(`SELECT email_attempts AS attempts FROM redemptions WHERE id = $1`, [
+      stranger.id,
+    ]);
+    expect(attempts).toBe(1);
+    // The resend limit is the self-service one: 3 per redemption per 24 hours, then silence.
+    for (let i = 0; i < 3; i++)
+      await t.http().post(`/api/customer/licences/${first.id}/resend`).set(customer).expect(202);
+    const audit = await t.db.query(
+      `SELECT success FROM security_audit_log WHERE action = 'redemption.customer-resend' AND resource_id = $1 ORDER BY created_at`,
+      [first.id],
+    );
+    expect(audit.map((a: { success: boolean }) => a.success)).toEqual([true, true, true, false]);
+
+    // A staff token on a customer route, a customer token on staff routes: 401.
+    await t.http().get('/api/customer/licences').set(admin).expect(401);
+    await t.http().get('/api/customer/licences').expect(401);
+    await t.http().get('/api/redemptions').set(customer).expect(401);
+    await t.http().get('/api/admin/me').set(customer).expect(401);
+    // A customer token expired (fixed clock 24 h and 1 minute on): refused.
+    jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() - 24 * 3_600_000 - 60_000));
+    const stale = await signIn(email);
+    jest.restoreAllMocks();
+    await t.http().get('/api/customer/licences').set(stale).expect(401);
+  });
+});

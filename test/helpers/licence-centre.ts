@@ -1,0 +1,68 @@
+import { TestApp } from './app';
+import { bearer } from './auth';
+import { addCodes, randomCode, redeemBody } from './factories';
+import { eventually } from './redemptions';
+import { TestSmtpServer } from './smtp';
+
+/** The one answer of `POST /api/customer/access`. */
+export const ACCESS_ANSWER = {
+  message: 'If licences were issued to this e-mail address, a sign-in link is on its way.',
+};
+/** What the test apps of the licence-centre suites set as PUBLIC_URL: the links in the e-mails point there. */
+export const CENTRE_PUBLIC_URL = 'https://licences.example.com';
+
+/** Six random letters: names must be letters, and unique enough to grep a dump for. */
+export const letters = () =>
+  Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
+
+/**
+ * The customer's side of the licence centre through the real API and the in-test SMTP server (docs/product.md,
+ * "Licence centre"): redeem, ask for a link, read it from the delivered e-mail, open a session. Takes getters, so a
+ * suite can make it before its `beforeAll` starts the app and the SMTP server.
+ */
+export function licenceCentreClient(app: () => TestApp, mail: () => TestSmtpServer) {
+  const t = {
+    get db() {
+      return app().db;
+    },
+    http: () => app().http(),
+  };
+  let nextAddress = 1;
+  const newIp = () => `203.0.113.${nextAddress++}`;
+  const messagesTo = (email: string) => mail().messages.filter((m) => JSON.stringify(m.to ?? '').includes(email));
+  const signInMails = (email: string) => messagesTo(email).filter((m) => m.subject?.startsWith('Sign in'));
+  const redeem = async (product: string, body: Partial<ReturnType<typeof redeemBody>>, ip = '198.51.100.10') => {
+    const [code] = await addCodes(t.db, product, [randomCode('LC')]);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .set('X-Forwarded-For', ip)
+      .send(redeemBody({ voucherCode: code, ...body }))
+      .expect(201);
+    const [row] = await t.db.query(
+      `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+      [code],
+    );
+    return { code, id: row.id as string };
+  };
+  const askLink = (email: string, ip = '198.51.100.20') =>
+    t.http().post('/api/customer/access').set('X-Forwarded-For', ip).send({ email });
+  /** The link of the `count`-th sign-in e-mail to `email`, read from the delivered message. */
+  async function linkFromMail(email: string, count: number): Promise<{ url: string; token: string }> {
+    await eventually(async () => signInMails(email).length >= count, 20_000, `link ${count} to ${email}`);
+    const mail = signInMails(email)[count - 1];
+    const url = /https:\/\/licences\.example\.com\/my-licences\?token=([A-Za-z0-9_-]+)/.exec(mail.text ?? '');
+    if (!url) throw new Error(`no link in ${mail.text}`);
+    return { url: url[0], token: url[1] };
+  }
+  const session = (token: string) => t.http().post('/api/customer/session').send({ token });
+  /** Asks for a link, opens it: the customer's bearer header. */
+  async function signIn(email: string): Promise<Record<string, string>> {
+    const before = signInMails(email).length;
+    await askLink(email, newIp()).expect(202, ACCESS_ANSWER);
+    const { token } = await linkFromMail(email, before + 1);
+    const res = await session(token).expect(200);
+    return bearer(res.body.customerToken);
+  }
+  return { newIp, messagesTo, redeem, askLink, linkFromMail, session, signIn };
+}
