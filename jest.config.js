@@ -3,11 +3,11 @@
 const tsJest = ['ts-jest', { diagnostics: false }];
 const tsJestWeb = ['ts-jest', { diagnostics: false, tsconfig: '<rootDir>/frontend/tsconfig.test.json' }];
 
-// NestJS 12, otplib 13 and some of their dependencies ship ES modules only. From Node.js 24.9 Jest
-// requires them natively (`npm test` passes --experimental-vm-modules); on older Node.js they are
+// NestJS 12, otplib 13, openid-client 6, oidc-provider 9 (tests) and some of their dependencies ship ES modules
+// only. From Node.js 24.9 Jest requires them natively (`npm test` passes --experimental-vm-modules); on older Node.js they are
 // turned into CommonJS by test/jest/esm-to-cjs.transformer.js.
 const ESM_ONLY_PACKAGES = ['@nestjs', '@otplib', '@scure', '@noble', 'otplib', 'file-type', 'strtok3', 'token-types',
-  '@tokenizer', 'uint8array-extras', '@borewit'];
+  '@tokenizer', 'uint8array-extras', '@borewit', 'openid-client', 'oauth4webapi', 'jose', 'oidc-provider'];
 const [major, minor] = process.versions.node.split('.').map(Number);
 const nativeRequireEsm = major > 24 || (major === 24 && minor >= 9);
 const esmPackages = nativeRequireEsm
@@ -27,14 +27,14 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/backend'],
       testMatch: ['**/*.spec.ts'],
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
       displayName: 'e2e',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
@@ -56,7 +56,7 @@ module.exports = {
       displayName: 'browser',
       // A flow of many screens (sign-in, enrolment, axe on each step) on a loaded 2-core machine can take minutes.
       testTimeout: 180_000,
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/browser/global-setup.ts',

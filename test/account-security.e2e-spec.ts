@@ -143,7 +143,7 @@ describe('Account security: recovery codes and sessions', () => {
       expect(used).toBe(0);
     });
 
-    it('they share the 5-per-15-minutes budget of the 2FA calls (DECISIONS §12): then 429, and no code is spent', async () => {
+    it('they share the 5-per-15-minutes budget of the 2FA calls (docs/product.md §18.5): then 429, and no code is spent', async () => {
       const { user, auth, recoveryCodes } = await enrolled();
       for (let i = 0; i < 3; i++) await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
       const creds = { username: user.username, password: user.password };

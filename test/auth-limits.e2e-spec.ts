@@ -7,8 +7,8 @@ import { bearer, createAdminUser, TestAdmin } from './helpers/auth';
 import { productId, PRODUCTS } from './helpers/factories';
 import { eventually } from './helpers/redemptions';
 
-/** DECISIONS §12 "Stolen-token limits" and "Test e-mails"; the health report without internal text. */
-describe('Stolen-token limits (DECISIONS §12)', () => {
+/** docs/product.md §18.5 "Stolen-token limits" and §18.6 "Test e-mails"; the health report without internal text. */
+describe('Stolen-token limits (docs/product.md §18.5)', () => {
   let t: TestApp;
   let ipCounter = 0;
 
@@ -123,7 +123,7 @@ describe('Stolen-token limits (DECISIONS §12)', () => {
       const winner = answers.find((res) => res.status === 200)!.body as { accessToken: string; refreshToken: string };
       expect(winner.refreshToken).not.toBe(first.refreshToken);
 
-      // DECISIONS §12: a spent token of the family came back, so the session is revoked, the winner's new tokens with it.
+      // docs/product.md §18.5: a spent token of the family came back, so the session is revoked, the winner's new tokens with it.
       const [session] = await t.db.query(`SELECT is_active FROM admin_sessions WHERE admin_user_id = $1`, [user.id]);
       expect(session.is_active).toBe(false);
       const [{ n }] = await t.db.query(
@@ -162,7 +162,7 @@ describe('Stolen-token limits (DECISIONS §12)', () => {
     });
   });
 
-  describe('test e-mails (DECISIONS §12)', () => {
+  describe('test e-mails (docs/product.md §18.6)', () => {
     const send = (auth: Record<string, string>, product: string, to: string) =>
       t.http().post(`/api/products/${product}/test-email`).set(auth).send({ to });
 

@@ -81,7 +81,7 @@ describe('Admin authentication', () => {
       await t.db.query(`UPDATE admin_users SET failed_login_attempts = 0 WHERE username = 'admin'`);
     });
 
-    it('validates the login body with SPEC rules', async () => {
+    it('validates the login body with the sign-in rules', async () => {
       const ip = newIp();
       const short = await login({ username: 'ab', password: 'long-enough-password' }, ip).expect(400);
       expect(short.body.message).toBe('Username must be 3-50 characters');
@@ -275,7 +275,7 @@ describe('Admin authentication', () => {
   });
 
   describe('account calls', () => {
-    it('change-password applies SPEC rules and messages, then revokes the other sessions', async () => {
+    it('change-password applies the policy\'s rules and messages, then revokes the other sessions', async () => {
       const ip = newIp();
       const user = await createAdminUser(t, { role: 'operator' });
       const mine = (await login({ username: user.username, password: user.password }, ip).expect(200)).body.accessToken;

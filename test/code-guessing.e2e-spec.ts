@@ -4,6 +4,7 @@ import { Clock } from '../backend/src/common/clock';
 import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { connectAdmin, nextUpdate } from './helpers/realtime';
+import { randomHex } from './helpers/seed';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
@@ -11,7 +12,7 @@ const RATE_MESSAGE = 'Too many redemption attempts. Please wait a minute and try
 
 /**
  * Two API instances of one service (one database, one Redis prefix), as behind a load balancer
- * (DECISIONS §12). Both read the time from one fixed clock that the tests move forward.
+ * (docs/product.md §18.2). Both read the time from one fixed clock that the tests move forward.
  */
 describe('Code guessing and the redeem rate limit across API instances', () => {
   let a: TestApp;
@@ -47,7 +48,7 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
     await redis.quit();
   });
 
-  const redeem = (t: TestApp, ip: string, voucherCode = `NOPE-${randomBytes(3).toString('hex').toUpperCase()}`) =>
+  const redeem = (t: TestApp, ip: string, voucherCode = `NOPE-${randomHex(3).toUpperCase()}`) =>
     t.http().post('/api/redeem-voucher').set('X-Forwarded-For', ip).send(redeemBody({ voucherCode }));
 
   /** `count` unknown codes from `ips` (round robin), alternating instances, 7 s apart (under the rate limit). */
@@ -102,7 +103,7 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
       const rows = await a.db.query(`SELECT reason, expires_at, is_active FROM blocked_ips WHERE ip_address = $1`, [ip]);
       expect(rows).toHaveLength(1);
       expect(rows[0].is_active).toBe(true);
-      expect(rows[0].reason).toMatch(/^voucher-guessing: 20 unknown voucher codes within 60 minutes/);
+      expect(rows[0].reason).toMatch(/^voucher-guessing: 20 invalid voucher codes within 60 minutes/);
       expect(new Date(rows[0].expires_at).getTime()).toBe(now - 7_000 + 1440 * 60_000);
       const audit = await a.db.query(`SELECT details FROM security_audit_log WHERE action = 'ip.blocked' AND ip_address = $1`, [ip]);
       expect(audit).toHaveLength(1);

@@ -12,7 +12,7 @@ const USED = 'This voucher code has already been redeemed.';
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
 
 /**
- * DECISIONS §13 idempotent redeem and self-service resend, through the real API on PostgreSQL with a real SMTP
+ * docs/product.md §19.1 idempotent redeem and self-service resend, through the real API on PostgreSQL with a real SMTP
  * server: what the customer is answered, what is written, and which e-mails actually leave.
  */
 describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"', () => {
@@ -42,7 +42,7 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
 
   const redeem = (body: ReturnType<typeof redeemBody>, ip = '198.51.100.200', idempotencyKey?: string) => {
     const req = t.http().post('/api/redeem-voucher').set('X-Forwarded-For', ip);
-    // The redeem page's per-form key (docs/product.md, "Idempotent redeem"); without it a repeat is a 409.
+    // The redeem page's per-form key (docs/product.md §19.1); without it a repeat is a 409.
     if (idempotencyKey) req.set('Idempotency-Key', idempotencyKey);
     return req.send(body);
   };
@@ -205,14 +205,14 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
       expect(blocked.body.message).toBe(GUESS_MESSAGE);
       const rows = await t.db.query(`SELECT reason FROM blocked_ips WHERE ip_address = $1 AND is_active`, [ip]);
       expect(rows).toHaveLength(1);
-      expect(rows[0].reason).toMatch(/^voucher-guessing: 5 unknown voucher codes/);
+      expect(rows[0].reason).toMatch(/^voucher-guessing: 5 invalid voucher codes/);
       // Known codes with a wrong e-mail do not count.
       const other = newIp();
       const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), {}, 'KNOWN');
       for (let i = 0; i < 6; i++) await resend(r.code, 'wrong@example.com', other).expect(202);
     });
 
-    it('checks both fields with the redeem form rules (SPEC §5)', async () => {
+    it('checks both fields with the redeem form rules (docs/product.md §6.1)', async () => {
       const bad = await t.http().post('/api/resend-order-email').send({ voucherCode: 'NO SPACES', email: 'ann@example.com' }).expect(400);
       expect(bad.body.message).toBe('Invalid voucher code format');
       const mail = await t.http().post('/api/resend-order-email').send({ voucherCode: 'ABC-123', email: 'not-an-address' }).expect(400);

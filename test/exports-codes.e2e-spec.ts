@@ -105,7 +105,7 @@ describe('exports', () => {
       }
     });
 
-    it('answers 404 with SPEC text when a product has no unredeemed code', async () => {
+    it('answers 404 with the catalogue text when a product has no unredeemed code', async () => {
       const own = await createProduct(t, auth, { name: 'Empty Export Product' });
       const res = await t
         .http()

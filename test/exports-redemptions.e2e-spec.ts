@@ -144,7 +144,7 @@ describe('exports', () => {
   });
 
   describe('formula characters in product names, licence keys and download links', () => {
-    // Every character a spreadsheet may read as the start of a formula (DECISIONS §10), and the full-width forms.
+    // Every character a spreadsheet may read as the start of a formula (docs/product.md §16.1), and the full-width forms.
     const STARTS = ['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠'];
 
     it('are neutralised in every CSV export, not only in customer fields', async () => {

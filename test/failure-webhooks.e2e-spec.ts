@@ -19,7 +19,7 @@ interface DeliveryRow {
 /**
  * Issue 27: webhook receivers that refuse connections, cut them, never answer, or answer 503, until the retry window
  * (WEBHOOK_RETRY_HOURS) ends, on the injected Clock. A brief run of failures does not pause an endpoint; once the run
- * is WEBHOOK_PAUSE_AFTER_MINUTES old the delivery ends `failed` and the endpoint is paused (docs/product.md "Webhooks:
+ * is WEBHOOK_PAUSE_AFTER_MINUTES old the delivery ends `failed` and the endpoint is paused (docs/product.md §20.4
  * paused endpoints"): events meanwhile are kept queued and not attempted, and Resume sends them once.
  */
 describe('failure paths: webhook receivers that fail until the retry window ends', () => {

@@ -12,7 +12,7 @@ import { ROUTE_PERMISSIONS } from './route-permissions';
 /**
  * Issue 24: inventory never leaks. Canary inventory (a licence key in the pool and assigned to a redemption, a Mac
  * product's key, an unredeemed code) is seeded through the API while an admin socket listens; then every GET route of
- * the route table is called by every kind of caller. Where DECISIONS §7 withholds a canary from the caller, neither
+ * the route table is called by every kind of caller. Where docs/product.md §7.3 withholds a canary from the caller, neither
  * the canary nor any of its masked groups may appear in the answer (and never in a socket event: the admins' room
  * holds every role); where it allows it, the canary appears on at least one route, so the test can fail.
  */
@@ -24,7 +24,7 @@ const group = (n = 5) => Array.from({ length: n }, () => LETTERS[randomInt(LETTE
 interface Canary {
   name: string;
   value: string;
-  /** What the SPEC §9 mask hides: the value must not carry any of these where it is withheld. */
+  /** What the docs/product.md §10.6 mask hides: the value must not carry any of these where it is withheld. */
   hidden: string[];
   permission: Permission;
 }
@@ -165,7 +165,7 @@ describe('Inventory canaries (issue 24): no key or code reaches a caller the mat
     ] as const) {
       expect(seen.get(c)).toEqual(expect.arrayContaining([`admin ${where}`, `operator ${where}`]));
     }
-    // And masked, not dropped, where withheld: the shop manager sees the SPEC §9 mask of the product key.
+    // And masked, not dropped, where withheld: the shop manager sees the docs/product.md §10.6 mask of the product key.
     const products = await t.http().get('/api/products').set(headers['shop-manager']!).expect(200);
     const macView = (products.body as Array<{ id: string; productKey: string | null }>).find((p) => p.id === mac);
     expect(macView?.productKey).toBe(`CNRY-•••••-•••••-${PRODUCT_KEY.value.slice(-5)}`);

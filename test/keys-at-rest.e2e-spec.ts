@@ -17,10 +17,11 @@ import { bearer, createAdminUser, tokenFor } from './helpers/auth';
 import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
+import { randomHex } from './helpers/seed';
 
 const run = promisify(execFile);
 
-/** DECISIONS §12: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
+/** docs/product.md §18.1: licence keys sealed under DATA_KEY, success tokens hashed, secrets kept out of the request log. */
 describe('Keys at rest', () => {
   let t: TestApp;
   let smtp: TestSmtpServer;
@@ -228,7 +229,7 @@ describe('Keys at rest', () => {
   describe('start-up sealing of plain rows', () => {
     it('seals rows stored in clear once each, resumably and safely beside another instance', async () => {
       const product = await licenceProduct('Legacy');
-      const plain = Array.from({ length: 25 }, (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomBytes(3).toString('hex').toUpperCase()}`);
+      const plain = Array.from({ length: 25 }, (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomHex(3).toUpperCase()}`);
       const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
       // The old way: the clear key only.
       await t.db.query(

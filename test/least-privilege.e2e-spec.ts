@@ -5,9 +5,9 @@ import { addCodes, productId, PRODUCTS, randomCode } from './helpers/factories';
 import { redeemNew } from './helpers/redemptions';
 
 /**
- * DECISIONS §7 "least privilege": every route that returns voucher codes, licence keys or customer data,
+ * docs/product.md §7.3 "least privilege": every route that returns voucher codes, licence keys or customer data,
  * called by every kind of caller, answers exactly as the matrix says, and a caller without `licenses.view`
- * sees every licence key masked per SPEC §9.
+ * sees every licence key masked per docs/product.md §10.6.
  */
 type Caller = 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'no token' | 'expired token' | 'revoked session';
 const CALLERS: Caller[] = ['admin', 'operator', 'shop-manager', 'unknown role', 'no token', 'expired token', 'revoked session'];
@@ -20,7 +20,7 @@ const MANUAL_MASKED = 'MANKEY-•••••-•••••-YYYYY';
 
 type Want = 200 | 401 | 403;
 
-describe('Least privilege: codes, keys and customer data by caller (DECISIONS §7)', () => {
+describe('Least privilege: codes, keys and customer data by caller (docs/product.md §7.3)', () => {
   let t: TestApp;
   let adminAuth: Record<string, string>;
   let product: string;

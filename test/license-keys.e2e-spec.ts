@@ -1,6 +1,7 @@
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
-import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import { sealedKeyColumns } from '../backend/src/modules/license/license.repository';
+import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody, testCiphers } from './helpers/factories';
 
 describe('Licence pool API', () => {
   let t: TestApp;
@@ -201,6 +202,49 @@ describe('Licence pool API', () => {
       );
       await t.http().get('/api/license-keys').query({ limit: 0 }).set(auth).expect(400);
     });
+  });
+
+  it('keeps an exact search narrow and exactly counted when PostgreSQL believes the pool holds tens of millions of keys', async () => {
+    // The lists' ten-million-row rule (test/redemptions-list.e2e-spec.ts), the licence-key list's too: PostgreSQL never
+    // estimates a trigram pattern below about 1/10,000 of a table, so in a huge pool a search for one key's last
+    // characters looked broad (over 2,000 expected matches) and was given that estimate as its total.
+    const [row] = await t.db.query(
+      `INSERT INTO products (name, is_license_managed, download_link) VALUES ('Big Pool (Windows)', true, 'https://x.example.com') RETURNING id`,
+    );
+    const sealed = sealedKeyColumns(testCiphers.get(t.db)!, 'BIGPO-OLKEY');
+    // 30,000 sealed keys (one ciphertext for all: only the last characters and the hashes are searched).
+    await t.db.query(
+      `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, license_type, max_activations)
+       SELECT $1, $2, decode(md5(g::text), 'hex'), lpad(g::text, 5, '0'), 'https://x.example.com', 'single-user', 1
+         FROM generate_series(1, 30000) g`,
+      [row.id, sealed.ciphertext],
+    );
+    await t.db.query('ANALYZE license_keys');
+    await t.db.query(`UPDATE pg_class SET reltuples = 100000000 WHERE relname = 'license_keys'`);
+    try {
+      const [plan] = await t.db.query(
+        `EXPLAIN (FORMAT JSON) SELECT 1 FROM license_keys k
+          WHERE NOT k.is_manual AND k.product_id = $1 AND (k.key_last ILIKE '%12345%' OR k.key_hash = ANY($2::bytea[]))`,
+        [row.id, []],
+      );
+      const planned = (typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN'])[0]
+        .Plan;
+      // Above what a search may count exactly: the old list answered it with this estimate.
+      expect(planned['Plan Rows']).toBeGreaterThan(2000);
+
+      const found = (
+        await t.http().get('/api/license-keys').query({ productId: row.id, search: '12345' }).set(auth).expect(200)
+      ).body;
+      expect(found.licenseKeys).toHaveLength(1);
+      expect(found.pagination).toMatchObject({
+        totalCount: 1,
+        totalPages: 1,
+        hasNextPage: false,
+        totalCountExact: true,
+      });
+    } finally {
+      await t.db.query('ANALYZE license_keys');
+    }
   });
 
   describe('activate, deactivate, delete', () => {

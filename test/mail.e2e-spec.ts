@@ -9,6 +9,7 @@ import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } 
 import { bullQueue, watchJobs } from './helpers/jobs';
 import { startRedisServer, TestRedisServer } from './helpers/redis';
 import { closedPort, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { randomHex } from './helpers/seed';
 
 async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -88,7 +89,7 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     await t.db.query(`UPDATE products SET email_template = '<p>Hello {{customer_name}}</p>' WHERE id = $1`, [mac]);
     const [code] = await addCodes(t.db, mac, [randomCode('XSS')]);
-    const email = `xss.${randomBytes(3).toString('hex')}@example.com`;
+    const email = `xss.${randomHex(3)}@example.com`;
     await t.db.query(
       `INSERT INTO customers (first_name, last_name, email) VALUES ('<script>alert(1)</script>', 'X', $1)`,
       [email],
@@ -112,7 +113,7 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     const jobs = watchJobs(t);
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     const [code] = await addCodes(t.db, mac, [randomCode('TWICE')]);
-    const email = `twice.${randomBytes(3).toString('hex')}@example.com`;
+    const email = `twice.${randomHex(3)}@example.com`;
     await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
     await mailTo(primary, email);
     const row = await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
@@ -175,7 +176,7 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
        VALUES ('Empty Pool (Windows)', true, 'Key', '<p>{{license_key}}</p>') RETURNING id`,
     );
     const [code] = await addCodes(t.db, product.id, [randomCode('MAN')]);
-    const email = `manual.${randomBytes(3).toString('hex')}@example.com`;
+    const email = `manual.${randomHex(3)}@example.com`;
     await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
     const row = await emailStatus(t, code);
     // Two sweeps that ran once the row was old enough for one (MAIL_SWEEP_AFTER_MS) had their chance to pick it up by mistake.

@@ -16,7 +16,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-/** GET /metrics (DECISIONS §14): the token gate, the redemption counter, the gauges read from the database. */
+/** GET /metrics (docs/product.md §20.5): the token gate, the redemption counter, the gauges read from the database. */
 describe('GET /metrics', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import { RedemptionDetailsAndIdempotency1763830000000 } from '../backend/src/dat
 import { createTestDatabase, TestDatabase } from './helpers/database';
 
 /**
- * Migration 1763830000000 (docs/product.md, "Redemption"): redemptions made before it get the details their customer
+ * Migration 1763830000000 (docs/product.md §11.6): redemptions made before it get the details their customer
  * row held, and the name search's index moves from customers to redemptions.
  */
 describe('migration: each redemption gets its own details', () => {

@@ -4,16 +4,16 @@ import { JwtService } from '@nestjs/jwt';
 import request from 'supertest';
 import { AppModule } from '../backend/src/app.module';
 import { RequirePermissions } from '../backend/src/common/decorators/require-permissions.decorator';
-import { Permission, ROLE_PERMISSIONS } from '../backend/src/common/permissions';
+import { Permission, ROLE_PERMISSIONS, TOKEN_PERMISSIONS } from '../backend/src/common/permissions';
 import { startTestApp, TestApp } from './helpers/app';
 import { storeRedemption } from './helpers/admin-data';
-import { bearer, createAdminUser, issueToken, tokenFor } from './helpers/auth';
+import { bearer, createAdminUser, createApiToken, issueToken, tokenFor } from './helpers/auth';
 import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
 import { redeemNew } from './helpers/redemptions';
 import { concretePath, registeredRoutes } from './helpers/routes';
 import { ROUTE_PERMISSIONS } from './route-permissions';
 
-/** DECISIONS §7, written out: the server must grant exactly this. */
+/** docs/product.md §7.2, written out: the server must grant exactly this. */
 const MATRIX: Record<string, string[]> = {
   admin: [
     'dashboard.view',
@@ -36,6 +36,7 @@ const MATRIX: Record<string, string[]> = {
     'emails.fix-pending',
     'vouchers.void',
     'webhooks.manage',
+    'api-tokens.manage',
   ],
   operator: [
     'dashboard.view',
@@ -54,8 +55,17 @@ const MATRIX: Record<string, string[]> = {
   auditor: [], // any other role: nothing
 };
 
-type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none';
-const VARIANTS: Variant[] = ['no token', 'admin', 'operator', 'shop-manager', 'unknown role', 'expired token', 'revoked session', 'other secret', 'alg:none'];
+/** What an integration's API token may hold: the matrix's data permissions, nothing of settings, accounts or tokens. */
+const DATA_PERMISSIONS = MATRIX.admin.filter(
+  (p) => !['settings.access', 'system.cleanup', 'admin.reset-operator', 'admin.create-shop-manager', 'webhooks.manage', 'api-tokens.manage'].includes(p),
+);
+
+type TokenVariant = `token with ${string}`;
+type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none' | TokenVariant;
+// Last, one API token per data permission holding only that permission.
+const VARIANTS: Variant[] = ['no token', 'admin', 'operator', 'shop-manager', 'unknown role', 'expired token', 'revoked session', 'other secret', 'alg:none',
+  ...DATA_PERMISSIONS.map((p): TokenVariant => `token with ${p}`)];
+const tokenPermission = (variant: Variant) => (variant.startsWith('token with ') ? variant.slice('token with '.length) : undefined);
 const ROLE_OF: Partial<Record<Variant, string>> = { admin: 'admin', operator: 'operator', 'shop-manager': 'shop-manager', 'unknown role': 'auditor' };
 
 /** The guard's decision: 401/403 is "refused"; anything else below 500 got past the guard (a 5xx is a failure). */
@@ -71,7 +81,8 @@ describe('Permission matrix over every registered route', () => {
   });
   afterAll(() => t.close());
 
-  it('has the role matrix of DECISIONS §7', () => {
+  it('has the role matrix of docs/product.md §7.2, and API tokens may hold exactly its data permissions', () => {
+    expect([...TOKEN_PERMISSIONS].sort()).toEqual([...DATA_PERMISSIONS].sort());
     for (const [role, permissions] of Object.entries(MATRIX)) {
       expect([...(ROLE_PERMISSIONS[role as keyof typeof ROLE_PERMISSIONS] ?? [])].sort()).toEqual([...permissions].sort());
     }
@@ -89,8 +100,11 @@ describe('Permission matrix over every registered route', () => {
     expect(sorted(registered)).toEqual(sorted(ROUTE_PERMISSIONS));
   });
 
+  const apiTokens: Record<string, string> = {};
   async function tokenFor(variant: Variant): Promise<string | null> {
     const jwt = new JwtService();
+    const permission = tokenPermission(variant);
+    if (permission) return (apiTokens[permission] ??= (await createApiToken(t, users.admin, [permission])).token);
     const session = async () => issueToken(t, users.admin);
     switch (variant) {
       case 'no token':
@@ -126,35 +140,48 @@ describe('Permission matrix over every registered route', () => {
 
   function expected(access: 'public' | Permission[], variant: Variant): Decision {
     if (access === 'public') return 'allowed';
+    const permission = tokenPermission(variant);
+    // A token is let onto a data route its permission covers, never onto an account route ([]).
+    if (permission) return access.length > 0 && access.every((p) => p === permission) ? 'allowed' : 403;
     const role = ROLE_OF[variant];
     if (!role) return 401;
     if (MATRIX[role].length === 0) return 403; // a role outside the matrix gets nothing
     return access.every((p) => MATRIX[role].includes(p)) ? 'allowed' : 403;
   }
 
-  it('lets through, 401s or 403s each route for each caller exactly as the matrix says', async () => {
-    const routes = registeredRoutes(t.app);
-    expect(routes.length).toBeGreaterThanOrEqual(Object.keys(ROUTE_PERMISSIONS).length);
+  /** Calls every route as the variant and answers what differs from the matrix. */
+  async function mismatchesOf(variant: Variant): Promise<string[]> {
     const mismatches: string[] = [];
-    for (const route of routes) {
+    for (const route of registeredRoutes(t.app)) {
       const access = ROUTE_PERMISSIONS[route.key];
       if (!access) continue; // reported by the declaration test
-      for (const variant of VARIANTS) {
-        const token = await tokenFor(variant);
-        // An @All() route is tried with GET.
-        const method = (route.method === 'ALL' ? 'get' : route.method.toLowerCase()) as 'get' | 'post' | 'put' | 'patch' | 'delete';
-        let req = t.http()[method](concretePath(route.path));
-        if (token) req = req.set(bearer(token));
-        if (route.method !== 'GET') req = req.send({});
-        const res = await req;
-        const decision: Decision = res.status === 401 || res.status === 403 ? (res.status as 401 | 403) : 'allowed';
-        const want = expected(access, variant);
-        // A 5xx is never an answer, whoever asks and whatever the body (an empty body, an id that matches nothing).
-        if (res.status >= 500) mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}`);
-        else if (decision !== want) mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}, want ${want}`);
-      }
+      const token = await tokenFor(variant);
+      // An @All() route is tried with GET.
+      const method = (route.method === 'ALL' ? 'get' : route.method.toLowerCase()) as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      let req = t.http()[method](concretePath(route.path));
+      if (token) req = req.set(bearer(token));
+      if (route.method !== 'GET') req = req.send({});
+      const res = await req;
+      const decision: Decision = res.status === 401 || res.status === 403 ? (res.status as 401 | 403) : 'allowed';
+      const want = expected(access, variant);
+      // A 5xx is never an answer, whoever asks and whatever the body (an empty body, an id that matches nothing).
+      if (res.status >= 500) mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}`);
+      else if (decision !== want) mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}, want ${want}`);
     }
+    return mismatches;
+  }
+
+  it('lets through, 401s or 403s each route for each caller exactly as the matrix says', async () => {
+    expect(registeredRoutes(t.app).length).toBeGreaterThanOrEqual(Object.keys(ROUTE_PERMISSIONS).length);
+    const mismatches: string[] = [];
+    for (const variant of VARIANTS.filter((v) => !tokenPermission(v))) mismatches.push(...(await mismatchesOf(variant)));
     expect(mismatches).toEqual([]);
+  });
+
+  it('lets an API token with one data permission onto exactly the routes that permission covers', async () => {
+    // The tokens are independent callers that change nothing they are refused: they are tried side by side.
+    const mismatches = await Promise.all(VARIANTS.filter((v) => tokenPermission(v)).map((variant) => mismatchesOf(variant)));
+    expect(mismatches.flat()).toEqual([]);
   });
 });
 
@@ -266,6 +293,10 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
   },
   [Permission.EmailsFixPending]: { route: 'POST /api/admin/fix-pending-emails', prepare: async () => ({ path: '/api/admin/fix-pending-emails' }) },
   [Permission.WebhooksManage]: { route: 'GET /api/webhooks', prepare: async () => ({ path: '/api/webhooks' }) },
+  [Permission.ApiTokensManage]: {
+    route: 'POST /api/admin/api-tokens',
+    prepare: async () => ({ path: '/api/admin/api-tokens', body: { name: 'Permission test', permissions: ['dashboard.view'] } }),
+  },
   [Permission.SystemCleanup]: { route: 'DELETE /api/admin/cleanup-redeemed', prepare: async () => ({ path: '/api/admin/cleanup-redeemed' }) },
   [Permission.AdminResetOperator]: { route: 'POST /api/admin/reset-operator', prepare: async () => ({ path: '/api/admin/reset-operator' }) },
   [Permission.AdminCreateShopManager]: {
@@ -299,19 +330,28 @@ describe('Allowed means it works: each permission admits its holder to a real ca
     }
   });
 
+  /** Prepares the permission's valid call, makes it with `token()`, and expects a 2xx answer. */
+  async function expect2xx({ route, prepare }: { route: string; prepare: (t: TestApp) => Promise<Call> }, token: () => Promise<string>) {
+    const [method, pattern] = route.split(' ');
+    const call = await prepare(t);
+    expect(call.path).toMatch(routePattern(pattern));
+    let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](call.path).set(bearer(await token()));
+    if (call.query) req = req.query(call.query);
+    if (call.file) req = req.attach('file', Buffer.from(call.file.content), call.file.name);
+    else if (call.body) req = req.send(call.body);
+    const res = await req;
+    expect(res.status >= 200 && res.status < 300 ? '2xx' : `${res.status} ${JSON.stringify(res.body)}`).toBe('2xx');
+  }
+
   it.each(Object.entries(VALID_CALLS).map(([permission, spec]) => [permission, leastHolder(permission as Permission), spec!] as const))(
     '%s: role %s gets a 2xx answer to a valid request',
-    async (_permission, role, { route, prepare }) => {
-      const [method, pattern] = route.split(' ');
-      const call = await prepare(t);
-      expect(call.path).toMatch(routePattern(pattern));
-      let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](call.path).set(bearer(await tokenFor(t, role)));
-      if (call.query) req = req.query(call.query);
-      if (call.file) req = req.attach('file', Buffer.from(call.file.content), call.file.name);
-      else if (call.body) req = req.send(call.body);
-      const res = await req;
-      expect(res.status >= 200 && res.status < 300 ? '2xx' : `${res.status} ${JSON.stringify(res.body)}`).toBe('2xx');
-    },
+    (_permission, role, spec) => expect2xx(spec, () => tokenFor(t, role)),
+  );
+
+  it.each(Object.entries(VALID_CALLS).filter(([permission]) => DATA_PERMISSIONS.includes(permission)))(
+    '%s: an API token holding only it gets a 2xx answer to a valid request',
+    (permission, spec) =>
+      expect2xx(spec!, async () => (await createApiToken(t, (await createAdminUser(t, { role: 'admin' })).id, [permission])).token),
   );
 });
 

@@ -14,7 +14,7 @@ const DAY = 24 * HOUR;
 /** Midday UTC, so "today" is the same day in the test's time zone (TZ unset: UTC) however long the test runs. */
 const NOW = new Date('2031-03-10T12:00:00.000Z');
 
-describe('licence pool forecast and low-pool alerts (DECISIONS §14)', () => {
+describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', () => {
   let smtp: TestSmtpServer;
   let t: TestApp;
   let admin: string;

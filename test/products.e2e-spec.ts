@@ -126,7 +126,7 @@ describe('products', () => {
     expect(audit).toEqual([{ resource_id: res.body.id, success: true }]);
   });
 
-  it("PUT /api/products/:id takes SPEC's {emailSubject, emailTemplate} and leaves other fields alone", async () => {
+  it("PUT /api/products/:id takes the editor's {emailSubject, emailTemplate} and leaves other fields alone", async () => {
     const id = await createProduct(t, auth, { name: 'Template Product', downloadLink: 'https://dl.example.com/tp' });
     const res = await t
       .http()
@@ -174,7 +174,7 @@ describe('products', () => {
   });
 
   it('POST /api/products/:id/test-email sends the template with sample values', async () => {
-    // Test e-mails go to staff addresses only (DECISIONS §12): editor@example.com is an admin account.
+    // Test e-mails go to staff addresses only (docs/product.md §18.6): editor@example.com is an admin account.
     await createAdminUser(t, { username: 'editor', role: 'operator' });
     const id = await createProduct(t, auth, {
       name: 'Mail Product',

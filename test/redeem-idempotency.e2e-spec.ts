@@ -15,7 +15,7 @@ interface HistoryEvent {
 }
 
 /**
- * Issue 24, finding "replay of code + e-mail" (docs/product.md, "Idempotent redeem"): code and e-mail are not
+ * Issue 24, finding "replay of code + e-mail" (docs/product.md §19.1): code and e-mail are not
  * secrets (a shop-manager sees both side by side), so a repeat of a redeemed code with its e-mail gets a success token
  * again only with the Idempotency-Key the redeem page sent with the redemption. Real API, PostgreSQL and SMTP.
  */
@@ -82,7 +82,7 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
     expect(row.json).not.toContain(r.key);
   });
 
-  it('a repeat without the key: 409 with the SPEC text and no token, nothing written but its history', async () => {
+  it('a repeat without the key: 409 with the used-code text and no token, nothing written but its history', async () => {
     const r = await redeemed();
     const res = await redeem(r.body).expect(409);
     expect(res.body).toEqual({ statusCode: 409, message: USED, error: 'Conflict' });

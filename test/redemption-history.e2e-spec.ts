@@ -16,7 +16,7 @@ interface HistoryEvent {
 
 const KEY = 'ABCDE-FGHIJ-KLMNO-PQRST-UVWXY';
 
-describe('redemption history (DECISIONS §14)', () => {
+describe('redemption history (docs/product.md §20.3)', () => {
   let smtp: TestSmtpServer;
   let t: TestApp;
   let admin: string;

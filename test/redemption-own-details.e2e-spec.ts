@@ -8,7 +8,7 @@ import { emailStatus, eventually } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
 /**
- * Issue 24, finding "a redemption rewrites the customer" (docs/product.md, "Redemption"): the name, phone, IP and
+ * Issue 24, finding "a redemption rewrites the customer" (docs/product.md §11.6): the name, phone, IP and
  * country given with a redemption stay that redemption's. A later redemption with the same e-mail (another product)
  * changes nothing an earlier one shows: list, search, details, voucher list, export, history and its order e-mail.
  */

@@ -1,7 +1,7 @@
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 
-/** SPEC §5 redemption form: every rule at its boundaries; a refused request writes nothing. */
+/** docs/product.md §6.1 redemption form: every rule at its boundaries; a refused request writes nothing. */
 describe('redemption form rules', () => {
   let t: TestApp;
   let mac: string;
@@ -58,7 +58,7 @@ describe('redemption form rules', () => {
     ['company_website honeypot filled', { company_website: 'ACME' }, 'Bot detected'],
   ];
 
-  it.each(refused)('%s → 400 with the SPEC message and nothing written', async (_name, override, message) => {
+  it.each(refused)('%s → 400 with the rule\'s message and nothing written', async (_name, override, message) => {
     const [code] = await addCodes(t.db, mac, [randomCode('RULE')]);
     const before = await counts();
     const res = await t
@@ -116,6 +116,6 @@ describe('redemption form rules', () => {
   it('refuses a malformed JSON body with a clear message', async () => {
     const res = await t.http().post('/api/redeem-voucher').set('content-type', 'application/json').send('{"voucherCode":');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: expect.any(String), error: 'Bad Request' });
+    expect(res.body).toEqual({ statusCode: 400, message: 'The request body is not valid JSON', error: 'Bad Request' });
   });
 });

@@ -202,7 +202,7 @@ describe('geo-blocking and rate limit', () => {
       .set('X-Forwarded-For', '8.8.8.8')
       .send(redeemBody({ voucherCode: code }));
     expect(ok.status).toBe(201);
-    // Kept with the redemption (docs/product.md, "Redemption"), and with the new customer it made.
+    // Kept with the redemption (docs/product.md §11.6), and with the new customer it made.
     const [stored] = await t.db.query(
       `SELECT r.country, r.ip_address, c.country AS customer_country, c.ip_address AS customer_ip FROM redemptions r
          JOIN customers c ON c.id = r.customer_id JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,

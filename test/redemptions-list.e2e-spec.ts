@@ -83,7 +83,7 @@ describe('GET /api/redemptions', () => {
       );
     });
 
-    it('gives the SPEC shape with customer, product and assigned key', async () => {
+    it('gives the list shape with customer, product and assigned key', async () => {
       const exported = await list({ showExported: true });
       expect(exported.redemptions).toHaveLength(1);
       expect(exported.redemptions[0]).toEqual({
@@ -245,7 +245,7 @@ describe('GET /api/redemptions', () => {
           const text = plan.map((p) => p['QUERY PLAN']).join('\n');
           expect([sql, text]).toEqual([sql, expect.stringContaining('idx_voucher_codes_code_trgm')]);
           expect([sql, text]).toEqual([sql, expect.stringContaining('idx_customers_email_trgm')]);
-          // The name searched is the redemption's own (docs/product.md, "Redemption").
+          // The name searched is the redemption's own (docs/product.md §11.6).
           expect([sql, text]).toEqual([sql, expect.stringContaining('idx_redemptions_full_name_trgm')]);
         } finally {
           await runner.rollbackTransaction();

@@ -8,6 +8,7 @@ import { RedemptionRetentionRepository } from '../backend/src/modules/redemption
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
+import { randomHex } from './helpers/seed';
 
 describe('Retention job', () => {
   let t: TestApp;
@@ -117,7 +118,7 @@ describe('Retention job', () => {
     const retention = t.app.get(RedemptionRetentionRepository);
     for (let round = 0; round < 15; round++) {
       // Old customers without a redemption: each is a purge candidate while redeeming.
-      const emails = Array.from({ length: 8 }, () => `race-${randomBytes(5).toString('hex')}@example.com`);
+      const emails = Array.from({ length: 8 }, () => `race-${randomHex(5)}@example.com`);
       await t.db.query(
         `INSERT INTO customers (email, first_name, last_name, created_at)
          SELECT e, 'Race', 'Test', now() - interval '7 years 2 days' FROM unnest($1::text[]) e`,

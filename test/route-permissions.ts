@@ -30,6 +30,12 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'POST /api/admin/sessions/revoke-others': [],
   'POST /api/admin/reset-operator': [Permission.AdminResetOperator],
   'POST /api/admin/create-shop-manager': [Permission.AdminCreateShopManager],
+  // Single sign-on (404 when OIDC_ISSUER is unset) and integrations' API tokens
+  'GET /api/admin/oidc/login': 'public',
+  'GET /api/admin/oidc/callback': 'public',
+  'POST /api/admin/api-tokens': [Permission.ApiTokensManage],
+  'GET /api/admin/api-tokens': [Permission.ApiTokensManage],
+  'DELETE /api/admin/api-tokens/:id': [Permission.ApiTokensManage],
   // Products, voucher codes, statistics, exports
   'GET /api/products': [Permission.DashboardView],
   'GET /api/products/:id': [Permission.DashboardView],
@@ -49,7 +55,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | Permission[]> = {
   'GET /api/export/redeemed-vouchers': [Permission.ExportRedeemedData],
   'GET /api/export/redeemed-voucher-codes': [Permission.ExportRedeemedVouchers],
   'GET /api/export/unredeemed-vouchers': [Permission.ExportUnredeemedVouchers],
-  // A batch's reconciliation holds unredeemed and redeemed codes: both code exports' permissions (DECISIONS §7).
+  // A batch's reconciliation holds unredeemed and redeemed codes: both code exports' permissions (docs/product.md §7.4).
   'GET /api/export/batch/:id': [Permission.VouchersView, Permission.ExportUnredeemedVouchers, Permission.ExportRedeemedVouchers],
 
   // Licence keys, redemptions, system

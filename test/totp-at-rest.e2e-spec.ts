@@ -10,7 +10,7 @@ import { openKey } from './helpers/factories';
 const run = promisify(execFile);
 
 /**
- * Staff TOTP secrets sealed under DATA_KEY like licence keys (DECISIONS §6, docs/security.md): a database dump holds
+ * Staff TOTP secrets sealed under DATA_KEY like licence keys (docs/product.md §13.3, docs/security.md): a database dump holds
  * none, sign-in with a code still works, and a secret left in clear by an earlier version is sealed at start-up.
  * (Rotation of TOTP secrets: test/keys-at-rest.e2e-spec.ts "rotate-data-key".)
  */

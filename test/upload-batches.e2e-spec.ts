@@ -6,7 +6,7 @@ import { bearer, createAdminUser, issueToken } from './helpers/auth';
 import { addCodes, randomCode } from './helpers/factories';
 
 /*
- * DECISIONS §14 upload batches: every upload and every void file is a batch; `GET /api/products/{id}/batches` answers
+ * docs/product.md §20.1 upload batches: every upload and every void file is a batch; `GET /api/products/{id}/batches` answers
  * live counts kept by the counters, `GET /api/export/batch/{id}` each code of a batch with its state and times.
  */
 
@@ -33,7 +33,7 @@ function csvRows(text: string): string[][] {
   return parse(text.slice(BOM.length), { relax_column_count: false });
 }
 
-describe('upload batches (DECISIONS §14)', () => {
+describe('upload batches (docs/product.md §20.1)', () => {
   let t: TestApp;
   let admin: { id: string; username: string };
   let auth: { Authorization: string };

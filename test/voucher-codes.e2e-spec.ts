@@ -23,7 +23,21 @@ describe('voucher codes of a product: list, search, delete', () => {
     it('answers an empty page for a product without codes', async () => {
       const product = await createProduct(t, auth);
       const res = await list(product, { limit: 50, offset: 0 }).expect(200);
-      expect(res.body).toEqual({ codes: [], totalCount: 0, hasMore: false, totalCountExact: true });
+      expect(res.body).toEqual({
+        codes: [],
+        pagination: {
+          currentPage: 1,
+          limit: 50,
+          totalCount: 0,
+          totalPages: 0,
+          hasPreviousPage: false,
+          hasNextPage: false,
+          totalCountExact: true,
+        },
+        totalCount: 0,
+        hasMore: false,
+        totalCountExact: true,
+      });
     });
 
     it('pages an exact multiple of the page size and a short last page, newest first', async () => {
@@ -56,7 +70,20 @@ describe('voucher codes of a product: list, search, delete', () => {
       expect(new Set(all).size).toBe(100);
 
       const past = await list(product, { limit: 50, offset: 100 }).expect(200);
-      expect(past.body).toEqual({ codes: [], totalCount: 100, hasMore: false, totalCountExact: true });
+      expect(past.body).toMatchObject({ codes: [], totalCount: 100, hasMore: false, totalCountExact: true });
+
+      // The admin lists' one contract: page numbers and the pagination object, the same pages as the offsets.
+      const page2 = await list(product, { limit: 50, page: 2 }).expect(200);
+      expect(page2.body.codes).toEqual(second.body.codes);
+      expect(page2.body.pagination).toEqual({
+        currentPage: 2,
+        limit: 50,
+        totalCount: 100,
+        totalPages: 2,
+        hasPreviousPage: true,
+        hasNextPage: false,
+        totalCountExact: true,
+      });
 
       const last = await list(product, { limit: 30, offset: 90 }).expect(200);
       expect(last.body.codes.map((c: { code: string }) => c.code)).toEqual(seq('OLD', 10).reverse());
@@ -119,6 +146,38 @@ describe('voucher codes of a product: list, search, delete', () => {
       const narrow = await list(product, { search: 'many-123', limit: 100, offset: 100 }).expect(200);
       expect(narrow.body.codes.map((c: { code: string }) => c.code)).toEqual(await expected('%many-123%', 100, 100));
       expect(narrow.body).toMatchObject({ totalCount: 111, hasMore: false, totalCountExact: true });
+    });
+
+    it('keeps an exact code search narrow and exactly counted when PostgreSQL believes the product holds tens of millions of codes', async () => {
+      // The redemption list's ten-million-row rule (test/redemptions-list.e2e-spec.ts), now the voucher-code list's
+      // too: PostgreSQL never estimates a trigram pattern below about 1/10,000 of a table, so at tens of millions of
+      // codes in a product an exact code looked broad (over 2,000 expected matches) and was given that estimate as
+      // its total. The planner's statistics of a hundred million codes, on this table's real pages:
+      const product = await createProduct(t, auth);
+      await t.db.query(
+        `INSERT INTO voucher_codes (code, product_id) SELECT 'TEN-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        [product],
+      );
+      await t.db.query('ANALYZE voucher_codes');
+      await t.db.query(`UPDATE pg_class SET reltuples = 100000000 WHERE relname = 'voucher_codes'`);
+      try {
+        const [plan] = await t.db.query(
+          `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes v WHERE v.product_id = $1 AND v.code LIKE '%TEN-12345%'`,
+          [product],
+        );
+        const planned = (
+          typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN']
+        )[0].Plan;
+        // Above what a search may count exactly: the old rule answered it with this estimate.
+        expect(planned['Plan Rows']).toBeGreaterThan(2000);
+
+        const found = await list(product, { search: 'ten-12345' }).expect(200);
+        expect(found.body.codes.map((c: { code: string }) => c.code)).toEqual(['TEN-12345']);
+        expect(found.body).toMatchObject({ totalCount: 1, hasMore: false, totalCountExact: true });
+        expect(found.body.pagination).toMatchObject({ totalCount: 1, totalPages: 1, totalCountExact: true });
+      } finally {
+        await t.db.query('ANALYZE voucher_codes');
+      }
     });
 
     it('searches case-insensitively for part of a code, treating _ and % literally', async () => {

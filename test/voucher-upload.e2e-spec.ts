@@ -1,8 +1,8 @@
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
-import { randomBytes } from 'crypto';
 import { addCodes } from './helpers/factories';
 import { waitUntil } from './helpers/processes';
+import { randomHex } from './helpers/seed';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -18,7 +18,7 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
 
   /** A product of the test's own, so what it reads is what it wrote. */
   const newProduct = async (): Promise<string> =>
-    (await t.db.query(`INSERT INTO products (name) VALUES ($1) RETURNING id`, [`Upload ${randomBytes(4).toString('hex')}`]))[0].id;
+    (await t.db.query(`INSERT INTO products (name) VALUES ($1) RETURNING id`, [`Upload ${randomHex(4)}`]))[0].id;
 
   const upload = (product: string, content: string | Buffer, filename: string) =>
     t
@@ -47,7 +47,7 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
       batchId: expect.stringMatching(UUID),
     });
     expect(await codesOf(proPlus)).toEqual(['CSV-A1', 'CSV-A2', 'CSV_A3']);
-    // The codes carry the upload's batch (DECISIONS §14).
+    // The codes carry the upload's batch (docs/product.md §20.1).
     const batches = await t.db.query(`SELECT DISTINCT batch_id FROM voucher_codes WHERE product_id = $1`, [proPlus]);
     expect(batches).toEqual([{ batch_id: res.body.batchId }]);
   });
@@ -286,7 +286,7 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     await addCodes(t.db, product, Array.from({ length: 300 }, (_, i) => `PENDING-${i}`));
     expect(await pendingPages()).toBeGreaterThan(0);
     // …an upload's are merged after its answer, with those before them.
-    const codes = Array.from({ length: 2000 }, (_, i) => `MERGE-${i}-${randomBytes(3).toString('hex')}`);
+    const codes = Array.from({ length: 2000 }, (_, i) => `MERGE-${i}-${randomHex(3)}`);
     await upload(product, codes.join('\n'), 'codes.txt').expect(201);
     await waitUntil('the pending list merged', async () => (await pendingPages()) === 0, { timeoutMs: 10_000 });
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM voucher_codes WHERE code ILIKE '%MERGE-1999-%'`);

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'crypto';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
-import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 import { startRedisServer, TestRedisServer } from './helpers/redis';
 import { HookAnswer, ReceivedHook, RECEIVERS_ON_LOOPBACK, startReceiver } from './helpers/webhook-receiver';
@@ -13,7 +13,7 @@ import { AddressInfo } from 'net';
 import { SMTPServer } from 'smtp-server';
 
 /**
- * Webhooks (DECISIONS §14) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
+ * Webhooks (docs/product.md §20.4) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
  * WEBHOOK_ALLOW_INSECURE_TARGETS): registration and its SSRF refusals, signatures, retries with backoff, the events, the delivery log, and a
  * receiver that hangs not slowing redemptions down.
  */
@@ -220,26 +220,21 @@ describe('Webhooks', () => {
     }
   });
 
-  it('a receiver that never answers does not slow redemptions down (p50 of 200 redemptions)', async () => {
-    const codes = await addCodes(t.db, product, Array.from({ length: 420 }, () => randomCode('WHP')));
-    const timeRedemptions = async (batch: string[]) => {
-      const took: number[] = [];
-      for (const code of batch) {
-        const started = process.hrtime.bigint();
-        await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
-        took.push(Number(process.hrtime.bigint() - started) / 1e6);
-      }
-      return took.sort((a, b) => a - b)[Math.floor(took.length / 2)];
-    };
-    await timeRedemptions(codes.slice(0, 20)); // warm-up
-    const before = await timeRedemptions(codes.slice(20, 220));
+  it('a receiver that never answers does not hold redemptions up: they answer while its delivery hangs', async () => {
     const r = await receiver(() => 'hang');
     await register(r.url, ['redemption.created']);
-    const during = await timeRedemptions(codes.slice(220, 420));
-    // The receiver was being called (and kept hanging) while the redemptions ran.
-    expect(r.received.length).toBeGreaterThan(0);
-    expect(r.received.every((h) => h.answered === undefined)).toBe(true);
-    expect(during).toBeLessThan(before * 1.5 + 3);
+    await redeemNew(t, product, {}, 'WHP');
+    const [hanging] = await eventually(
+      async () => (r.received[0]?.open ? r.received : undefined),
+      15_000,
+      'the delivery to reach the hanging receiver',
+    );
+    // Redemptions (each with its own delivery to queue) answer 201 while that delivery is still waiting for an answer.
+    for (let i = 0; i < 3; i++) {
+      await redeemNew(t, product, {}, 'WHP');
+      expect(hanging.open).toBe(true);
+    }
+    expect(hanging.answered).toBeUndefined();
   });
 });
 
@@ -286,7 +281,7 @@ describe('Webhooks through Bull on Redis', () => {
 });
 
 /**
- * The circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint failing WEBHOOK_PAUSE_AFTER_FAILURES
+ * The circuit breaker (docs/product.md §20.4): an endpoint failing WEBHOOK_PAUSE_AFTER_FAILURES
  * attempts in a row (here 3, with no minimum duration) is paused; no attempt is made until an admin resumes it, and
  * its deliveries wait, queued. And what an email.failed payload may say about the customer.
  */

@@ -35,7 +35,7 @@ export async function prepareDatabase(config: AppConfig): Promise<StartedDatabas
   if (!config.databaseUrl) {
     database = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, new NestLogger('Database'));
   }
-  // Licence keys, product keys and TOTP secrets still stored in clear are sealed under DATA_KEY before anything serves (DECISIONS §12).
+  // Licence keys, product keys and TOTP secrets still stored in clear are sealed under DATA_KEY before anything serves (docs/product.md §18.1).
   const cipher = DataCipher.fromConfig(config);
   const sealed = await runMigrations(database.url, (dataSource) => sealKeysStoredInClear(dataSource, cipher));
   if (sealed?.licenseKeys || sealed?.productKeys || sealed?.totpSecrets) {
@@ -67,7 +67,7 @@ export async function createHttpApp(
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
-  // Real-time events cross API instances through Redis when there is one (DECISIONS §11).
+  // Real-time events cross API instances through Redis when there is one (docs/product.md §17.1).
   if (config.redisUrl) app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
 
   // API_DOCS=off (the production default): /api/docs and /api/docs-json answer 404 like any unknown API path.

@@ -54,7 +54,7 @@ export class AppModule {
         res.setHeader('x-request-id', id);
         return id;
       },
-      // DECISIONS §12 "Secrets in logs": tokens in paths, codes and secrets in bodies, credential headers.
+      // docs/product.md §18.4 "Secrets in logs": tokens in paths, codes and secrets in bodies, credential headers.
       serializers: { req: redactRequest, res: redactResponse },
       autoLogging: { ignore: (req) => req.url === '/api/health' },
     };

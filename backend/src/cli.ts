@@ -42,7 +42,7 @@ async function main(): Promise<number> {
 }
 
 /**
- * Re-seals every licence key, product key, webhook secret and TOTP secret under DATA_KEY (DECISIONS §12);
+ * Re-seals every licence key, product key, webhook secret and TOTP secret under DATA_KEY (docs/product.md §18.1);
  * DATA_KEY_PREVIOUS opens the keys not yet rotated. Batches of one statement each, rows already under DATA_KEY
  * skipped: an interrupted run is simply run again. The running service keeps working meanwhile when it too has both
  * keys. It ends by counting the rows still not under DATA_KEY (an instance still writing under the old key) and

@@ -67,7 +67,7 @@ export async function seedDemo(app: INestApplication, config: AppConfig, generat
     const missing = DEMO_CODES_PER_PRODUCT - product.unredeemedCount;
     if (missing <= 0) continue;
     const fresh = Array.from({ length: missing }, () => `DEMO-${randomPart(4)}-${randomPart(4)}`);
-    // One upload batch per top-up (DECISIONS §14), named for the demo, by nobody.
+    // One upload batch per top-up (docs/product.md §20.1), named for the demo, by nobody.
     await codes.copyIn(product.id, (copy) => pipeline(Readable.from([`${fresh.join('\n')}\n`]), copy), {
       fileName: 'demo-codes.txt',
       adminUserId: null,

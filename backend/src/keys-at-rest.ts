@@ -27,7 +27,7 @@ function owners(dataSource: DataSource, cipher: DataCipher) {
 }
 
 /**
- * Start-up step (DECISIONS §12), run under the migration lock: seals every licence key, product key and TOTP secret
+ * Start-up step (docs/product.md §18.1), run under the migration lock: seals every licence key, product key and TOTP secret
  * still stored in clear. Licence keys go in batches of one transaction each (resumable after an interruption,
  * idempotent, safe beside another instance: each batch row-locks its rows with SKIP LOCKED); the other two are a
  * handful of rows, each UPDATE guarded by the clear value it read.

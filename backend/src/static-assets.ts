@@ -16,7 +16,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * The strings the build's prerendered markup carries in place of the public config
  * (frontend/build/page-files.mts names the same three), and the element the page reads the config from.
  */
-const PLACEHOLDERS: Record<keyof PublicConfig, string> = {
+type TextKey = 'supportEmail' | 'companyName' | 'companyAddress';
+const PLACEHOLDERS: Record<TextKey, string> = {
   supportEmail: '%%SUPPORT_EMAIL%%',
   companyName: '%%COMPANY_NAME%%',
   companyAddress: '%%COMPANY_ADDRESS%%',
@@ -42,7 +43,7 @@ const gzip = promisify(gzipCallback);
 
 async function renderPage(html: string, config: PublicConfig): Promise<Page> {
   let text = html.replace(CONFIG_ELEMENT, CONFIG_ELEMENT.replace('><', `>${scriptJson(config)}<`));
-  for (const key of Object.keys(PLACEHOLDERS) as Array<keyof PublicConfig>) {
+  for (const key of Object.keys(PLACEHOLDERS) as TextKey[]) {
     text = text.replaceAll(PLACEHOLDERS[key], escapeHtml(config[key]));
   }
   const identity = Buffer.from(text);

@@ -179,7 +179,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
       await tab(page, 'Recent Redemptions');
       await dialog(page, async () => {
         await page.getByRole('button', { name: /^View details of / }).first().click();
-        // The History section (DECISIONS §14) is judged with its events loaded.
+        // The History section (docs/product.md §20.3) is judged with its events loaded.
         await page.getByRole('dialog').getByRole('list', { name: 'Redemption history' }).waitFor();
         await page.getByRole('dialog').getByRole('button', { name: 'Assign License' }).click();
       });

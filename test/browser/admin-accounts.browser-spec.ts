@@ -84,7 +84,7 @@ describe('admin console in a real browser', () => {
     expect(await dialog.getByRole('button', { name: 'Export Codes' }).count()).toBe(0);
   });
 
-  it('changes the own password with the strength meter and SPEC messages', async () => {
+  it('changes the own password with the strength meter and the policy messages', async () => {
     const admin = await createAdminUser(t, { role: 'admin' });
     await signIn(admin);
     await page.getByRole('button', { name: 'Change Password' }).click();

@@ -232,7 +232,7 @@ describe('admin console in a real browser', () => {
     await preview.getByText('Key: XXXXX-XXXXX-XXXXX-XXXXX-XXXXX').waitFor();
     await shot('email-template');
 
-    // Test e-mails go to staff addresses only (DECISIONS §12): a colleague's account address.
+    // Test e-mails go to staff addresses only (docs/product.md §18.6): a colleague's account address.
     const qa = await createAdminUser(t, { role: 'operator', username: 'qa_browser' });
     const qaEmail = `${qa.username}@example.com`;
     await dialog.getByLabel('Send test to').fill(qaEmail);

@@ -9,7 +9,7 @@ import { launchChromium, openPage, screenshot } from './browser';
 const RESEND_ANSWER = 'If this voucher was redeemed with this e-mail address, the order e-mail is on its way again.';
 
 /**
- * DECISIONS §13 in Chromium against the real API, database and an SMTP server: a double click on a slow network,
+ * docs/product.md §19.2 in Chromium against the real API, database and an SMTP server: a double click on a slow network,
  * "Didn't get the e-mail?" from the success page, and an operator voiding a refunded code from the product card.
  */
 describe('customer self-service and refunds in a real browser', () => {

@@ -6,8 +6,8 @@ import { launchChromium, openPage, screenshot } from './browser';
 const COMPANY = 'Licence Desk Ltd';
 
 /**
- * The success pages say nothing of success before the server has answered for the token (docs/product.md,
- * "Success pages"): while `/api/success-token/…` is held back, the page shows "Verifying access..." between the
+ * The success pages say nothing of success before the server has answered for the token
+ * (docs/product.md §2.3): while `/api/success-token/…` is held back, the page shows "Verifying access..." between the
  * site's header and footer, and no heading, key, e-mail or download link of the result; then exactly one state.
  * A forged and an expired token go from there straight to "Access Denied".
  */

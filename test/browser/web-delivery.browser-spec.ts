@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'net';
 import { join } from 'path';
 import { brotliDecompressSync, gunzipSync } from 'zlib';
 import { startTestApp, TestApp } from '../helpers/app';
+import { eventually } from '../helpers/redemptions';
 
 /**
  * How the built web app reaches a phone: precompressed copies chosen by Accept-Encoding, hashed assets cached
@@ -174,12 +175,12 @@ describe('web delivery', () => {
     });
     try {
       const base = `http://127.0.0.1:${port}`;
-      // Up once both servers pass the health check (every 2 s).
-      for (let i = 0; i < 100; i++) {
-        const res = await raw('/api/health', {}, base).catch(() => undefined);
-        if (res?.status === 200) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // Up once both servers pass the health check (every 2 s); never up is a failure, not a silent carry-on.
+      await eventually(
+        async () => (await raw('/api/health', {}, base).catch(() => undefined))?.status === 200,
+        15_000,
+        'the API to answer /api/health through HAProxy',
+      );
       const page = await raw('/', { 'Accept-Encoding': 'gzip, deflate, br' }, base);
       expect(page.headers['content-encoding']).toBe('br');
       expect(brotliDecompressSync(page.body).toString()).toContain('<div id="root">');

@@ -53,7 +53,7 @@ export async function signIn(user: TestAdmin, password = user.password): Promise
   await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
 }
 
-/** The SPEC §6 storage keys: adminToken, authToken, adminRefreshToken (evaluated in the page). */
+/** The docs/product.md §7.5 storage keys: adminToken, authToken, adminRefreshToken (evaluated in the page). */
 export const storedTokens = () =>
   page.evaluate<Array<string | null>>(`['adminToken', 'authToken', 'adminRefreshToken'].map((key) => localStorage.getItem(key))`);
 

@@ -1,5 +1,6 @@
 import { TestApp } from './app';
 import { redeemBody } from './factories';
+import { randomHex } from './seed';
 
 /** Creates a product through the API (so it is isolated from the seeded ones) and returns its id. */
 export async function createProduct(
@@ -12,7 +13,7 @@ export async function createProduct(
     .post('/api/products')
     .set(auth)
     .send({
-      name: `Test product ${Math.random().toString(36).slice(2, 10)}`,
+      name: `Test product ${randomHex(4)}`,
       downloadLink: 'https://dl.example.com/x',
       ...body,
     })

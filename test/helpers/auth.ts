@@ -5,6 +5,7 @@ import { Clock } from '../../backend/src/common/clock';
 import { hashPassword } from '../../backend/src/modules/auth/password';
 import type { AccessTokenPayload } from '../../backend/src/modules/auth/access-token';
 import { TestApp } from './app';
+import { randomHex } from './seed';
 
 export interface TestAdmin {
   id: string;
@@ -19,7 +20,7 @@ export async function createAdminUser(
   opts: { role?: string; username?: string; password?: string } = {},
 ): Promise<TestAdmin> {
   const role = opts.role ?? 'admin';
-  const username = opts.username ?? `${role.replace(/[^a-z]/g, '')}_${randomBytes(4).toString('hex')}`;
+  const username = opts.username ?? `${role.replace(/[^a-z]/g, '')}_${randomHex(4)}`;
   const password = opts.password ?? 'Str0ng!Passw0rd#1';
   const { hash, salt } = await hashPassword(password);
   const [row] = await t.db.query(
@@ -66,4 +67,15 @@ export function fixTotpClock(t: TestApp): { now: number; codeAt: (secret: string
   const now = Math.floor(Date.now() / 30_000) * 30_000 + 1000;
   jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
   return { now, codeAt: (secret, steps = 0) => generateSync({ secret, epoch: Math.floor(now / 1000) + steps * 30 }) };
+}
+
+/** An API token of `createdBy` (an admin's id) with these permissions, stored as the API would store it. */
+export async function createApiToken(t: TestApp, createdBy: string, permissions: string[]): Promise<{ id: string; token: string }> {
+  const token = `ovr_${randomBytes(32).toString('base64url')}`;
+  const [row] = await t.db.query(
+    `INSERT INTO api_tokens (name, token_hash, permissions, created_by, expires_at)
+     VALUES ($1, $2, $3, $4, now() + interval '1 day') RETURNING id`,
+    [`test ${permissions.join(' ')}`.slice(0, 100), createHash('sha256').update(token).digest('hex'), permissions, createdBy],
+  );
+  return { id: row.id, token };
 }

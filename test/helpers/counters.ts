@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'crypto';
+import { pick, random, randomHex, randomInt } from './seed';
 import { JobHandlers } from '../../backend/src/modules/jobs/job-handlers.service';
 import { StatsRepository } from '../../backend/src/modules/stats/stats.repository';
 import { createProduct } from './admin-data';
@@ -123,10 +123,11 @@ export function randomOperations(
   /** Every code ever uploaded (some deleted or cleaned since): operations pick from it at random. */
   const codes: Array<{ code: string; product: string }> = [];
 
-  const pick = <T>(list: T[]): T => list[randomInt(list.length)];
+  // Rows in an order drawn from the seed (not PostgreSQL's random()), so TEST_SEED replays the choices too.
+  const shuffled = () => `md5(id::text || '${randomHex(4)}')`;
   const randomRow = async (sql: string, params: unknown[] = []) =>
-    (await t.db.query(`${sql} ORDER BY random() LIMIT 1`, params))[0];
-  const newCode = () => `CNT-${randomBytes(6).toString('hex').toUpperCase()}`;
+    (await t.db.query(`${sql} ORDER BY ${shuffled()} LIMIT 1`, params))[0];
+  const newCode = () => `CNT-${randomHex(6).toUpperCase()}`;
   const ok = (res: { status: number; body: unknown }, allowed: number[]) => {
     if (!allowed.includes(res.status)) throw new Error(`unexpected ${res.status}: ${JSON.stringify(res.body)}`);
   };
@@ -204,7 +205,7 @@ export function randomOperations(
       4,
       'export selected redemptions',
       async () => {
-        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY random() LIMIT 6`)).map((r: { id: string }) => r.id);
+        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 6`)).map((r: { id: string }) => r.id);
         if (!ids.length) return;
         const res = await t.http().post('/api/export/selected-redemptions').set(auth).send({ redemptionIds: ids, format: 'csv' });
         ok(res, [200, 404]);
@@ -231,7 +232,7 @@ export function randomOperations(
       'delete selected codes',
       async () => {
         const product = pick(products);
-        const ids = (await t.db.query(`SELECT id FROM voucher_codes WHERE product_id = $1 ORDER BY random() LIMIT 5`, [product])).map(
+        const ids = (await t.db.query(`SELECT id FROM voucher_codes WHERE product_id = $1 ORDER BY ${shuffled()} LIMIT 5`, [product])).map(
           (r: { id: string }) => r.id,
         );
         if (!ids.length) return;
@@ -267,7 +268,7 @@ export function randomOperations(
       2,
       'bulk delete redemptions',
       async () => {
-        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY random() LIMIT 4`)).map((r: { id: string }) => r.id);
+        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 4`)).map((r: { id: string }) => r.id);
         if (ids.length) ok(await t.http().post('/api/redemptions/bulk-delete').set(auth).send({ redemptionIds: ids }), [200, 201]);
       },
     ],
@@ -281,7 +282,7 @@ export function randomOperations(
           .set(auth)
           .send({
             productId: pick(licensed),
-            licenseKey: `KEY-${randomBytes(5).toString('hex').toUpperCase()}`,
+            licenseKey: `KEY-${randomHex(5).toUpperCase()}`,
             downloadLink: 'https://dl.example.com/k',
             licenseType: randomInt(3) ? 'single-user' : 'volume',
             maxActivations: 3,
@@ -327,7 +328,7 @@ export function randomOperations(
         // Moving a redemption's day is what only the row trigger sees; the retention run then deletes it.
         await t.db.query(
           `UPDATE redemptions SET redeemed_at = redeemed_at - interval '8 years'
-            WHERE id = (SELECT id FROM redemptions ORDER BY random() LIMIT 1)`,
+            WHERE id = (SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 1)`,
         );
         await t.app.get(JobHandlers).runRetention();
       },
@@ -341,7 +342,7 @@ export function randomOperations(
   ];
   const totalWeight = operations.reduce((sum, [w]) => sum + w, 0);
   const chooseOperation = () => {
-    let r = Math.random() * totalWeight;
+    let r = random() * totalWeight;
     for (const op of operations) {
       r -= op[0];
       if (r < 0) return op;

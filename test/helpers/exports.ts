@@ -1,8 +1,8 @@
-import { randomBytes } from 'crypto';
 import { parse } from 'csv-parse/sync';
 import { Clock } from '../../backend/src/common/clock';
 import { startTestApp } from './app';
 import { bearer, tokenFor } from './auth';
+import { randomHex } from './seed';
 
 /** What the export suites share (test/exports-redemptions.e2e-spec.ts, test/exports-codes.e2e-spec.ts). */
 
@@ -29,7 +29,7 @@ export function csvRows(text: string): string[][] {
 }
 
 /** A tag of its own for a test's customers (their e-mail domain), so a search finds only that test's rows. */
-export const newTag = () => `exp${randomBytes(4).toString('hex')}`;
+export const newTag = () => `exp${randomHex(4)}`;
 
 /**
  * The app of an export suite with an admin's header, its Clock stopped at 2026-03-05 (every filename carries this

@@ -1,7 +1,7 @@
-import { randomBytes } from 'crypto';
 import { DataSource } from 'typeorm';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { sealedKeyColumns } from '../../backend/src/modules/license/license.repository';
+import { randomHex } from './seed';
 
 /** The DATA_KEY cipher of each running test app, by its DataSource (set by startTestApp). */
 export const testCiphers = new WeakMap<DataSource, DataCipher>();
@@ -35,7 +35,7 @@ export async function productId(db: DataSource, name: string): Promise<string> {
 }
 
 export function randomCode(prefix = 'TEST'): string {
-  return `${prefix}-${randomBytes(5).toString('hex').toUpperCase()}`;
+  return `${prefix}-${randomHex(5).toUpperCase()}`;
 }
 
 /** Inserts voucher codes for a product and returns them. */
@@ -86,7 +86,7 @@ export function redeemBody(overrides: Partial<RedeemBody> & { voucherCode: strin
   return {
     firstName: 'Ann',
     lastName: 'Lee',
-    email: `ann.${randomBytes(4).toString('hex')}@example.com`,
+    email: `ann.${randomHex(4)}@example.com`,
     phone: '+1 302 555 0100',
     acceptPrivacyPolicy: true,
     submissionTime: String(Date.now()),

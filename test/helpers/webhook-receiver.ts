@@ -6,6 +6,8 @@ export interface ReceivedHook {
   body: string;
   /** What the receiver answered (undefined: it never answered). */
   answered?: number;
+  /** The request is still open: answered, or given up by the sender, it is false. */
+  open: boolean;
 }
 
 /** `answer` decides each request's reply: a status (and body), or 'hang' to never answer. */
@@ -25,7 +27,8 @@ export async function startReceiver(answer: (n: number, hook: ReceivedHook) => H
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const hook: ReceivedHook = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const hook: ReceivedHook = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), open: true };
+      res.on('close', () => (hook.open = false));
       received.push(hook);
       const reply = answer(received.length, hook);
       if (reply === 'hang') return;

@@ -1,5 +1,5 @@
 /**
- * Secrets in logs (DECISIONS §12): what the request log keeps of a request. Success tokens in paths and query
+ * Secrets in logs (docs/product.md §18.4): what the request log keeps of a request. Success tokens in paths and query
  * strings, voucher codes, tokens, passwords and licence keys in bodies, and every header that carries a
  * credential are replaced by `[Redacted]`.
  */
@@ -7,7 +7,7 @@ export const REDACTED = '[Redacted]';
 
 /**
  * Header names that carry credentials (matched case-insensitively, as Node lower-cases them). The redeem page's
- * Idempotency-Key is one: with code and e-mail it gets a success token again (docs/product.md).
+ * Idempotency-Key is one: with code and e-mail it gets a success token again (docs/product.md §19.1).
  */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|idempotency-key|password|signature|session/i;
 

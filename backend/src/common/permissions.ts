@@ -1,4 +1,4 @@
-/** Every permission of the admin API, `resource.action` (DECISIONS §7). */
+/** Every permission of the admin API, `resource.action` (docs/product.md §7.2). */
 export enum Permission {
   DashboardView = 'dashboard.view',
   VouchersView = 'vouchers.view',
@@ -20,6 +20,7 @@ export enum Permission {
   EmailsResend = 'emails.resend',
   EmailsFixPending = 'emails.fix-pending',
   WebhooksManage = 'webhooks.manage',
+  ApiTokensManage = 'api-tokens.manage',
 }
 
 export enum Role {
@@ -40,6 +41,7 @@ const OPERATOR_DENIED = new Set<Permission>([
   Permission.ExportUnredeemedVouchers,
   Permission.EmailsFixPending,
   Permission.WebhooksManage,
+  Permission.ApiTokensManage,
 ]);
 
 /**
@@ -51,6 +53,22 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   [Role.Operator]: ALL.filter((p) => !OPERATOR_DENIED.has(p)),
   [Role.ShopManager]: [Permission.DashboardView],
 };
+
+/**
+ * What an integration's API token may hold: the data permissions. Never settings, cleanup, accounts, webhooks
+ * (configuration that sends data elsewhere) or tokens themselves (docs/product.md §22.3).
+ */
+export const TOKEN_PERMISSIONS: readonly Permission[] = ALL.filter(
+  (p) =>
+    ![
+      Permission.SettingsAccess,
+      Permission.SystemCleanup,
+      Permission.AdminResetOperator,
+      Permission.AdminCreateShopManager,
+      Permission.WebhooksManage,
+      Permission.ApiTokensManage,
+    ].includes(p),
+);
 
 export function permissionsOf(role: string): Permission[] {
   return [...(ROLE_PERMISSIONS[role as Role] ?? [])];

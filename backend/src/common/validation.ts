@@ -1,4 +1,5 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { invalidTextFields } from './input-text';
 
 export interface FieldError {
   field: string;
@@ -17,20 +18,36 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return out;
 }
 
-/** 400 with the first failing rule's message as `message`, and every field's message in `errors` (DECISIONS §5). */
+function fieldErrorsException(fieldErrors: FieldError[]): BadRequestException {
+  return new BadRequestException({
+    message: fieldErrors[0]?.message ?? 'Invalid input',
+    error: 'Bad Request',
+    errors: fieldErrors,
+  });
+}
+
+/**
+ * Before any DTO rule: every string of the body, the query and the path parameters must be text PostgreSQL and
+ * the validators can take (`common/input-text.ts`); otherwise 400 naming the fields, and the handler never runs.
+ * Checked here once for every route (issue 24), not per DTO.
+ */
+class AppValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
+      const invalid = invalidTextFields(value, metadata.data ?? '');
+      if (invalid.length) throw fieldErrorsException(invalid);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/** 400 with the first failing rule's message as `message`, and every field's message in `errors` (docs/product.md §9.1). */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AppValidationPipe({
     transform: true,
     whitelist: true,
     stopAtFirstError: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const fieldErrors = flatten(errors);
-      return new BadRequestException({
-        message: fieldErrors[0]?.message ?? 'Invalid input',
-        error: 'Bad Request',
-        errors: fieldErrors,
-      });
-    },
+    exceptionFactory: (errors) => fieldErrorsException(flatten(errors)),
   });
 }

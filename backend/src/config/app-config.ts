@@ -2,10 +2,11 @@ import { randomBytes } from 'crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { isIP } from 'net';
 import { join, resolve } from 'path';
+import { loadLocalLogin, loadOidcConfig, OidcConfig } from './oidc-config';
 
 /**
  * Every setting of the service, read once at boot from the environment (and `.env`).
- * A bad value stops start-up with a message naming the variable (DECISIONS §1).
+ * A bad value stops start-up with a message naming the variable (docs/product.md §23.6).
  */
 export interface AppConfig {
   nodeEnv: string;
@@ -35,7 +36,7 @@ export interface AppConfig {
   dataKeyPrevious?: Buffer;
   /** Life of an admin session (refresh token); each refresh extends it by this much. */
   sessionTtlHours: number;
-  /** Longest life of an admin session from sign-in, whatever the refreshes (DECISIONS §12). */
+  /** Longest life of an admin session from sign-in, whatever the refreshes (docs/product.md §18.5). */
   sessionMaxHours: number;
   /** Consecutive failed logins that lock an account, and for how long. */
   loginLockoutAttempts: number;
@@ -80,15 +81,15 @@ export interface AppConfig {
   mailSweepAfterMs: number;
   /** How long one worker holds the claim on a redemption's e-mail while it sends it (seconds). */
   mailClaimSeconds: number;
-  /** Security audit rows older than this many days are deleted by the retention job (SPEC §1: 1 year). */
+  /** Security audit rows older than this many days are deleted by the retention job (docs/product.md §1.5: 1 year). */
   auditRetentionDays: number;
-  /** E-mail log rows older than this many days are deleted (SPEC §1: 2 years). */
+  /** E-mail log rows older than this many days are deleted (docs/product.md §1.5: 2 years). */
   emailLogRetentionDays: number;
-  /** Redemptions older than this many days are deleted, with customers left without any (SPEC §1: 7 years). */
+  /** Redemptions older than this many days are deleted, with customers left without any (docs/product.md §1.5: 7 years). */
   redemptionRetentionDays: number;
   /** How often the retention job runs (daily). */
   retentionIntervalMs: number;
-  /** DECISIONS §14: a licence pool with fewer days of keys left than this is low (warning colour, alert e-mail). */
+  /** docs/product.md §20.2: a licence pool with fewer days of keys left than this is low (warning colour, alert e-mail). */
   poolAlertDays: number;
   /** ... or with fewer available activations than this. */
   poolAlertMin: number;
@@ -103,10 +104,10 @@ export interface AppConfig {
   /** How long one webhook delivery may take (connect, answer and body), and the first retry delay (doubles). */
   webhookTimeoutMs: number;
   webhookBackoffMs: number;
-  /** A delivery still failing this long after its event is marked failed (DECISIONS §14: 24 h). */
+  /** A delivery still failing this long after its event is marked failed (docs/product.md §20.4: 24 h). */
   webhookRetryHours: number;
   /**
-   * Circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint whose last this many attempts all
+   * Circuit breaker (docs/product.md §20.4): an endpoint whose last this many attempts all
    * failed (0: never), the first of them at least webhookPauseAfterMinutes ago, is paused until an admin resumes it.
    */
   webhookPauseAfterFailures: number;
@@ -123,6 +124,12 @@ export interface AppConfig {
   apiDocs: 'public' | 'off';
   /** Bearer token of GET /metrics; unset: the route answers 404. */
   metricsToken?: string;
+  /** Staff single sign-on (OIDC_*); unset: off. */
+  oidc?: OidcConfig;
+  /** LOCAL_LOGIN: false leaves password sign-in to the ADMIN_USERNAME account only (break-glass). */
+  localLogin: boolean;
+  /** Calls one API token may make per minute (API_TOKEN_RATE_LIMIT, 0 = off). */
+  apiTokenRateLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -234,7 +241,7 @@ function base64Key(name: string, value: string): Buffer {
   return key;
 }
 
-/** Like the JWT secret: generated once into the data directory, required in production (DECISIONS §12). */
+/** Like the JWT secret: generated once into the data directory, required in production (docs/product.md §18.1). */
 function dataKey(env: Env, dataDir: string, production: boolean): Buffer {
   const given = optional(env, 'DATA_KEY');
   if (given) return base64Key('DATA_KEY', given);
@@ -286,7 +293,7 @@ function metricsToken(env: Env): string | undefined {
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const dataDir = resolve(str(env, 'DATA_DIR', '.data'));
-  // Set but empty switches geo-blocking off (DECISIONS §1); only an unset variable means the default.
+  // Set but empty switches geo-blocking off (docs/product.md §11.3); only an unset variable means the default.
   const countries = (env.GEO_BLOCKED_COUNTRIES ?? 'DE')
     .split(',')
     .map((code) => code.trim().toUpperCase())
@@ -309,11 +316,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const secret = jwtSecret(env, dataDir, nodeEnv === 'production');
   const currentDataKey = dataKey(env, dataDir, nodeEnv === 'production');
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
-  // docs/product.md "Production needs real mail": the file mailer would write every order e-mail, its key in clear,
+  // docs/product.md §18.7: the file mailer would write every order e-mail, its key in clear,
   // to .data/mail and call it sent.
   if (nodeEnv === 'production' && !smtpUrl) {
     throw new ConfigError('SMTP_URL is required when NODE_ENV=production (order e-mails would otherwise only be written to files)');
   }
+  const oidc = loadOidcConfig(env, nodeEnv);
 
   return {
     nodeEnv,
@@ -383,6 +391,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookInsecureTargets: webhookInsecureTargets(env, nodeEnv === 'production'),
     apiDocs: apiDocs(env, nodeEnv === 'production'),
     metricsToken: metricsToken(env),
+    oidc,
+    localLogin: loadLocalLogin(env, oidc),
+    apiTokenRateLimit: int(env, 'API_TOKEN_RATE_LIMIT', 600, 0, 1_000_000),
   };
 }
 

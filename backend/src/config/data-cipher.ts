@@ -20,7 +20,7 @@ function derive(secret: Buffer): DataKey {
 }
 
 /**
- * Licence keys at rest (DECISIONS §12): AES-256-GCM with a random nonce per value under DATA_KEY, and a keyed
+ * Licence keys at rest (docs/product.md §18.1): AES-256-GCM with a random nonce per value under DATA_KEY, and a keyed
  * hash (HMAC-SHA256 under a key derived from DATA_KEY by HKDF) for uniqueness and exact lookup. A sealed value
  * names its key (a 4-byte id derived from it), so while a rotation runs values under DATA_KEY_PREVIOUS still open.
  */

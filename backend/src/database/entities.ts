@@ -1,10 +1,12 @@
 import { SecurityAuditLog } from '../modules/audit/entities/security-audit-log.entity';
 import { AdminAttempt } from '../modules/auth/entities/admin-attempt.entity';
+import { ApiToken } from '../modules/auth/api-tokens/api-token.entity';
 import { AdminRecoveryCode } from '../modules/auth/entities/admin-recovery-code.entity';
 import { AdminSession } from '../modules/auth/entities/admin-session.entity';
 import { AdminSessionSpentToken } from '../modules/auth/entities/admin-session-spent-token.entity';
 import { AdminUser } from '../modules/auth/entities/admin-user.entity';
 import { BlockedIp } from '../modules/auth/entities/blocked-ip.entity';
+import { UnknownLoginName } from '../modules/auth/entities/unknown-login-name.entity';
 import { LicenseAssignment } from '../modules/license/entities/license-assignment.entity';
 import { LicenseKey } from '../modules/license/entities/license-key.entity';
 import { LicenseKeyCount } from '../modules/license/entities/license-key-count.entity';
@@ -35,6 +37,8 @@ export const ENTITIES = [
   AdminSessionSpentToken,
   AdminAttempt,
   AdminRecoveryCode,
+  ApiToken,
+  UnknownLoginName,
   SecurityAuditLog,
   BlockedIp,
   EmailLog,

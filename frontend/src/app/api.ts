@@ -3,10 +3,10 @@ import { currentAccessToken, withSessionRenewal } from './authorizedFetch';
 
 /**
  * The one RTK Query API of the app. Features add their endpoints with `api.injectEndpoints` in
- * `features/<feature>/<feature>Api.ts`. SPEC §7: requests carry credentials, JSON bodies are JSON typed,
+ * `features/<feature>/<feature>Api.ts`. docs/product.md §8.1: requests carry credentials, JSON bodies are JSON typed,
  * no retries, no refetch on focus, cached data never goes stale unless an endpoint says otherwise.
  */
-export const TAG_TYPES = ['Stats', 'Products', 'Redemptions', 'VoucherCodes', 'LicenseKeys', 'Me', 'Sessions', 'Webhooks'] as const;
+export const TAG_TYPES = ['Stats', 'Products', 'Redemptions', 'VoucherCodes', 'LicenseKeys', 'Me', 'Sessions', 'Webhooks', 'ApiTokens'] as const;
 export type TagType = (typeof TAG_TYPES)[number];
 
 /**

@@ -50,6 +50,7 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
   Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: { id: 'u1', username: 'admin', role: 'admin' } },
   Sessions: { endpoint: 'sessions', arg: undefined, path: '/api/admin/sessions', body: [] },
   Webhooks: { endpoint: 'webhooks', arg: undefined, path: '/api/webhooks', body: [] },
+  ApiTokens: { endpoint: 'apiTokens', arg: undefined, path: '/api/admin/api-tokens', body: [] },
 };
 
 /** What each mutation is called with (an id where none is listed). */
@@ -65,6 +66,7 @@ const ARGS: Partial<Record<Change, unknown>> = {
   fixPendingEmails: undefined,
   cleanSystem: undefined,
   createWebhook: { url: 'https://hooks.test', events: ['pool.low'] },
+  createApiToken: { name: 'ERP', permissions: ['vouchers.view'], expiresInDays: 30 },
   login: { username: 'admin', password: 'password123' },
   logout: undefined,
   changePassword: { currentPassword: 'a', newPassword: 'b' },
@@ -107,7 +109,7 @@ describe('the one table of what each change refreshes', () => {
     expect(Object.keys(CHANGES).sort()).toEqual([...mutationNames, ...NOT_RTK].sort());
   });
 
-  it('refreshes statistics, products and redemptions after every change of the console\'s data (SPEC §7)', () => {
+  it('refreshes statistics, products and redemptions after every change of the console\'s data (docs/product.md §8.1)', () => {
     const dataChanges = (Object.keys(CHANGES) as Change[]).filter((c) => invalidatesFor(c).some((t) => ['VoucherCodes', 'LicenseKeys', 'Stats', 'Products', 'Redemptions'].includes(t)));
     expect(dataChanges.length).toBeGreaterThan(15);
     for (const change of dataChanges) expect(invalidatesFor(change)).toEqual(expect.arrayContaining(['Stats', 'Products', 'Redemptions']));
@@ -119,7 +121,7 @@ describe('the one table of what each change refreshes', () => {
     const calls = sourceFiles(SRC).flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/api\.util\.invalidateTags\(([^)]*\)?)/g)].map((m) => `${relative(SRC, file)}: ${m[1]}`),
     );
-    // Real-time events (SPEC §4's own table in realtime.tsx) are not changes the console made.
+    // Real-time events (docs/product.md §5.8's own table in realtime.tsx) are not changes the console made.
     const changes = calls.filter((c) => !c.startsWith('features/admin/realtime.tsx'));
     expect(changes.sort()).toEqual(
       [

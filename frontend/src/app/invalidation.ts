@@ -1,7 +1,7 @@
 import type { TagType } from './api';
 
 /** What a change can make stale: each is read by the queries that provide its tag type. */
-export type Stale = 'stats' | 'products' | 'redemptions' | 'codes' | 'keys' | 'me' | 'sessions' | 'webhooks';
+export type Stale = 'stats' | 'products' | 'redemptions' | 'codes' | 'keys' | 'me' | 'sessions' | 'webhooks' | 'apiTokens';
 
 export const TAG_OF: Record<Stale, TagType> = {
   stats: 'Stats',
@@ -12,11 +12,12 @@ export const TAG_OF: Record<Stale, TagType> = {
   me: 'Me',
   sessions: 'Sessions',
   webhooks: 'Webhooks',
+  apiTokens: 'ApiTokens',
 };
 
 /**
- * SPEC §7: after a change the statistics, products and redemptions are read again; on top of those, a change
- * refreshes the voucher codes and licence keys it touches (docs/product.md, "After a change").
+ * docs/product.md §8.1: after a change the statistics, products and redemptions are read again; on top of those, a change
+ * refreshes the voucher codes and licence keys it touches (docs/product.md §3.16).
  */
 const data = (...also: Array<'codes' | 'keys'>): Stale[] => ['stats', 'products', 'redemptions', ...also];
 
@@ -53,6 +54,9 @@ export const CHANGES = {
   createWebhook: ['webhooks'],
   deleteWebhook: ['webhooks'],
   sendTestWebhook: ['webhooks'],
+  resumeWebhook: ['webhooks'],
+  createApiToken: ['apiTokens'],
+  revokeApiToken: ['apiTokens'],
   // Account and security: nothing the console lists, except the user itself and its sessions.
   login: [],
   logout: [],

@@ -5,7 +5,7 @@ export type QueryErrorReporter = (endpointName: string, error: unknown) => void;
 
 let reporter: QueryErrorReporter | undefined;
 
-/** The admin console registers how failed reads are shown (SPEC §8: as toasts); the public pages register nothing. */
+/** The admin console registers how failed reads are shown (docs/product.md §9.3: as toasts); the public pages register nothing. */
 export function setQueryErrorReporter(next: QueryErrorReporter | undefined): void {
   reporter = next;
 }

@@ -36,7 +36,7 @@ function RootLayout() {
   );
 }
 
-/** SPEC §2 route table. */
+/** docs/product.md §2.1 route table. */
 export const routes: RouteObject[] = [
   {
     element: <RootLayout />,

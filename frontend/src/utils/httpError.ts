@@ -2,7 +2,7 @@ import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
 import type { SerializedError } from '@reduxjs/toolkit';
 
 /**
- * SPEC §8: a non-OK response becomes the message "{status}: {body text}" (the status text when the body is
+ * docs/product.md §9.1: a non-OK response becomes the message "{status}: {body text}" (the status text when the body is
  * empty). Network and parsing failures have no status and give `undefined`.
  */
 export function httpErrorMessage(error: FetchBaseQueryError | SerializedError | undefined): string | undefined {

@@ -1,7 +1,7 @@
 const MASK = '•';
 
 /**
- * SPEC §9 licence key display masking: keys shorter than 8 characters are shown as they are; dash-separated
+ * docs/product.md §10.6 licence key display masking: keys shorter than 8 characters are shown as they are; dash-separated
  * keys (three groups or more) keep their first and last groups and mask the middle ones; any other key
  * shows its first 4 and last 4 characters.
  */

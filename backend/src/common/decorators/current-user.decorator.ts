@@ -10,6 +10,8 @@ export interface AuthUser {
   role: string;
   permissions: Permission[];
   sessionId: string;
+  /** Set when the caller is an integration's API token (then `id` is the token's creator and sessionId empty). */
+  apiTokenId?: string;
 }
 
 export const CurrentUser = createParamDecorator(

@@ -13,7 +13,11 @@ export class PageQuery {
   @IsInt({ message: 'page must be a whole number' })
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, description: 'Rows per page (default: 50 for redemptions, 100 for licence keys)' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 500,
+    description: 'Rows per page (default: 50 for redemptions, 100 for licence keys)',
+  })
   @IsOptional()
   @Type(() => Number)
   @Max(500, { message: 'limit must be at most 500' })
@@ -22,29 +26,7 @@ export class PageQuery {
   limit?: number;
 }
 
-/** The `pagination` object of the page-numbered admin lists (SPEC §3 fields plus `totalCountExact`). */
-export function pagination(
-  page: number,
-  limit: number,
-  rowsOnPage: number,
-  hasNextPage: boolean,
-  counted: { count: number; exact: boolean },
-) {
-  // An estimate never contradicts what this page has seen.
-  const seen = (page - 1) * limit + rowsOnPage + (hasNextPage ? 1 : 0);
-  const totalCount = counted.exact ? counted.count : Math.max(counted.count, seen);
-  return {
-    currentPage: page,
-    limit,
-    totalCount,
-    totalPages: Math.ceil(totalCount / limit),
-    hasPreviousPage: page > 1,
-    hasNextPage,
-    totalCountExact: counted.exact,
-  };
-}
-
-/** OpenAPI schema of `pagination()`'s answer. */
+/** OpenAPI schema of the `pagination` object every admin list answers (`pagination()` in database/list/list-rules.ts). */
 export class PaginationResponse {
   @ApiProperty({ example: 1 }) currentPage: number;
   @ApiProperty({ example: 50 }) limit: number;

@@ -10,9 +10,9 @@ export interface ErrorBody {
 }
 
 /**
- * Every error leaves as `{statusCode, message, error}` with one human message (DECISIONS §5).
+ * Every error leaves as `{statusCode, message, error}` with one human message (docs/product.md §9.1).
  * Unknown errors are logged and answered with a generic 500: no stack traces, no SQL. A lost database connection is
- * a 503 with `Retry-After` (the client may try again: nothing was half written, docs/product.md).
+ * a 503 with `Retry-After` (the client may try again: nothing was half written, docs/product.md §9.5).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -32,7 +32,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-/** A lost or refused database connection (docs/product.md "The database unavailable"): worth a retry in a moment. */
+/** A lost or refused database connection (docs/product.md §9.5): worth a retry in a moment. */
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The service is briefly unavailable. Please try again in a moment.';
 
 /**
@@ -53,7 +53,39 @@ export function isDatabaseUnavailable(exception: unknown): boolean {
   return false;
 }
 
+/** What body-parser and Express throw for a body or URL they cannot read (`type` is body-parser's). */
+interface ReadError {
+  status?: number;
+  type?: string;
+  limit?: number;
+}
+
+/**
+ * A clear sentence for a body or URL that could not be read, instead of the parser's own text ("Unexpected end of
+ * JSON input", "request entity too large"); undefined when the error is not one of those.
+ */
+function readErrorMessage(error: unknown): string | undefined {
+  if (error instanceof URIError) return 'The URL contains an invalid percent-encoding';
+  const { type, limit } = (error ?? {}) as ReadError;
+  if (type === 'entity.parse.failed') return 'The request body is not valid JSON';
+  if (type === 'entity.too.large') {
+    return `The request body is too large${limit ? ` (at most ${Math.round(limit / 1024)} kB)` : ''}`;
+  }
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return "The request body's encoding is not supported";
+  }
+  if (typeof type === 'string') return 'The request body could not be read';
+  return undefined;
+}
+
 export function toErrorBody(exception: unknown): ErrorBody {
+  // Nest maps body-parser's and Express's errors to HttpExceptions that keep the original as `cause`.
+  const mapped = exception instanceof HttpException;
+  const readMessage = readErrorMessage(mapped ? exception.cause : exception);
+  const readStatus = mapped ? exception.getStatus() : ((exception as ReadError).status ?? HttpStatus.BAD_REQUEST);
+  if (readMessage && readStatus >= 400 && readStatus < 500) {
+    return { statusCode: readStatus, message: readMessage, error: STATUS_CODES[readStatus] ?? 'Error' };
+  }
   if (exception instanceof HttpException) {
     const statusCode = exception.getStatus();
     const response = exception.getResponse();
@@ -63,11 +95,10 @@ export function toErrorBody(exception: unknown): ErrorBody {
     const text = Array.isArray(message) ? String(message[0]) : typeof message === 'string' ? message : exception.message;
     return { statusCode, message: text, error: typeof _ignored === 'string' ? _ignored : error, ...extra };
   }
-  // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
-  const status = (exception as { status?: number; statusCode?: number })?.status;
+  // Other errors of a request that could not be read carry an HTTP status of their own.
+  const status = (exception as ReadError | undefined)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const message = status === 413 ? 'Request is too large' : 'Request body could not be read';
-    return { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error' };
+    return { statusCode: status, message: 'The request could not be read', error: STATUS_CODES[status] ?? 'Error' };
   }
   if (isDatabaseUnavailable(exception)) {
     const statusCode = HttpStatus.SERVICE_UNAVAILABLE;

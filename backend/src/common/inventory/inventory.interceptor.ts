@@ -21,7 +21,7 @@ function inventoryTypeOf(handler: object): InventoryType | null {
 }
 
 /**
- * The one serializer of inventory (DECISIONS §7, docs/architecture.md "Inventory fields"): every route's answer is
+ * The one serializer of inventory (docs/product.md §7.3, docs/architecture.md "Inventory fields"): every route's answer is
  * masked by the declarations on its declared response type, for the signed-in caller's permissions (a public
  * caller has none). Knows no feature: the declarations say what to mask.
  */

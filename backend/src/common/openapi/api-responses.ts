@@ -13,7 +13,7 @@ export class FieldErrorResponse {
   @ApiProperty({ example: 'Please enter a valid email address' }) message: string;
 }
 
-/** `{statusCode, message, error}` (DECISIONS §5); validation failures add `errors`. */
+/** `{statusCode, message, error}` (docs/product.md §9.1); validation failures add `errors`. */
 export class ErrorResponse {
   @ApiProperty({ example: 400 }) statusCode: number;
   @ApiProperty({ example: 'Please enter a valid email address' }) message: string;

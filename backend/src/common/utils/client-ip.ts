@@ -69,7 +69,7 @@ export function validIp(raw: string): string {
 }
 
 /**
- * The unit rate limits and guess blocks count against (DECISIONS §12): an IPv4 address as is, an IPv6
+ * The unit rate limits and guess blocks count against (docs/product.md §18.2): an IPv4 address as is, an IPv6
  * address by its /64 (one customer line usually gets a whole /64), written `2001:db8:0:1::/64`.
  * An invalid address gives 'invalid': forged values share one bucket instead of escaping the limits.
  */

@@ -1,6 +1,6 @@
 import { maskLicenseKey } from './license-key-mask';
 
-describe('licence key masking (SPEC §9)', () => {
+describe('licence key masking (docs/product.md §10.6)', () => {
   it('dash-separated keys keep their first and last groups', () => {
     expect(maskLicenseKey('ABCDE-FGHIJ-KLMNO-PQRST-UVWXY')).toBe('ABCDE-•••••-•••••-•••••-UVWXY');
     expect(maskLicenseKey('AB12-CD34-EF56')).toBe('AB12-••••-EF56');

@@ -2,7 +2,7 @@ const MASK = '•';
 const MANUAL_PREFIX = 'MANUAL_';
 
 /**
- * SPEC §9 licence key masking (the console's `maskLicenseKey`, same result): keys shorter than 8 characters
+ * docs/product.md §10.6 licence key masking (the console's `maskLicenseKey`, same result): keys shorter than 8 characters
  * are shown as they are; dash-separated keys (three groups or more) keep their first and last groups and
  * mask the middle ones; any other key shows its first 4 and last 4 characters. A stored manual key keeps
  * its `MANUAL_` prefix (the console strips it) and the key behind it is masked. Applied only by `maskInventory`

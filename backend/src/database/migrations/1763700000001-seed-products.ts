@@ -23,7 +23,7 @@ const MAC_TEMPLATE = `<p>Hello {{customer_name}},</p>
 </ol>
 <p>Requirements: macOS 13.0 or later, Intel or Apple Silicon, 4 GB RAM (8 GB recommended), 10 GB free disk.</p>`;
 
-/** The three products of DECISIONS §2. `{{product_name}}` in a subject is filled like the other placeholders. */
+/** The three products of docs/product.md §1.2. `{{product_name}}` in a subject is filled like the other placeholders. */
 export class SeedProducts1763700000001 implements MigrationInterface {
   name = 'SeedProducts1763700000001';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The licence-key list (SPEC §4 order: available, partially used, fully used, newest first within each)
+ * The licence-key list (docs/product.md §5.5 order: available, partially used, fully used, newest first within each)
  * sorted all keys by a computed usage rank on every page: ~270 ms at 500,000 keys (docs/benchmarks.md).
  * These indexes hold that order, for all products and per product; the expression is the list's
  * USAGE_RANK and the predicate its NOT_MANUAL filter (`license-key.service.ts`), word for word.

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 const RANK = `(CASE WHEN current_activations = 0 THEN 0 WHEN current_activations < max_activations THEN 1 ELSE 2 END)`;
 
 /**
- * Keys at rest (DECISIONS §12, docs/architecture.md "Keys at rest").
+ * Keys at rest (docs/product.md §18.1, docs/architecture.md "Keys at rest").
  *
  * license_keys: the columns of a sealed key (AES-256-GCM ciphertext, keyed hash, clear last 5 characters,
  * `is_manual`). A migration cannot seal (DATA_KEY is the application's): existing rows keep their clear key

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * DECISIONS §12 "Stolen-token limits" and "Test e-mails":
+ * docs/product.md §18.5 "Stolen-token limits" and §18.6 "Test e-mails":
  * - `admin_attempts`: per-user attempts of the account calls that check a secret (change-password, 2FA
  *   setup/enable/disable) and test e-mails sent, counted in PostgreSQL so every instance sees them;
  * - `admin_session_spent_tokens`: every refresh token a session has spent (SHA-256), so reusing ANY earlier

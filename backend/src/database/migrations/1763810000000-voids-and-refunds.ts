@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Refunds (DECISIONS §13, issue 10).
+ * Refunds (docs/product.md §19.3, issue 10).
  * - `voucher_codes.voided_at`: a code refunded before it was redeemed is void (never redeemable, 410). A real
  *   column value, so counters and batch reconciliations count void codes with `voided_at IS NOT NULL`; a code is
  *   `available` (neither), `redeemed` (`is_redeemed`) or `void` (`voided_at`), never both (the check).

@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The shared product key of a Mac product (SPEC §4 `productKey`) is sold like a licence key: sealed under
- * DATA_KEY too (DECISIONS §12). The start-up step seals existing clear values and empties `product_key`
+ * The shared product key of a Mac product (docs/product.md §4.1 `productKey`) is sold like a licence key: sealed under
+ * DATA_KEY too (docs/product.md §18.1). The start-up step seals existing clear values and empties `product_key`
  * (DATA_KEY is not known to a migration); the check keeps a row from holding both.
  */
 export class ProductKeySealed1763819000000 implements MigrationInterface {

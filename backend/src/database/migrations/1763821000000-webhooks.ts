@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhooks (issue 11, DECISIONS §14): the registered endpoints (secret sealed under DATA_KEY) and the delivery
+ * Webhooks (issue 11, docs/product.md §20.4): the registered endpoints (secret sealed under DATA_KEY) and the delivery
  * outbox with its log. Both tables start empty, so the indexes are built inline.
  */
 export class Webhooks1763821000000 implements MigrationInterface {

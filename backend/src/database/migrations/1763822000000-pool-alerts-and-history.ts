@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 11 (DECISIONS §14):
+ * Issue 11 (docs/product.md §20.2, §20.3):
  * - `pool_alerts`: the outbox of the low-pool e-mails, one row per product, admin and day (the unique constraint is
  *   the "once a day" rule); pending rows are found again by the sweep through the partial index.
  * - Redemption history reads the audit trail of one redemption: single-redemption actions carry it in

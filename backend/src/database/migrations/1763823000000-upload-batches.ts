@@ -3,7 +3,7 @@ import { COUNTER_SHARDS } from './1763820000000-counters';
 import { SKIP_COUNTED_STATEMENT } from './1763820000200-redemption-counts-itself';
 
 /**
- * Upload batches (issue 11, DECISIONS §14): every upload of codes and every void file is an `upload_batches` row, and
+ * Upload batches (issue 11, docs/product.md §20.1): every upload of codes and every void file is an `upload_batches` row, and
  * the counters of migration 1763820000000 are kept per batch as well as per product.
  *
  * - `voucher_codes.batch_id`: the upload that brought the code. NULL means the product's "before batches" batch,

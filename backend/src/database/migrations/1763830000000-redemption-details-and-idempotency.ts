@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 24 (security round two), docs/product.md "Redemption":
+ * Issue 24 (security round two), docs/product.md §11.6:
  * - Each redemption keeps the details given with it: name, phone, address (zip code), IP and country are columns of
  *   `redemptions`, written by the redemption statement. A later redemption with the same e-mail no longer rewrites
  *   what an earlier one shows; `customers` stays one row per lower-cased e-mail. Existing rows are filled from their

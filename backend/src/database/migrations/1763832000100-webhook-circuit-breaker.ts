@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhook circuit breaker (docs/product.md "Webhooks: paused endpoints"): an endpoint counts its consecutive failed
+ * Webhook circuit breaker (docs/product.md §20.4): an endpoint counts its consecutive failed
  * attempts since its last success, and is paused (`paused_at`) once they are too many for too long.
  */
 export class WebhookCircuitBreaker1763832000100 implements MigrationInterface {

@@ -19,12 +19,14 @@ import { LicenseKeyRoom1763820000300 } from './1763820000300-license-key-room';
 import { Webhooks1763821000000 } from './1763821000000-webhooks';
 import { PoolAlertsAndHistory1763822000000 } from './1763822000000-pool-alerts-and-history';
 import { UploadBatches1763823000000 } from './1763823000000-upload-batches';
+import { RedemptionDetailsAndIdempotency1763830000000 } from './1763830000000-redemption-details-and-idempotency';
 import { TotpSecretSealed1763832000000 } from './1763832000000-totp-secret-sealed';
 import { WebhookCircuitBreaker1763832000100 } from './1763832000100-webhook-circuit-breaker';
-import { RedemptionDetailsAndIdempotency1763830000000 } from './1763830000000-redemption-details-and-idempotency';
+import { SsoAndApiTokens1763834000000 } from './1763834000000-sso-and-api-tokens';
 import { AutovacuumHotTables1763835000000 } from './1763835000000-autovacuum-hot-tables';
+import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-names';
+import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
 import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
-
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -48,9 +50,12 @@ export const MIGRATIONS = [
   Webhooks1763821000000,
   PoolAlertsAndHistory1763822000000,
   UploadBatches1763823000000,
+  RedemptionDetailsAndIdempotency1763830000000,
   TotpSecretSealed1763832000000,
   WebhookCircuitBreaker1763832000100,
-  RedemptionDetailsAndIdempotency1763830000000,
+  SsoAndApiTokens1763834000000,
   AutovacuumHotTables1763835000000,
+  UnknownLoginNames1763836000000,
+  AuditIpGroup1763836000100,
   OrderEmailResends1763838000000,
 ];

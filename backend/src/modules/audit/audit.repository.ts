@@ -14,13 +14,16 @@ export class AuditRepository {
     await db.createQueryBuilder().insert().into(SecurityAuditLog).values(row as QueryDeepPartialEntity<SecurityAuditLog>).updateEntity(false).execute();
   }
 
-  /** Failed rows of these actions from one address within the last `minutes` (idx_security_audit_log_ip). */
-  async countFailuresFrom(ipAddress: string, actions: string[], minutes: number): Promise<number> {
+  /**
+   * Failed rows of these actions from one address group (an IPv4 address, an IPv6 /64: addressGroup) within the
+   * last `minutes` (idx_security_audit_log_ip_group).
+   */
+  async countFailuresFrom(group: string, actions: string[], minutes: number): Promise<number> {
     const row = await this.database.manager
       .getRepository(SecurityAuditLog)
       .createQueryBuilder('a')
       .select('count(*)::int', 'n')
-      .where('a.ip_address = :ipAddress AND NOT a.success AND a.action IN (:...actions)', { ipAddress, actions })
+      .where('a.ip_group = :group AND NOT a.success AND a.action IN (:...actions)', { group, actions })
       .andWhere('a.created_at > now() - make_interval(mins => :minutes)', { minutes })
       .getRawOne<{ n: number }>();
     return row?.n ?? 0;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
 import { AuditRepository } from './audit.repository';
-import { validIp } from '../../common/utils/client-ip';
+import { addressGroup, validIp } from '../../common/utils/client-ip';
 
 export interface AuditEntry {
   action: string;
@@ -25,6 +25,8 @@ export class AuditService {
   ) {}
 
   async record(entry: AuditEntry, db: Db = this.database.manager): Promise<void> {
+    // Not an address (a forged X-Forwarded-For, docs/product.md §18.3) → stored as unknown, never cut to fit.
+    const ipAddress = validIp(entry.ipAddress ?? '') || null;
     try {
       await this.audit.insert(
         {
@@ -32,8 +34,8 @@ export class AuditService {
           action: entry.action.slice(0, 100),
           resource: entry.resource?.slice(0, 100) ?? null,
           resourceId: entry.resourceId?.slice(0, 100) ?? null,
-          // Not an address (a forged X-Forwarded-For, DECISIONS §12) → stored as unknown, never cut to fit.
-          ipAddress: validIp(entry.ipAddress ?? '') || null,
+          ipAddress,
+          ipGroup: ipAddress && addressGroup(ipAddress),
           userAgent: entry.userAgent?.slice(0, 500) ?? null,
           success: entry.success,
           details: entry.details ?? null,
@@ -47,9 +49,9 @@ export class AuditService {
     }
   }
 
-  /** How many failed attempts of these actions came from `ipAddress` within the last `minutes`. */
-  countFailuresFrom(ipAddress: string, actions: string[], minutes: number): Promise<number> {
-    return this.audit.countFailuresFrom(ipAddress, actions, minutes);
+  /** Failed attempts of these actions from the address group `group` (addressGroup) within the last `minutes`. */
+  countFailuresFrom(group: string, actions: string[], minutes: number): Promise<number> {
+    return this.audit.countFailuresFrom(group, actions, minutes);
   }
 
   /** Audit rows that name one redemption or list it in a bulk action, oldest first (its history). */
@@ -62,7 +64,7 @@ export class AuditService {
     return this.audit.exportMarkedAt(exportedAt);
   }
 
-  /** SPEC §1 retention: one batch of rows older than `days`; answers how many went. */
+  /** docs/product.md §1.5 retention: one batch of rows older than `days`; answers how many went. */
   deleteOlderThan(days: number, batch: number): Promise<number> {
     return this.audit.deleteOlderThan(days, batch);
   }

@@ -3,6 +3,7 @@ import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
 import { AdminUser } from './entities/admin-user.entity';
+import { LOGIN_FAILURES_FORGOTTEN_HOURS, LockoutRule } from './login-lockout';
 
 export interface NewAdminUser {
   username: string;
@@ -10,6 +11,8 @@ export interface NewAdminUser {
   passwordHash: string;
   salt: string;
   role: string;
+  oidcIssuer?: string;
+  oidcSubject?: string;
 }
 
 /**
@@ -37,6 +40,16 @@ export class AdminUserRepository {
     return this.opened(await this.users().findOneBy({ username }));
   }
 
+  /** The staff account linked to a single sign-on identity (docs/product.md: linked by issuer + subject only). */
+  findByOidcIdentity(issuer: string, subject: string): Promise<AdminUser | null> {
+    return this.users().findOneBy({ oidcIssuer: issuer, oidcSubject: subject });
+  }
+
+  /** The role the provider gave at this sign-in (re-read every time). */
+  async setRole(id: string, role: string, db: Db = this.database.manager): Promise<void> {
+    await db.query(`UPDATE admin_users SET role = $2, updated_at = now() WHERE id = $1 AND role <> $2`, [id, role]);
+  }
+
   existsWithRole(role: string): Promise<boolean> {
     return this.users().existsBy({ role });
   }
@@ -49,7 +62,7 @@ export class AdminUserRepository {
       .getExists();
   }
 
-  /** Active admins with an e-mail address: who gets the low-pool alerts (DECISIONS §14). */
+  /** Active admins with an e-mail address: who gets the low-pool alerts (docs/product.md §20.2). */
   async activeAdminRecipients(): Promise<Array<{ id: string; email: string }>> {
     return this.users()
       .createQueryBuilder('u')
@@ -91,23 +104,27 @@ export class AdminUserRepository {
 
   /**
    * Counts a login attempt as failed up front (a success resets the count) and answers its number, or
-   * null when the account is locked or already has `maxAttempts` undecided or failed attempts.
+   * null when the account is locked or already has `attempts` undecided or failed attempts.
    * One conditional UPDATE: concurrent attempts queue on the row lock and at most the limit get through.
    * An expired lock starts a fresh count; so does a count stuck at the limit with no lock (an attempt cut
-   * off between this claim and its verdict) once a lockout period has passed.
+   * off between this claim and its verdict) once a lockout period has passed, and a count with no attempt
+   * for LOGIN_FAILURES_FORGOTTEN_HOURS. UnknownLoginNameRepository keeps names with no account by the same rule.
    */
-  async claimLoginAttempt(id: string, maxAttempts: number, lockoutMinutes: number): Promise<number | null> {
+  async claimLoginAttempt(id: string, rule: LockoutRule): Promise<number | null> {
     const [row] = await queryRows<{ failed_login_attempts: number }>(
       this.database.manager,
       `UPDATE admin_users SET
-          failed_login_attempts = CASE WHEN failed_login_attempts >= $2 THEN 1 ELSE failed_login_attempts + 1 END,
+          failed_login_attempts = CASE
+            WHEN failed_login_attempts >= $2 OR updated_at <= $4::timestamptz - make_interval(hours => $5) THEN 1
+            ELSE failed_login_attempts + 1 END,
           locked_until = NULL,
-          updated_at = now()
+          updated_at = $4::timestamptz
         WHERE id = $1
-          AND (locked_until IS NULL OR locked_until <= now())
-          AND (failed_login_attempts < $2 OR locked_until <= now() OR updated_at <= now() - make_interval(mins => $3))
+          AND (locked_until IS NULL OR locked_until <= $4::timestamptz)
+          AND (failed_login_attempts < $2 OR locked_until <= $4::timestamptz
+               OR updated_at <= $4::timestamptz - make_interval(mins => $3))
         RETURNING failed_login_attempts`,
-      [id, maxAttempts, lockoutMinutes],
+      [id, rule.attempts, rule.minutes, rule.now, LOGIN_FAILURES_FORGOTTEN_HOURS],
     );
     return row ? row.failed_login_attempts : null;
   }
@@ -120,14 +137,14 @@ export class AdminUserRepository {
     );
   }
 
-  /** Locks the account when its failed attempts reached `maxAttempts` and it is not locked yet; answers the lock's end. */
-  async lockIfExhausted(id: string, maxAttempts: number, lockoutMinutes: number): Promise<Date | null> {
+  /** Locks the account when its failed attempts reached the limit and it is not locked yet; answers the lock's end. */
+  async lockIfExhausted(id: string, rule: LockoutRule): Promise<Date | null> {
     const [row] = await queryRows<{ locked_until: Date }>(
       this.database.manager,
-      `UPDATE admin_users SET locked_until = now() + make_interval(mins => $3)
+      `UPDATE admin_users SET locked_until = $4::timestamptz + make_interval(mins => $3)
         WHERE id = $1 AND failed_login_attempts >= $2 AND locked_until IS NULL
         RETURNING locked_until`,
-      [id, maxAttempts, lockoutMinutes],
+      [id, rule.attempts, rule.minutes, rule.now],
     );
     return row?.locked_until ?? null;
   }

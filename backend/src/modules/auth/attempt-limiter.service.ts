@@ -3,9 +3,9 @@ import { AdminAttemptRepository } from './admin-attempt.repository';
 import { AdminUserRepository } from './admin-user.repository';
 
 export const ATTEMPT_LIMITS = {
-  /** change-password, 2FA setup/enable/disable: wrong answers per user (DECISIONS §12 "Stolen-token limits"). */
+  /** change-password, 2FA setup/enable/disable: wrong answers per user (docs/product.md §18.5 "Stolen-token limits"). */
   secretCheck: { kind: 'secret-check', limit: 5, windowMinutes: 15 },
-  /** Test e-mails sent per user (DECISIONS §12 "Test e-mails"). */
+  /** Test e-mails sent per user (docs/product.md §18.6 "Test e-mails"). */
   testEmail: { kind: 'test-email', limit: 10, windowMinutes: 60 },
 } as const;
 

@@ -12,6 +12,7 @@ import type { Request } from 'express';
 import { AuditService } from '../audit/audit.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { BlockedIpService } from './blocked-ip.service';
+import { ApiTokenService, isApiToken } from './api-tokens/api-token.service';
 import { requestMeta } from '../../common/utils/request-actor';
 import { routeAccess } from './route-access';
 import { SessionService } from './session.service';
@@ -27,8 +28,8 @@ export const AUTH_MESSAGES = {
 /**
  * The one global guard (APP_GUARD). Denies by default:
  * blocked IP → 403 on every route (429 `Too many invalid voucher codes…` when it was blocked for guessing
- * codes, DECISIONS §12); `@Public()` passes; otherwise a valid access token of a live session
- * (401 if not) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
+ * codes, docs/product.md §18.5); `@Public()` passes; otherwise a valid access token of a live session or a live API
+ * token `ovr_…` (401 if not; a token has its own rate limit, 429) and a `@RequirePermissions(...)` declaration the user satisfies (403 if not, audited).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -37,10 +38,11 @@ export class AuthGuard implements CanActivate {
     private readonly sessions: SessionService,
     private readonly blockedIps: BlockedIpService,
     private readonly audit: AuditService,
+    private readonly apiTokens: ApiTokenService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    // The socket.io gateway authenticates its clients itself (DECISIONS §11, handleConnection).
+    // The socket.io gateway authenticates its clients itself (docs/product.md §17.1, handleConnection).
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const meta = requestMeta(req);
@@ -53,25 +55,47 @@ export class AuthGuard implements CanActivate {
 
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!token) throw new UnauthorizedException(AUTH_MESSAGES.required);
-    const user = await this.sessions.verifyAccessToken(token);
+    const user = isApiToken(token) ? await this.apiTokens.authenticate(token) : await this.sessions.verifyAccessToken(token);
     if (!user) throw new UnauthorizedException(AUTH_MESSAGES.invalidToken);
     req.user = user;
+    if (user.apiTokenId) await this.apiTokens.checkRateLimit(user.apiTokenId);
 
     const missing = access ? access.filter((permission) => !user.permissions.includes(permission)) : null;
-    // A role outside the matrix has no permission at all (DECISIONS §7), not even the signed-in-only routes.
-    if (missing && missing.length === 0 && user.permissions.length > 0) return true;
+    // A role outside the matrix has no permission at all (docs/product.md §7.2), not even the signed-in-only routes.
+    // An API token works on data routes only: never on the account's own routes (sessions, password, 2FA).
+    const allowed = missing !== null && missing.length === 0 && user.permissions.length > 0 && !(user.apiTokenId && access?.length === 0);
+    const resource = `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100);
+    if (allowed && user.apiTokenId) {
+      // Every call of an integration is on record with its token (docs/auth.md "API tokens").
+      await this.audit.record({
+        action: 'api-token.request',
+        success: true,
+        adminUserId: user.id,
+        resource,
+        resourceId: user.apiTokenId,
+        ipAddress: meta.ipAddress,
+        userAgent: meta.userAgent,
+      });
+    }
+    if (allowed) return true;
     await this.audit.record({
       action: 'permission.denied',
       success: false,
       adminUserId: user.id,
-      resource: `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100),
+      resource,
+      resourceId: user.apiTokenId ?? null,
       ipAddress: meta.ipAddress,
       userAgent: meta.userAgent,
-      details: !missing
-        ? { role: user.role, reason: 'route declares no permission' }
-        : user.permissions.length === 0
-          ? { role: user.role, reason: 'role has no permissions' }
-          : { role: user.role, required: access, missing },
+      details: {
+        ...(!missing
+          ? { role: user.role, reason: 'route declares no permission' }
+          : user.permissions.length === 0
+            ? { role: user.role, reason: 'role has no permissions' }
+            : missing.length === 0
+              ? { role: user.role, reason: 'API tokens cannot use account routes' }
+              : { role: user.role, required: access, missing }),
+        ...(user.apiTokenId && { apiTokenId: user.apiTokenId }),
+      },
     });
     throw new ForbiddenException(AUTH_MESSAGES.forbidden);
   }

@@ -15,21 +15,31 @@ import { BlockedIpService } from './blocked-ip.service';
 import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
 import { TwoFactorService } from './two-factor.service';
+import { attemptStoreProvider } from '../redemption/attempt-store';
+import { ApiTokenRepository } from './api-tokens/api-token.repository';
+import { ApiTokenService } from './api-tokens/api-token.service';
+import { ApiTokensController } from './api-tokens/api-tokens.controller';
+import { OidcClientService } from './oidc/oidc-client.service';
+import { OidcController } from './oidc/oidc.controller';
+import { OidcService } from './oidc/oidc.service';
+import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 
 /**
- * Admin sign-in, sessions, 2FA and the global guard that every route passes (deny by default).
+ * Admin sign-in (password, or single sign-on through an OpenID provider), sessions, 2FA, integrations' API tokens
+ * and the global guard that every route passes (deny by default).
  * `SessionService.verifyAccessToken` is exported for the socket gateway's handshake, `AttemptLimiterService`
  * for the per-user limit of test e-mails.
  */
 @Module({
   // Secret and algorithm are passed on every sign/verify call (SessionService), never defaulted.
   imports: [JwtModule.register({})],
-  controllers: [AuthController, SessionsController],
+  controllers: [AuthController, SessionsController, OidcController, ApiTokensController],
   providers: [
     AdminUserRepository,
     AdminSessionRepository,
     AdminAttemptRepository,
     AdminRecoveryCodeRepository,
+    UnknownLoginNameRepository,
     AttemptLimiterService,
     BlockedIpRepository,
     AdminBootstrapService,
@@ -37,9 +47,15 @@ import { TwoFactorService } from './two-factor.service';
     BlockedIpService,
     TwoFactorService,
     AuthService,
+    OidcClientService,
+    OidcService,
+    ApiTokenRepository,
+    ApiTokenService,
+    // API tokens' rate limit counts in the store every instance shares (Redis with REDIS_URL).
+    attemptStoreProvider,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  // The two repositories for the retention job (jobs module), which deletes old sessions and attempts; the users'
+  // The repositories of sessions and attempts for the retention job (jobs module), which deletes old ones; the users'
   // repository for the pool alerts' recipients and the names in a redemption's history.
   exports: [
     SessionService,
@@ -47,6 +63,7 @@ import { TwoFactorService } from './two-factor.service';
     AttemptLimiterService,
     AdminSessionRepository,
     AdminAttemptRepository,
+    UnknownLoginNameRepository,
     AdminUserRepository,
   ],
 })

@@ -9,6 +9,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { randomBytes } from 'crypto';
+import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DatabaseService } from '../../database/database.service';
 import { AuditService } from '../audit/audit.service';
@@ -18,12 +19,14 @@ import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { BlockedIpService } from './blocked-ip.service';
 import { ChangePasswordDto, CreateShopManagerDto } from './dto/account.dto';
 import { LoginDto } from './dto/login.dto';
+import { LockoutRule } from './login-lockout';
 import { generatePassword, hashPassword, PasswordHash, verifyPassword } from './password';
 import { PASSWORD_MESSAGES } from './password-policy';
 import { Role } from '../../common/permissions';
 import { RequestMeta } from '../../common/utils/request-actor';
 import { SessionService } from './session.service';
 import { TWO_FACTOR_MESSAGES, TwoFactorService } from './two-factor.service';
+import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 
 export const LOGIN_MESSAGES = {
   invalid: 'Invalid username or password',
@@ -53,25 +56,26 @@ export class AuthService {
     private readonly blockedIps: BlockedIpService,
     private readonly audit: AuditService,
     private readonly limiter: AttemptLimiterService,
+    private readonly unknownNames: UnknownLoginNameRepository,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async login(dto: LoginDto, meta: RequestMeta): Promise<LoginResponse> {
-    const user = await this.users.findByUsername(dto.username);
-    if (!user) {
-      await verifyPassword(dto.password, await this.dummyHash);
-      await this.failed('login.failure', null, meta, { username: dto.username, reason: 'unknown user' });
-      throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
-    }
+    // LOCAL_LOGIN=false: password sign-in is left to the ADMIN_USERNAME account (break-glass); everyone else signs
+    // in through the provider. Answered (and locked out) like an unknown user, so the answer tells nothing.
+    const localLoginOff = !this.config.localLogin && dto.username !== this.config.adminUsername;
+    const user = localLoginOff ? null : await this.users.findByUsername(dto.username);
+    if (!user) return this.unknownUser(dto, meta, localLoginOff ? 'password sign-in is off (LOCAL_LOGIN=false)' : 'unknown user');
     // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.
-    const attempt = await this.users.claimLoginAttempt(user.id, this.lockout.attempts, this.lockout.minutes);
+    const attempt = await this.users.claimLoginAttempt(user.id, this.lockout);
     if (attempt === null) {
       await this.failed('login.locked', user.id, meta, { username: dto.username, lockedUntil: user.lockedUntil });
       throw new HttpException(LOGIN_MESSAGES.locked, HttpStatus.LOCKED);
     }
     const passwordOk = await verifyPassword(dto.password, { hash: user.passwordHash, salt: user.salt });
     if (!passwordOk || !user.isActive) {
-      const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout.attempts, this.lockout.minutes);
+      const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout);
       await this.failed('login.failure', user.id, meta, {
         username: dto.username,
         reason: passwordOk ? 'inactive account' : 'wrong password',
@@ -92,7 +96,7 @@ export class AuthService {
         return { requiresTwoFactor: true };
       }
       if (!(await this.twoFactor.consume(user.id, user.twoFactorSecret, dto.twoFactorCode))) {
-        const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout.attempts, this.lockout.minutes);
+        const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout);
         await this.failed('login.2fa-failure', user.id, meta, { username: dto.username, failedAttempts: attempt, lockedUntil });
         throw new UnauthorizedException(LOGIN_MESSAGES.invalidCode);
       }
@@ -132,6 +136,29 @@ export class AuthService {
     return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, requiresTwoFactor: false };
   }
 
+  /**
+   * A username with no account answers exactly as an account would (docs/product.md §13.2): its failures
+   * are counted per name (no account is created), 5 lock it for 15 minutes (423, without a password check, as for an
+   * account), and the password is checked against a dummy hash first so a 401 takes as long as an account's.
+   */
+  private async unknownUser(dto: LoginDto, meta: RequestMeta, reason: string): Promise<never> {
+    const rule = this.lockout;
+    const attempt = await this.unknownNames.claimLoginAttempt(dto.username, rule);
+    if (attempt === null) {
+      await this.failed('login.locked', null, meta, { username: dto.username, reason });
+      throw new HttpException(LOGIN_MESSAGES.locked, HttpStatus.LOCKED);
+    }
+    await verifyPassword(dto.password, await this.dummyHash);
+    const lockedUntil = await this.unknownNames.lockIfExhausted(dto.username, rule);
+    await this.failed('login.failure', null, meta, {
+      username: dto.username,
+      reason,
+      failedAttempts: attempt,
+      lockedUntil,
+    });
+    throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
+  }
+
   async refresh(refreshToken: string, meta: RequestMeta): Promise<LoginResponse> {
     const outcome = await this.sessions.refresh(refreshToken, meta);
     if (outcome.kind === 'rotated') {
@@ -158,8 +185,8 @@ export class AuthService {
   }
 
   /**
-   * A recovery code in place of the TOTP code: a wrong one is a failed sign-in (DECISIONS §6 lockout) and a
-   * failed secret check of the user (DECISIONS §12: shared with the 2FA calls, 5 per 15 minutes, then 429).
+   * A recovery code in place of the TOTP code: a wrong one is a failed sign-in (docs/product.md §13.2 lockout) and a
+   * failed secret check of the user (docs/product.md §18.5: shared with the 2FA calls, 5 per 15 minutes, then 429).
    */
   private async spendRecoveryCode(userId: string, username: string, code: string, attempt: number, meta: RequestMeta): Promise<number> {
     try {
@@ -169,7 +196,7 @@ export class AuthService {
         return left;
       });
     } catch (err) {
-      const lockedUntil = await this.users.lockIfExhausted(userId, this.lockout.attempts, this.lockout.minutes);
+      const lockedUntil = await this.users.lockIfExhausted(userId, this.lockout);
       const reason = err instanceof HttpException && err.getStatus() === HttpStatus.TOO_MANY_REQUESTS ? 'too many failed attempts' : 'invalid or used recovery code';
       await this.failed('login.recovery-code', userId, meta, { username, reason, failedAttempts: attempt, lockedUntil });
       throw err;
@@ -211,7 +238,7 @@ export class AuthService {
     return { revoked };
   }
 
-  /** DECISIONS §7 shape of the me call. */
+  /** docs/product.md §4.9 shape of the me call. */
   async me(user: AuthUser) {
     const row = await this.users.findById(user.id);
     return {
@@ -234,7 +261,7 @@ export class AuthService {
     const row = await this.users.findById(user.id);
     if (!row) throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     const audit = { action: 'password.change', adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta };
-    // DECISIONS §12: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
+    // docs/product.md §18.5: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
     await this.limiter.secretCheck(user.id, async () => {
       if (await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt })) return;
       await this.audit.record({ ...audit, success: false, details: { reason: 'current password incorrect' } });
@@ -302,8 +329,13 @@ export class AuthService {
     return { username, password };
   }
 
-  private get lockout() {
-    return { attempts: this.config.loginLockoutAttempts, minutes: this.config.loginLockoutMinutes };
+  /** The lockout rule, with "now" from the Clock (tests move it). */
+  private get lockout(): LockoutRule {
+    return {
+      attempts: this.config.loginLockoutAttempts,
+      minutes: this.config.loginLockoutMinutes,
+      now: this.clock.now(),
+    };
   }
 
   private async failed(action: string, adminUserId: string | null, meta: RequestMeta, details: Record<string, unknown>) {

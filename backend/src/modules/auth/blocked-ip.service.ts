@@ -10,7 +10,7 @@ import { BlockedIpRepository } from './blocked-ip.repository';
 export const FAILED_LOGIN_ACTIONS = ['login.failure', 'login.locked', 'login.2fa-failure'];
 
 /**
- * `blocked_ips.reason` of a block for guessing voucher codes (DECISIONS §12): such an address gets 429
+ * `blocked_ips.reason` of a block for guessing voucher codes (docs/product.md §18.2): such an address gets 429
  * `Too many invalid voucher codes…` instead of the 403 of a login block, and the web app still loads.
  */
 export const GUESS_BLOCK_REASON = 'voucher-guessing';
@@ -28,7 +28,7 @@ interface Block {
  * `blocked_ips` as an in-memory map that is re-read every BLOCKED_IP_CACHE_MS, so the public redeem
  * path does not pay a query per request. Blocks made by this instance take effect here at once;
  * those made elsewhere (another instance, SQL) within the cache interval. An entry is an address or,
- * for IPv6 blocks made for guessing, a /64 (`2001:db8:0:1::/64`, see addressGroup). Time is the Clock's.
+ * for IPv6 blocks made for guessing or failed logins, a /64 (`2001:db8:0:1::/64`, see addressGroup). Time is the Clock's.
  */
 @Injectable()
 export class BlockedIpService {
@@ -60,18 +60,23 @@ export class BlockedIpService {
     return null;
   }
 
-  /** After a failed login from `ip`: block it when it reached the threshold within the window. */
+  /**
+   * After a failed login from `ip`: block its address group (an IPv4 address, an IPv6 /64, as the guessing block
+   * counts) when the group reached the threshold within the window. The failures are the audit rows' (`ip_group`).
+   */
   async noteFailedLogin(ip: string, userAgent: string | null): Promise<void> {
     const { loginIpBlockThreshold: threshold, loginIpBlockWindowMinutes: window } = this.config;
-    if (threshold === 0 || !ip) return;
-    const failures = await this.audit.countFailuresFrom(ip, FAILED_LOGIN_ACTIONS, window);
+    const group = addressGroup(ip);
+    // Rows without a valid address have no group: forged values stay under the guard's other limits.
+    if (threshold === 0 || group === 'invalid') return;
+    const failures = await this.audit.countFailuresFrom(group, FAILED_LOGIN_ACTIONS, window);
     if (failures < threshold) return;
-    await this.block(ip, `${failures} failed logins within ${window} minutes`, this.config.loginIpBlockMinutes);
+    await this.block(group, `${failures} failed logins within ${window} minutes`, this.config.loginIpBlockMinutes);
     await this.audit.record({
       action: 'ip.blocked',
       success: true,
       resource: 'blocked_ips',
-      resourceId: ip,
+      resourceId: group,
       ipAddress: ip,
       userAgent,
       details: { failures, windowMinutes: window, blockMinutes: this.config.loginIpBlockMinutes },

@@ -1,4 +1,4 @@
-/** SPEC §5 / §9 rules for admin credentials. */
+/** docs/product.md §6.4 / §10.1 rules for admin credentials. */
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
 export const NEW_PASSWORD_MIN = 12;
 export const NEW_PASSWORD_MAX = 128;

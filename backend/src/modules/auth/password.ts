@@ -8,7 +8,7 @@ const scrypt = promisify(scryptCb) as (password: string, salt: string, keylen: n
  * N=2^17, r=8, p=1) at 16 MiB of memory per hash instead of 128 MiB, so a burst of logins (every attempt,
  * even for an unknown user, costs one hash) cannot exhaust the server's memory.
  * The hash column stores `scrypt$N$r$p$<base64 key>` so parameters can change later and old hashes still
- * verify; the salt has its own column (SPEC §3, max 32 characters).
+ * verify; the salt has its own column (docs/product.md §4.6, max 32 characters).
  */
 const PARAMS = { N: 2 ** 14, r: 8, p: 5, maxmem: 256 * 1024 * 1024 };
 const KEY_LENGTH = 64;
@@ -37,7 +37,7 @@ export async function verifyPassword(password: string, stored: PasswordHash): Pr
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** A random password that meets the SPEC policy (upper, lower, digit, one of @$!%*?&), 20 characters. */
+/** A random password that meets the password policy (docs/product.md §6.4: upper, lower, digit, one of @$!%*?&), 20 characters. */
 export function generatePassword(length = 20): string {
   const sets = ['ABCDEFGHJKLMNPQRSTUVWXYZ', 'abcdefghijkmnopqrstuvwxyz', '23456789', '@$!%*?&'];
   const all = sets.join('');

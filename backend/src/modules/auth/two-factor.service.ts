@@ -23,7 +23,7 @@ export const TWO_FACTOR_MESSAGES = {
 } as const;
 
 /**
- * TOTP enrolment (DECISIONS §6), the single-use check of codes, and the recovery codes: ten, handed out when
+ * TOTP enrolment (docs/product.md §13.3), the single-use check of codes, and the recovery codes: ten, handed out when
  * two-factor is enabled or regenerated, stored hashed, each accepted once at sign-in in place of a code.
  */
 @Injectable()
@@ -50,7 +50,7 @@ export class TwoFactorService {
     return this.users.claimTotpStep(adminUserId, step);
   }
 
-  /** Needs the current password (DECISIONS §12); a wrong one counts against the user's 5 per 15 minutes. */
+  /** Needs the current password (docs/product.md §18.5); a wrong one counts against the user's 5 per 15 minutes. */
   async setup(user: AuthUser, currentPassword: string, meta: RequestMeta) {
     const row = await this.users.findById(user.id);
     if (row?.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);

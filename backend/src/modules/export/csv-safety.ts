@@ -5,7 +5,7 @@
  */
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
-/** Prefixes a formula-looking text cell with `'` so spreadsheets show it as text (DECISIONS §10). */
+/** Prefixes a formula-looking text cell with `'` so spreadsheets show it as text (docs/product.md §16.1). */
 export function neutraliseCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = value instanceof Date ? value.toISOString() : String(value);

@@ -45,7 +45,7 @@ export interface ExportJob {
 class ExportAborted extends Error {}
 
 /**
- * Writes an export file (DECISIONS §10) into the response as the rows arrive, so memory does not grow with the
+ * Writes an export file (docs/product.md §16.1) into the response as the rows arrive, so memory does not grow with the
  * export: CSV through csv-stringify or TXT from a cursor, or a code-only export straight from COPY. Redemption
  * exports mark their rows in the same transaction, committed only once the whole file has been written: an
  * export that breaks off (client gone, error) leaves nothing marked.

@@ -80,13 +80,13 @@ export class ExportController {
 
   /*
    * The file holds the batch's unredeemed codes as well as its redeemed ones: reading codes needs vouchers.view, and
-   * taking them away in a file the two code exports' permissions (DECISIONS §7: export.unredeemed-vouchers is the
+   * taking them away in a file the two code exports' permissions (docs/product.md §7.4: export.unredeemed-vouchers is the
    * admin's alone).
    */
   @Get('batch/:id')
   @RequirePermissions(Permission.VouchersView, Permission.ExportUnredeemedVouchers, Permission.ExportRedeemedVouchers)
   @ApiOperation({
-    summary: "An upload batch's reconciliation: code, status, redeemedAt, exportedAt, refundedAt (DECISIONS §14)",
+    summary: "A batch's reconciliation: code, status, redeemedAt, exportedAt, refundedAt (docs/product.md §20.1)",
     description:
       'Every code of the batch in insertion order with its status (Available, Redeemed, Refunded, Void) and the times of its ' +
       'redemption, export and refund; for a void file, the codes it voided or refunded. Streamed; marks nothing.',

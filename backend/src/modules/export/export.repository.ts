@@ -14,7 +14,7 @@ import { BATCH_CODE_STATUS_SQL, batchCodesSql } from '../voucher/upload-batch.re
  * licence, sealed (`license_key`/`key_ciphertext`: `openExportRow` opens it in the stream, MANUAL_ prefix removed). `{where}` filters `r` (redemptions), `v` (codes) and `c` (customers).
  * PostgreSQL runs the data-modifying WITH to completion on the first fetch; rows then come in batches.
  *
- * It counts what it marks (DECISIONS §14, migration 1763823000000), in the same statement: `locked` takes the row
+ * It counts what it marks (docs/product.md §20.1, migration 1763823000000), in the same statement: `locked` takes the row
  * locks the UPDATE would take anyway (FOR NO KEY UPDATE, re-checking `{where}` on a row changed meanwhile, as the
  * UPDATE did) and reads whether each row was exported already, so of two exports of one row at the same moment only
  * the first counts it. It locks in id order, as every statement that locks several redemptions does (bulk delete,
@@ -75,7 +75,7 @@ function isoSql(expr: string): string {
  * Code-only exports (voucher_codes, the voucher module's table, read-only, with the redemption's refund for
  * redeemed codes): `rows` for the cursor path, `csv` and `txt` for `COPY … TO STDOUT`, with cells already
  * neutralised and timestamps already ISO 8601. `$1` is a product id or NULL. Each file carries its codes' status
- * (DECISIONS §13): redeemed codes are `Redeemed` or, refunded after redemption, `Refunded` with the refund's
+ * (docs/product.md §19.3): redeemed codes are `Redeemed` or, refunded after redemption, `Refunded` with the refund's
  * time; the unredeemed export holds available codes only (void codes are not for sale), `Available`. With a
  * product, redeemed codes are read in order from idx_voucher_codes_redeemed (product_id, redeemed_at DESC, seq DESC)
  * WHERE is_redeemed and available ones from idx_voucher_codes_unredeemed_seq (product_id, seq DESC) WHERE NOT
@@ -105,7 +105,7 @@ export const CODE_EXPORT_SQL = {
 } as const;
 
 /**
- * A batch's reconciliation (DECISIONS §14): each code of the batch with its state and its redemption's times, in
+ * A batch's reconciliation (docs/product.md §20.1): each code of the batch with its state and its redemption's times, in
  * insertion order; `$1` is the batch's id, the rows come from the voucher module's `batchCodesSql`.
  */
 export function batchExportSql(kind: UploadBatchKind) {

@@ -13,7 +13,7 @@ import { UploadBatchRepository } from '../voucher/upload-batch.repository';
 
 /**
  * A row of a redemption export as the cursor gives it: its inventory declared like a response's, so the one
- * masking function (`maskInventory`) masks the licence key (SPEC §9) for a caller without `licenses.view`.
+ * masking function (`maskInventory`) masks the licence key (docs/product.md §10.6) for a caller without `licenses.view`.
  */
 export class RedemptionExportRow {
   @Inventory(Permission.LicensesView) license_key: string | null;
@@ -36,7 +36,7 @@ const REDEMPTION_COLUMNS: ExportColumn[] = [
   { key: 'refunded_at', header: 'Refunded At' },
 ];
 
-/** The export files (DECISIONS §10): what each contains; ExportWriter streams them. */
+/** The export files (docs/product.md §16.3): what each contains; ExportWriter streams them. */
 @Injectable()
 export class ExportService {
   constructor(
@@ -164,7 +164,7 @@ export class ExportService {
   }
 
   /**
-   * A batch's reconciliation (DECISIONS §14): every code of the batch with its state, redeemed, exported and refunded
+   * A batch's reconciliation (docs/product.md §20.1): every code of the batch with its state, redeemed, exported and refunded
    * times, straight from COPY (flat memory whatever the batch's size); marks nothing. 404 for an unknown batch.
    */
   async batch(id: string, format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {

@@ -6,7 +6,7 @@ import { RedemptionModule } from '../redemption/redemption.module';
 import { RedemptionHistoryController } from './redemption-history.controller';
 import { RedemptionHistoryService } from './redemption-history.service';
 
-/** A redemption's history (DECISIONS §14), told by the owners of each part; owns no table. */
+/** A redemption's history (docs/product.md §20.3), told by the owners of each part; owns no table. */
 @Module({
   imports: [AuthModule, LicenseModule, MailModule, RedemptionModule],
   controllers: [RedemptionHistoryController],

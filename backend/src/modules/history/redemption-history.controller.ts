@@ -16,7 +16,7 @@ export class RedemptionHistoryController {
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({
     summary: 'What happened to one redemption, oldest first: redeemed, keys assigned, e-mails, resends, export, refund, deletion',
-    description: 'Licence keys are masked (SPEC §9) for a caller without licenses.view. A deleted redemption keeps what the audit trail and e-mail log tell.',
+    description: 'Licence keys are masked (docs/product.md §10.6) for a caller without licenses.view. A deleted redemption keeps what the audit trail and e-mail log tell.',
   })
   @ApiOkResponse({ type: RedemptionHistoryResponse })
   @ApiErrorResponses({ 404: 'Redemption not found' })

@@ -24,7 +24,7 @@ const SYSTEM = 'System';
 type Event = Omit<HistoryEventResponse, 'provider' | 'error' | 'licenseKey'> & Partial<HistoryEventResponse>;
 
 /**
- * DECISIONS §14 redemption history: what happened to one redemption, from the owners of each part: its own row
+ * docs/product.md §20.3 redemption history: what happened to one redemption, from the owners of each part: its own row
  * (redemption module), its key assignments (licence module), the audit trail of staff and customer actions
  * (audit module; names from the auth module) and every e-mail attempt (mail module).
  *
@@ -141,7 +141,7 @@ export class RedemptionHistoryService {
 
   /**
    * Repeated redeems (granted or refused), resends (staff or customer) and deletions from the audit trail.
-   * A repeat is the code sent again with the e-mail it was redeemed with (docs/product.md, "Idempotent redeem").
+   * A repeat is the code sent again with the e-mail it was redeemed with (docs/product.md §19.1).
    */
   private auditEvents(trail: SecurityAuditLog[], who: (row: SecurityAuditLog) => string | null): Event[] {
     const events: Event[] = [];

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { AdminAttemptRepository } from '../auth/admin-attempt.repository';
 import { AdminSessionRepository } from '../auth/admin-session.repository';
+import { LOGIN_FAILURES_FORGOTTEN_HOURS } from '../auth/login-lockout';
+import { UnknownLoginNameRepository } from '../auth/unknown-login-name.repository';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { RedemptionMailService } from '../mail/redemption-mail.service';
@@ -26,6 +28,7 @@ export class JobHandlers {
     private readonly audit: AuditService,
     private readonly sessions: AdminSessionRepository,
     private readonly attempts: AdminAttemptRepository,
+    private readonly unknownLoginNames: UnknownLoginNameRepository,
     private readonly stats: StatsRepository,
     private readonly webhookDeliveries: WebhookDeliveryService,
     private readonly webhooks: WebhookRepository,
@@ -65,11 +68,12 @@ export class JobHandlers {
   }
 
   /**
-   * SPEC §1 retention: security audit rows (1 year), e-mail logs (2 years) and redemptions (7 years) by
+   * docs/product.md §1.5 retention: security audit rows (1 year), e-mail logs (2 years) and redemptions (7 years) by
    * default. Deleted in batches so no statement holds locks on a large table for long. A deleted
    * redemption keeps its voucher code redeemed and its licence assignment (redemption_id set null);
    * customers left without any redemption and older than the limit go with it. Admin sessions go 30 days after
-   * they ended (with their spent refresh tokens), per-user attempt counters after a day (docs/security.md).
+   * they ended (with their spent refresh tokens), per-user attempt counters and the sign-in counters of unknown
+   * usernames after a day (docs/security.md).
    * Then the redemption day counters of past days are folded (one row per product and day; not a removal).
    */
   async runRetention(): Promise<RetentionResult> {
@@ -82,7 +86,10 @@ export class JobHandlers {
       ),
       customers: await inBatches((batch) => this.redemptionRetention.deleteUnusedCustomers(c.redemptionRetentionDays, batch)),
       adminSessions: await inBatches((batch) => this.sessions.deleteEndedBefore(ENDED_SESSION_DAYS, batch)),
-      adminAttempts: await inBatches((batch) => this.attempts.deleteOlderThan(ATTEMPT_HOURS, batch)),
+      // Attempt counters: per-user ones, and the sign-in counters of usernames with no account (docs/product.md).
+      adminAttempts:
+        (await inBatches((batch) => this.attempts.deleteOlderThan(ATTEMPT_HOURS, batch))) +
+        (await inBatches((batch) => this.unknownLoginNames.deleteIdleFor(LOGIN_FAILURES_FORGOTTEN_HOURS, batch))),
       webhookDeliveries: await inBatches((batch) => this.webhooks.deleteOlderThan(WEBHOOK_DELIVERY_DAYS, batch)),
     };
     await this.stats.foldPastDays();

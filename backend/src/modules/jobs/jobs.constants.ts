@@ -17,7 +17,7 @@ export const JOB = {
   CHECK_POOL: 'check-pool',
   /** Re-queues pending e-mails (order e-mails and pool alerts) whose job was lost. */
   SWEEP_PENDING_MAIL: 'sweep-pending-mail',
-  /** Daily: deletes audit rows, e-mail logs and redemptions past their retention period (SPEC §1). */
+  /** Daily: deletes audit rows, e-mail logs and redemptions past their retention period (docs/product.md §1.5). */
   RETENTION_CLEANUP: 'retention-cleanup',
 } as const;
 

@@ -1,8 +1,7 @@
-import { pagination } from '../../common/dto/page.query';
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { QueryFailedError } from 'typeorm';
-import { exactCountLimit } from '../../database/list-counts';
+import { pagination } from '../../database/list/list-rules';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery } from './dto/license-key.dto';
@@ -32,24 +31,20 @@ export class LicenseKeyService {
   }
 
   /**
-   * Keys in SPEC §4 order: available, then partially used, then fully used, newest first within each.
+   * Keys in docs/product.md §5.5 order: available, then partially used, then fully used, newest first within each.
    * The summary counts the product filter's keys, whatever the search or state filter.
    */
   async list(query: ListLicenseKeysQuery) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 100;
-    const { keys, counted, summary } = await this.keys.list(
+    const { keys, hasNextPage, counted, summary } = await this.keys.list(
       { productId: query.productId, search: query.search, status: query.status },
-      limit,
-      (page - 1) * limit,
-      exactCountLimit(query.search, this.config.listExactCountLimit),
+      { limit, offset: (page - 1) * limit, exactLimit: this.config.listExactCountLimit },
     );
-    const hasNextPage = keys.length > limit;
-    const rows = keys.slice(0, limit);
     return {
-      licenseKeys: rows,
+      licenseKeys: keys,
       summary,
-      pagination: pagination(page, limit, rows.length, hasNextPage, counted),
+      pagination: pagination(page, limit, keys.length, hasNextPage, counted),
     };
   }
 
@@ -126,9 +121,7 @@ export class LicenseKeyService {
         resourceId: id,
         details: { reason: 'assigned', assignments: usage.assignments },
       });
-      throw new ConflictException(
-        LICENSE_KEY_MESSAGES.assigned(Math.max(usage.assignments, usage.currentActivations)),
-      );
+      throw new ConflictException(LICENSE_KEY_MESSAGES.assigned(Math.max(usage.assignments, usage.currentActivations)));
     }
     await this.audit.record({
       ...actor,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db } from '../../database/database.service';
-import { cappedCount, estimateRows } from '../../database/list-counts';
+import { ListDeclaration, ListFilter, ListPageRequest, readListPage } from '../../database/list/list-page';
 import { queryRows } from '../../database/query-rows';
 import { likeContains, returnedRows } from '../../common/utils/sql';
 import { UsageState } from './dto/license-key.dto';
@@ -37,17 +37,36 @@ export function sealedKeyColumns(cipher: DataCipher, storedKey: string) {
   return { ciphertext: cipher.seal(storedKey), hash: cipher.hash(storedKey), last: keyLastChars(storedKey) };
 }
 
-/** SPEC §4 usage state, as SQL: 0 available, 1 partially used, 2 fully used (also the list's sort key). */
+/** docs/product.md §5.5 usage state, as SQL: 0 available, 1 partially used, 2 fully used (also the list's sort key). */
 const USAGE_RANK = `CASE WHEN k.current_activations = 0 THEN 0
                          WHEN k.current_activations < k.max_activations THEN 1 ELSE 2 END`;
 const USAGE_BY_NAME: Record<UsageState, number> = { available: 0, 'partially-used': 1, 'fully-used': 2 };
 const USAGE_NAMES: UsageState[] = ['available', 'partially-used', 'fully-used'];
 
-/** `MANUAL_` keys belong to single redemptions (DECISIONS §8): never listed, never counted. */
+/** `MANUAL_` keys belong to single redemptions (docs/product.md §14.1): never listed, never counted. */
 const NOT_MANUAL = `NOT k.is_manual`;
 
 const KEY_COLUMNS = `k.id, k.product_id, p.name AS product_name, k.license_key, k.key_ciphertext, k.download_link, k.license_type,
   k.max_activations, k.current_activations, k.is_active, k.created_at, k.updated_at, ${USAGE_RANK} AS usage_rank`;
+
+/**
+ * The pool list, declared to the list module (docs/architecture.md, "Lists"): docs/product.md §5.5 order (available, partially
+ * used, fully used; newest first within each), held by idx_license_keys_list / idx_license_keys_product_list
+ * (migration 1763700005010), whose expression and predicate are USAGE_RANK and NOT_MANUAL word for word. The shown
+ * rows join their product by primary key: read with the page (`inline`), one statement as before. A walked key is
+ * tested on its own row.
+ */
+const LICENSE_KEY_LIST: ListDeclaration = {
+  table: 'license_keys',
+  alias: 'k',
+  order: [
+    { expr: USAGE_RANK, name: 'usage_rank' },
+    { expr: 'k.created_at', desc: true },
+    { expr: 'k.id', desc: true },
+  ],
+  view: { select: `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id`, inline: true },
+  walk: { columns: 'k.id, k.current_activations, k.max_activations, k.created_at, k.key_last, k.key_hash' },
+};
 
 /** The free-key condition of idx_license_keys_pool (its partial WHERE), word for word. */
 const FREE_KEY = `is_active AND current_activations < max_activations`;
@@ -83,7 +102,7 @@ export interface LicenseKeyFilter {
 
 /**
  * The only code that touches `license_keys` and `license_assignments`. Keys are sealed here on the way in and
- * opened here on the way out (DECISIONS §12): SQL never sees a clear key.
+ * opened here on the way out (docs/product.md §18.1): SQL never sees a clear key.
  */
 @Injectable()
 export class LicenseRepository {
@@ -116,41 +135,37 @@ export class LicenseRepository {
   }
 
   /**
-   * One page of the pool list (one key more than `limit`, for an exact hasNextPage), its total (exact up to
-   * `exactLimit`, estimated beyond) and the summary of the product filter's keys, whatever the search or state.
-   * The order is held by idx_license_keys_list / idx_license_keys_product_list (migration 1763700005010), whose
-   * expression and predicate are USAGE_RANK and NOT_MANUAL word for word.
+   * One page of the pool list (`hasNextPage` exact), its total (exact up to `exactLimit`, estimated beyond) and the
+   * summary of the product filter's keys, whatever the search or state; the page and its total are read as every list
+   * is (`readListPage`, declared by LICENSE_KEY_LIST). A search tests the clear last characters
+   * (idx_license_keys_key_trgm) or a whole key by its keyed hash (uq_license_keys_product_hash).
    */
-  async list(filter: LicenseKeyFilter, limit: number, offset: number, exactLimit: number) {
+  async list(filter: LicenseKeyFilter, request: ListPageRequest) {
     const where: string[] = [NOT_MANUAL];
     const params: unknown[] = [];
     if (filter.productId) {
       params.push(filter.productId);
       where.push(`k.product_id = $${params.length}`);
     }
-    if (filter.search) {
-      // The clear last characters (idx_license_keys_key_trgm), or a whole key by its keyed hash.
-      const search = filter.search.trim();
-      const hashes = [...new Set([search, search.toUpperCase()])].flatMap((s) => this.hashes(s));
-      params.push(likeContains(search), hashes);
-      where.push(`(k.key_last ILIKE $${params.length - 1} OR k.key_hash = ANY($${params.length}::bytea[]))`);
-    }
     if (filter.status) {
       params.push(USAGE_BY_NAME[filter.status]);
       where.push(`${USAGE_RANK} = $${params.length}`);
     }
+    let search: ListFilter['search'];
+    if (filter.search) {
+      const term = filter.search.trim();
+      const hashes = [...new Set([term, term.toUpperCase()])].flatMap((s) => this.hashes(s));
+      const test = `(k.key_last ILIKE $${params.length + 1} OR k.key_hash = ANY($${params.length + 2}::bytea[]))`;
+      search = { params: [likeContains(term), hashes], indexed: test, joined: test };
+    }
     const db = this.database.manager;
-    const countSql = `SELECT 1 FROM license_keys k WHERE ${where.join(' AND ')}`;
-    const estimate = await estimateRows(db.connection, countSql, params);
-    const [found, counted, [summary]] = await Promise.all([
-      db.query(
-        `SELECT ${KEY_COLUMNS} FROM license_keys k JOIN products p ON p.id = k.product_id
-          WHERE ${where.join(' AND ')}
-          ORDER BY ${USAGE_RANK}, k.created_at DESC, k.id DESC
-          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, limit + 1, offset],
-      ) as Promise<Array<Record<string, any>>>,
-      cappedCount(db.connection, countSql, params, estimate, exactLimit),
+    const [page, [summary]] = await Promise.all([
+      readListPage<Record<string, any>>(
+        db.connection,
+        LICENSE_KEY_LIST,
+        { params, base: where.join(' AND '), search },
+        request,
+      ),
       // The counters of migration 1763820000000 (kept by triggers on license_keys, MANUAL_ keys left out): a few
       // rows a product instead of a count of the pool.
       db.query(
@@ -161,8 +176,10 @@ export class LicenseRepository {
         [filter.productId ?? null],
       ),
     ]);
+    const { rows: found, hasNextPage, counted } = page;
     return {
       keys: found.map((row) => this.toView(row)),
+      hasNextPage,
       counted,
       summary: {
         totalKeys: summary.total,
@@ -301,7 +318,7 @@ export class LicenseRepository {
   }
 
   /**
-   * DECISIONS §8: a manual key is the row `MANUAL_<key>` of the product (created with one activation's room,
+   * docs/product.md §14.2: a manual key is the row `MANUAL_<key>` of the product (created with one activation's room,
    * its link updated when it exists), then given to the redemption. The upsert holds the key's row lock; the
    * activation and its assignment go together. The same key again (a corrected link) only becomes the
    * redemption's current key, without a second activation.

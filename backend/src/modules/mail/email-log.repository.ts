@@ -57,7 +57,7 @@ export class EmailLogRepository {
       .find({ where: { redemptionId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /** SPEC §1 retention: one batch of logs older than `days` (found through idx_email_logs_created). */
+  /** docs/product.md §1.5 retention: one batch of logs older than `days` (found through idx_email_logs_created). */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
     return deleteBatch(this.database.manager, 'email_logs', 'created_at < now() - make_interval(days => $1)', [days], batch);
   }

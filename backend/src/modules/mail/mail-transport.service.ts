@@ -33,7 +33,7 @@ interface Provider {
 }
 
 /**
- * The "dual e-mail system": the primary SMTP provider, then the fallback (DECISIONS §1).
+ * The "dual e-mail system": the primary SMTP provider, then the fallback (docs/product.md §12.2).
  * With neither configured, messages are written as .eml files under `<dataDir>/mail` and count as sent.
  */
 @Injectable()

@@ -8,7 +8,7 @@ export function escapeHtml(value: string): string {
 
 /**
  * Fills `{{name}}` placeholders (spaces inside the braces allowed). Values are HTML-escaped when `html` is
- * true; the template itself is the admin's own HTML and is left as written (DECISIONS §4).
+ * true; the template itself is the admin's own HTML and is left as written (docs/product.md §12.1).
  * Unknown placeholders are left untouched so a typo stays visible in the test e-mail.
  */
 export function renderTemplate(template: string, values: TemplateValues, html = true): string {

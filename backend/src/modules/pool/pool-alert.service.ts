@@ -13,7 +13,7 @@ import { ClaimedPoolAlert, PoolAlertRepository } from './pool-alert.repository';
 import { PoolForecast, PoolForecastService } from './pool-forecast.service';
 
 /**
- * DECISIONS §14 low-pool alerts. A check (the daily job, or a redemption that used a pool key) forecasts the
+ * docs/product.md §20.2 low-pool alerts. A check (the daily job, or a redemption that used a pool key) forecasts the
  * products; each low one gets one `pool_alerts` row per active admin with an e-mail and day (the outbox), and a
  * job per row sends it (primary, then fallback provider; every attempt in `email_logs`), exactly like the order
  * e-mail: committed rows first, jobs after, the sweep for jobs that were lost.
@@ -55,7 +55,7 @@ export class PoolAlertService {
 
   /**
    * The one place a product's pool is reported low, once per product per day (when its first alert of the day is
-   * written): the `pool.low` webhook event (DECISIONS §14).
+   * written): the `pool.low` webhook event (docs/product.md §20.4).
    */
   onPoolLow(forecast: PoolForecast): void {
     const { productId, productName, availableActivations, redeemedLast7Days, perDay, daysLeft } = forecast;

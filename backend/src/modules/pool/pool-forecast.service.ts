@@ -22,7 +22,7 @@ export interface PoolForecast {
   low: boolean;
 }
 
-/** DECISIONS §14 pool forecast: how long each licence-managed product's keys last at the last 7 days' rate. */
+/** docs/product.md §20.2 pool forecast: how long each licence-managed product's keys last at the last 7 days' rate. */
 @Injectable()
 export class PoolForecastService {
   constructor(

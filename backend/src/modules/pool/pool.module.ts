@@ -9,7 +9,7 @@ import { PoolAlertService } from './pool-alert.service';
 import { PoolController } from './pool.controller';
 import { PoolForecastService } from './pool-forecast.service';
 
-/** The licence pool forecast and its low-pool alerts (DECISIONS §14); the alert jobs run in the jobs module. */
+/** The licence pool forecast and its low-pool alerts (docs/product.md §20.2); the alert jobs run in the jobs module. */
 @Module({
   imports: [AuthModule, LicenseModule, MailModule, RedemptionModule, WebhookModule],
   controllers: [PoolController],

@@ -33,7 +33,7 @@ export type ProductFields = Partial<
 
 /**
  * The one owner of `products` (a few dozen rows: plain entity reads and writes). It is also where the shared
- * product key is sealed and opened (DECISIONS §12): products read here carry the clear key in `productKey`, and
+ * product key is sealed and opened (docs/product.md §18.1): products read here carry the clear key in `productKey`, and
  * a `productKey` written here is stored only as `product_key_ciphertext`.
  */
 @Injectable()

@@ -30,12 +30,12 @@ export interface ProductView {
   /** Available codes (neither redeemed nor void). */
   unredeemedCount: number;
   redeemedCount: number;
-  /** Codes voided by a refund before redemption (DECISIONS §13). */
+  /** Codes voided by a refund before redemption (docs/product.md §19.3). */
   voidCount: number;
   totalCount: number;
 }
 
-/** Sample values of the template editor's "Send Test Email" (SPEC §2). */
+/** Sample values of the template editor's "Send Test Email" (docs/product.md §3.10). */
 export const TEST_EMAIL_VALUES = {
   customer_name: 'John Doe',
   first_name: 'John',
@@ -149,7 +149,7 @@ export class ProductService {
 
   /** Renders the (saved or unsaved) template with sample values and sends it through the normal providers. */
   /**
-   * DECISIONS §12 "Test e-mails": only to the address of an active staff account (admin_users), at most 10 per
+   * docs/product.md §18.6 "Test e-mails": only to the address of an active staff account (admin_users), at most 10 per
    * user per hour (sent or failed; 429 after), so the call cannot be used to mail arbitrary addresses.
    */
   async sendTestEmail(id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {

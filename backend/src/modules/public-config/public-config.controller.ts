@@ -8,6 +8,8 @@ class PublicConfigResponse {
   @ApiProperty({ example: 'support@example.com' }) supportEmail: string;
   @ApiProperty({ example: 'Office Licences' }) companyName: string;
   @ApiProperty() companyAddress: string;
+  @ApiProperty({ type: String, nullable: true, example: 'Contoso', description: 'Single sign-on provider name; null when off' })
+  ssoDisplayName: string | null;
 }
 
 @ApiTags('public')
@@ -17,7 +19,7 @@ export class PublicConfigController {
 
   @Public()
   @Get()
-  @ApiOperation({ summary: "Support e-mail, company name and address for the pages' texts" })
+  @ApiOperation({ summary: "Support e-mail, company name and address for the pages' texts; the single sign-on provider's name" })
   @ApiOkResponse({ type: PublicConfigResponse })
   get(): PublicConfigResponse {
     return publicConfigOf(this.config);

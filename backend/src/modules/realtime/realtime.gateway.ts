@@ -22,7 +22,7 @@ export const REALTIME_MESSAGES = {
 } as const;
 
 /**
- * socket.io on the API's own origin (DECISIONS §11). A client joins the `admins` room with
+ * socket.io on the API's own origin (docs/product.md §17.1). A client joins the `admins` room with
  * `join-admin {token}` (or `auth: {token}` in the handshake); the access token is checked like the HTTP
  * guard checks it: signature, an active unexpired session, an active user whose role may view the dashboard.
  * Anything else gets `join-error` and is disconnected, and so is a socket that has not tried to join within
@@ -94,7 +94,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
       await this.join(socket, token);
       return;
     }
-    // The handshake token is optional: the SPEC client sends join-admin right after connecting. A socket that
+    // The handshake token is optional: the console sends join-admin right after connecting. A socket that
     // never tries is closed after REALTIME_JOIN_TIMEOUT_MS rather than held open for nothing.
     const deadline = setTimeout(() => {
       if (!socket.data.joinAttempted) this.refuse(socket, REALTIME_MESSAGES.invalidToken);

@@ -3,7 +3,7 @@ import type { Server } from 'socket.io';
 import { maskInventory, NO_PERMISSIONS } from '../../common/inventory/inventory';
 
 /**
- * SPEC §3 real-time event types, `ipBlocked` (an address blocked for guessing codes, DECISIONS §12) and
+ * docs/product.md §4.9 real-time event types, `ipBlocked` (an address blocked for guessing codes, docs/product.md §18.2) and
  * `emailStatus` (an order e-mail was sent or finally failed: the consoles' lists are not polled).
  */
 export type DataUpdateType =

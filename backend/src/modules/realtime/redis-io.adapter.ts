@@ -9,7 +9,7 @@ type IoServer = ReturnType<IoAdapter['createIOServer']>;
 type IoServerOptions = Parameters<IoAdapter['createIOServer']>[1];
 
 /**
- * socket.io with the Redis adapter (DECISIONS §11): a dataUpdate emitted on one API instance reaches
+ * socket.io with the Redis adapter (docs/product.md §17.1): a dataUpdate emitted on one API instance reaches
  * admins connected to any instance. One publisher and one subscriber connection per process.
  */
 export class RedisIoAdapter extends IoAdapter {
@@ -30,6 +30,7 @@ export class RedisIoAdapter extends IoAdapter {
       client.on('error', (err) => this.redisLogger.warn(`Redis (socket.io adapter): ${err.message}`));
     }
     reportFailedPublishes(this.pub, this.redisLogger);
+    reportFailedSubscribes(this.sub, this.redisLogger);
   }
 
   createIOServer(port: number, options?: IoServerOptions): IoServer {
@@ -54,6 +55,7 @@ export function workerEventServer(redisUrl: string, keyPrefix: string): { server
   const sub = pub.duplicate();
   for (const client of [pub, sub]) client.on('error', (err) => logger.warn(`Redis (socket.io adapter): ${err.message}`));
   reportFailedPublishes(pub, logger);
+  reportFailedSubscribes(sub, logger);
   const server = new Server();
   server.adapter(createAdapter(pub, sub, { key: `${keyPrefix}:socket.io` }));
   return {
@@ -77,4 +79,19 @@ function reportFailedPublishes(pub: Redis, logger: Logger): void {
     sent.catch((err: Error) => logger.warn(`dataUpdate not published: ${err.message}`));
     return sent;
   };
+}
+
+/**
+ * The adapter subscribes without waiting for the answer either: a process closed while its subscription is still on
+ * the way (a short-lived worker on a loaded machine) would reject it with nobody listening. Logged the same way.
+ */
+function reportFailedSubscribes(sub: Redis, logger: Logger): void {
+  for (const method of ['subscribe', 'psubscribe'] as const) {
+    const original = (sub[method] as (...args: unknown[]) => Promise<unknown>).bind(sub);
+    (sub as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const done = original(...args);
+      done.catch((err: Error) => logger.warn(`socket.io subscription not made: ${err.message}`));
+      return done;
+    };
+  }
 }

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 
 /**
- * Sliding-window counters shared by every API instance (DECISIONS §12): Redis when REDIS_URL is set,
+ * Sliding-window counters shared by every API instance (docs/product.md §18.2): Redis when REDIS_URL is set,
  * this process otherwise. Times come from the caller (the injected Clock), never from the store, so a
  * test can move time forward without sleeping.
  */

@@ -8,8 +8,9 @@ import { RealtimeService } from '../realtime/realtime.service';
 import { AttemptStore } from './attempt-store';
 
 /**
- * Code-guessing defence (DECISIONS §12): every "unknown code" answer counts against the client's address
- * (IPv4 /32, IPv6 /64) in the store every instance shares. REDEEM_GUESS_LIMIT of them within
+ * Code-guessing defence (docs/product.md §18.2): every "unknown code" answer, and every "licence already
+ * issued to this e-mail" answer (else one valid code would probe which e-mails bought a product), counts against the
+ * client's address (IPv4 /32, IPv6 /64) in the store every instance shares. REDEEM_GUESS_LIMIT of them within
  * REDEEM_GUESS_WINDOW_MINUTES block the address for REDEEM_GUESS_BLOCK_MINUTES through `blocked_ips`
  * (the global guard then answers 429 on the API), with an audit row and a real-time event to admins.
  */
@@ -26,7 +27,8 @@ export class CodeGuessingService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async noteUnknownCode(ip: string, userAgent: string | null): Promise<void> {
+  /** One failed guess from `ip`: an unknown code, or a licence already issued to the e-mail given. */
+  async noteFailedGuess(ip: string, userAgent: string | null): Promise<void> {
     const { redeemGuessLimit: limit, redeemGuessWindowMinutes: window, redeemGuessBlockMinutes: minutes } = this.config;
     if (limit === 0) return;
     const group = addressGroup(ip);
@@ -38,7 +40,7 @@ export class CodeGuessingService {
     if (group === 'invalid') return;
     const expiresAt = await this.blockedIps.block(
       group,
-      `${GUESS_BLOCK_REASON}: ${failures} unknown voucher codes within ${window} minutes`,
+      `${GUESS_BLOCK_REASON}: ${failures} invalid voucher codes within ${window} minutes`,
       minutes,
     );
     await this.audit.record({
@@ -50,7 +52,9 @@ export class CodeGuessingService {
       userAgent,
       details: { reason: GUESS_BLOCK_REASON, failures, windowMinutes: window, blockMinutes: minutes, expiresAt },
     });
-    this.logger.warn(`Blocked ${group} for ${minutes} minutes: ${failures} unknown voucher codes within ${window} minutes`);
+    this.logger.warn(
+      `Blocked ${group} for ${minutes} minutes: ${failures} invalid voucher codes within ${window} minutes`,
+    );
     this.realtime.emit('ipBlocked', `Address ${group} blocked for ${minutes} minutes after ${failures} invalid voucher codes`);
   }
 }

@@ -8,7 +8,7 @@ import { CodeGuessingService } from './code-guessing.service';
 import { ResendOrderEmailDto } from './dto/resend-order-email.dto';
 import { RedemptionRepository } from './redemption.repository';
 
-/** DECISIONS §13: the one answer of `POST /api/resend-order-email`, whatever the input. */
+/** docs/product.md §19.2: the one answer of `POST /api/resend-order-email`, whatever the input. */
 export const RESEND_ANSWER = {
   message: 'If this voucher was redeemed with this e-mail address, the order e-mail is on its way again.',
 } as const;
@@ -18,7 +18,7 @@ export const RESENDS_PER_REDEMPTION = 3;
 const RESEND_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
- * "Didn't get the e-mail?" (DECISIONS §13): the customer asks for the order e-mail again with the voucher code and
+ * "Didn't get the e-mail?" (docs/product.md §19.2): the customer asks for the order e-mail again with the voucher code and
  * the e-mail address of the redemption. The answer never tells whether the code exists, whether the address
  * matches, or whether an e-mail left: an unknown code counts towards the code-guessing block like a failed
  * redeem; a matching redemption with a licence gets the e-mail through the outbox (status back to pending, a job
@@ -42,7 +42,7 @@ export class OrderEmailResendService {
   async resend(dto: ResendOrderEmailDto, ip: string, userAgent: string | null): Promise<typeof RESEND_ANSWER> {
     const found = await this.redemptions.findForCustomerResend(dto.voucherCode, dto.email);
     if (!found) {
-      await this.guessing.noteUnknownCode(ip, userAgent);
+      await this.guessing.noteFailedGuess(ip, userAgent);
       return RESEND_ANSWER;
     }
     const { redemptionId } = found;

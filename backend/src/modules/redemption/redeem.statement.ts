@@ -12,7 +12,7 @@ import { createHash } from 'crypto';
  * (`app.redemption_counted` = this statement's start, local to the transaction), `pc`, `dc` and `kc` add the code,
  * the redemption, its day and the key's change of state, and the counter triggers skip a statement so marked.
  * Plain upserts in the prepared statement cost about a third of what the trigger functions did (0.33 → 0.1 ms).
- * The redemption keeps its own copy of what was given with it (name, phone, IP, country: docs/product.md, "Redemption");
+ * The redemption keeps its own copy of what was given with it (name, phone, IP, country: docs/product.md §11.6);
  * the customer row is one per e-mail and an existing one is never rewritten (`SET email = EXCLUDED.email`, the same
  * value, only so that RETURNING yields its id). `$10` is the SHA-256 of the redeem page's Idempotency-Key, or NULL.
  * `pc`'s row is the code's batch's (migration 1763823000000: a code without `batch_id` is its product's "before
@@ -79,7 +79,7 @@ SELECT r.id, r.awaiting_license, v.name, v.is_license_managed, v.product_id FROM
  * `redeemAgain`, the second statement, run only when REDEEM_SQL claimed nothing: why the code was not redeemable,
  * and a repeat's token. `$1` code, `$2` lower-cased e-mail, `$3` the Clock's now, `$4` the new token's SHA-256,
  * `$5` SUCCESS_TOKEN_TTL_HOURS, `$6` the SHA-256 of the request's Idempotency-Key or NULL. A token is written only for
- * the same e-mail with the same key hash within the lifetime and not refunded (docs/product.md, "Idempotent redeem").
+ * the same e-mail with the same key hash within the lifetime and not refunded (docs/product.md §19.1).
  */
 export const REDEEM_AGAIN_SQL = `WITH f AS (
      SELECT vc.is_redeemed, vc.voided_at IS NOT NULL AS is_void, p.status AS product_status,
@@ -123,7 +123,7 @@ export interface RedeemInput {
   idempotencyKey: string | null;
 }
 
-/** What `success_tokens.token_hash` holds for a token (DECISIONS §12: the token itself is never stored). */
+/** What `success_tokens.token_hash` holds for a token (docs/product.md §18.4: the token itself is never stored). */
 export function successTokenHash(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
@@ -136,7 +136,7 @@ export interface RedeemedRow {
   product_id: string;
 }
 
-/** What `redemptions.idempotency_key_hash` holds for an Idempotency-Key (docs/product.md, "Idempotent redeem"). */
+/** What `redemptions.idempotency_key_hash` holds for an Idempotency-Key (docs/product.md §19.1). */
 export function idempotencyKeyHash(key: string | null): Buffer | null {
   return key === null ? null : createHash('sha256').update(key, 'utf8').digest();
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 
-/** What a redemption's own row tells its history (DECISIONS §14). */
+/** What a redemption's own row tells its history (docs/product.md §20.3). */
 export interface RedemptionFacts {
   id: string;
   code: string;

@@ -48,7 +48,7 @@ export class RedemptionAdminController {
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({
     summary: 'Recent (showExported=false) or exported redemptions, paginated, filtered and searched',
-    description: 'Licence keys are masked (SPEC §9) for a caller without licenses.view.',
+    description: 'Licence keys are masked (docs/product.md §10.6) for a caller without licenses.view.',
   })
   @ApiOkResponse({ type: RedemptionListResponse })
   @ApiErrorResponses(400)
@@ -80,7 +80,7 @@ export class RedemptionAdminController {
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({
     summary: 'One redemption in the list shape (details modal)',
-    description: 'The licence key is masked (SPEC §9) for a caller without licenses.view.',
+    description: 'The licence key is masked (docs/product.md §10.6) for a caller without licenses.view.',
   })
   @ApiOkResponse({ type: RedemptionResponse })
   @ApiErrorResponses({ 404: 'Redemption not found' })

@@ -7,7 +7,7 @@ export const REDEMPTION_ADMIN_MESSAGES = {
   awaitingLicense: 'This redemption has no license key yet. Assign one first; the e-mail is sent with it.',
 } as const;
 
-/** SPEC §9: a product name containing "mac" (any case) is a Mac product. */
+/** docs/product.md §10.7: a product name containing "mac" (any case) is a Mac product. */
 export function isMacProduct(name: string): boolean {
   return /mac/i.test(name);
 }

@@ -65,7 +65,7 @@ export class RedemptionAdminService {
   }
 
   /**
-   * DECISIONS §8 manual assignment: the key is stored as `MANUAL_<key>` (one row per product and key,
+   * docs/product.md §14.2 manual assignment: the key is stored as `MANUAL_<key>` (one row per product and key,
    * extended by one activation for each redemption it is given to), assigned, and the e-mail follows.
    * A redemption that already had a key gets the new one as its current key; the old assignment stays
    * recorded, so that key is never handed to anyone else.
@@ -207,7 +207,7 @@ export class RedemptionAdminService {
   }
 
   /**
-   * Clean System (SPEC §5): every voucher code, customer, redemption and licence assignment, in one
+   * Clean System (docs/product.md §15.3): every voucher code, customer, redemption and licence assignment, in one
    * transaction. Licence keys stay, with their activation counts: keys customers have seen stay used.
    */
   async cleanup(actor: RequestActor) {

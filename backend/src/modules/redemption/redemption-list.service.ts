@@ -1,13 +1,12 @@
-import { pagination } from '../../common/dto/page.query';
+import { pagination } from '../../database/list/list-rules';
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { exactCountLimit } from '../../database/list-counts';
 import { Db } from '../../database/database.service';
 import { ListRedemptionsQuery } from './dto/redemption-admin.dto';
 import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
 import { AdminRedemptionView, RedemptionListRepository } from './redemption-list.repository';
 
-/** SPEC §3 redemption lists and details for the admin, fast at a million rows (the repository says how). */
+/** docs/product.md §4.9 redemption lists and details for the admin, fast at a million rows (the repository says how). */
 @Injectable()
 export class RedemptionListService {
   constructor(
@@ -25,9 +24,7 @@ export class RedemptionListService {
     const limit = query.limit ?? 50;
     const { redemptions, hasNextPage, counted } = await this.lists.page(
       { showExported: query.showExported ?? false, emailStatus: query.emailStatus, search: query.search },
-      limit,
-      (page - 1) * limit,
-      exactCountLimit(query.search, this.config.listExactCountLimit),
+      { limit, offset: (page - 1) * limit, exactLimit: this.config.listExactCountLimit },
     );
     return {
       redemptions,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 
 /*
- * SPEC §1 retention of the redemption module's tables (redemptions after 7 years, then their customers).
+ * docs/product.md §1.5 retention of the redemption module's tables (redemptions after 7 years, then their customers).
  * Each call deletes one batch and answers how many rows went, so no statement holds locks for long.
  */
 @Injectable()

@@ -3,7 +3,7 @@ import { HttpException } from '@nestjs/common';
 export const REGION_MESSAGE =
   "We're sorry, but this service is currently not available in your region due to regulatory requirements.";
 
-/** 451 with the body the redeem page recognises (SPEC §8, DECISIONS §3). */
+/** 451 with the body the redeem page recognises (docs/product.md §9.2, §11.3). */
 export class GeoBlockedException extends HttpException {
   constructor() {
     super(
@@ -16,7 +16,7 @@ export class GeoBlockedException extends HttpException {
 export const REDEEM_MESSAGES = {
   unknownCode: 'Invalid voucher code. Please check the code and try again.',
   usedCode: 'This voucher code has already been redeemed.',
-  /** A code voided by a refund before it was redeemed (DECISIONS §13): 410. */
+  /** A code voided by a refund before it was redeemed (docs/product.md §19.3): 410. */
   voidCode: 'This voucher code has been cancelled. Please contact support.',
   inactiveProduct: 'This product is currently not available for redemption.',
   alreadyIssued: 'A licence for this product has already been issued to this e-mail address.',

@@ -76,7 +76,7 @@ export class RedemptionRepository {
    * The second statement of a redemption, run only when REDEEM_SQL claimed nothing (so the happy path stays one
    * round trip): why the code was not redeemable and, when it was redeemed by the same (lower-cased) e-mail with the
    * same Idempotency-Key less than `ttlHours` before `now` and not refunded since, a fresh success token for that
-   * same redemption (docs/product.md "Idempotent redeem": only the token's hash is written, nothing else). Code and
+   * same redemption (docs/product.md §19.1: only the token's hash is written, nothing else). Code and
    * e-mail alone are no proof (staff see both): without the key no token is written. Reads voucher_codes, products
    * and customers with the redemption, in the owner's statement like REDEEM_SQL.
    */
@@ -226,7 +226,7 @@ export class RedemptionRepository {
   }
 
   /**
-   * The customer's resend request (DECISIONS §13): whether the code exists, and the redemption it belongs to when
+   * The customer's resend request (docs/product.md §19.2): whether the code exists, and the redemption it belongs to when
    * that was made with this (lower-cased) e-mail. `hasLicence`: the customer has something to receive (not waiting
    * for a key); `refunded`: the code was refunded after redemption. Reads voucher_codes and customers with it.
    */
@@ -248,7 +248,7 @@ export class RedemptionRepository {
 
   /**
    * Marks the redemptions of these (redeemed) codes refunded, keeping an earlier refund's time; their keys stay
-   * assigned (DECISIONS §13). Runs on the void's client, inside its transaction (one statement for all codes).
+   * assigned (docs/product.md §19.3). Runs on the void's client, inside its transaction (one statement for all codes).
    */
   async markRefunded(
     client: SqlClient,

@@ -32,7 +32,7 @@ export interface RedeemResult {
   /**
    * True when the same code and e-mail were redeemed before with the same Idempotency-Key within the token
    * lifetime: the answer is the same redemption with a fresh token (200, not 201) and nothing else was written but
-   * the repeat's history row (docs/product.md, "Idempotent redeem").
+   * the repeat's history row (docs/product.md §19.1).
    */
   repeated: boolean;
 }
@@ -108,6 +108,8 @@ export class RedemptionService {
       });
     } catch (err) {
       if (isUniqueViolation(err, 'uq_redemptions_customer_product')) {
+        // Counts like an unknown code: else one valid code probes which e-mails bought the product (docs/product.md).
+        await this.guessing.noteFailedGuess(ip, meta.userAgent);
         throw new ConflictException(REDEEM_MESSAGES.alreadyIssued);
       }
       // Two first-time redemptions of one code cannot both pass the claim; anything else is unexpected.
@@ -159,8 +161,8 @@ export class RedemptionService {
       idempotencyKey: meta.idempotencyKey,
     });
     if (!row) {
-      // Every "unknown code" counts towards blocking the address (DECISIONS §12).
-      await this.guessing.noteUnknownCode(meta.ip, meta.userAgent);
+      // Every "unknown code" counts towards blocking the address (docs/product.md §18.2).
+      await this.guessing.noteFailedGuess(meta.ip, meta.userAgent);
       throw new NotFoundException(REDEEM_MESSAGES.unknownCode);
     }
     if (row.same_email_redemption_id) await this.recordRepeat(row, meta);

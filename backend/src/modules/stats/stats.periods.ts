@@ -1,4 +1,4 @@
-/** SPEC §2 time-period selector. */
+/** docs/product.md §3.2 time-period selector. */
 export const STATS_PERIODS = [
   'today',
   'yesterday',

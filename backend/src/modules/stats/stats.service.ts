@@ -9,7 +9,7 @@ export interface StatsView {
   period: StatsPeriod;
   totalRedemptions: number;
   activeVouchers: number;
-  /** Codes voided by refunds (DECISIONS §13): not active, counted apart. */
+  /** Codes voided by refunds (docs/product.md §19.3): not active, counted apart. */
   voidVouchers: number;
   timeRange: string;
   from: string | null;

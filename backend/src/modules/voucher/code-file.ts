@@ -5,15 +5,16 @@ import type { Request } from 'express';
 import { extname } from 'path';
 import { PassThrough, Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
+import { isValidText } from '../../common/input-text';
 import { CodeCounts, CodeFilter, foreignSeparator, LineRecords, TextOnly, UnreadableFileError } from './code-stream';
 
 /**
- * A file of voucher codes sent as multipart (DECISIONS §9: CSV or TXT up to 50 MB, one code a line or the first
+ * A file of voucher codes sent as multipart (docs/product.md §15.1: CSV or TXT up to 50 MB, one code a line or the first
  * column), shared by the upload and the void (refund) file: busboy → lines (csv-parse or a line splitter) →
  * validated, upper-cased codes (`CodeFilter`) → a `COPY … FROM STDIN` of the caller's. Streamed end to end.
  */
 
-/** DECISIONS §9: CSV or TXT up to 50 MB. */
+/** docs/product.md §15.1: CSV or TXT up to 50 MB. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 const ACCEPTED_EXTENSIONS = ['.csv', '.txt'];
 
@@ -30,6 +31,7 @@ export const CODE_FILE_MESSAGES = {
   quoteNotClosed: 'The file could not be read as CSV: a quotation mark (") opens a value that is never closed. Nothing was uploaded.',
   lineTooLong: 'The file could not be read as CSV: a line is longer than 10,000 characters. Nothing was uploaded.',
   unreadable: 'The upload could not be read.',
+  badFileName: 'The file name contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate).',
 } as const;
 
 export interface CodeFileInfo {
@@ -72,6 +74,12 @@ export function receiveCodeFile<T>(req: Request, load: (source: Readable, info: 
         return;
       }
       const ext = extname(info.filename ?? '').toLowerCase();
+      // The name is stored (batch, audit): text PostgreSQL refuses would fail the upload with a 500.
+      if (!isValidText(info.filename ?? '')) {
+        refusal = new BadRequestException(CODE_FILE_MESSAGES.badFileName);
+        file.resume();
+        return;
+      }
       if (!ACCEPTED_EXTENSIONS.includes(ext)) {
         refusal = new BadRequestException(CODE_FILE_MESSAGES.wrongType);
         file.resume();

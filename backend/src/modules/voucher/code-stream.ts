@@ -106,7 +106,7 @@ export class LineRecords extends Transform {
 
 /**
  * Records in, COPY text out: the first column is trimmed and upper-cased; a well-formed code
- * (SPEC §5 voucher format, max 100) becomes one COPY line, anything else is counted invalid.
+ * (docs/product.md §6.1 voucher format, max 100) becomes one COPY line, anything else is counted invalid.
  * Empty lines and a `code` header on the first line are skipped. Output is batched (~64 KB).
  */
 export class CodeFilter extends Transform {

@@ -51,7 +51,7 @@ export const BATCH_CODE_STATUS_SQL = `CASE WHEN v.voided_at IS NOT NULL THEN 'Vo
   WHEN v.is_redeemed AND r.refunded_at IS NOT NULL THEN 'Refunded' WHEN v.is_redeemed THEN 'Redeemed' ELSE 'Available' END`;
 
 /**
- * The one owner of `upload_batches` (DECISIONS §14): a row per upload and per void file, written by the load in its
+ * The one owner of `upload_batches` (docs/product.md §20.1): a row per upload and per void file, written by the load in its
  * own transaction, so a refused file leaves no batch; plus one `before-batches` row per product (migration
  * 1763823000000, kept by a trigger on products).
  */

@@ -21,7 +21,7 @@ export interface UploadBatchView {
 }
 
 /**
- * A product's upload batches with live counts (DECISIONS §14): three reads whatever the number of codes or batches —
+ * A product's upload batches with live counts (docs/product.md §20.1): three reads whatever the number of codes or batches —
  * the batch rows, their counter rows summed per batch (the product module's `product_counts`), the uploaders' names.
  */
 @Injectable()

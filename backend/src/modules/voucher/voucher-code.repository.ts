@@ -3,11 +3,11 @@ import { randomUUID } from 'crypto';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'stream';
 import { DatabaseService, SqlClient } from '../../database/database.service';
-import { cappedCount, estimateRows, exactCountLimit, walkedCount } from '../../database/list-counts';
+import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { likeContains } from '../../common/utils/sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
-/** A code's state (DECISIONS §13): `voided_at` set is void, `is_redeemed` is redeemed, neither is available. */
+/** A code's state (docs/product.md §19.3): `voided_at` set is void, `is_redeemed` is redeemed, neither is available. */
 export type CodeStatus = 'available' | 'redeemed' | 'void';
 
 /**
@@ -55,11 +55,34 @@ export interface CodePage {
 }
 
 /**
- * A search first walks this many of the list's newest codes (the more when PostgreSQL expects more than
- * SEARCH_BROAD matches); with too few matches there, the trigram index answers.
+ * A product's codes, declared to the list module (docs/architecture.md, "Lists"): all/available/void newest first
+ * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq / _void_seq); redeemed most recently redeemed
+ * first (idx_voucher_codes_redeemed). The shown rows join their redemption and customer (the name is the
+ * redemption's own, as given with it: docs/product.md §11.6); a walked code is tested on its own row.
  */
-const SEARCH_WALK_ROWS = { narrow: 1000, broad: 5000 };
-const SEARCH_BROAD = 2000;
+function codeList(status: CodeStatus | undefined): ListDeclaration {
+  return {
+    table: 'voucher_codes',
+    alias: 'v',
+    order:
+      status === 'redeemed'
+        ? [
+            { expr: 'v.redeemed_at', desc: true },
+            { expr: 'v.seq', desc: true },
+          ]
+        : [{ expr: 'v.seq', desc: true }],
+    view: {
+      select: `SELECT v.id, v.code, v.is_redeemed, ${CODE_STATUS_CASE} AS status, v.created_at, v.redeemed_at,
+                      v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
+                      r.email_status,
+                      c.id AS customer_id, r.first_name, r.last_name, c.email
+                 FROM voucher_codes v
+                 LEFT JOIN redemptions r ON r.voucher_code_id = v.id
+                 LEFT JOIN customers c ON c.id = r.customer_id`,
+    },
+    walk: { columns: 'v.id, v.code, v.seq, v.redeemed_at' },
+  };
+}
 
 /**
  * The one owner of `voucher_codes`. Lists and the upload are hot paths over millions of rows: their SQL is
@@ -73,91 +96,32 @@ export class VoucherCodeRepository {
   ) {}
 
   /**
-   * One page of a product's codes with their redemption and customer. All/available/void: newest first
-   * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq / _void_seq); redeemed: most recently
-   * redeemed first (idx_voucher_codes_redeemed). The page's ids come from the index first (a deep offset skips index entries,
-   * not table rows); one id more than the page tells `hasMore` exactly. The count is exact up to
-   * `exactLimit`, an estimate beyond. A search first walks the newest SEARCH_WALK_ROWS codes of the list in
-   * order and keeps the matches; with too few there, the trigram index (idx_voucher_codes_code_trgm) answers.
+   * One page of a product's codes with their redemption and customer, read as every list is (`readListPage`): ids
+   * from the list's index first, then the shown rows; `hasMore` exact; the count exact up to `exactLimit`, an
+   * estimate beyond. A search is narrow or broad by the list module's rule: a narrow one collects its matches
+   * through the trigram index (idx_voucher_codes_code_trgm) with its exact total, a broad one walks the newest codes.
    */
   async page(productId: string, query: CodePageQuery, exactLimit: number): Promise<CodePage> {
-    const db = this.database.manager;
     const params: unknown[] = [productId];
     const where = ['v.product_id = $1'];
     if (query.status) where.push(CODE_STATUS_SQL[query.status]);
-    const base = where.join(' AND ');
-    if (query.search) {
-      // Codes are stored upper-case (every write upper-cases them: uploads, and the redeem form's input is
-      // upper-cased too), so the upper-cased term with a case-sensitive LIKE finds what ILIKE would, at a third of
-      // the cost per row a walk tests (ILIKE folds the case of every code it reads); the trigram index serves both.
-      params.push(likeContains(query.search.toUpperCase()));
-      where.push(`v.code LIKE $${params.length}`);
-    }
-    const order = query.status === 'redeemed' ? 'v.redeemed_at DESC, v.seq DESC' : 'v.seq DESC';
-    const filter = where.join(' AND ');
-    const n = params.length;
-    const estimate = await estimateRows(db, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params);
-
-    const walkRows = estimate > SEARCH_BROAD ? SEARCH_WALK_ROWS.broad : SEARCH_WALK_ROWS.narrow;
-    const windowSql = (rows: number) => `SELECT v.id, v.code, v.seq, v.redeemed_at FROM voucher_codes v WHERE ${base}
-                        ORDER BY ${order} LIMIT ${rows}`;
-    const walkSql = (rows: number) => `SELECT v.id FROM (${windowSql(rows)}) v WHERE v.code LIKE $${n}`;
-    let ids: string[] | undefined;
-    let walked = false;
-    if (query.search && query.offset + query.limit < walkRows) {
-      const found: Array<{ id: string }> = await db.query(
-        `${walkSql(walkRows)} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...params, query.limit + 1, query.offset],
-      );
-      if (found.length > query.limit) {
-        ids = found.map((r) => r.id);
-        walked = true;
-      }
-    }
-    if (!ids) {
-      const rows: Array<{ id: string }> = await db.query(
-        `SELECT v.id FROM voucher_codes v WHERE ${filter} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...params, query.limit + 1, query.offset],
-      );
-      ids = rows.map((r) => r.id);
-    }
-    const hasMore = ids.length > query.limit;
-    ids = ids.slice(0, query.limit);
-    const cap = exactCountLimit(query.search, exactLimit);
-    const [rows, counted] = await Promise.all([
-      ids.length
-        ? (db.query(
-            // The shown rows only, by primary key; redemption and customer joined for these few (the name is the
-            // redemption's own, as given with it: docs/product.md, "Redemption").
-            `SELECT v.id, v.code, v.is_redeemed, ${CODE_STATUS_CASE} AS status, v.created_at, v.redeemed_at,
-                    v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
-                    r.email_status,
-                    c.id AS customer_id, r.first_name, r.last_name, c.email
-               FROM voucher_codes v
-               LEFT JOIN redemptions r ON r.voucher_code_id = v.id
-               LEFT JOIN customers c ON c.id = r.customer_id
-              WHERE v.id = ANY($1::uuid[])
-              ORDER BY ${order}`,
-            [ids],
-          ) as Promise<CodeRow[]>)
-        : Promise.resolve([] as CodeRow[]),
-      // A walked search is counted within the walk: counting it through the index would collect every match.
-      walked
-        ? estimateRows(db, `SELECT 1 FROM voucher_codes v WHERE ${base}`, params.slice(0, -1)).then((listEstimate) =>
-            walkedCount(
-              db,
-              windowSql(SEARCH_WALK_ROWS.narrow),
-              walkSql(SEARCH_WALK_ROWS.narrow),
-              params.slice(0, -1),
-              params.slice(-1),
-              SEARCH_WALK_ROWS.narrow,
-              listEstimate,
-              cap,
-            ),
-          )
-        : cappedCount(db, `SELECT 1 FROM voucher_codes v WHERE ${filter}`, params, estimate, cap),
-    ]);
-    return { rows, hasMore, counted };
+    // Codes are stored upper-case (every write upper-cases them: uploads, and the redeem form's input is upper-cased
+    // too), so the upper-cased term with a case-sensitive LIKE finds what ILIKE would, at a third of the cost per row
+    // a walk tests (ILIKE folds the case of every code it reads); the trigram index serves both.
+    const test = `v.code LIKE $${params.length + 1}`;
+    const { rows, hasNextPage, counted } = await readListPage<CodeRow>(
+      this.database.manager,
+      codeList(query.status),
+      {
+        params,
+        base: where.join(' AND '),
+        search: query.search
+          ? { params: [likeContains(query.search.toUpperCase())], indexed: test, joined: test }
+          : undefined,
+      },
+      { limit: query.limit, offset: query.offset, exactLimit },
+    );
+    return { rows, hasMore: hasNextPage, counted };
   }
 
   /**
@@ -199,7 +163,7 @@ export class VoucherCodeRepository {
   /**
    * Streams codes into a product in one transaction: `write` pipes them into `COPY … FROM STDIN` of a temporary
    * table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` adds those not taken yet (by any product; repeats
-   * inside the file count once), each with the batch's id (one more constant column, DECISIONS §14), and the batch row
+   * inside the file count once), each with the batch's id (one more constant column, docs/product.md §20.1), and the batch row
    * is written with the load's figures (`file` tells the file's valid and invalid lines once it is read). Answers how
    * many were inserted and the batch. When `write` throws, nothing is written, no batch either.
    */
@@ -256,13 +220,13 @@ export class VoucherCodeRepository {
   }
 
   /**
-   * Voids the named codes of a product (refunds, DECISIONS §13) in one transaction, set-based whatever the number of
+   * Voids the named codes of a product (refunds, docs/product.md §19.3) in one transaction, set-based whatever the number of
    * codes: `write` pipes them into `COPY … FROM STDIN` of a temporary table; one UPDATE voids the available ones
    * (locking them in id order, so overlapping voids cannot deadlock); a second statement, with a fresh snapshot
    * that also sees a redemption which won the race for a code, classifies the rest; `refund` then marks the
    * redeemed ones on their redemptions (the redemption module's table) on the same client and transaction.
    * Codes of other products count as unknown. When `write` or `refund` throws, nothing is written.
-   * A void file (`file`, DECISIONS §14) is a batch: the codes it voided carry its id (`void_batch_id`, set by the same
+   * A void file (`file`, docs/product.md §20.1) is a batch: the codes it voided carry its id (`void_batch_id`, set by the same
    * UPDATE), as do the redeemed codes it refunded (not yet named by another void file), and its row holds the figures.
    */
   async voidIn<T>(
@@ -270,7 +234,14 @@ export class VoucherCodeRepository {
     write: (copy: Writable) => Promise<void>,
     refund: (client: SqlClient, redeemed: Array<{ id: string; code: string }>) => Promise<T[]>,
     file: UploadFile | null,
-  ): Promise<{ distinct: number; voided: number; alreadyVoid: number; unknown: number; refunded: T[]; batchId: string | null }> {
+  ): Promise<{
+    distinct: number;
+    voided: number;
+    alreadyVoid: number;
+    unknown: number;
+    refunded: T[];
+    batchId: string | null;
+  }> {
     const batchId = file ? randomUUID() : null;
     return this.database.withClient(
       async (client) => {
@@ -302,7 +273,14 @@ export class VoucherCodeRepository {
         const [{ distinct_codes: distinct, voided }] = changed;
         const [{ found, void_now: voidNow, redeemed }] = state;
         const refunded = await refund(client, redeemed);
-        const outcome = { distinct, voided, alreadyVoid: voidNow - voided, unknown: distinct - found, refunded, batchId };
+        const outcome = {
+          distinct,
+          voided,
+          alreadyVoid: voidNow - voided,
+          unknown: distinct - found,
+          refunded,
+          batchId,
+        };
         if (file && batchId) {
           if (redeemed.length) {
             // In id order, as the void locked its codes: overlapping void files cannot deadlock.
@@ -334,7 +312,7 @@ export class VoucherCodeRepository {
   }
 }
 
-/** The file a load reads, made a batch (DECISIONS §14): its name, who sent it, its lines once read. */
+/** The file a load reads, made a batch (docs/product.md §20.1): its name, who sent it, its lines once read. */
 export interface UploadFile {
   fileName: string;
   adminUserId: string | null;

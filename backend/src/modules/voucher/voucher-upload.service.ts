@@ -22,12 +22,12 @@ export interface UploadResult {
   duplicates: number;
   invalid: number;
   invalidSamples: string[];
-  /** The upload's batch (DECISIONS §14): `GET /api/products/{id}/batches`, `GET /api/export/batch/{batchId}`. */
+  /** The upload's batch (docs/product.md §20.1): `GET /api/products/{id}/batches`, `GET /api/export/batch/{batchId}`. */
   batchId: string;
 }
 
 /**
- * Voucher upload (DECISIONS §9), streamed end to end: multipart (busboy) → lines (csv-parse or a line
+ * Voucher upload (docs/product.md §15.1), streamed end to end: multipart (busboy) → lines (csv-parse or a line
  * splitter) → validated, upper-cased codes → `COPY` into a temporary table → one
  * `INSERT … SELECT … ON CONFLICT DO NOTHING`. Memory stays flat whatever the file size, and the whole
  * load is one transaction: a refused file (too large, unreadable, nothing valid) writes nothing.

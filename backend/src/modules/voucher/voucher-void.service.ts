@@ -26,7 +26,7 @@ export interface RefundedAfterRedemption {
   refundedAt: Date | null;
 }
 
-/** DECISIONS §13 answer of a void, plus what an upload's report also says (message, invalid lines). */
+/** docs/product.md §19.3 answer of a void, plus what an upload's report also says (message, invalid lines). */
 export interface VoidResult {
   message: string;
   voided: number;
@@ -35,7 +35,7 @@ export interface VoidResult {
   alreadyVoid: number;
   invalid: number;
   invalidSamples: string[];
-  /** A void file is a batch (DECISIONS §14); a list sent as JSON is not (null). */
+  /** A void file is a batch (docs/product.md §20.1); a list sent as JSON is not (null). */
   batchId: string | null;
 }
 
@@ -43,7 +43,7 @@ export interface VoidResult {
 const AUDITED_REDEMPTION_IDS = 1000;
 
 /**
- * Refunds (DECISIONS §13): the marketplace refunded vouchers, so their codes are voided. Available codes of the
+ * Refunds (docs/product.md §19.3): the marketplace refunded vouchers, so their codes are voided. Available codes of the
  * product become void (`voided_at`: never redeemable, 410); codes already redeemed keep their redemption and its
  * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at`; codes not of
  * this product are unknown; void codes count as already void. One transaction, set-based: a file of 100,000

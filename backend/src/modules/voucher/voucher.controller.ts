@@ -95,7 +95,7 @@ export class VoucherController {
   @Get('products/:id/batches')
   @RequirePermissions(Permission.VouchersView)
   @ApiOperation({
-    summary: "A product's upload batches, newest first, with live counts (DECISIONS §14)",
+    summary: "A product's upload batches, newest first, with live counts (docs/product.md §20.1)",
     description:
       'Every upload and every void file is a batch; codes that came by no upload form the product\'s "before-batches" batch ' +
       '(listed while it holds codes). Counts come from counters, never from counting codes.',

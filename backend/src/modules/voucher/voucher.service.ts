@@ -1,5 +1,6 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { pagination, shownTotal } from '../../database/list/list-rules';
 import { RequestActor } from '../../common/utils/request-actor';
 import { AuditService } from '../audit/audit.service';
 import { ProductService } from '../product/product.service';
@@ -28,7 +29,11 @@ export interface VoucherCodeView {
 
 export interface VoucherCodePage {
   codes: VoucherCodeView[];
+  /** The admin lists' one pagination contract (docs/architecture.md, "Lists"). */
+  pagination: ReturnType<typeof pagination>;
+  /** The same as `pagination.totalCount`, kept for API clients of the offset form. */
   totalCount: number;
+  /** The same as `pagination.hasNextPage`. */
   hasMore: boolean;
   /** False when `totalCount` is PostgreSQL's estimate (more than LIST_EXACT_COUNT_LIMIT matches). */
   totalCountExact: boolean;
@@ -47,16 +52,21 @@ export class VoucherService {
   /** One page of a product's codes with their redemption and customer (see VoucherCodeRepository.page). */
   async list(productId: string, query: VoucherCodeListQuery): Promise<VoucherCodePage> {
     await this.products.require(productId);
-    const status = query.status ?? (query.redeemedOnly === 'true' ? 'redeemed' : query.redeemedOnly === 'false' ? 'available' : undefined);
+    const status =
+      query.status ??
+      (query.redeemedOnly === 'true' ? 'redeemed' : query.redeemedOnly === 'false' ? 'available' : undefined);
+    // `page` (the admin lists' contract) or, for older clients, `offset`.
+    const offset = query.page ? (query.page - 1) * query.limit : query.offset;
     const { rows, hasMore, counted } = await this.codes.page(
       productId,
-      { status, search: query.search, offset: query.offset, limit: query.limit },
+      { status, search: query.search, offset, limit: query.limit },
       this.config.listExactCountLimit,
     );
-    const seen = query.offset + rows.length + (hasMore ? 1 : 0);
+    const seen = offset + rows.length + (hasMore ? 1 : 0);
     return {
       codes: rows.map(toView),
-      totalCount: counted.exact ? counted.count : Math.max(counted.count, seen),
+      pagination: pagination(Math.floor(offset / query.limit) + 1, query.limit, rows.length, hasMore, counted),
+      totalCount: shownTotal(counted, seen),
       hasMore,
       totalCountExact: counted.exact,
     };

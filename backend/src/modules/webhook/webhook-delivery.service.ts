@@ -85,7 +85,7 @@ export class WebhookDeliveryService {
   }
 
   /**
-   * The circuit breaker (docs/product.md "Webhooks: paused endpoints"): a receiver that keeps failing (black-holing,
+   * The circuit breaker (docs/product.md §20.4): a receiver that keeps failing (black-holing,
    * down for good) is paused instead of holding a worker for WEBHOOK_TIMEOUT_MS per attempt for 24 hours; its
    * deliveries wait, queued, for Resume in Settings. Audited as the system's act.
    */

@@ -21,7 +21,7 @@ export const WEBHOOK_MESSAGES = {
 /** The delivery log shown per endpoint in Settings. */
 export const RECENT_DELIVERIES = 20;
 
-/** Settings → Webhooks (DECISIONS §14, permission webhooks.manage): register, list, delete, test. Audited. */
+/** Settings → Webhooks (docs/product.md §20.4, permission webhooks.manage): register, list, delete, test. Audited. */
 @Injectable()
 export class WebhookEndpointService {
   private readonly policy: WebhookUrlPolicy;

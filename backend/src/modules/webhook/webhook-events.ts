@@ -5,7 +5,7 @@ import { CachedValue } from '../../common/utils/cached-value';
 import { JobQueue } from '../jobs/job-queue';
 import { WebhookRepository } from './webhook.repository';
 
-/** The events an endpoint may subscribe to (DECISIONS §14). */
+/** The events an endpoint may subscribe to (docs/product.md §20.4). */
 export const WEBHOOK_EVENTS = [
   'redemption.created',
   'redemption.license_assigned',
@@ -18,7 +18,7 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**
  * The inventory a webhook payload may carry, declared like a response's: a receiver is nobody's session, so any
- * such field is masked (SPEC §9) before the payload is stored and sent (docs/architecture.md "Inventory fields").
+ * such field is masked (docs/product.md §10.6) before the payload is stored and sent (docs/architecture.md "Inventory fields").
  */
 export class WebhookPayload {
   @Inventory(Permission.LicensesView) licenseKey?: string;

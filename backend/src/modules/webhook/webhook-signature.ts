@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 
 export const SIGNATURE_HEADER = 'Webhook-Signature';
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" under the endpoint's secret>` (DECISIONS §14). */
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" under the endpoint's secret>` (docs/product.md §20.4). */
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;

@@ -7,7 +7,7 @@ import { WebhookEvents } from './webhook-events';
 import { WebhookRepository } from './webhook.repository';
 
 /**
- * Outgoing webhooks (DECISIONS §14): endpoints and their delivery outbox. Other modules announce events through
+ * Outgoing webhooks (docs/product.md §20.4): endpoints and their delivery outbox. Other modules announce events through
  * `WebhookEvents.emit`; the jobs module runs `WebhookDeliveryService` (the queue itself, `JobQueue`, is global).
  */
 @Module({

@@ -12,7 +12,7 @@ export interface WebhookEndpointView {
   url: string;
   events: string[];
   isActive: boolean;
-  /** Set when the circuit breaker paused the endpoint (docs/product.md "Webhooks: paused endpoints"). */
+  /** Set when the circuit breaker paused the endpoint (docs/product.md §20.4). */
   pausedAt: Date | null;
   /** Failed attempts in a row since the last success. */
   consecutiveFailures: number;
@@ -65,7 +65,7 @@ export interface PauseRule {
 
 /**
  * The only code that touches `webhook_endpoints` and `webhook_deliveries`. Secrets are sealed here on the way in and
- * opened here for a delivery only (DECISIONS §12 "Keys at rest": the same `DataCipher` as licence keys).
+ * opened here for a delivery only (docs/product.md §18.1 "Keys at rest": the same `DataCipher` as licence keys).
  */
 @Injectable()
 export class WebhookRepository {

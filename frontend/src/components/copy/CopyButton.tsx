@@ -3,7 +3,7 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import IconButton from '@mui/material/IconButton';
 import Tooltip from '@mui/material/Tooltip';
 
-/** The copy icon: a check mark in green while `copied` (SPEC §9: for 2 s, see `useCopyToClipboard`). */
+/** The copy icon: a check mark in green while `copied` (docs/product.md §10.4: for 2 s, see `useCopyToClipboard`). */
 export function CopyButton({
   copied,
   label,

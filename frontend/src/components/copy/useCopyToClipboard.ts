@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { toast } from '../toast';
 
-/** SPEC §9: the copy icon shows "copied" for 2 s. */
+/** docs/product.md §10.4: the copy icon shows "copied" for 2 s. */
 export const COPY_RESET_MS = 2000;
 
-/** SPEC §8's default description of "Copy failed". */
+/** docs/product.md §9.2's default description of "Copy failed". */
 export const COPY_FAILED_TEXT = 'Please manually select and copy the text';
 
 async function writeClipboard(text: string): Promise<void> {
@@ -26,7 +26,7 @@ async function writeClipboard(text: string): Promise<void> {
 }
 
 /**
- * `copy(text, { label, id })` puts text on the clipboard. With a `label` it tells the user with SPEC §8's toast
+ * `copy(text, { label, id })` puts text on the clipboard. With a `label` it tells the user with docs/product.md §9.2's toast
  * "Copied!" / "{label} has been copied to your clipboard"; a failure always toasts "Copy failed" / `failureText`.
  * `copiedId` is the `id` of the last copy (default "copied") for 2 s, then null; `copied` says whether there is one.
  */

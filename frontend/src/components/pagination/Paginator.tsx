@@ -7,7 +7,7 @@ import { pageItemsWithEllipsis, pageOfText, pageWindow, type PageItem } from './
 
 /**
  * What stands between Previous and Next: `window`, up to 5 page buttons around the current page (admin lists,
- * SPEC §9); `ellipsis`, every page up to 7, else first, last, neighbours and gaps (voucher codes page, SPEC §2);
+ * docs/product.md §10.3); `ellipsis`, every page up to 7, else first, last, neighbours and gaps (voucher codes page, docs/product.md §3.12);
  * `count`, the text "Page x of y".
  */
 export type PaginatorPages = 'window' | 'ellipsis' | 'count';

@@ -1,6 +1,6 @@
 import { pageItemsWithEllipsis, pageWindow } from './pageItems';
 
-describe('voucher page numbers (SPEC §2: all pages at 7 or fewer, ellipsis over 7)', () => {
+describe('voucher page numbers (docs/product.md §3.12: all pages at 7 or fewer, ellipsis over 7)', () => {
   it('shows every page when there are 7 or fewer', () => {
     expect(pageItemsWithEllipsis(1, 1)).toEqual([1]);
     expect(pageItemsWithEllipsis(4, 7)).toEqual([1, 2, 3, 4, 5, 6, 7]);
@@ -39,7 +39,7 @@ describe('voucher page numbers (SPEC §2: all pages at 7 or fewer, ellipsis over
   });
 });
 
-describe('page window (SPEC §9: up to 5 page buttons around the current page)', () => {
+describe('page window (docs/product.md §10.3: up to 5 page buttons around the current page)', () => {
   it('centres the current page when it can', () => {
     expect(pageWindow(10, 20)).toEqual([8, 9, 10, 11, 12]);
   });

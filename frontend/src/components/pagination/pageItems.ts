@@ -1,10 +1,10 @@
 /** A page button (1-based) or a gap. */
 export type PageItem = number | 'start-ellipsis' | 'end-ellipsis';
 
-/** SPEC §2 voucher codes page: every page when there are 7 or fewer, otherwise first, last, the current page's neighbours and ellipses. */
+/** docs/product.md §3.12 voucher codes page: every page when there are 7 or fewer, otherwise first, last, the current page's neighbours and ellipses. */
 export const MAX_PAGES_WITHOUT_ELLIPSIS = 7;
 
-/** SPEC §9: up to 5 page buttons in the admin list. */
+/** docs/product.md §10.3: up to 5 page buttons in the admin list. */
 export const MAX_PAGE_BUTTONS = 5;
 
 export function pageItemsWithEllipsis(current: number, total: number): PageItem[] {
@@ -27,7 +27,7 @@ export function pageWindow(current: number, total: number, size = MAX_PAGE_BUTTO
 
 /**
  * An estimated number as the lists show it: "about 150,000". A list's total beyond the server's exact-count limit
- * is PostgreSQL's estimate (`totalCountExact: false`) and is never shown as a count (docs/product.md, "Counts").
+ * is PostgreSQL's estimate (`totalCountExact: false`) and is never shown as a count (docs/product.md §3.16).
  */
 export function aboutText(n: number): string {
   return `about ${n.toLocaleString('en-US')}`;

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 
-/** SPEC §9: one toast at a time, 5000 ms by default, a dismissed toast is dropped after 1,000,000 ms. */
+/** docs/product.md §10.5: one toast at a time, 5000 ms by default, a dismissed toast is dropped after 1,000,000 ms. */
 export const TOAST_LIMIT = 1;
 export const TOAST_DURATION_MS = 5000;
 export const TOAST_REMOVE_DELAY_MS = 1_000_000;

@@ -56,7 +56,7 @@ describe('Change Password modal', () => {
     expect(screen.getByText('Special character')).toHaveTextContent('(met)');
   });
 
-  it('shows SPEC\'s messages on the fields and sends nothing while they fail', async () => {
+  it('shows the policy\'s messages on the fields and sends nothing while they fail', async () => {
     const { user } = open();
     set('New Password', 'short');
     set('Confirm New Password', 'other');
@@ -70,7 +70,7 @@ describe('Change Password modal', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('sends exactly {currentPassword, newPassword} (SPEC §7), then closes with a success toast', async () => {
+  it('sends exactly {currentPassword, newPassword} (docs/product.md §8.3), then closes with a success toast', async () => {
     const { user, onClose } = open();
     set('Current Password', 'Old!Passw0rd#1');
     set('New Password', 'N3w!Passw0rd#2026');

@@ -14,7 +14,7 @@ import { PasswordStrengthMeter } from './PasswordStrengthMeter';
 
 const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
 
-/** SPEC §2 Change Password modal: current, new and confirm with show/hide toggles and a strength meter. */
+/** docs/product.md §3.14 Change Password modal: current, new and confirm with show/hide toggles and a strength meter. */
 export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [values, setValues] = useState(EMPTY);
   const [errors, setErrors] = useState<ChangePasswordErrors>({});
@@ -35,7 +35,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     const found = validateChangePassword(values);
     setErrors(found);
     if (Object.values(found).some(Boolean)) return;
-    // SPEC §7: the body is exactly {currentPassword, newPassword}; the confirmation is checked here.
+    // docs/product.md §8.3: the body is exactly {currentPassword, newPassword}; the confirmation is checked here.
     const result = await changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword });
     if ('error' in result) {
       toast({

@@ -1,6 +1,6 @@
 import { passwordStrength, validateChangePassword } from './passwordStrength';
 
-describe('password strength (SPEC §4: 5 criteria; weak under 3, medium 3, strong 4 or more)', () => {
+describe('password strength (docs/product.md §5.9: 5 criteria; weak under 3, medium 3, strong 4 or more)', () => {
   it.each([
     ['', 0, 'weak'],
     ['abc', 1, 'weak'],
@@ -25,7 +25,7 @@ describe('password strength (SPEC §4: 5 criteria; weak under 3, medium 3, stron
   });
 });
 
-describe('change password validation (SPEC §5 messages)', () => {
+describe('change password validation (docs/product.md §6.4 messages)', () => {
   const valid = { currentPassword: 'old', newPassword: 'N3w!Passw0rd#', confirmPassword: 'N3w!Passw0rd#' };
 
   it('accepts a policy-conform new password', () => {

@@ -1,4 +1,4 @@
-/** SPEC §4 password strength: five criteria; weak under 3 met, medium at 3, strong at 4 or more. */
+/** docs/product.md §5.9 password strength: five criteria; weak under 3 met, medium at 3, strong at 4 or more. */
 export const STRENGTH_CRITERIA = [
   { id: 'length', label: 'At least 12 characters', test: (p: string) => p.length >= 12 },
   { id: 'lowercase', label: 'Lowercase letter', test: (p: string) => /[a-z]/.test(p) },
@@ -21,7 +21,7 @@ export function passwordStrength(password: string): PasswordStrength {
   return { met, level: met >= 4 ? 'strong' : met === 3 ? 'medium' : 'weak', criteria };
 }
 
-/** SPEC §5 change-password rules, in order; the first failing one is the message. */
+/** docs/product.md §6.4 change-password rules, in order; the first failing one is the message. */
 export interface ChangePasswordErrors {
   currentPassword?: string;
   newPassword?: string;

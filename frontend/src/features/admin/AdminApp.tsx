@@ -15,7 +15,7 @@ const SecurityPage = lazy(() => import('../security/SecurityPage'));
 
 // Loaded only with the admin console: from here on API calls carry the admin token and renew it on a 401.
 installAdminSession();
-// SPEC §8: every admin error is a toast, failed list loads included.
+// docs/product.md §9.3: every admin error is a toast, failed list loads included.
 installLoadErrorToasts();
 
 /**

@@ -10,7 +10,7 @@ import { DashboardPage } from '../dashboard/DashboardPage';
 import { SecurityPage } from '../security/SecurityPage';
 import { VoucherCodesPage } from '../vouchers/VoucherCodesPage';
 
-/** DECISIONS §7 permissions of each role, as `GET /api/admin/me` returns them. */
+/** docs/product.md §7.2 permissions of each role, as `GET /api/admin/me` returns them. */
 export const ALL_PERMISSIONS = [
   'dashboard.view',
   'vouchers.view',
@@ -32,8 +32,9 @@ export const ALL_PERMISSIONS = [
   'emails.fix-pending',
   'vouchers.void',
   'webhooks.manage',
+  'api-tokens.manage',
 ];
-const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending', 'webhooks.manage'];
+const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending', 'webhooks.manage', 'api-tokens.manage'];
 
 export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
   const permissions =
@@ -104,7 +105,7 @@ export const STATS = {
  * A page of voucher codes as the server answers it, with at most `rows` codes (a short page keeps jsdom
  * renders fast; the paging under test follows totalCount, limit and offset).
  */
-export function codesPage(offset: number, limit: number, total: number, redeemed = false, rows = 5) {
+export function codesPage(offset: number, limit: number, total: number, redeemed = false, rows = 5, totalCountExact = true) {
   const count = Math.max(0, Math.min(limit, rows, total - offset));
   return {
     codes: Array.from({ length: count }, (_, i) => ({
@@ -117,7 +118,17 @@ export function codesPage(offset: number, limit: number, total: number, redeemed
         ? { id: `r${i}`, redeemedAt: '2026-11-02T10:00:00.000Z', emailStatus: 'sent', customer: { id: `c${i}`, firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' } }
         : null,
     })),
+    pagination: {
+      currentPage: Math.floor(offset / limit) + 1,
+      limit,
+      totalCount: total,
+      totalPages: Math.ceil(total / limit),
+      hasPreviousPage: offset > 0,
+      hasNextPage: offset + count < total,
+      totalCountExact,
+    },
     totalCount: total,
     hasMore: offset + count < total,
+    totalCountExact,
   };
 }

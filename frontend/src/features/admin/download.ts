@@ -1,7 +1,7 @@
 import { authorizedFetch, currentAccessToken } from '../../app/authorizedFetch';
 
 /**
- * File downloads of the admin console (SPEC §7 Exports): the request goes through `authorizedFetch` (bearer
+ * File downloads of the admin console (docs/product.md §8.5 Exports): the request goes through `authorizedFetch` (bearer
  * token; an expired one is renewed once and the request sent again), a non-OK answer throws an Error with the server's JSON `message` (HTTP status in `status`), and the file is
  * saved under the name from `Content-Disposition`, else `fallbackName`.
  */
@@ -33,7 +33,7 @@ export function filenameFromDisposition(header: string | null): string | undefin
   return name || undefined;
 }
 
-/** `{date}` of SPEC's dated default names, e.g. `unredeemed-vouchers-2025-08-15.csv`. */
+/** `{date}` of the dated default names (docs/product.md §8.5), e.g. `unredeemed-vouchers-2025-08-15.csv`. */
 export function today(): string {
   const d = new Date();
   const pad = (n: number) => String(n).padStart(2, '0');

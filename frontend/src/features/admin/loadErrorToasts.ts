@@ -19,7 +19,7 @@ export const LOAD_ERROR_DEFAULT = 'Failed to load data';
 export const LOAD_ERROR_FALLBACK = 'Please try again.';
 
 /**
- * SPEC §8 "All admin errors surface as toasts", list loads included: a failed read of the console toasts its
+ * docs/product.md §9.3 "All admin errors surface as toasts", list loads included: a failed read of the console toasts its
  * title with the server's message (else "{status}: {body}", else a fallback). Not toasted: the me call and any
  * 401, which end in the login page (the session is over).
  */

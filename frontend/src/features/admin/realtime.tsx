@@ -5,14 +5,14 @@ import { useAppDispatch } from '../../app/store';
 import { refreshAccessToken } from '../auth/session';
 import { getAccessToken } from '../auth/tokenStorage';
 
-/** SPEC §3 real-time event. */
+/** docs/product.md §4.9 real-time event. */
 export interface DataUpdate {
   type: 'licenseAssignment' | 'emailResend' | 'redemptionDeleted' | 'productUpdate' | 'voucherUpdate' | string;
   message?: string;
 }
 
 /**
- * SPEC §4: licence assignments, resends and deletions refresh redemptions and stats; product and voucher
+ * docs/product.md §5.8: licence assignments, resends and deletions refresh redemptions and stats; product and voucher
  * changes refresh products and stats. The voucher-code lists and licence keys follow the same events, and so
  * do the redemption lists on `voucherUpdate`: a manual or Mac redemption and an export are announced only
  * that way, and the lists are not polled.
@@ -23,7 +23,7 @@ export const TAGS_BY_EVENT: Record<string, TagType[]> = {
   redemptionDeleted: ['Redemptions', 'Stats', 'VoucherCodes'],
   productUpdate: ['Products', 'Stats'],
   voucherUpdate: ['Products', 'Stats', 'VoucherCodes', 'Redemptions'],
-  // An order e-mail sent or finally failed (beyond SPEC): the status column of the lists.
+  // An order e-mail sent or finally failed (docs/product.md §17.2): the status column of the lists.
   emailStatus: ['Redemptions'],
 };
 
@@ -41,7 +41,7 @@ export function useRealtime(): RealtimeState {
 
 /**
  * The admin console's socket.io connection (same origin): after each connect it sends `join-admin {token}`;
- * `dataUpdate` events invalidate the RTK Query tags of SPEC §4. A refused join (expired access token) renews
+ * `dataUpdate` events invalidate the RTK Query tags of docs/product.md §5.8. A refused join (expired access token) renews
  * the token once and reconnects.
  */
 export function RealtimeProvider({ children }: { children: ReactNode }) {

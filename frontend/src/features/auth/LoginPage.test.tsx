@@ -25,6 +25,39 @@ async function fillCredentials(user: ReturnType<typeof renderRoutes>['user'], pa
   await user.paste(password);
 }
 
+describe('admin login with single sign-on', () => {
+  it('offers "Sign in with <provider>" when the server has a provider configured', async () => {
+    server = adminServer({ ...dashboardCalls, 'GET /api/public-config': () => ({ status: 200, body: { ssoDisplayName: 'Contoso' } }) });
+    renderRoutes(adminRoutes(), '/admin/login');
+    const link = await screen.findByRole('link', { name: 'Sign in with Contoso' });
+    expect(link).toHaveAttribute('href', '/api/admin/oidc/login');
+    expect(screen.getByLabelText(/Username/)).toBeInTheDocument(); // the break-glass password form stays
+  });
+
+  it('spends the handed-over refresh token at once, forgets the fragment and opens the dashboard', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'access-sso', refreshToken: 'refresh-sso', requiresTwoFactor: false } }),
+    });
+    const { location } = renderRoutes(adminRoutes(), '/admin/login#sso=handed-over');
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin');
+    expect(location.current.hash).toBe('');
+    expect(server.requests.filter((r) => r.path === '/api/admin/refresh').map((r) => r.body)).toEqual([{ refreshToken: 'handed-over' }]);
+    expect([localStorage.getItem('adminToken'), localStorage.getItem('adminRefreshToken')]).toEqual(['access-sso', 'refresh-sso']);
+  });
+
+  it('says why the provider sign-in was refused', async () => {
+    server = adminServer(dashboardCalls);
+    const { location } = renderRoutes(adminRoutes(), '/admin/login#sso-error=no-role');
+    expect(await screen.findByText(/Your account has no role in this service/)).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: /Sign in with/ })).not.toBeInTheDocument(); // no provider configured
+    expect(location.current.hash).toBe('');
+    expect(location.current.pathname).toBe('/admin/login');
+    expect(localStorage.getItem('adminToken')).toBeNull();
+  });
+});
+
 describe('admin login', () => {
   it('switches to the 6-digit code step when two-factor is required, then signs in and opens the dashboard', async () => {
     server = adminServer({
@@ -130,7 +163,7 @@ describe('admin login', () => {
     expect(localStorage.getItem('adminToken')).toBeNull();
   });
 
-  it('falls back to SPEC\'s text when the server gives no message', async () => {
+  it('falls back to the catalogue\'s text when the server gives no message', async () => {
     server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => ({ status: 500 }) });
     const { user } = renderRoutes(adminRoutes(), '/admin/login');
     await fillCredentials(user);

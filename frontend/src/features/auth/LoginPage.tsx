@@ -2,6 +2,7 @@ import LockOutlined from '@mui/icons-material/LockOutlined';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
+import Divider from '@mui/material/Divider';
 import CardContent from '@mui/material/CardContent';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -13,13 +14,23 @@ import { useAppDispatch } from '../../app/store';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { useDocumentTitle } from '../site/useDocumentTitle';
+import { usePublicConfig } from '../site/usePublicConfig';
 import { useLoginMutation, useMeQuery } from './authApi';
+import { completeSsoSignIn } from './session';
 import { prerenderedInput } from '../../app/prerenderedInput';
 import { storeTokens } from './tokenStorage';
 import { useAccessToken } from './useAccessToken';
 
-/** SPEC §9: navigation to the dashboard about 100 ms after a successful login. */
+/** docs/product.md §10.4: navigation to the dashboard about 100 ms after a successful login. */
 export const LOGIN_NAVIGATION_DELAY_MS = 100;
+
+/** What the login page says when single sign-on came back refused (`#sso-error=<reason>`, set by the server). */
+export const SSO_ERRORS: Record<string, string> = {
+  'no-role': 'Your account has no role in this service. Ask an administrator to add you to a group that grants access.',
+  inactive: 'This account is deactivated. Ask an administrator.',
+  unavailable: 'The sign-in provider cannot be reached. Please try again later.',
+  failed: 'Single sign-on did not complete. Please try again.',
+};
 
 const USERNAME_ID = 'login-username';
 const PASSWORD_ID = 'login-password';
@@ -34,7 +45,7 @@ function typedBeforeLoad(): { username: string; password: string } {
   return { username: value(USERNAME_ID), password: value(PASSWORD_ID) };
 }
 
-/** SPEC §2 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
+/** docs/product.md §3.1 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
 export function LoginPage() {
   useDocumentTitle('Admin Login');
   const [login, { isLoading }] = useLoginMutation();
@@ -68,6 +79,36 @@ export function LoginPage() {
   const from = (location.state as { from?: { pathname?: string } } | null)?.from?.pathname;
   const target = from && from.startsWith('/admin') && from !== '/admin/login' ? from : '/admin';
 
+  // The prerendered page has no provider button: it appears once the app runs (hydration sees the same markup).
+  const { ssoDisplayName } = usePublicConfig();
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+
+  // Back from the provider: `#sso=<refresh token>` or `#sso-error=<reason>`. The fragment leaves the address bar
+  // (and the history entry) before anything else happens.
+  const handoff = useRef(false);
+  useEffect(() => {
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const token = fragment.get('sso');
+    const error = fragment.get('sso-error');
+    if ((!token && !error) || handoff.current) return;
+    handoff.current = true;
+    navigate({ pathname: location.pathname, search: location.search }, { replace: true });
+    if (error || !token) {
+      toast({ title: 'Login Failed', description: SSO_ERRORS[error ?? ''] ?? SSO_ERRORS.failed, variant: 'destructive' });
+      return;
+    }
+    void completeSsoSignIn(token).then((ok) => {
+      if (!ok) {
+        toast({ title: 'Login Failed', description: SSO_ERRORS.failed, variant: 'destructive' });
+        return;
+      }
+      dispatch(api.util.resetApiState());
+      setSucceeded(true);
+      timer.current = setTimeout(() => navigate('/admin', { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
+    });
+  }, [location, navigate, dispatch]);
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (isLoading || succeeded) return;
@@ -79,7 +120,7 @@ export function LoginPage() {
         description: bodyMessage(result.error) ?? 'Login failed. Please check your credentials.',
         variant: 'destructive',
       });
-      // SPEC §4: on failure the form and the two-factor state reset.
+      // docs/product.md §5.6: on failure the form and the two-factor state reset.
       setPassword('');
       setCode('');
       setRecoveryCode('');
@@ -127,6 +168,14 @@ export function LoginPage() {
                 : 'Sign in to manage vouchers, licenses and redemptions.'}
             </Typography>
           </Stack>
+          {hydrated && ssoDisplayName && !needsCode && (
+            <Stack spacing={2} sx={{ mb: 2 }}>
+              <Button variant="contained" size="large" href="/api/admin/oidc/login" disabled={busy}>
+                {`Sign in with ${ssoDisplayName}`}
+              </Button>
+              <Divider>or</Divider>
+            </Stack>
+          )}
           <Stack component="form" spacing={2} onSubmit={submit} noValidate>
             {needsCode && useRecovery ? (
               <TextField

@@ -15,7 +15,7 @@ export function VerifyingAccess() {
 }
 
 /**
- * SPEC §2: the dashboard is guarded. No stored token, or a me call that returns no user, sends the visitor to
+ * docs/product.md §3.2: the dashboard is guarded. No stored token, or a me call that returns no user, sends the visitor to
  * /admin/login (remembering where they were going); while the me call runs a verifying-access screen shows.
  */
 export function RequireAuth() {

@@ -26,14 +26,14 @@ export interface ChangePasswordRequest {
   newPassword: string;
 }
 
-/** SPEC §7 "Admin authentication" calls. */
+/** docs/product.md §8.3 "Admin authentication" calls. */
 export const authApi = api.injectEndpoints({
   endpoints: (build) => ({
     login: build.mutation<LoginResponse, LoginRequest>({
       query: (body) => ({ url: 'admin/login', method: 'POST', body }),
       invalidatesTags: invalidatesFor('login'),
     }),
-    /** The signed-in user; cached 5 minutes, no retry (SPEC §7). */
+    /** The signed-in user; cached 5 minutes, no retry (docs/product.md §8.3). */
     me: build.query<AdminUser, void>({
       query: () => 'admin/me',
       keepUnusedDataFor: 300,

@@ -41,3 +41,26 @@ export function installAdminSession(): void {
   setAccessTokenGetter(getAccessToken);
   setSessionRenewal({ refresh: refreshAccessToken, onSessionLost: clearTokens });
 }
+
+/**
+ * Single sign-on hands the console a fresh session's refresh token in the URL fragment (`#sso=…`, never sent to
+ * a server). It is spent at once: the rotation answers the console's own tokens, and the handed-over token is
+ * worthless afterwards (presented again, it ends the session). Resolves false when the server refuses it.
+ */
+export async function completeSsoSignIn(handoff: string): Promise<boolean> {
+  try {
+    const res = await fetch('/api/admin/refresh', {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ refreshToken: handoff }),
+    });
+    if (!res.ok) return false;
+    const body = (await res.json()) as { accessToken?: string; refreshToken?: string };
+    if (!body.accessToken) return false;
+    storeTokens(body.accessToken, body.refreshToken);
+    return true;
+  } catch {
+    return false;
+  }
+}

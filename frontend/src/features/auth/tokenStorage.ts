@@ -1,5 +1,5 @@
 /**
- * SPEC §6: the admin bearer token lives in browser storage under `adminToken` (mirrored in `authToken`), the
+ * docs/product.md §7.5: the admin bearer token lives in browser storage under `adminToken` (mirrored in `authToken`), the
  * refresh token under `adminRefreshToken`. Components follow changes with `useSyncExternalStore(subscribeTokens, ...)`.
  */
 export const ACCESS_TOKEN_KEYS = ['adminToken', 'authToken'] as const;

@@ -5,7 +5,7 @@ import { useAppDispatch } from '../../app/store';
 import { useLogoutMutation } from './authApi';
 import { clearTokens } from './tokenStorage';
 
-/** SPEC §4: logout calls the server (failure ignored), then always clears tokens and cached data and goes to /admin/login. */
+/** docs/product.md §5.6: logout calls the server (failure ignored), then always clears tokens and cached data and goes to /admin/login. */
 export function useLogout(): () => Promise<void> {
   const [logout] = useLogoutMutation();
   const dispatch = useAppDispatch();

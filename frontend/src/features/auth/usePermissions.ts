@@ -3,7 +3,7 @@ import { useMeQuery } from './authApi';
 import { useAccessToken } from './useAccessToken';
 
 /**
- * The signed-in user's role and permissions from `GET /api/admin/me` (DECISIONS §7). Controls the server
+ * The signed-in user's role and permissions from `GET /api/admin/me` (docs/product.md §7.4). Controls the server
  * would refuse are hidden with `can(permission)`.
  */
 export function usePermissions(): { role: string | null; permissions: string[]; can: (permission: string) => boolean } {
@@ -16,12 +16,13 @@ export function usePermissions(): { role: string | null; permissions: string[]; 
 
 const EMPTY: string[] = [];
 
-/** DECISIONS §7 permission names the console gates on. */
+/** docs/product.md §7.4 permission names the console gates on. */
 export const PERMISSIONS = {
   vouchersView: 'vouchers.view',
   licensesView: 'licenses.view',
   vouchersVoid: 'vouchers.void',
   webhooksManage: 'webhooks.manage',
+  apiTokensManage: 'api-tokens.manage',
   settingsAccess: 'settings.access',
   systemCleanup: 'system.cleanup',
   resetOperator: 'admin.reset-operator',

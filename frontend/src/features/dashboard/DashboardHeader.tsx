@@ -16,7 +16,7 @@ import { useMeQuery } from '../auth/authApi';
 import { useLogout } from '../auth/useLogout';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 
-/** SPEC §2 header: Customer View, Change Password (and beside it Security), Reset Operator (when allowed), Logout. */
+/** docs/product.md §3.2 header: Customer View, Change Password (and beside it Security), Reset Operator (when allowed), Logout. */
 export function DashboardHeader() {
   const { data: me } = useMeQuery();
   const { can } = usePermissions();

@@ -178,7 +178,7 @@ describe('admin dashboard', () => {
     expect([localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]).toEqual([null, null, null]);
   });
 
-  describe('SPEC §8 "All admin errors surface as toasts", list loads included', () => {
+  describe('docs/product.md §9.3 "All admin errors surface as toasts", list loads included', () => {
     const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
 
     it('a failed products load toasts its title with the server message', async () => {
@@ -192,7 +192,7 @@ describe('admin dashboard', () => {
       expect(toasts()).toHaveTextContent('The database is not reachable.');
     });
 
-    it('a failed redemptions load toasts, with SPEC §8\'s "{status}: {body}" when the body has no message', async () => {
+    it('a failed redemptions load toasts, with docs/product.md §9.1\'s "{status}: {body}" when the body has no message', async () => {
       server = adminServer({ ...calls('admin'), 'GET /api/redemptions': () => ({ status: 500, body: 'upstream broke' }) });
       signIn();
       const { user } = renderRoutes(adminRoutes(), '/admin');
@@ -203,7 +203,7 @@ describe('admin dashboard', () => {
     });
   });
 
-  it('polls the stats every 10 s (SPEC §9) and nothing else: the lists follow the socket', async () => {
+  it('polls the stats every 10 s (docs/product.md §10.4) and nothing else: the lists follow the socket', async () => {
     jest.useFakeTimers();
     try {
       server = adminServer({ ...calls('admin'), 'GET /api/redemptions': () => ({ status: 200, body: pageOf([]) }) });

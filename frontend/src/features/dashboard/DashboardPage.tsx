@@ -26,13 +26,13 @@ const TABS: Array<{ value: DashboardTab; label: string }> = [
   { value: 'settings', label: 'Settings' },
 ];
 
-/** SPEC §2 Admin dashboard. */
+/** docs/product.md §3.2 Admin dashboard. */
 export function DashboardPage() {
   useDocumentTitle('Admin Dashboard');
   const { can } = usePermissions();
   const [period, setPeriod] = useState<Period>('today');
   const [tab, setTab] = useState<DashboardTab>('products');
-  // The pool list needs licenses.view, Settings settings.access (DECISIONS §7): what the server refuses is not offered.
+  // The pool list needs licenses.view, Settings settings.access (docs/product.md §7.4): what the server refuses is not offered.
   const tabs = TABS.filter(
     (t) => (t.value !== 'settings' || can(PERMISSIONS.settingsAccess)) && (t.value !== 'licenses' || can(PERMISSIONS.licensesView)),
   );

@@ -4,7 +4,7 @@ import Fade from '@mui/material/Fade';
 import { useEffect, useState } from 'react';
 import { useRealtime } from '../admin/realtime';
 
-/** SPEC §9: the notice stays 3 s after a real-time update. */
+/** docs/product.md §10.4: the notice stays 3 s after a real-time update. */
 export const DATA_UPDATED_MS = 3000;
 
 export function DataUpdatedNotice() {

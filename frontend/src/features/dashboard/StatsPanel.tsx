@@ -55,7 +55,7 @@ export function StatsPanel({ period, onPeriodChange, notice }: { period: Period;
       </Stack>
       <Grid container spacing={2}>
         <Grid size={{ xs: 12, sm: 6, md: 3 }}>
-          {/* One name per period: the selector's (docs/product.md), not a second spelling. */}
+          {/* One name per period: the selector's (docs/product.md §3.2), not a second spelling. */}
           <StatCard title="Total Redemptions" value={data?.totalRedemptions} caption={PERIOD_LABELS[period]} />
         </Grid>
         <Grid size={{ xs: 12, sm: 6, md: 3 }}>

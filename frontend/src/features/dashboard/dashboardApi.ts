@@ -1,6 +1,6 @@
 import { api } from '../../app/api';
 
-/** SPEC §2 time-period selector, in order. */
+/** docs/product.md §3.2 time-period selector, in order. */
 export const PERIODS = ['today', 'yesterday', 'last7days', 'last30days', 'thismonth', 'lastmonth', 'alltime'] as const;
 export type Period = (typeof PERIODS)[number];
 
@@ -14,14 +14,14 @@ export const PERIOD_LABELS: Record<Period, string> = {
   alltime: 'All Time',
 };
 
-/** SPEC §9: stats refetched every 10 s. */
+/** docs/product.md §10.4: stats refetched every 10 s. */
 export const STATS_POLL_MS = 10_000;
 
 export interface Stats {
   period: Period;
   totalRedemptions: number;
   activeVouchers: number;
-  /** Codes voided by refunds (DECISIONS §13), not counted as active. */
+  /** Codes voided by refunds (docs/product.md §19.3), not counted as active. */
   voidVouchers?: number;
   timeRange: string;
   productStats: Array<{ productId: string; productName: string; activeCodes: number; redeemedCodes: number }>;

@@ -9,7 +9,7 @@ import { usePublicConfig } from '../site/usePublicConfig';
 
 export const REGION_MESSAGE = "We're sorry, but this service is currently not available in your region due to regulatory requirements.";
 
-/** `/geo-blocked` (SPEC §2 Region page). */
+/** `/geo-blocked` (docs/product.md §2.6 Region page). */
 export function GeoBlockedPage() {
   const { supportEmail } = usePublicConfig();
   useDocumentTitle('Access Restricted', 'Voucher redemption is not available in your region.');

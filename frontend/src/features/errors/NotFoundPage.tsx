@@ -6,7 +6,7 @@ import { Link as RouterLink, useLocation } from 'react-router-dom';
 import { PublicLayout } from '../site/PublicLayout';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 
-/** Every path the route table does not know (SPEC §2 404 page). */
+/** Every path the route table does not know (docs/product.md §2.7 404 page). */
 export function NotFoundPage() {
   const { pathname } = useLocation();
   useDocumentTitle('404 Page Not Found', 'This page does not exist. Redeem your office-suite voucher code on the home page.');

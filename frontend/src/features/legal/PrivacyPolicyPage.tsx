@@ -3,7 +3,7 @@ import { Link as RouterLink } from 'react-router-dom';
 import { usePublicConfig } from '../site/usePublicConfig';
 import { PolicyPage, type PolicySection } from './PolicyPage';
 
-/** `/privacy-policy`, effective August 15, 2025 (SPEC §1). */
+/** `/privacy-policy`, effective August 15, 2025 (docs/product.md §1.4). */
 export function PrivacyPolicyPage() {
   const { companyName, companyAddress, supportEmail } = usePublicConfig();
   const mail = supportEmail && <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>;

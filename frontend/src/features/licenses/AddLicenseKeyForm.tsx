@@ -35,9 +35,9 @@ interface Props {
 }
 
 /**
- * SPEC §2/§5 "Add License Key" with a Batch Entry toggle: batch mode takes one key a line (trimmed, empty lines
+ * docs/product.md §3.9/§6.2 "Add License Key" with a Batch Entry toggle: batch mode takes one key a line (trimmed, empty lines
  * dropped) and sends one create request per key, then lists a result per line. Max Activations is shown only
- * for volume licences (numeric, minimum 1); the server answers SPEC §5's messages.
+ * for volume licences (numeric, minimum 1); the server answers docs/product.md §6.2's messages.
  */
 export function AddLicenseKeyForm({ products, onClose }: Props) {
   const [productId, setProductId] = useState(products.length === 1 ? products[0].id : '');

@@ -7,24 +7,19 @@ import Button from '@mui/material/Button';
 import FormControl from '@mui/material/FormControl';
 import IconButton from '@mui/material/IconButton';
 import InputLabel from '@mui/material/InputLabel';
-import LinearProgress from '@mui/material/LinearProgress';
 import MenuItem from '@mui/material/MenuItem';
 import Paper from '@mui/material/Paper';
 import Select from '@mui/material/Select';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
-import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
-import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { CopyButton } from '../../components/copy/CopyButton';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
+import { ListTable } from '../../components/list/ListTable';
+import { useListState } from '../../components/list/useListState';
 import { showingText } from '../../components/pagination/pageItems';
 import { Paginator } from '../../components/pagination/Paginator';
 import { StatusChip } from '../../components/status/StatusChip';
@@ -34,7 +29,6 @@ import { maskLicenseKey } from '../../utils/maskLicenseKey';
 import { usePermissions } from '../auth/usePermissions';
 import { errorText } from '../redemptions/errors';
 import { formatDateTime } from '../redemptions/formatDate';
-import { useDebouncedValue } from '../redemptions/useDebouncedValue';
 import { DeleteButton } from '../../components/actions/DeleteButton';
 import { AddLicenseKeyForm } from './AddLicenseKeyForm';
 import { LICENSE_TYPE_LABELS, sortByUsage, USAGE_LABELS, usageStatusOf } from './licenseRules';
@@ -44,10 +38,13 @@ import {
   useGetLicenseManagedProductsQuery,
   useUpdateLicenseKeyMutation,
   type LicenseKey,
+  type LicenseKeysPage,
 } from './licensesApi';
 
 export const LICENSE_PAGE_SIZE = 50;
-/** SPEC §8: the description of "Copy failed" for a licence key. */
+const keysOf = (page: LicenseKeysPage) => page.licenseKeys;
+
+/** docs/product.md §9.3: the description of "Copy failed" for a licence key. */
 const COPY_KEY_FAILED = 'Failed to copy license key to clipboard.';
 
 const USAGE_COLORS = { available: 'success', 'partially-used': 'warning', 'fully-used': 'error' } as const;
@@ -68,7 +65,7 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
   return (
     <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
       <Typography data-testid="license-key-text" variant="body2" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
-        {/* SPEC §2: the list masks the whole key with asterisks until revealed. */}
+        {/* docs/product.md §3.9: the list masks the whole key with asterisks until revealed. */}
         {revealed ? licenseKey.licenseKey : '*'.repeat(licenseKey.licenseKey.length)}
       </Typography>
       <Tooltip title={revealed ? 'Hide' : 'Reveal'}>
@@ -81,28 +78,24 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
   );
 }
 
-/** SPEC §2 License key management panel (License Manager tab). */
+/** docs/product.md §3.9 License key management panel (License Manager tab). */
 export function LicenseManagerTab() {
   const { can } = usePermissions();
   const canManage = can('licenses.manage');
-  const [page, setPage] = useState(1);
-  const [productId, setProductId] = useState('');
-  const [searchInput, setSearchInput] = useState('');
-  const search = useDebouncedValue(searchInput).trim();
+  const list = useListState({
+    pageSize: LICENSE_PAGE_SIZE,
+    filters: { productId: '' },
+    rowsOf: keysOf,
+    useQuery: ({ page, limit, productId, search }) => useGetLicenseKeysQuery({ page, limit, productId, search }),
+  });
+  const { data, error, filters, setFilter } = list;
   const [adding, setAdding] = useState(false);
   const [toDelete, setToDelete] = useState<LicenseKey | null>(null);
   const { copy, copiedId } = useCopyToClipboard(COPY_KEY_FAILED);
 
   const products = useGetLicenseManagedProductsQuery();
-  const { data, isFetching, error } = useGetLicenseKeysQuery({ page, limit: LICENSE_PAGE_SIZE, productId, search });
   const [update] = useUpdateLicenseKeyMutation();
   const [remove, removeState] = useDeleteLicenseKeyMutation();
-
-  useEffect(() => setPage(1), [search, productId]);
-  const totalPages = data?.pagination.totalPages ?? 0;
-  useEffect(() => {
-    if (totalPages > 0 && page > totalPages) setPage(totalPages);
-  }, [page, totalPages]);
 
   async function toggleActive(key: LicenseKey) {
     try {
@@ -124,7 +117,7 @@ export function LicenseManagerTab() {
     }
   }
 
-  const keys = sortByUsage(data?.licenseKeys ?? []);
+  const keys = sortByUsage(list.rows);
   const summary = data?.summary;
 
   return (
@@ -141,14 +134,14 @@ export function LicenseManagerTab() {
           label="Search"
           placeholder="Part of a license key"
           size="small"
-          value={searchInput}
-          onChange={(e) => setSearchInput(e.target.value)}
+          value={list.searchInput}
+          onChange={(e) => list.setSearchInput(e.target.value)}
           sx={{ flex: 1 }}
           slotProps={{ htmlInput: { 'aria-label': 'Search license keys', maxLength: 100 } }}
         />
         <FormControl size="small" sx={{ minWidth: 260 }}>
           <InputLabel id="license-filter-product">Product</InputLabel>
-          <Select labelId="license-filter-product" label="Product" value={productId} onChange={(e) => setProductId(e.target.value)}>
+          <Select labelId="license-filter-product" label="Product" value={filters.productId} onChange={(e) => setFilter('productId', e.target.value)}>
             <MenuItem value="">All Products</MenuItem>
             {(products.data ?? []).map((p) => (
               <MenuItem key={p.id} value={p.id}>
@@ -172,49 +165,50 @@ export function LicenseManagerTab() {
         </Alert>
       )}
 
-      <TableContainer component={Paper} variant="outlined">
-        {isFetching && <LinearProgress aria-label="Loading license keys" />}
-        <Table size="small" aria-label="License keys">
-          <TableHead>
-            <TableRow>
-              <TableCell>License Key</TableCell>
-              <TableCell>Product</TableCell>
-              <TableCell>Type</TableCell>
-              <TableCell>Usage</TableCell>
-              <TableCell>Status</TableCell>
-              <TableCell>Created</TableCell>
-              {canManage && <TableCell align="right">Actions</TableCell>}
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {data && keys.length === 0 && (
-              <TableRow>
-                <TableCell colSpan={7} align="center" sx={{ py: 6, color: 'text.secondary' }}>
-                  No license keys found.
-                </TableCell>
-              </TableRow>
-            )}
-            {keys.map((k) => {
+      <ListTable
+        label="License keys"
+        outlined
+        loading={list.isFetching}
+        loadingLabel="Loading license keys"
+        rows={keys}
+        empty={data && keys.length === 0 ? 'No license keys found.' : undefined}
+        rowProps={() => ({ 'data-testid': 'license-key-row' })}
+        columns={[
+          {
+            key: 'key',
+            header: 'License Key',
+            render: (k) => <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.licenseKey, { id: k.id })} />,
+          },
+          { key: 'product', header: 'Product', render: (k) => k.productName },
+          { key: 'type', header: 'Type', render: (k) => LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType },
+          {
+            key: 'usage',
+            header: 'Usage',
+            render: (k) => {
               const usage = usageStatusOf(k);
               return (
-                <TableRow key={k.id} hover data-testid="license-key-row">
-                  <TableCell>
-                    <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.licenseKey, { id: k.id })} />
-                  </TableCell>
-                  <TableCell>{k.productName}</TableCell>
-                  <TableCell>{LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType}</TableCell>
-                  <TableCell>
-                    <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                      <StatusChip label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
-                      <Typography variant="caption" sx={{ color: 'text.secondary' }}>{`${k.currentActivations}/${k.maxActivations}`}</Typography>
-                    </Stack>
-                  </TableCell>
-                  <TableCell>
-                    <StatusChip label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
-                  </TableCell>
-                  <TableCell>{formatDateTime(k.createdAt)}</TableCell>
-                  {canManage && (
-                    <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                  <StatusChip label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
+                  <Typography variant="caption" sx={{ color: 'text.secondary' }}>{`${k.currentActivations}/${k.maxActivations}`}</Typography>
+                </Stack>
+              );
+            },
+          },
+          {
+            key: 'status',
+            header: 'Status',
+            render: (k) => <StatusChip label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />,
+          },
+          { key: 'created', header: 'Created', render: (k) => formatDateTime(k.createdAt) },
+          ...(canManage
+            ? [
+                {
+                  key: 'actions',
+                  header: 'Actions',
+                  align: 'right' as const,
+                  sx: { whiteSpace: 'nowrap' },
+                  render: (k: LicenseKey) => (
+                    <>
                       <Tooltip title={k.isActive ? 'Deactivate' : 'Activate'}>
                         <Switch
                           size="small"
@@ -224,14 +218,13 @@ export function LicenseManagerTab() {
                         />
                       </Tooltip>
                       <DeleteButton label={maskLicenseKey(k.licenseKey)} onClick={() => setToDelete(k)} />
-                    </TableCell>
-                  )}
-                </TableRow>
-              );
-            })}
-          </TableBody>
-        </Table>
-      </TableContainer>
+                    </>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
 
       {data && data.pagination.totalPages > 1 && (
         <Paginator
@@ -240,7 +233,7 @@ export function LicenseManagerTab() {
           totalPages={data.pagination.totalPages}
           totalExact={data.pagination.totalCountExact !== false}
           hasNext={data.pagination.hasNextPage}
-          onPage={setPage}
+          onPage={list.setPage}
           summary={showingText(data.pagination)}
           sx={{ mt: 2 }}
         />

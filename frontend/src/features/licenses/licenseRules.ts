@@ -1,6 +1,6 @@
 import type { LicenseKey, UsageStatus } from './licensesApi';
 
-/** SPEC §5 batch entry: one key per line; lines trimmed, empty lines dropped. */
+/** docs/product.md §6.2 batch entry: one key per line; lines trimmed, empty lines dropped. */
 export function parseBatchKeys(text: string): string[] {
   return text
     .split(/\r?\n/)
@@ -8,7 +8,7 @@ export function parseBatchKeys(text: string): string[] {
     .filter((line) => line !== '');
 }
 
-/** SPEC §4 licence usage: Available at 0 activations, Partially Used below the maximum (default 1), Fully Used at or above it. */
+/** docs/product.md §5.5 licence usage: Available at 0 activations, Partially Used below the maximum (default 1), Fully Used at or above it. */
 export function usageStatusOf(key: Pick<LicenseKey, 'currentActivations' | 'maxActivations'>): UsageStatus {
   const max = key.maxActivations || 1;
   if (key.currentActivations <= 0) return 'available';
@@ -23,7 +23,7 @@ export const USAGE_LABELS: Record<UsageStatus, string> = {
 
 const USAGE_RANK: Record<UsageStatus, number> = { available: 0, 'partially-used': 1, 'fully-used': 2 };
 
-/** SPEC §4 list order: available, then partially used, then fully used; newest first within each group. */
+/** docs/product.md §5.5 list order: available, then partially used, then fully used; newest first within each group. */
 export function sortByUsage<T extends Pick<LicenseKey, 'currentActivations' | 'maxActivations' | 'createdAt'>>(keys: readonly T[]): T[] {
   return [...keys].sort((a, b) => USAGE_RANK[usageStatusOf(a)] - USAGE_RANK[usageStatusOf(b)] || Date.parse(b.createdAt) - Date.parse(a.createdAt));
 }

@@ -6,7 +6,7 @@ import { toast } from '../../components/toast';
 import { isAcceptedVoucherFile } from './uploadVoucherFile';
 
 /**
- * A CSV or TXT file by click or drag-and-drop (SPEC §2 voucher upload control; the void dialog uses it too). Any
+ * A CSV or TXT file by click or drag-and-drop (docs/product.md §3.11 voucher upload control; the void dialog uses it too). Any
  * other file type is refused here with a toast titled `refusedTitle`, and `onFile` gets null.
  */
 export function CodeFileDropZone({

@@ -17,7 +17,7 @@ import { useMeQuery } from '../auth/authApi';
 import { useSendTestEmailMutation, useUpdateEmailTemplateMutation, type Product } from './productsApi';
 import { renderTemplatePreview, SAMPLE_VALUES } from './templatePreview';
 
-/** SPEC §2 email template editor: subject, template, live preview with sample values, Send Test Email. */
+/** docs/product.md §3.10 email template editor: subject, template, live preview with sample values, Send Test Email. */
 export function EmailTemplateEditor({ product, open, onClose }: { product: Product; open: boolean; onClose: () => void }) {
   const { data: me } = useMeQuery();
   const [subject, setSubject] = useState(product.emailSubject);

@@ -2,7 +2,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { PoolForecast } from './productsApi';
 
-/** The days-left text of a pool forecast (DECISIONS §14). */
+/** The days-left text of a pool forecast (docs/product.md §20.2). */
 export function daysLeftText(forecast: Pick<PoolForecast, 'daysLeft'>): string {
   if (forecast.daysLeft === null) return 'no redemptions in the last 7 days';
   return `≈ ${forecast.daysLeft.toLocaleString('en-US')} ${forecast.daysLeft === 1 ? 'day' : 'days'} of keys left`;

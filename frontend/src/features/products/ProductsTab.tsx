@@ -99,7 +99,7 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
   );
 }
 
-/** SPEC §2 Products tab: a card per product. */
+/** docs/product.md §3.4 Products tab: a card per product. */
 export function ProductsTab() {
   const { data: products, isLoading, isError } = useProductsQuery();
   const { data: forecasts } = usePoolForecastQuery();

@@ -14,7 +14,7 @@ import type { Product, UploadReport } from './productsApi';
 import { CodeFileDropZone } from './CodeFileDropZone';
 import { uploadVoucherFile } from './uploadVoucherFile';
 
-/** SPEC §2 voucher upload control: CSV or TXT by click or drag-and-drop, then "Upload Codes". */
+/** docs/product.md §3.11 voucher upload control: CSV or TXT by click or drag-and-drop, then "Upload Codes". */
 export function VoucherUpload({ product }: { product: Product }) {
   const dispatch = useAppDispatch();
   const input = useRef<HTMLInputElement>(null);

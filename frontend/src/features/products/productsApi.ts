@@ -13,7 +13,7 @@ export interface Product {
   createdAt: string;
   unredeemedCount: number;
   redeemedCount: number;
-  /** Codes voided by a refund before redemption (DECISIONS §13). */
+  /** Codes voided by a refund before redemption (docs/product.md §19.3). */
   voidCount?: number;
   totalCount: number;
 }
@@ -26,7 +26,7 @@ export interface UploadReport {
   invalidSamples: string[];
 }
 
-/** DECISIONS §13 answer of `POST /api/products/{id}/voucher-codes/void`. */
+/** docs/product.md §19.3 answer of `POST /api/products/{id}/voucher-codes/void`. */
 export interface VoidReport {
   message: string;
   voided: number;
@@ -37,7 +37,7 @@ export interface VoidReport {
   invalidSamples: string[];
 }
 
-/** DECISIONS §14 `GET /api/license-pool/forecast`: one licence-managed product's pool. */
+/** docs/product.md §20.2 `GET /api/license-pool/forecast`: one licence-managed product's pool. */
 export interface PoolForecast {
   productId: string;
   productName: string;

@@ -1,4 +1,4 @@
-/** SPEC §2: the editor's preview substitutes sample values for the four placeholders. */
+/** docs/product.md §3.10: the editor's preview substitutes sample values for the four placeholders. */
 export const SAMPLE_VALUES = {
   customer_name: 'John Doe',
   voucher_code: 'SAMPLE-VOUCHER-1234',
@@ -8,7 +8,7 @@ export const SAMPLE_VALUES = {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-/** Replaces `{{ name }}` placeholders (spaces inside the braces allowed, DECISIONS §4); unknown ones stay. */
+/** Replaces `{{ name }}` placeholders (spaces inside the braces allowed, docs/product.md §12.1); unknown ones stay. */
 export function renderTemplatePreview(template: string, values: Record<string, string>, html = true): string {
   return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/gi, (whole, name: string) => {
     const value = values[name.toLowerCase()];

@@ -10,7 +10,7 @@ export class UploadError extends Error {
   }
 }
 
-/** DECISIONS §9 / SPEC §5: the accepted file types. */
+/** docs/product.md §15.1 / §6.5: the accepted file types. */
 export function isAcceptedVoucherFile(file: File): boolean {
   return /\.(csv|txt)$/i.test(file.name);
 }
@@ -61,7 +61,7 @@ export async function postCodeFile<T>(path: string, file: File, onProgress: (fra
   throw new UploadError(message, answer.status);
 }
 
-/** The upload of a voucher file to a product (DECISIONS §9). */
+/** The upload of a voucher file to a product (docs/product.md §15.1). */
 export function uploadVoucherFile(productId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadReport> {
   return postCodeFile(`/api/products/${encodeURIComponent(productId)}/voucher-codes`, file, onProgress, 'Failed to upload voucher codes.');
 }

@@ -64,7 +64,7 @@ function SuccessMark({ label }: { label: string }) {
   );
 }
 
-/** SPEC §2/§4/§5: the redemption form, validated as typed with the server's rules and messages. */
+/** docs/product.md §2.2/§5.1/§6.1: the redemption form, validated as typed with the server's rules and messages. */
 export function RedeemForm() {
   const navigate = useNavigate();
   const [redeem, { isLoading: submitting }] = useRedeemVoucherMutation();

@@ -13,7 +13,7 @@ import { VoucherHelp } from './VoucherHelp';
 
 export const PAGE_TITLE = 'Redeem Your Office License';
 
-/** `/`: the customer redeems a voucher code (SPEC §2 Redeem page). */
+/** `/`: the customer redeems a voucher code (docs/product.md §2.2 Redeem page). */
 export function RedeemPage() {
   const { supportEmail, companyName } = usePublicConfig();
   useDocumentTitle(PAGE_TITLE, 'Redeem your office-suite 2024 voucher code and receive your licence key and download link at once.');

@@ -15,7 +15,7 @@ interface Props {
   onExited?: () => void;
 }
 
-/** SPEC §2: the "Redemption Failed" modal with Close and Try Again. */
+/** docs/product.md §2.2: the "Redemption Failed" modal with Close and Try Again. */
 export function RedemptionFailedDialog({ open, message, onClose, onTryAgain, onExited }: Props) {
   return (
     <Dialog

@@ -1,5 +1,5 @@
 /**
- * The redeem page's Idempotency-Key (docs/product.md, "Idempotent redeem"): 128 random bits made for the form when it
+ * The redeem page's Idempotency-Key (docs/product.md §19.1): 128 random bits made for the form when it
  * is first sent, kept in this tab's sessionStorage so that a double click, a retry after a lost answer or a reload of
  * the page sends the same key, and forgotten when the success page opens. Code and e-mail alone never get a success
  * page again (staff see both); only this key does, and it never leaves this tab.

@@ -23,7 +23,7 @@ export const redeemApi = api.injectEndpoints({
 
 export const { useRedeemVoucherMutation } = redeemApi;
 
-/** SPEC §9: a product name containing "mac" (any case) is a Mac product. */
+/** docs/product.md §10.7: a product name containing "mac" (any case) is a Mac product. */
 export function isMacProduct(productName: string | undefined): boolean {
   return !!productName && productName.toLowerCase().includes('mac');
 }

@@ -1,6 +1,6 @@
 import { describeRedeemFailure, redemptionFailureText } from './redeemErrors';
 
-describe('redemption failure messages (SPEC §8 Public)', () => {
+describe('redemption failure messages (docs/product.md §9.2 Public)', () => {
   it('strips a leading status prefix and reads the message of a JSON body', () => {
     expect(redemptionFailureText('409: {"statusCode":409,"message":"This voucher code has already been redeemed.","error":"Conflict"}')).toBe(
       'This voucher code has already been redeemed.',

@@ -6,7 +6,7 @@ export const DEFAULT_FAILURE_MESSAGE = 'Please check your voucher code and try a
 export const TOKEN_MISSING_MESSAGE = 'Authentication token missing. Please try again.';
 
 /**
- * SPEC §8 Public: the modal text of a failed redemption. Any leading status prefix ("400: ") is removed;
+ * docs/product.md §9.2 Public: the modal text of a failed redemption. Any leading status prefix ("400: ") is removed;
  * a JSON body gives its `message` field, other text is shown as it is; nothing usable gives the default.
  */
 export function redemptionFailureText(message: string | undefined): string {

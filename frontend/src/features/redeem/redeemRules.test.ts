@@ -9,7 +9,7 @@ const valid: RedeemFormValues = {
   acceptPrivacyPolicy: true,
 };
 
-describe('redemption form rules (SPEC §5)', () => {
+describe('redemption form rules (docs/product.md §6.1)', () => {
   it('accepts a complete, valid form', () => {
     expect(validateForm(valid)).toEqual({});
   });

@@ -1,5 +1,5 @@
 /**
- * SPEC §5 redemption form rules, the same rules and messages the server applies (RedeemVoucherDto), checked
+ * docs/product.md §6.1 redemption form rules, the same rules and messages the server applies (RedeemVoucherDto), checked
  * in the same order so the first message a field shows is the one the server would answer.
  */
 export interface RedeemFormValues {
@@ -15,7 +15,7 @@ export type RedeemField = keyof RedeemFormValues;
 export type RedeemErrors = Partial<Record<RedeemField, string>>;
 
 export const LIMITS = { voucherCode: 100, name: 50, email: 254, phone: 20 } as const;
-/** Success indicators (SPEC §2): voucher field from 8 characters, phone field from 10. */
+/** Success indicators (docs/product.md §2.2): voucher field from 8 characters, phone field from 10. */
 export const VOUCHER_OK_LENGTH = 8;
 export const PHONE_OK_LENGTH = 10;
 

@@ -18,9 +18,9 @@ interface Props {
 }
 
 /**
- * SPEC §2 bulk licence assignment: licence key (multi-line) and download link (URL) fields, a warning that the
- * same key and link go to every selected redemption, "Assign to N Redemptions" / "Assigning...". SPEC §5: both
- * fields must be non-empty after trim (blanks alone: SPEC §8's "Invalid input" toast); both are sent trimmed.
+ * docs/product.md §3.8 bulk licence assignment: licence key (multi-line) and download link (URL) fields, a warning that the
+ * same key and link go to every selected redemption, "Assign to N Redemptions" / "Assigning...". docs/product.md §6.3: both
+ * fields must be non-empty after trim (blanks alone: docs/product.md §9.3's "Invalid input" toast); both are sent trimmed.
  */
 export function BulkAssignDialog({ count, busy, onSubmit, onClose }: Props) {
   const [licenseKey, setLicenseKey] = useState('');

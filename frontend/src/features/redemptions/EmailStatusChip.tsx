@@ -1,6 +1,6 @@
 import { StatusChip } from '../../components/status/StatusChip';
 
-/** SPEC §4: sent green, failed red, pending yellow, anything else grey. */
+/** docs/product.md §5.3: sent green, failed red, pending yellow, anything else grey. */
 export function emailStatusColor(status: string): 'success' | 'error' | 'warning' | 'default' {
   switch (status) {
     case 'sent':

@@ -131,7 +131,7 @@ describe('redemption details modal', () => {
     expect(save).toBeDisabled();
     fireEvent.change(key, { target: { value: '   ' } });
     expect(screen.getByText('License key is required.')).toBeInTheDocument();
-    // SPEC §8 "Bad input": blanks pass the button and are refused with "Invalid input", nothing sent.
+    // docs/product.md §9.3 "Bad input": blanks pass the button and are refused with "Invalid input", nothing sent.
     fireEvent.change(link, { target: { value: 'https://dl.example.com/new.exe' } });
     expect(save).toBeEnabled();
     await user.click(save);
@@ -176,7 +176,7 @@ describe('redemption details modal', () => {
     await waitFor(() => expect(within(section('License Key')).getByRole('button', { name: 'Save' })).toBeInTheDocument());
   });
 
-  it('Resend Email says "Email sent successfully", or SPEC §8\'s modal wording "Failed to send email" with the reason or its fallback', async () => {
+  it('Resend Email says "Email sent successfully", or docs/product.md §9.3\'s modal wording "Failed to send email" with the reason or its fallback', async () => {
     const r = aRedemption({ code: 'RESEND-01', assignedLicenseKey: { licenseKey: 'POOL-KEY-1', downloadLink: 'https://dl.example.com/a.exe' } });
     let fail: 'no' | 'message' | 'bare' = 'no';
     const { user } = open(r, {

@@ -60,8 +60,8 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
 const NOT_PROVIDED = 'Not provided';
 
 /**
- * SPEC §5 manual assignment: both fields non-empty after trim, sent trimmed; Save disabled while either is empty.
- * Blanks alone pass the button and are refused with SPEC §8's "Invalid input" toast.
+ * docs/product.md §6.3 manual assignment: both fields non-empty after trim, sent trimmed; Save disabled while either is empty.
+ * Blanks alone pass the button and are refused with docs/product.md §9.3's "Invalid input" toast.
  */
 function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; onDone: () => void }) {
   const [licenseKey, setLicenseKey] = useState(displayLicenseKey(redemption.assignedLicenseKey?.licenseKey));
@@ -140,7 +140,7 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
   );
 }
 
-/** SPEC §2 redemption details modal. */
+/** docs/product.md §3.7 redemption details modal. */
 export function RedemptionDetailsDialog({ redemption: initial, onClose }: { redemption: AdminRedemption; onClose: () => void }) {
   const { data } = useGetRedemptionQuery(initial.id);
   const redemption = data ?? initial;
@@ -156,7 +156,7 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
       await resend(redemption.id).unwrap();
       toast({ title: 'Email sent successfully', variant: 'success' });
     } catch (err) {
-      // SPEC §8: the modal's wording (the dashboard row says "Failed to Send Email").
+      // docs/product.md §9.3: the modal's wording (the dashboard row says "Failed to Send Email").
       toast({ title: 'Failed to send email', description: errorText(err, 'There was an error sending the email.'), variant: 'destructive' });
     }
   }

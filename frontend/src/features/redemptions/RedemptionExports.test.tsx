@@ -5,7 +5,7 @@ import { open, rowOf, server, setUpRedemptionsTab, toasts } from './redemptionsT
 setUpRedemptionsTab();
 
 describe('Recent Redemptions exports: what is asked for', () => {
-  it('Export CSV of Recent Redemptions sends only the format, whatever the filter and search (SPEC §7)', async () => {
+  it('Export CSV of Recent Redemptions sends only the format, whatever the filter and search (docs/product.md §8.5)', async () => {
     jest.useFakeTimers();
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'ONLY-0001' })]) }),

@@ -12,7 +12,7 @@ function details(event: RedemptionHistoryEvent): string {
   return parts.join(' · ');
 }
 
-/** DECISIONS §14 "History" of the details modal: what happened, newest first, who and when. */
+/** docs/product.md §20.3 "History" of the details modal: what happened, newest first, who and when. */
 export function RedemptionHistory({ redemptionId }: { redemptionId: string }) {
   const { data, isLoading, isError } = useGetRedemptionHistoryQuery(redemptionId);
   if (isLoading) return <Typography variant="body2" sx={{ color: 'text.secondary' }}>Loading history...</Typography>;

@@ -33,7 +33,7 @@ describe('page buttons and "showing" text', () => {
 });
 
 describe('Recent Redemptions tab', () => {
-  it('lists redemptions with the columns of SPEC, status colours and the numbered pagination', async () => {
+  it('lists redemptions with the columns of docs/product.md §3.5, status colours and the numbered pagination', async () => {
     const rows = [
       aRedemption({ code: 'SENT-0001', emailStatus: 'sent' }),
       aRedemption({ code: 'FAIL-0001', emailStatus: 'failed' }),
@@ -73,7 +73,7 @@ describe('Recent Redemptions tab', () => {
     expect(within(nav).getByRole('button', { name: 'Next' })).toBeEnabled();
   });
 
-  it('shows SPEC\'s empty message', async () => {
+  it('shows the empty message', async () => {
     open(false, { list: () => ({ status: 200, body: pageOf([]) }) });
     expect(await screen.findByText('No redemptions found. Redemptions will appear here once customers start redeeming vouchers.')).toBeInTheDocument();
     expect(screen.queryByRole('navigation', { name: 'Pagination' })).not.toBeInTheDocument();
@@ -105,7 +105,7 @@ describe('Recent Redemptions tab', () => {
     expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('page')).toBe('1');
   });
 
-  it('a redemption with a licence key cannot be selected; select-all takes the others; Delete Selected asks with SPEC\'s text', async () => {
+  it('a redemption with a licence key cannot be selected; select-all takes the others; Delete Selected asks with the confirmation text', async () => {
     const free1 = aRedemption({ code: 'FREE-0001' });
     const free2 = aRedemption({ code: 'FREE-0002' });
     const keyed = aRedemption({ code: 'KEYED-001', assignedLicenseKey: { licenseKey: 'ABCDE-12345', downloadLink: 'https://dl.example.com/x' } });
@@ -165,7 +165,7 @@ describe('Recent Redemptions tab', () => {
     fireEvent.blur(key);
     expect(within(dialog).getByText('License key is required.')).toBeInTheDocument();
     fireEvent.change(link, { target: { value: 'https://dl.example.com/office.exe' } });
-    // SPEC §8 "Bad input": blanks alone pass the button and are refused with "Invalid input", nothing sent.
+    // docs/product.md §9.3 "Bad input": blanks alone pass the button and are refused with "Invalid input", nothing sent.
     expect(submit).toBeEnabled();
     await user.click(submit);
     await waitFor(() => expect(toasts()).toHaveTextContent('Invalid input'));
@@ -228,11 +228,11 @@ describe('Recent Redemptions tab', () => {
     await user.click(within(rowOf('ADM-00001')).getByRole('button', { name: 'Resend email for ADM-00001' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Failed to Send Email');
-    // SPEC §8's sentence stays; the server's reason follows it.
+    // docs/product.md §9.3's sentence stays; the server's reason follows it.
     expect(alert).toHaveTextContent('There was an error sending the email. Please try again. SMTP down');
   });
 
-  it('a resend from the row that gets no answer says SPEC §8\'s dashboard fallback', async () => {
+  it('a resend from the row that gets no answer says docs/product.md §9.3\'s dashboard fallback', async () => {
     const r = aRedemption({ code: 'NET-00001' });
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([r]) }),
@@ -248,7 +248,7 @@ describe('Recent Redemptions tab', () => {
     expect(toasts()).toHaveTextContent('There was an error sending the email. Please try again.');
   });
 
-  it('is not polled: only socket events and the user\'s own changes read the list again (SPEC §7)', async () => {
+  it('is not polled: only socket events and the user\'s own changes read the list again (docs/product.md §8.1)', async () => {
     jest.useFakeTimers();
     open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'POLL-0001' })]) }) });
     await screen.findByText('POLL-0001');
@@ -325,7 +325,7 @@ describe('Exported Vouchers tab', () => {
     await waitFor(() => expect(within(nav).getByRole('button', { name: 'Next' })).toBeDisabled());
   });
 
-  it('shows SPEC\'s empty message', async () => {
+  it('shows the empty message', async () => {
     open(true, { list: () => ({ status: 200, body: pageOf([]) }) });
     expect(await screen.findByText('No exported vouchers found. Vouchers will appear here after they have been exported.')).toBeInTheDocument();
   });

@@ -18,7 +18,7 @@ import { useRedemptionList } from './useRedemptionList';
 
 /**
  * Recent Redemptions (`showExported` false) and Exported Vouchers (true). The dashboard remounts it on tab
- * change (`key`), which resets page, filter and search (SPEC §2). List state, actions and exports live in
+ * change (`key`), which resets page, filter and search (docs/product.md §3.5). List state, actions and exports live in
  * their hooks; this puts toolbar, selection bar, table, pages and dialogs together.
  */
 export function RedemptionsTab({ showExported }: { showExported: boolean }) {

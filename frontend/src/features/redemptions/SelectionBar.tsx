@@ -15,7 +15,7 @@ interface Props {
   onAssign: () => void;
 }
 
-/** SPEC §2 selection bar: count, clear selection, Export Selected (CSV/TXT), Delete Selected, Assign Licenses. */
+/** docs/product.md §3.5 selection bar: count, clear selection, Export Selected (CSV/TXT), Delete Selected, Assign Licenses. */
 export function SelectionBar({ count, canExport, canDelete, canAssign, busy, onClear, onExport, onDelete, onAssign }: Props) {
   return (
     <Paper

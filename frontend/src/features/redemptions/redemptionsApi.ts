@@ -1,3 +1,4 @@
+import type { Pagination } from '../../components/list/useListState';
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
 
@@ -9,7 +10,7 @@ export interface AdminRedemption {
   voucherCodeId: string;
   customerId: string;
   productId: string;
-  /** SPEC §3: an object with code, or a plain string. */
+  /** docs/product.md §4.4: an object with code, or a plain string. */
   voucherCode: { id?: string; code: string } | string;
   customer: {
     id: string;
@@ -26,21 +27,12 @@ export interface AdminRedemption {
   redeemedAt: string;
   exported: boolean;
   exportedAt: string | null;
-  /** DECISIONS §13: its code was refunded after redemption (the customer keeps the key). */
+  /** docs/product.md §19.3: its code was refunded after redemption (the customer keeps the key). */
   refundedAt?: string | null;
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
 }
 
-export interface Pagination {
-  currentPage: number;
-  limit: number;
-  totalCount: number;
-  totalPages: number;
-  hasPreviousPage: boolean;
-  hasNextPage: boolean;
-  /** False: `totalCount` (and so `totalPages`) is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
-  totalCountExact?: boolean;
-}
+export type { Pagination };
 
 export interface RedemptionsPage {
   redemptions: AdminRedemption[];
@@ -52,7 +44,7 @@ export interface RedemptionsQuery {
   limit: number;
   emailStatus: EmailStatusFilter;
   showExported: boolean;
-  /** Already trimmed; sent only when non-empty (SPEC §5 Other). */
+  /** Already trimmed; sent only when non-empty (docs/product.md §6.5 Other). */
   search: string;
 }
 
@@ -70,7 +62,7 @@ export function redemptionListParams(q: Omit<RedemptionsQuery, 'page' | 'limit'>
 
 const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 
-/** DECISIONS §14: one event of `GET /api/redemptions/{id}/history`. */
+/** docs/product.md §20.3: one event of `GET /api/redemptions/{id}/history`. */
 export interface RedemptionHistoryEvent {
   at: string;
   type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'deleted';
@@ -144,27 +136,27 @@ export const {
   useFixPendingEmailsMutation,
 } = redemptionsApi;
 
-/** SPEC §3: voucherCode is an object with code, or a plain string. */
+/** docs/product.md §4.4: voucherCode is an object with code, or a plain string. */
 export function voucherCodeOf(r: Pick<AdminRedemption, 'voucherCode'>): string {
   return typeof r.voucherCode === 'string' ? r.voucherCode : (r.voucherCode?.code ?? '');
 }
 
 export const MANUAL_PREFIX = 'MANUAL_';
 
-/** SPEC §2: a key with the MANUAL_ prefix is shown without it. */
+/** docs/product.md §3.7: a key with the MANUAL_ prefix is shown without it. */
 export function displayLicenseKey(key: string | null | undefined): string {
   if (!key) return '';
   return key.startsWith(MANUAL_PREFIX) ? key.slice(MANUAL_PREFIX.length) : key;
 }
 
-/** SPEC §5 licence assignment (single and bulk): the message of the first empty field after trim, if any. */
+/** docs/product.md §6.3 licence assignment (single and bulk): the message of the first empty field after trim, if any. */
 export function invalidAssignment(licenseKey: string, downloadLink: string): string | undefined {
   if (!licenseKey.trim()) return 'License key is required.';
   if (!downloadLink.trim()) return 'Download link is required.';
   return undefined;
 }
 
-/** SPEC §9: a product name containing "mac" (any case) is a Mac product. */
+/** docs/product.md §10.7: a product name containing "mac" (any case) is a Mac product. */
 export function isMacProduct(name: string | null | undefined): boolean {
   return !!name && name.toLowerCase().includes('mac');
 }

@@ -10,13 +10,13 @@ import {
 } from './redemptionsApi';
 import type { RedemptionList } from './useRedemptionList';
 
-/** SPEC §8's dashboard resend failure sentence; the server's reason, when it gave one, follows it (docs/product.md). */
+/** docs/product.md §9.3's dashboard resend failure sentence; the server's reason, when it gave one, follows it. */
 export const RESEND_FAILED = 'There was an error sending the email. Please try again.';
 
-/** SPEC §5 bulk delete confirmation. */
+/** docs/product.md §6.5 bulk delete confirmation. */
 export const deleteConfirmation = (n: number) => `Are you sure you want to delete ${n} redemption(s)? This action cannot be undone.`;
 
-/** Resend, delete (asked first), bulk licence assignment and Fix Pending Emails with SPEC §8's toasts. */
+/** Resend, delete (asked first), bulk licence assignment and Fix Pending Emails with docs/product.md §9.3's toasts. */
 export function useRedemptionActions(list: RedemptionList) {
   const { setSelected } = list;
   const [toDelete, setToDelete] = useState<{ ids: string[]; bulk: boolean } | null>(null);

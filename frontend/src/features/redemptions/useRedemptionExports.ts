@@ -11,7 +11,7 @@ import type { RedemptionList } from './useRedemptionList';
 export type ExportFormat = 'csv' | 'txt';
 
 /**
- * The exports of a redemptions tab (SPEC §7). Exports mark redemptions exported on the server: the lists are
+ * The exports of a redemptions tab (docs/product.md §8.5). Exports mark redemptions exported on the server: the lists are
  * read again afterwards. An expired access token is renewed once by `downloadFile` (`authorizedFetch`), the
  * way every admin request does.
  */
@@ -46,7 +46,7 @@ export function useRedemptionExports(list: RedemptionList) {
       list.clearSelection,
     );
 
-  // SPEC §7: Recent Redemptions sends only the format; Exported Vouchers adds showExported=true, emailStatus, search.
+  // docs/product.md §8.5: Recent Redemptions sends only the format; Exported Vouchers adds showExported=true, emailStatus, search.
   const exportAll = (format: ExportFormat) =>
     exportFile(() => {
       const params = new URLSearchParams(showExported ? { format, ...redemptionListParams({ emailStatus, showExported, search }) } : { format });

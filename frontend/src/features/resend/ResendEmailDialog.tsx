@@ -21,7 +21,7 @@ type Field = 'voucherCode' | 'email';
 
 /**
  * Asks the server to send the order e-mail again (`POST /api/resend-order-email`). Both fields follow the redeem
- * form's rules and messages (SPEC §5); the server's answer is the same whatever was entered, and is shown as is.
+ * form's rules and messages (docs/product.md §6.1); the server's answer is the same whatever was entered, and is shown as is.
  */
 export function ResendEmailDialog({ open, email = '', onClose }: { open: boolean; email?: string; onClose: () => void }) {
   const [values, setValues] = useState<Record<Field, string>>({ voucherCode: '', email });

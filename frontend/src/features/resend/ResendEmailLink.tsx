@@ -6,7 +6,7 @@ const ResendEmailDialog = lazy(() => import('./ResendEmailDialog'));
 
 export const RESEND_LINK_TEXT = "Didn't get the e-mail?";
 
-/** "Didn't get the e-mail?" (DECISIONS §13): opens the resend dialog, loading it on the first click. */
+/** "Didn't get the e-mail?" (docs/product.md §19.2): opens the resend dialog, loading it on the first click. */
 export function ResendEmailLink({ email }: { email?: string }) {
   const [open, setOpen] = useState(false);
   const [opened, setOpened] = useState(false);

@@ -6,7 +6,7 @@ export interface ResendOrderEmailRequest {
   email: string;
 }
 
-/** `POST /api/resend-order-email`: always 202 with one message, whatever was sent (DECISIONS §13). */
+/** `POST /api/resend-order-email`: always 202 with one message, whatever was sent (docs/product.md §19.2). */
 export const resendApi = api.injectEndpoints({
   endpoints: (build) => ({
     resendOrderEmail: build.mutation<{ message: string }, ResendOrderEmailRequest>({

@@ -22,7 +22,7 @@ import {
   type TwoFactorSetup,
 } from './securityApi';
 
-/** Failure toasts in SPEC §8's shape: a title, the server's message or a fallback. */
+/** Failure toasts in docs/product.md §9.3's shape: a title, the server's message or a fallback. */
 export const SECURITY_ERRORS = {
   setup: { title: 'Two-Factor Setup Failed', fallback: 'Failed to start two-factor setup. Please try again.' },
   enable: { title: 'Two-Factor Activation Failed', fallback: 'Failed to enable two-factor authentication. Please try again.' },
@@ -35,7 +35,7 @@ function fail(which: keyof typeof SECURITY_ERRORS, err: unknown) {
   toast({ title, description: errorText(err, fallback), variant: 'destructive' });
 }
 
-/** A 6-digit authenticator code: digits only, at most 6 (SPEC §5 two-factor code). */
+/** A 6-digit authenticator code: digits only, at most 6 (docs/product.md §6.4 two-factor code). */
 function CodeField({ label, value, onChange, autoFocus }: { label: string; value: string; onChange: (v: string) => void; autoFocus?: boolean }) {
   return (
     <TextField

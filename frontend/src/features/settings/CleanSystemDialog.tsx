@@ -15,7 +15,7 @@ import { useCleanSystemMutation } from './settingsApi';
 /** The text to type before Clean System runs. */
 export const CLEAN_CONFIRMATION = 'CLEAN SYSTEM';
 
-/** SPEC §5: a danger confirmation that every voucher code, customer, redemption and licence assignment is deleted permanently. */
+/** docs/product.md §6.5: a danger confirmation that every voucher code, customer, redemption and licence assignment is deleted permanently. */
 export function CleanSystemDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [typed, setTyped] = useState('');
   const [clean, { isLoading }] = useCleanSystemMutation();

@@ -17,6 +17,7 @@ import { useStatsQuery } from '../dashboard/dashboardApi';
 import { useProductsQuery } from '../products/productsApi';
 import { CleanSystemDialog } from './CleanSystemDialog';
 import { WebhooksCard } from './WebhooksCard';
+import { ApiTokensCard } from './ApiTokensCard';
 
 const FEATURES = [
   'Voucher redemption with automatic license assignment',
@@ -37,7 +38,7 @@ function Info({ label, value }: { label: string; value: string | number | undefi
   );
 }
 
-/** SPEC §2 Settings tab: Danger Zone with Clean System, and system information. */
+/** docs/product.md §3.13 Settings tab: Danger Zone with Clean System, and system information. */
 export function SettingsTab() {
   const { can } = usePermissions();
   const { data: stats } = useStatsQuery('alltime');
@@ -95,6 +96,11 @@ export function SettingsTab() {
       {can(PERMISSIONS.webhooksManage) && (
         <Grid size={12}>
           <WebhooksCard />
+        </Grid>
+      )}
+      {can(PERMISSIONS.apiTokensManage) && (
+        <Grid size={12}>
+          <ApiTokensCard />
         </Grid>
       )}
     </Grid>

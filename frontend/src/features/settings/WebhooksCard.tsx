@@ -100,7 +100,7 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
   );
 }
 
-/** Settings → Webhooks (DECISIONS §14): add an endpoint, see its deliveries, send a test event, delete it. */
+/** Settings → Webhooks (docs/product.md §20.4): add an endpoint, see its deliveries, send a test event, delete it. */
 export function WebhooksCard() {
   const { data: endpoints = [] } = useWebhooksQuery();
   const [secret, setSecret] = useState<string | null>(null);

@@ -15,7 +15,7 @@ export interface WebhookEndpoint {
   url: string;
   events: string[];
   isActive: boolean;
-  /** Set when the circuit breaker paused the endpoint: nothing is sent until Resume (docs/product.md). */
+  /** Set when the circuit breaker paused the endpoint: nothing is sent until Resume (docs/product.md §20.4). */
   pausedAt: string | null;
   consecutiveFailures: number;
   createdAt: string;
@@ -33,7 +33,7 @@ export interface WebhookDelivery {
   nextAttemptAt: string | null;
 }
 
-/** DECISIONS §14, Settings → Webhooks (webhooks.manage). */
+/** docs/product.md §20.4, Settings → Webhooks (webhooks.manage). */
 export const webhooksApi = api.injectEndpoints({
   endpoints: (build) => ({
     webhooks: build.query<WebhookEndpoint[], void>({
@@ -55,7 +55,7 @@ export const webhooksApi = api.injectEndpoints({
     }),
     resumeWebhook: build.mutation<{ success: boolean; message: string; requeued: number }, string>({
       query: (id) => ({ url: `webhooks/${id}/resume`, method: 'POST' }),
-      invalidatesTags: (_r, _e, id) => [{ type: 'Webhooks', id: 'LIST' }, { type: 'Webhooks', id }],
+      invalidatesTags: invalidatesFor('resumeWebhook'),
     }),
     sendTestWebhook: build.mutation<{ message: string; deliveryId: string }, string>({
       query: (id) => ({ url: `webhooks/${id}/test`, method: 'POST' }),

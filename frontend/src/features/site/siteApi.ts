@@ -5,6 +5,8 @@ export interface PublicConfig {
   supportEmail: string;
   companyName: string;
   companyAddress: string;
+  /** The single sign-on provider's name ("Sign in with …" on the login page); null or absent when off. */
+  ssoDisplayName?: string | null;
 }
 
 export const siteApi = api.injectEndpoints({

@@ -1,6 +1,6 @@
 import { useGetPublicConfigQuery, type PublicConfig } from './siteApi';
 
-const EMPTY: PublicConfig = { supportEmail: '', companyName: '', companyAddress: '' };
+const EMPTY: PublicConfig = { supportEmail: '', companyName: '', companyAddress: '', ssoDisplayName: null };
 
 /**
  * The site's support e-mail, company name and address (never hard-coded). Until the answer arrives the

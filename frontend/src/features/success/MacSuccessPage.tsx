@@ -107,7 +107,7 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
   );
 }
 
-/** `/success/mac?token=…` (SPEC §2 Mac success page). Only `customerEmail` of the token answer is used. */
+/** `/success/mac?token=…` (docs/product.md §2.5 Mac success page). Only `customerEmail` of the token answer is used. */
 export function MacSuccessPage() {
   useDocumentTitle('Your Office License for Mac', 'Your Office 2024 installation set for Mac: the three packages to install, in order.');
   return (

@@ -15,7 +15,7 @@ import { useState } from 'react';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { maskLicenseKey } from '../../utils/maskLicenseKey';
 
-/** The customer's product key, masked (SPEC §9) unless revealed, with "Copy Product Key". */
+/** The customer's product key, masked (docs/product.md §10.6) unless revealed, with "Copy Product Key". */
 export function ProductKeyPanel({ licenseKey }: { licenseKey: string }) {
   const [revealed, setRevealed] = useState(false);
   const { copy, copied } = useCopyToClipboard();

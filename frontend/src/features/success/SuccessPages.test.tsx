@@ -38,7 +38,7 @@ describe('success pages', () => {
 
   /**
    * While the token is checked the page says "Verifying access..." and nothing else of its own: no success
-   * heading, key, download link or package (docs/product.md, "Success pages").
+   * heading, key, download link or package (docs/product.md §2.3).
    */
   function expectOnlyVerifying() {
     const main = screen.getByRole('main');

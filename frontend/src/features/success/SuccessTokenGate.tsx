@@ -21,9 +21,9 @@ function StatePanel({ icon, title, children, tone }: { icon: ReactNode; title: s
 }
 
 /**
- * The four states of a success page (SPEC §2), exactly one at a time: verifying, access denied, no data, and
+ * The four states of a success page (docs/product.md §2.3), exactly one at a time: verifying, access denied, no data, and
  * the result (`children(data)`). Nothing of the result is shown before the server has answered for the token
- * (docs/product.md, "Success pages"): a forged or expired token never reads "success" first. The build
+ * (docs/product.md §2.3): a forged or expired token never reads "success" first. The build
  * prerenders the verifying state (frontend/build/page-files.mts).
  */
 export function SuccessTokenGate({ children }: { children: (data: SuccessTokenView) => ReactNode }) {
@@ -55,7 +55,7 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
 }
 
 /**
- * "Verifying access..." with its spinner (SPEC §2), alone between the site's header and footer. It is a screen
+ * "Verifying access..." with its spinner (docs/product.md §2.3), alone between the site's header and footer. It is a screen
  * high, so the footer starts below the fold: the answer replaces it without moving anything on screen
  * (no layout shift, `test/browser/success-pages.browser-spec.ts`).
  */

@@ -22,7 +22,7 @@ import { ReturnHomeButton } from './ReturnHomeButton';
 import type { SuccessTokenView } from './successApi';
 import { SuccessTokenGate } from './SuccessTokenGate';
 
-/** SPEC §2: fixed download information of the Windows installer. */
+/** docs/product.md §2.4: fixed download information of the Windows installer. */
 export const DOWNLOAD_INFO: ReadonlyArray<[string, string]> = [
   ['File size', '3.4 MB'],
   ['Version', '16.0.17830.20138'],
@@ -171,7 +171,7 @@ export function WindowsResult({ data }: { data: SuccessTokenView }) {
   );
 }
 
-/** `/success/windows?token=…` (SPEC §2 Windows success page). */
+/** `/success/windows?token=…` (docs/product.md §2.4 Windows success page). */
 export function WindowsSuccessPage() {
   useDocumentTitle('Your Office License', 'Your Office 2024 licence key, download link and installation steps for Windows.');
   return (

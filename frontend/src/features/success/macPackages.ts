@@ -1,5 +1,5 @@
 /**
- * SPEC §2 Mac success page: the three packages, in this order. The first two links go to the vendor's own
+ * docs/product.md §2.5 Mac success page: the three packages, in this order. The first two links go to the vendor's own
  * download service; the licence package comes with the e-mail and activates without a key.
  */
 export interface MacPackage {

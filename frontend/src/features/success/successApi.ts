@@ -9,7 +9,7 @@ export interface SuccessTokenView {
   productName?: string;
 }
 
-/** SPEC §9: a verified token is cached for 5 minutes. */
+/** docs/product.md §10.4: a verified token is cached for 5 minutes. */
 export const TOKEN_CACHE_SECONDS = 300;
 
 export const successApi = api.injectEndpoints({

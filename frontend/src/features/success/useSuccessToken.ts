@@ -4,7 +4,7 @@ import { useHydrated } from '../../app/useHydrated';
 import { bodyMessage, httpStatus } from '../../utils/httpError';
 import { useGetSuccessTokenQuery, type SuccessTokenView } from './successApi';
 
-/** SPEC §9: after a failed check the page goes home after 3000 ms. */
+/** docs/product.md §10.4: after a failed check the page goes home after 3000 ms. */
 export const ERROR_REDIRECT_MS = 3000;
 export const TOKEN_MISSING = 'Access token missing';
 export const VERIFY_FAILED = 'Failed to verify token';
@@ -17,7 +17,7 @@ export type SuccessTokenState =
   | { status: 'ready'; data: SuccessTokenView };
 
 /**
- * SPEC §4 success pages: the `token` query parameter is checked with the server. No token: home at once.
+ * docs/product.md §5.7 success pages: the `token` query parameter is checked with the server. No token: home at once.
  * A failed check (server message, else "Failed to verify token"; no answer at all: "Access denied") or an
  * empty answer: home after 3000 ms. The page is prerendered in its loading state (frontend/build/page-files.mts),
  * so it stays `loading` until the browser has hydrated that markup, whatever the cache already holds.

@@ -78,7 +78,7 @@ const batchCalls = () => server.of('GET', `/api/products/${PRODUCT.id}/batches`)
 const rowOf = (name: string) => screen.getByRole('rowheader', { name: new RegExp(`^${name}`) }).closest('tr')!;
 const cells = (row: HTMLElement) => within(row).getAllByRole('cell').map((c) => c.textContent);
 
-describe('Batches section of the voucher codes page (DECISIONS §14)', () => {
+describe('Batches section of the voucher codes page (docs/product.md §20.1)', () => {
   it('lists each batch with its counts under labelled headers; a void file has no counts of its own', async () => {
     render('admin', () => [VOID_FILE, UPLOAD, BEFORE]);
     const table = await screen.findByRole('table', { name: 'Batches' });

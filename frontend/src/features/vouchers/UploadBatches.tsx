@@ -53,7 +53,7 @@ function loadReport(b: UploadBatch): string {
 }
 
 /**
- * DECISIONS §14: the product's upload batches (uploads, void files, the codes from before batches) with their live
+ * docs/product.md §20.1: the product's upload batches (uploads, void files, the codes from before batches) with their live
  * counts, newest first, and each one's reconciliation CSV. Needs vouchers.view; the download also needs both code
  * exports' permissions (the file holds unredeemed codes). Refreshed with every change of codes or redemptions.
  */

@@ -63,7 +63,7 @@ function Report({ report }: { report: VoidReport }) {
 }
 
 /**
- * "Void Codes" of a product card (DECISIONS §13 refunds): paste codes or drop a CSV/TXT file, confirm, see the
+ * "Void Codes" of a product card (docs/product.md §19.3 refunds): paste codes or drop a CSV/TXT file, confirm, see the
  * report. Pasted codes are sent as a text file, so a long list is streamed like an upload.
  */
 export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Product, 'id' | 'name'>; open: boolean; onClose: () => void }) {

@@ -26,7 +26,9 @@ function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120,
     [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => {
       const redeemedOnly = req.query.get('redeemedOnly');
       const total = redeemedOnly === 'true' ? totals.redeemed : redeemedOnly === 'false' ? totals.unredeemed : totals.all;
-      return { status: 200, body: { ...codesPage(Number(req.query.get('offset')), Number(req.query.get('limit')), total, redeemedOnly === 'true'), totalCountExact } };
+      const limit = Number(req.query.get('limit'));
+      const offset = (Number(req.query.get('page')) - 1) * limit;
+      return { status: 200, body: codesPage(offset, limit, total, redeemedOnly === 'true', 5, totalCountExact) };
     },
     [`GET /api/products/${PRODUCT.id}/batches`]: () => ({ status: 200, body: [] }),
     'DELETE /api/products/*': (req) => ({ status: 200, body: { message: `${(req.body as { voucherCodeIds?: string[] }).voucherCodeIds?.length ?? 120} voucher codes deleted.`, deletedCount: 2 } }),
@@ -70,7 +72,7 @@ describe('voucher codes modal', () => {
     await within(dialog).findByText('CODE-00100');
     expect(within(dialog).getByText('Showing 101-123 of 123 codes')).toBeInTheDocument();
     expect(within(dialog).getByRole('button', { name: 'Next' })).toBeDisabled();
-    expect(listCalls().map((q) => q.offset)).toEqual(['0', '50', '100']);
+    expect(listCalls().map((q) => q.page)).toEqual(['1', '2', '3']);
     expect(listCalls().every((q) => q.limit === '50' && !('redeemedOnly' in q) && !('search' in q))).toBe(true);
   });
 
@@ -94,7 +96,7 @@ describe('voucher codes modal', () => {
 
     await user.click(within(dialog).getByRole('tab', { name: 'Redeemed' }));
     await within(dialog).findByText('Page 1 of 1');
-    expect(listCalls().at(-1)).toMatchObject({ offset: '0', redeemedOnly: 'true' });
+    expect(listCalls().at(-1)).toMatchObject({ page: '1', redeemedOnly: 'true' });
     expect(within(dialog).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Voucher Code', 'Status', 'Redeemed By', 'Redemption Date']);
     expect(within(dialog).getAllByText('Ann Lee')).toHaveLength(3);
 
@@ -150,7 +152,7 @@ describe('voucher codes modal', () => {
     expect(within(dialog).queryByRole('button', { name: 'Export Codes' })).not.toBeInTheDocument();
   });
 
-  it('shows the empty messages of SPEC', async () => {
+  it('shows the empty messages of docs/product.md §3.12', async () => {
     const { user, dialog } = await openModal('admin', { all: 1, unredeemed: 0, redeemed: 0 });
     await user.click(within(dialog).getByRole('tab', { name: 'Unredeemed' }));
     expect(await within(dialog).findByText('No unredeemed codes found')).toBeInTheDocument();
@@ -176,7 +178,7 @@ describe('voucher codes modal: the Void tab', () => {
     });
     await user.click(within(dialog).getByRole('tab', { name: 'Void' }));
     await within(dialog).findByText('Showing 1-2 of 2 codes');
-    expect(listCalls().at(-1)).toMatchObject({ offset: '0', status: 'void' });
+    expect(listCalls().at(-1)).toMatchObject({ page: '1', status: 'void' });
     expect(listCalls().at(-1)).not.toHaveProperty('redeemedOnly');
     expect(within(dialog).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Voucher Code', 'Status', 'Created Date', 'Voided Date']);
     expect(within(dialog).getAllByText('Void', { selector: '.MuiChip-label' })).toHaveLength(2);
@@ -213,7 +215,7 @@ describe('voucher codes page', () => {
     expect(pageButtons()).toEqual(['1', '2', '3', '4', '5', '6', '7']);
   });
 
-  it('uses ellipses past 7 pages (first, last and the neighbours of the current page) and loads 100 codes a page by offset', async () => {
+  it('uses ellipses past 7 pages (first, last and the neighbours of the current page) and loads 100 codes a page by page number', async () => {
     const { user } = await openPage(2000);
     expect(screen.getByText('Page 1 of 20')).toBeInTheDocument();
     expect(pageButtons()).toEqual(['1', '2', '3', '4', '5', '20']);
@@ -226,11 +228,11 @@ describe('voucher codes page', () => {
     await user.click(screen.getByRole('button', { name: 'Page 16' }));
     await screen.findByText('CODE-01500');
     expect(pageButtons()).toEqual(['1', '15', '16', '17', '20']);
-    expect(listCalls().map((q) => [q.limit, q.offset])).toEqual([
-      ['100', '0'],
-      ['100', '1900'],
-      ['100', '1600'],
-      ['100', '1500'],
+    expect(listCalls().map((q) => [q.limit, q.page])).toEqual([
+      ['100', '1'],
+      ['100', '20'],
+      ['100', '17'],
+      ['100', '16'],
     ]);
   });
 
@@ -249,7 +251,7 @@ describe('voucher codes page', () => {
     await user.paste('  abc  ');
     await user.keyboard('{Enter}');
     await screen.findByText('CODE-00000');
-    expect(listCalls().at(-1)).toMatchObject({ offset: '0', search: 'abc' });
+    expect(listCalls().at(-1)).toMatchObject({ page: '1', search: 'abc' });
     expect(screen.getByText('Page 1 of 20')).toBeInTheDocument();
   });
 

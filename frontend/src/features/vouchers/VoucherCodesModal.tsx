@@ -19,7 +19,7 @@ import { useVoucherDeleteConfirm } from './VoucherDeleteConfirm';
 import { VoucherCodesTable } from './VoucherCodesTable';
 import type { VoucherTab } from './vouchersApi';
 
-/** SPEC §9: the modal lists 50 codes a page. */
+/** docs/product.md §10.3: the modal lists 50 codes a page. */
 export const MODAL_PAGE_SIZE = 50;
 
 const COLUMNS = {
@@ -29,14 +29,14 @@ const COLUMNS = {
   void: ['code', 'status', 'created', 'voidedAt'],
 } as const;
 
-/** SPEC §2 modal version of the voucher codes list. */
+/** docs/product.md §3.12 modal version of the voucher codes list. */
 export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Product, 'id' | 'name'>; open: boolean; onClose: () => void }) {
   const { can } = usePermissions();
   const list = useVoucherCodeList(product.id, MODAL_PAGE_SIZE);
   const confirm = useVoucherDeleteConfirm(list, product.name);
   const canDelete = can(PERMISSIONS.vouchersDelete);
-  const from = list.totalCount === 0 ? 0 : list.page * MODAL_PAGE_SIZE + 1;
-  const to = Math.min(list.totalCount, (list.page + 1) * MODAL_PAGE_SIZE);
+  const from = list.totalCount === 0 ? 0 : (list.page - 1) * MODAL_PAGE_SIZE + 1;
+  const to = Math.min(list.totalCount, list.page * MODAL_PAGE_SIZE);
   const total = list.totalExact ? list.totalCount.toLocaleString('en-US') : aboutText(list.totalCount);
 
   return (
@@ -84,11 +84,11 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
           <Paginator
             pages="count"
             variant="text"
-            page={list.page + 1}
+            page={list.page}
             totalPages={list.totalPages}
             totalExact={list.totalExact}
             hasNext={list.hasNext}
-            onPage={(p) => list.setPage(p - 1)}
+            onPage={list.setPage}
           />
           <Button variant="contained" onClick={onClose}>
             Close

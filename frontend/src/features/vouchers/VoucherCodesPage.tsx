@@ -26,7 +26,7 @@ import { VoucherCodesTable } from './VoucherCodesTable';
 import { UploadBatches } from './UploadBatches';
 import type { VoucherTab } from './vouchersApi';
 
-/** SPEC §9: the page lists 100 codes a page (offset-based, zero-based page). */
+/** docs/product.md §10.3: the page lists 100 codes a page (page-numbered, like every admin list). */
 export const PAGE_SIZE = 100;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,7 +46,7 @@ function BackToAdmin() {
   );
 }
 
-/** SPEC §2 voucher codes screen, /admin/voucher-codes/{productId}. */
+/** docs/product.md §3.12 voucher codes screen, /admin/voucher-codes/{productId}. */
 export function VoucherCodesPage() {
   const { productId } = useParams();
   const valid = !!productId && UUID.test(productId);
@@ -64,7 +64,7 @@ export function VoucherCodesPage() {
   return <VoucherCodesIfAllowed productId={productId} />;
 }
 
-/** Code lists need vouchers.view (DECISIONS §7); RequireAuth has loaded the permissions before this renders. */
+/** Code lists need vouchers.view (docs/product.md §7.4); RequireAuth has loaded the permissions before this renders. */
 function VoucherCodesIfAllowed({ productId }: { productId: string }) {
   const { can } = usePermissions();
   if (!can(PERMISSIONS.vouchersView)) {
@@ -151,12 +151,12 @@ function VoucherCodes({ productId }: { productId: string }) {
                 pages="ellipsis"
                 label="Pages"
                 variant="text"
-                page={list.page + 1}
+                page={list.page}
                 totalPages={list.totalPages}
                 totalExact={list.totalExact}
                 hasNext={list.hasNext}
-                onPage={(p) => list.setPage(p - 1)}
-                summary={pageOfText(list.page + 1, list.totalPages, list.totalExact)}
+                onPage={list.setPage}
+                summary={pageOfText(list.page, list.totalPages, list.totalExact)}
               />
             </Stack>
           </Paper>

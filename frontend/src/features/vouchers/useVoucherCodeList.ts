@@ -1,4 +1,5 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useState } from 'react';
+import { useListState } from '../../components/list/useListState';
 import { toast } from '../../components/toast';
 import { currentAccessToken } from '../../app/authorizedFetch';
 import { downloadFile } from '../admin/download';
@@ -7,65 +8,33 @@ import {
   useDeleteVoucherCodeMutation,
   useDeleteVoucherCodesMutation,
   useVoucherCodesQuery,
-  type VoucherCode,
+  type VoucherCodePage,
   type VoucherTab,
 } from './vouchersApi';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
+const codesOf = (page: VoucherCodePage) => page.codes;
+
 /**
- * State and actions shared by the voucher codes page and its modal version: tab, zero-based page, applied
- * search, the selection (available codes only) and the delete/export calls with SPEC §8's toasts.
- * Changing tab or search goes back to the first page and clears the selection.
+ * State and actions shared by the voucher codes page and its modal version: the list's state (`useListState`: tab
+ * as its filter, page, applied search, the selection of available codes) and the delete/export calls with
+ * docs/product.md §9.3's toasts. Changing tab or search goes back to the first page and clears the selection.
  */
 export function useVoucherCodeList(productId: string | undefined, limit: number) {
-  const [tab, setTabState] = useState<VoucherTab>('all');
-  const [page, setPage] = useState(0);
-  const [search, setSearchState] = useState('');
-  const [selected, setSelected] = useState<Set<string>>(() => new Set());
-
-  const query = useVoucherCodesQuery(
-    { productId: productId ?? '', tab, limit, offset: page * limit, search: search || undefined },
-    { skip: !productId },
-  );
+  const list = useListState({
+    pageSize: limit,
+    filters: { tab: 'all' as VoucherTab },
+    isSelectable: isAvailable,
+    rowsOf: codesOf,
+    useQuery: ({ tab, page, search }) =>
+      useVoucherCodesQuery({ productId: productId ?? '', tab, limit, page, search: search || undefined }, { skip: !productId }),
+  });
+  const { setSelected, setPage, setFilter } = list;
   const [deleteOne, deleteOneState] = useDeleteVoucherCodeMutation();
   const [deleteMany, deleteManyState] = useDeleteVoucherCodesMutation();
   const [exporting, setExporting] = useState(false);
-
-  const totalCount = query.data?.totalCount ?? 0;
-  const totalPages = Math.max(1, Math.ceil(totalCount / limit));
-  const totalExact = query.data?.totalCountExact !== false;
-  const hasNext = query.data?.hasMore ?? false;
-  const codes: VoucherCode[] = useMemo(() => query.data?.codes ?? [], [query.data]);
-
-  const setTab = useCallback((next: VoucherTab) => {
-    setTabState(next);
-    setPage(0);
-    setSelected(new Set());
-  }, []);
-  const setSearch = useCallback((next: string) => {
-    setSearchState(next.trim());
-    setPage(0);
-    setSelected(new Set());
-  }, []);
-  const toggle = useCallback((id: string) => {
-    setSelected((s) => {
-      const next = new Set(s);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
-  }, []);
-  const selectable = useMemo(() => codes.filter(isAvailable), [codes]);
-  const allOnPageSelected = selectable.length > 0 && selectable.every((c) => selected.has(c.id));
-  const toggleAllOnPage = useCallback(() => {
-    setSelected((s) => {
-      const next = new Set(s);
-      if (selectable.every((c) => next.has(c.id))) selectable.forEach((c) => next.delete(c.id));
-      else selectable.forEach((c) => next.add(c.id));
-      return next;
-    });
-  }, [selectable]);
+  const setTab = useCallback((next: VoucherTab) => setFilter('tab', next), [setFilter]);
 
   const removeOne = async (id: string) => {
     const result = await deleteOne(id);
@@ -85,14 +54,14 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
   const removeMany = async (kind: 'selected' | 'all-unredeemed') => {
     if (!productId) return false;
     const result = await deleteMany(
-      kind === 'selected' ? { productId, deleteType: 'selected', voucherCodeIds: [...selected] } : { productId, deleteType: 'all-unredeemed' },
+      kind === 'selected' ? { productId, deleteType: 'selected', voucherCodeIds: [...list.selected] } : { productId, deleteType: 'all-unredeemed' },
     );
     if ('error' in result) {
       toast({ title: 'Error', description: 'Failed to delete voucher codes.', variant: 'destructive' });
       return false;
     }
     setSelected(new Set());
-    setPage(0);
+    setPage(1);
     toast({ title: 'Deleted', description: result.data.message, variant: 'success' });
     return true;
   };
@@ -121,23 +90,12 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
   };
 
   return {
-    tab,
+    ...list,
+    tab: list.filters.tab,
     setTab,
-    page,
-    setPage,
-    search,
-    setSearch,
-    codes,
-    totalCount,
-    totalPages,
-    totalExact,
-    hasNext,
-    query,
-    selected,
-    toggle,
-    allOnPageSelected,
-    someOnPageSelected: selectable.some((c) => selected.has(c.id)),
-    toggleAllOnPage,
+    codes: list.rows,
+    /** At least one page, as the voucher screens show it. */
+    totalPages: Math.max(1, list.totalPages),
     removeOne,
     removeMany,
     deleting: deleteOneState.isLoading || deleteManyState.isLoading,

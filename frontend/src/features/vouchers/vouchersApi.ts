@@ -1,11 +1,12 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type { Pagination } from '../../components/list/useListState';
 
 export interface VoucherCode {
   id: string;
   code: string;
   isRedeemed: boolean;
-  /** DECISIONS §13: available, redeemed or void (refunded before redemption). */
+  /** docs/product.md §19.3: available, redeemed or void (refunded before redemption). */
   status?: 'available' | 'redeemed' | 'void';
   createdAt: string;
   redeemedAt: string | null;
@@ -22,6 +23,8 @@ export interface VoucherCode {
 
 export interface VoucherCodePage {
   codes: VoucherCode[];
+  /** The admin lists' one contract (docs/api.md); the fields below repeat it for clients of the offset form. */
+  pagination: Pagination;
   totalCount: number;
   hasMore: boolean;
   /** False: `totalCount` is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
@@ -34,11 +37,12 @@ export interface VoucherCodesArgs {
   productId: string;
   tab: VoucherTab;
   limit: number;
-  offset: number;
+  /** 1-based. */
+  page: number;
   search?: string;
 }
 
-/** DECISIONS §14: an upload, a void file, or the codes that came by no upload ("before batches"). */
+/** docs/product.md §20.1: an upload, a void file, or the codes that came by no upload ("before batches"). */
 export interface UploadBatch {
   id: string;
   kind: 'upload' | 'void' | 'before-batches';
@@ -54,7 +58,7 @@ export interface UploadBatch {
   counts: { uploaded: number; redeemed: number; unredeemed: number; void: number; exported: number } | null;
 }
 
-/** The list filter of each tab: SPEC's `redeemedOnly` for its three tabs, `status=void` for the Void tab. */
+/** The list filter of each tab: the API's `redeemedOnly` for its three tabs, `status=void` for the Void tab. */
 const TAB_PARAMS: Record<VoucherTab, Record<string, string>> = {
   all: {},
   unredeemed: { redeemedOnly: 'false' },
@@ -70,9 +74,9 @@ export function isAvailable(code: Pick<VoucherCode, 'isRedeemed' | 'status'>): b
 export const vouchersApi = api.injectEndpoints({
   endpoints: (build) => ({
     voucherCodes: build.query<VoucherCodePage, VoucherCodesArgs>({
-      query: ({ productId, tab, limit, offset, search }) => {
-        const params: Record<string, string> = { limit: String(limit), offset: String(offset), ...TAB_PARAMS[tab] };
-        // SPEC §5: search text is trimmed and sent only if non-empty.
+      query: ({ productId, tab, limit, page, search }) => {
+        const params: Record<string, string> = { limit: String(limit), page: String(page), ...TAB_PARAMS[tab] };
+        // docs/product.md §6.5: search text is trimmed and sent only if non-empty.
         const text = search?.trim();
         if (text) params.search = text;
         return { url: `products/${encodeURIComponent(productId)}/voucher-codes-detailed`, params };

@@ -3,8 +3,8 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 @Entity({ name: 'security_audit_log' })
 @Index('idx_security_audit_log_created', ['createdAt'])
 @Index('idx_security_audit_log_user', ['adminUserId', 'createdAt'])
-// Failed logins per address.
-@Index('idx_security_audit_log_ip', ['ipAddress', 'createdAt'])
+// Failed logins per address group (an IPv4 address, an IPv6 /64): the login IP block's count (migration 1763836000100).
+@Index('idx_security_audit_log_ip_group', ['ipGroup', 'createdAt'], { where: 'NOT success' })
 // A redemption's history (migration 1763822000000): rows naming one resource, and the ids of bulk actions, a GIN
 // index TypeORM cannot declare: USING gin ((details -> 'redemptionIds') jsonb_path_ops) WHERE details ? 'redemptionIds'.
 @Index('idx_security_audit_log_resource', ['resourceId', 'createdAt'], { where: 'resource_id IS NOT NULL' })
@@ -28,6 +28,13 @@ export class SecurityAuditLog {
 
   @Column({ name: 'ip_address', type: 'varchar', length: 45, nullable: true })
   ipAddress: string | null;
+
+  /**
+   * The unit the login IP block counts (docs/security.md): the address itself for IPv4, its /64 for IPv6
+   * (`addressGroup`); null without a valid address and on rows written before the column existed.
+   */
+  @Column({ name: 'ip_group', type: 'varchar', length: 45, nullable: true })
+  ipGroup: string | null;
 
   @Column({ name: 'user_agent', type: 'varchar', length: 500, nullable: true })
   userAgent: string | null;

@@ -46,7 +46,7 @@ export class TwoFactorCodeDto {
   code: string;
 }
 
-/** 2FA setup asks for the current password (DECISIONS §12): a stolen access token alone cannot enrol. */
+/** 2FA setup asks for the current password (docs/product.md §18.5): a stolen access token alone cannot enrol. */
 export class TwoFactorSetupDto {
   @ApiProperty({ description: 'The account password' })
   @MaxLength(128, { message: PASSWORD_MESSAGES.currentWrong })

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { USERNAME_PATTERN } from '../password-policy';
 
-/* SPEC §5 Admin authentication. Rules are listed last-to-first (class-validator runs them bottom-up). */
+/* docs/product.md §6.4 Admin authentication. Rules are listed last-to-first (class-validator runs them bottom-up). */
 export class LoginDto {
   @ApiProperty({ example: 'admin', minLength: 3, maxLength: 50 })
   @Matches(USERNAME_PATTERN, { message: 'Username may contain only letters, numbers and underscores' })

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { AdminUser } from './admin-user.entity';
 
 /**
- * One attempt of a rate-limited account call (DECISIONS §12): `kind` 'secret-check' (change-password, 2FA
+ * One attempt of a rate-limited account call (docs/product.md §18.5): `kind` 'secret-check' (change-password, 2FA
  * setup/enable/disable; `outcome` pending → failure, a success deletes the row) or 'test-email' (kept).
  */
 @Entity({ name: 'admin_attempts' })

@@ -4,6 +4,7 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique
 @Unique('uq_admin_users_username', ['username'])
 @Unique('uq_admin_users_email', ['email'])
 @Check('chk_admin_users_totp_sealed', 'two_factor_secret IS NULL OR two_factor_secret_ciphertext IS NULL')
+@Unique('uq_admin_users_oidc_identity', ['oidcIssuer', 'oidcSubject'])
 export class AdminUser {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -52,6 +53,13 @@ export class AdminUser {
 
   @Column({ name: 'locked_until', type: 'timestamptz', nullable: true })
   lockedUntil: Date | null;
+
+  /** Single sign-on identity (issuer + subject): the account is found by these, never by its username. */
+  @Column({ name: 'oidc_issuer', type: 'varchar', length: 255, nullable: true })
+  oidcIssuer: string | null;
+
+  @Column({ name: 'oidc_subject', type: 'varchar', length: 255, nullable: true })
+  oidcSubject: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

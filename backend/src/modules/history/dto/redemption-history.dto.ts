@@ -33,7 +33,7 @@ export class HistoryEventResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Key assignments: the key, masked (SPEC §9) for a caller without licenses.view',
+    description: 'Key assignments: the key, masked (docs/product.md §10.6) for a caller without licenses.view',
   })
   @Inventory(Permission.LicensesView)
   licenseKey: string | null;

@@ -16,7 +16,7 @@ export class LicenseKeyResponse {
   @ApiProperty({ format: 'uuid' }) productId: string;
   @ApiProperty() productName: string;
   @Inventory(Permission.LicensesView)
-  @ApiProperty({ example: 'ABCDE-12345-FGHIJ', description: 'Masked (SPEC §9) for a caller without licenses.view' })
+  @ApiProperty({ example: 'ABCDE-12345-FGHIJ', description: 'Masked (docs/product.md §10.6) without licenses.view' })
   licenseKey: string;
   @ApiProperty() downloadLink: string;
   @ApiProperty({ enum: ['single-user', 'volume'] }) licenseType: string;

@@ -28,7 +28,7 @@ export const USAGE_STATES = ['available', 'partially-used', 'fully-used'] as con
 export type UsageState = (typeof USAGE_STATES)[number];
 
 /*
- * SPEC §5 "License key create". class-validator runs a property's decorators bottom-up and
+ * docs/product.md §6.2 "License key create". class-validator runs a property's decorators bottom-up and
  * stopAtFirstError keeps the first failure, so each property lists its rules last-to-first.
  */
 export class CreateLicenseKeyDto {

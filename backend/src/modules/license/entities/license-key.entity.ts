@@ -16,8 +16,8 @@ export const MANUAL_KEY_PREFIX = 'MANUAL_';
 export type LicenseType = 'single-user' | 'volume';
 
 @Entity({ name: 'license_keys' })
-// Keys are unique per product (DECISIONS §8); a duplicate is a 409. The clear key is not stored: its keyed hash
-// (HMAC-SHA256 under a key derived from DATA_KEY) carries the uniqueness (DECISIONS §12, docs "Keys at rest").
+// Keys are unique per product (docs/product.md §14.1); a duplicate is a 409. The clear key is not stored: its keyed hash
+// (HMAC-SHA256 under a key derived from DATA_KEY) carries the uniqueness (docs/product.md §18.1, docs "Keys at rest").
 @Unique('uq_license_keys_product_hash', ['productId', 'keyHash'])
 // A row is either sealed (ciphertext, hash, last characters; no clear key) or a plain row written before
 // migration 1763700007000, which the start-up step seals and empties: never both, never neither.
@@ -72,7 +72,7 @@ export class LicenseKey {
   @Column({ name: 'key_last', type: 'varchar', length: 5, nullable: true })
   keyLast: string | null;
 
-  /** A `MANUAL_` key (DECISIONS §8): never listed, never counted. */
+  /** A `MANUAL_` key (docs/product.md §14.1): never listed, never counted. */
   @Column({ name: 'is_manual', type: 'boolean', default: false })
   isManual: boolean;
 

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
-/** One row per delivery attempt on one provider (DECISIONS §4). */
+/** One row per delivery attempt on one provider (docs/product.md §12.4). */
 @Entity({ name: 'email_logs' })
 @Index('idx_email_logs_redemption', ['redemptionId'])
 @Index('idx_email_logs_created', ['createdAt'])

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** DECISIONS §14: one licence-managed product's pool forecast. */
+/** docs/product.md §20.2: one licence-managed product's pool forecast. */
 export class PoolForecastResponse {
   @ApiProperty({ format: 'uuid' }) productId: string;
   @ApiProperty() productName: string;

@@ -5,7 +5,7 @@ import { Product } from '../../product/entities/product.entity';
 export type PoolAlertStatus = 'pending' | 'sent' | 'failed';
 
 /**
- * The outbox of the low-pool e-mails (DECISIONS §14): one row per product, admin and day, so the unique
+ * The outbox of the low-pool e-mails (docs/product.md §20.2): one row per product, admin and day, so the unique
  * constraint is the "one alert per product per day" rule whatever instance or job checks. The forecast's
  * figures are kept as they were when the alert was raised: the e-mail says what the check saw.
  */

@@ -10,7 +10,7 @@ export class ProductResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: "A Mac product's shared key; masked (SPEC §9) for a caller without licenses.view",
+    description: "A Mac product's shared key; masked (docs/product.md §10.6) for a caller without licenses.view",
   })
   productKey: string | null;
   @ApiProperty({ description: 'HTML with {{customer_name}}, {{voucher_code}}, {{license_key}}, {{download_link}}' })

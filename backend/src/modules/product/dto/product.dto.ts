@@ -72,7 +72,7 @@ export class CreateProductDto {
   isLicenseManaged?: boolean;
 }
 
-/** Partial: SPEC's `{emailSubject, emailTemplate}` body is one case of it. */
+/** Partial: the template editor's `{emailSubject, emailTemplate}` body is one case of it (docs/product.md §8.4). */
 export class UpdateProductDto extends PartialType(CreateProductDto) {}
 
 export class TestEmailDto {

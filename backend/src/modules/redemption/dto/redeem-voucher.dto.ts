@@ -11,7 +11,7 @@ const NAME_PATTERN = /^[\p{L}\p{M}\s'-]+$/u;
 const PHONE_PATTERN = /^\+?[1-9][\d\s\-().]{7,15}$/;
 
 /*
- * SPEC §5, redemption form. class-validator runs a property's decorators from the bottom up and
+ * docs/product.md §6.1, redemption form. class-validator runs a property's decorators from the bottom up and
  * stopAtFirstError keeps the first failure, so each property lists its rules last-to-first.
  * Properties are checked in declaration order; the first failing one gives the response message.
  */

@@ -45,7 +45,7 @@ export class ListRedemptionsQuery extends PageQuery {
   search?: string;
 }
 
-/** SPEC §5 "Manual licence assignment": both fields non-empty after trimming. */
+/** docs/product.md §6.3 "Manual licence assignment": both fields non-empty after trimming. */
 export class AssignLicenseDto {
   @ApiProperty({ example: 'ABCDE-12345-FGHIJ-KLMNO-PQRST' })
   @Transform(trim)

@@ -40,7 +40,7 @@ class RedemptionProduct {
 
 class AssignedLicenseKey {
   @Inventory(Permission.LicensesView)
-  @ApiProperty({ example: 'MANUAL_ABCDE-12345', description: 'Masked (SPEC §9) for a caller without licenses.view' })
+  @ApiProperty({ example: 'MANUAL_ABCDE-12345', description: 'Masked (docs/product.md §10.6) without licenses.view' })
   licenseKey: string;
   @ApiProperty() downloadLink: string;
 }

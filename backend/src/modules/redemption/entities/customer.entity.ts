@@ -3,7 +3,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique
 /**
  * One row per (lower-cased) e-mail address, shared by that address's redemptions (the Terms' one licence per e-mail
  * and product). Its other columns hold what the first redemption gave and are never rewritten: what a redemption
- * shows (name, phone, address, IP, country) is that redemption's own copy (docs/product.md, "Redemption").
+ * shows (name, phone, address, IP, country) is that redemption's own copy (docs/product.md §11.6).
  */
 @Entity({ name: 'customers' })
 @Unique('uq_customers_email', ['email'])

@@ -46,7 +46,7 @@ export class Redemption {
   @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'redemptions_product_id_fkey' })
   product?: Product;
 
-  // What the customer gave with this redemption (docs/product.md, "Redemption"): a later redemption with the same
+  // What the customer gave with this redemption (docs/product.md §11.6): a later redemption with the same
   // e-mail never changes it. The customer row holds only the e-mail they share.
   @Column({ name: 'first_name', type: 'varchar', length: 50 })
   firstName: string;
@@ -67,7 +67,7 @@ export class Redemption {
   country: string | null;
 
   /**
-   * SHA-256 of the redeem page's `Idempotency-Key` (docs/product.md, "Idempotent redeem"): a repeat of the same code
+   * SHA-256 of the redeem page's `Idempotency-Key` (docs/product.md §19.1): a repeat of the same code
    * and e-mail gets a fresh success token only with that key. Null: redeemed without one.
    */
   @Column({ name: 'idempotency_key_hash', type: 'bytea', nullable: true })
@@ -106,7 +106,7 @@ export class Redemption {
   @Column({ name: 'exported_at', type: 'timestamptz', nullable: true })
   exportedAt: Date | null;
 
-  /** Its code was refunded after redemption (a void request named it): the customer keeps the key (DECISIONS §13). */
+  /** Its code was refunded after redemption (a void request named it): the customer keeps the key (docs/product.md §19.3). */
   @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
   refundedAt: Date | null;
 }

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { Redemption } from './redemption.entity';
 
 @Entity({ name: 'success_tokens' })
-// The token itself is only ever in the redeem response and the page URL; the table keeps its SHA-256 (DECISIONS §12).
+// The token itself is only ever in the redeem response and the page URL; the table keeps its SHA-256 (docs/product.md §18.4).
 @Unique('uq_success_tokens_token_hash', ['tokenHash'])
 @Index('idx_success_tokens_redemption', ['redemptionId'])
 export class SuccessToken {

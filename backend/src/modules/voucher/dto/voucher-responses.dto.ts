@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PaginationResponse } from '../../../common/dto/page.query';
 import { Inventory } from '../../../common/inventory/inventory';
 import { Permission } from '../../../common/permissions';
 
@@ -8,7 +9,7 @@ export class UploadResponse {
   @ApiProperty() duplicates: number;
   @ApiProperty() invalid: number;
   @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' }) invalidSamples: string[];
-  @ApiProperty({ format: 'uuid', description: 'The upload batch (DECISIONS §14): GET /api/products/{id}/batches' }) batchId: string;
+  @ApiProperty({ format: 'uuid', description: 'The upload batch (docs/product.md §20.1): GET /api/products/{id}/batches' }) batchId: string;
 }
 
 class VoucherCustomer {
@@ -28,7 +29,7 @@ class VoucherRedemption {
 class VoucherCodeResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
   @Inventory(Permission.VouchersView)
-  @ApiProperty({ example: 'ABC-123', description: 'Masked (SPEC §9) for a caller without vouchers.view' })
+  @ApiProperty({ example: 'ABC-123', description: 'Masked (docs/product.md §10.6) for a caller without vouchers.view' })
   code: string;
   @ApiProperty() isRedeemed: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
@@ -38,8 +39,11 @@ class VoucherCodeResponse {
 
 export class VoucherCodePageResponse {
   @ApiProperty({ type: [VoucherCodeResponse] }) codes: VoucherCodeResponse[];
-  @ApiProperty({ description: 'Exact up to 1,000 matches, else PostgreSQL’s estimate' }) totalCount: number;
-  @ApiProperty({ description: 'Always exact' }) hasMore: boolean;
+  @ApiProperty({ type: PaginationResponse, description: "The admin lists' pagination object" })
+  pagination: PaginationResponse;
+  @ApiProperty({ description: 'pagination.totalCount: exact up to 1,000 matches, else PostgreSQL’s estimate' })
+  totalCount: number;
+  @ApiProperty({ description: 'pagination.hasNextPage: always exact' }) hasMore: boolean;
   @ApiProperty() totalCountExact: boolean;
 }
 
@@ -57,7 +61,7 @@ class RefundedAfterRedemptionResponse {
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) refundedAt: string | null;
 }
 
-/** `POST /api/products/{id}/voucher-codes/void` (DECISIONS §13). */
+/** `POST /api/products/{id}/voucher-codes/void` (docs/product.md §19.3). */
 export class VoidResponse {
   @ApiProperty({ example: '3 voucher codes voided, 1 refunded after redemption.' }) message: string;
   @ApiProperty({ description: 'Available codes that are now void' }) voided: number;
@@ -67,11 +71,11 @@ export class VoidResponse {
   @ApiProperty() alreadyVoid: number;
   @ApiProperty() invalid: number;
   @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' }) invalidSamples: string[];
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The void file\'s batch (DECISIONS §14); null for codes sent as JSON' })
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The void file\'s batch (docs/product.md §20.1); null for codes sent as JSON' })
   batchId: string | null;
 }
 
-/** Live figures of a batch's codes, from the counters (DECISIONS §14). */
+/** Live figures of a batch's codes, from the counters (docs/product.md §20.1). */
 class UploadBatchCounts {
   @ApiProperty({ description: 'Codes of the batch that exist (inserted, less available codes deleted since)' }) uploaded: number;
   @ApiProperty() redeemed: number;
@@ -80,7 +84,7 @@ class UploadBatchCounts {
   @ApiProperty({ description: 'Redemptions of its codes marked exported' }) exported: number;
 }
 
-/** `GET /api/products/{id}/batches` (DECISIONS §14). */
+/** `GET /api/products/{id}/batches` (docs/product.md §20.1). */
 export class UploadBatchResponse {
   @ApiProperty({ format: 'uuid', description: 'A "before-batches" batch has the product\'s id' }) id: string;
   @ApiProperty({

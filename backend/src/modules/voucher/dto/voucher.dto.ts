@@ -35,7 +35,19 @@ export class VoucherCodeListQuery {
   @IsInt({ message: 'limit must be a whole number' })
   limit: number = 50;
 
-  @ApiPropertyOptional({ default: 0, minimum: 0 })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 1_000_000,
+    description: "Page number (the admin lists' contract); wins over `offset`",
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @Max(1_000_000, { message: 'page must be at most 1000000' })
+  @Min(1, { message: 'page must be at least 1' })
+  @IsInt({ message: 'page must be a whole number' })
+  page?: number;
+
+  @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Rows to skip, when `page` is not given' })
   @IsOptional()
   @Type(() => Number)
   @Min(0, { message: 'offset must be 0 or more' })
@@ -83,7 +95,7 @@ export class DeleteVoucherCodesDto {
   voucherCodeIds?: string[];
 }
 
-/** DECISIONS §13: the codes a marketplace refunded, as JSON (or a CSV/TXT file sent as multipart instead). */
+/** docs/product.md §19.3: the codes a marketplace refunded, as JSON (or a CSV/TXT file sent as multipart instead). */
 export class VoidVoucherCodesDto {
   @ApiPropertyOptional({
     type: [String],

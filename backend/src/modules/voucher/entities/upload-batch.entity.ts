@@ -6,7 +6,7 @@ import { Product } from '../../product/entities/product.entity';
 export type UploadBatchKind = 'upload' | 'void' | 'before-batches';
 
 /**
- * One uploaded file (DECISIONS §14, migration 1763823000000): an upload of codes or a void file, with what its load
+ * One uploaded file (docs/product.md §20.1, migration 1763823000000): an upload of codes or a void file, with what its load
  * reported. Live figures of its codes are counters (`product_counts`, per batch), never counted here. Every product
  * also has one `before-batches` row whose id is the product's: the batch of codes with no `batch_id` (those from
  * before batches existed, and any added since by another path than an upload).

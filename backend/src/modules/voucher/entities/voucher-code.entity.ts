@@ -45,7 +45,7 @@ export class VoucherCode {
   @Column({ name: 'redeemed_at', type: 'timestamptz', nullable: true })
   redeemedAt: Date | null;
 
-  /** Set when the code is voided (refunded before redemption, DECISIONS §13): never redeemable again (410). */
+  /** Set when the code is voided (refunded before redemption, docs/product.md §19.3): never redeemable again (410). */
   @Column({ name: 'voided_at', type: 'timestamptz', nullable: true })
   voidedAt: Date | null;
 

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
- * A receiver registered by an admin (DECISIONS §14). The signing secret is sealed under DATA_KEY like licence keys
+ * A receiver registered by an admin (docs/product.md §20.4). The signing secret is sealed under DATA_KEY like licence keys
  * (`DataCipher`): it is shown once when the endpoint is created and only opened to sign a delivery.
  */
 @Entity({ name: 'webhook_endpoints' })
@@ -30,7 +30,7 @@ export class WebhookEndpoint {
   @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
   failingSince: Date | null;
 
-  /** Set by the circuit breaker (docs/product.md "Webhooks: paused endpoints"): no attempt is made until Resume. */
+  /** Set by the circuit breaker (docs/product.md §20.4): no attempt is made until Resume. */
   @Column({ name: 'paused_at', type: 'timestamptz', nullable: true })
   pausedAt: Date | null;
 

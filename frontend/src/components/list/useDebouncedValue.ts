@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 
-/** SPEC §9: search waits 500 ms after the last keystroke. */
+/** docs/product.md §10.4: search waits 500 ms after the last keystroke. */
 export const SEARCH_DEBOUNCE_MS = 500;
 
 /** The value as it was `delay` ms after it last changed. */

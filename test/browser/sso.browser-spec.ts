@@ -1,0 +1,115 @@
+import { mkdirSync } from 'fs';
+import { join } from 'path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startOidcProvider, TEST_CLIENT, type TestOidcProvider } from '../helpers/oidc-provider';
+
+const results = join(__dirname, '..', '..', 'test-results');
+mkdirSync(results, { recursive: true });
+
+/**
+ * Single sign-on as a person does it: the console's "Sign in with Contoso", the provider's own login form (a real
+ * OpenID provider in this process), and back to the console with the role the provider's group gives.
+ */
+describe('Staff single sign-on in the browser', () => {
+  let idp: TestOidcProvider;
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    idp = await startOidcProvider();
+    t = await startTestApp({
+      SERVE_FRONTEND: 'true',
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: TEST_CLIENT.id,
+      OIDC_CLIENT_SECRET: TEST_CLIENT.secret,
+      OIDC_DISPLAY_NAME: 'Contoso',
+      OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
+    });
+    idp.trust(t.baseUrl);
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await idp?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ baseURL: t.baseUrl, viewport: { width: 1366, height: 900 } });
+    page = await context.newPage();
+  });
+  afterEach(() => context?.close());
+
+  /** From the console's login page through the provider's form as `sub`. */
+  async function signInAtProvider(sub: string) {
+    await page.goto('/admin/login');
+    const button = page.getByRole('link', { name: 'Sign in with Contoso' });
+    await button.waitFor();
+    await page.screenshot({ path: join(results, 'sso-login.png'), animations: 'disabled' });
+    await button.click();
+    await page.waitForURL((url) => url.origin === idp.issuer);
+    await page.locator('input[name="login"]').fill(sub);
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+  }
+
+  it('signs an operator in through the provider’s form and shows only what an operator sees', async () => {
+    idp.identities.set('olivia', { sub: 'olivia', preferred_username: 'olivia', email: 'olivia@contoso.example', groups: ['ovr-operators'] });
+    await signInAtProvider('olivia');
+    await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin');
+    await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
+    // The handed-over token left the address bar; the console holds its own tokens.
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await page.evaluate(`localStorage.getItem('adminRefreshToken')`)).toEqual(expect.any(String));
+
+    await page.getByRole('tab', { name: 'Exported Vouchers', exact: true }).waitFor();
+    expect(await page.getByRole('tab', { name: 'Settings', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Reset Operator' }).count()).toBe(0);
+    await page.screenshot({ path: join(results, 'sso-operator-dashboard.png'), fullPage: true, animations: 'disabled' });
+    const me = await page.evaluate(
+      `fetch('/api/admin/me', { headers: { Authorization: 'Bearer ' + localStorage.getItem('adminToken') } }).then((r) => r.json())`,
+    );
+    expect(me).toMatchObject({ username: 'olivia', role: 'operator' });
+  });
+
+  it('signs an admin in, who makes an API token in Settings: shown once, copied, working, then revoked', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
+    idp.identities.set('ada', { sub: 'ada', preferred_username: 'ada', email: 'ada@contoso.example', groups: ['ovr-admins'] });
+    await signInAtProvider('ada');
+    await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin');
+    await page.getByRole('tab', { name: 'Settings', exact: true }).click();
+    const card = page.getByRole('region', { name: 'API tokens' });
+    await card.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create API token' });
+    await dialog.getByLabel('Name').fill('Shop integration');
+    await dialog.getByLabel('dashboard.view').check();
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    const created = page.getByRole('dialog', { name: 'API token created' });
+    const token = (await created.getByTestId('api-token-value').textContent())!;
+    expect(token).toMatch(/^ovr_[\w-]{43}$/);
+    await created.getByRole('button', { name: 'Copy token' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+    await page.screenshot({ path: join(results, 'sso-api-token-created.png'), animations: 'disabled' });
+    await created.getByRole('button', { name: 'Done' }).click();
+
+    const works = () => fetch(`${t.baseUrl}/api/products`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await works()).toBe(200);
+    const row = card.getByRole('article', { name: 'API token Shop integration' });
+    await row.getByText(/by ada/).waitFor();
+    await row.getByRole('button', { name: 'Delete API token Shop integration' }).click();
+    await page.getByRole('dialog', { name: 'Revoke API token' }).getByRole('button', { name: 'Revoke' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await works()).toBe(401);
+  });
+
+  it('tells a person whose groups map to no role why they cannot sign in', async () => {
+    idp.identities.set('mallory', { sub: 'mallory', preferred_username: 'mallory', groups: ['marketing'] });
+    await signInAtProvider('mallory');
+    await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin/login');
+    await page.getByText(/Your account has no role in this service/).waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await page.evaluate(`localStorage.getItem('adminToken')`)).toBeNull();
+  });
+});
