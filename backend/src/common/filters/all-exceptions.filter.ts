@@ -11,7 +11,8 @@ export interface ErrorBody {
 
 /**
  * Every error leaves as `{statusCode, message, error}` with one human message (docs/product.md §9.1).
- * Unknown errors are logged and answered with a generic 500: no stack traces, no SQL.
+ * Unknown errors are logged and answered with a generic 500: no stack traces, no SQL. A lost database connection is
+ * a 503 with `Retry-After` (the client may try again: nothing was half written, docs/product.md §9.5).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -26,8 +27,30 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const body = toErrorBody(exception);
     if (body.statusCode >= 500) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    if (body.message === DATABASE_UNAVAILABLE_MESSAGE) res.setHeader('Retry-After', '5');
     res.status(body.statusCode).json(body);
   }
+}
+
+/** A lost or refused database connection (docs/product.md §9.5): worth a retry in a moment. */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'The service is briefly unavailable. Please try again in a moment.';
+
+/**
+ * PostgreSQL's connection classes: 08 (connection exception) and 57P01–57P03 (the server shutting down or restarting,
+ * an administrator terminating the backend); node-postgres's own errors for a connection that died or was refused.
+ * TypeORM wraps the driver's error in `driverError`. A statement that failed for any other reason stays a 500.
+ */
+export function isDatabaseUnavailable(exception: unknown): boolean {
+  for (const err of [exception, (exception as { driverError?: unknown } | null)?.driverError]) {
+    if (!err || typeof err !== 'object') continue;
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code))) return true;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET') return true;
+    const message = (err as { message?: unknown }).message;
+    const lost = /^Connection terminated|timeout exceeded when trying to connect/;
+    if (typeof message === 'string' && lost.test(message)) return true;
+  }
+  return false;
 }
 
 /** What body-parser and Express throw for a body or URL they cannot read (`type` is body-parser's). */
@@ -76,6 +99,10 @@ export function toErrorBody(exception: unknown): ErrorBody {
   const status = (exception as ReadError | undefined)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { statusCode: status, message: 'The request could not be read', error: STATUS_CODES[status] ?? 'Error' };
+  }
+  if (isDatabaseUnavailable(exception)) {
+    const statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+    return { statusCode, message: DATABASE_UNAVAILABLE_MESSAGE, error: 'Service Unavailable' };
   }
   return {
     statusCode: HttpStatus.INTERNAL_SERVER_ERROR,
