@@ -6,8 +6,23 @@ const tsJestWeb = ['ts-jest', { diagnostics: false, tsconfig: '<rootDir>/fronten
 // NestJS 12, otplib 13, openid-client 6, oidc-provider 9 (tests) and some of their dependencies ship ES modules
 // only. From Node.js 24.9 Jest requires them natively (`npm test` passes --experimental-vm-modules); on older Node.js they are
 // turned into CommonJS by test/jest/esm-to-cjs.transformer.js.
-const ESM_ONLY_PACKAGES = ['@nestjs', '@otplib', '@scure', '@noble', 'otplib', 'file-type', 'strtok3', 'token-types',
-  '@tokenizer', 'uint8array-extras', '@borewit', 'openid-client', 'oauth4webapi', 'jose', 'oidc-provider'];
+const ESM_ONLY_PACKAGES = [
+  '@nestjs',
+  '@otplib',
+  '@scure',
+  '@noble',
+  'otplib',
+  'file-type',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+  'openid-client',
+  'oauth4webapi',
+  'jose',
+  'oidc-provider',
+];
 const [major, minor] = process.versions.node.split('.').map(Number);
 const nativeRequireEsm = major > 24 || (major === 24 && minor >= 9);
 const esmPackages = nativeRequireEsm

@@ -80,7 +80,12 @@ export async function main(): Promise<void> {
       const token = await adminToken(url);
       resetPeakRss(api.child.pid!);
       rssIdle = peakRssMb(api.child.pid!);
-      unredeemed = await httpExport(api.url, `/api/export/unredeemed-vouchers?productId=${seeded.windows}&format=csv`, token, api.child.pid!);
+      unredeemed = await httpExport(
+        api.url,
+        `/api/export/unredeemed-vouchers?productId=${seeded.windows}&format=csv`,
+        token,
+        api.child.pid!,
+      );
       redeemed = await httpExport(api.url, `/api/export/redeemed-vouchers?format=csv`, token, api.child.pid!);
     } finally {
       await api.stop();

@@ -23,7 +23,11 @@ export async function main(): Promise<void> {
     try {
       const indexes = await optionalIndexes(pg);
       const runs = indexes.length + 3;
-      await seedPool(pg, Array.from({ length: runs }, (_, i) => `R${i + 1}-`), CODES);
+      await seedPool(
+        pg,
+        Array.from({ length: runs }, (_, i) => `R${i + 1}-`),
+        CODES,
+      );
 
       let run = 0;
       // Every run starts vacuumed: the pool's partial index (the first free key in order) collects the dead entries
@@ -52,7 +56,10 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the rede
 |---|---|---|
 ${rows
   .sort((a, b) => b[1] - a[1])
-  .map(([what, tps]) => `| ${what} | ${tps.toFixed(0)} | ${tps >= base ? '+' : ''}${(((tps - base) / base) * 100).toFixed(0)}% |`)
+  .map(
+    ([what, tps]) =>
+      `| ${what} | ${tps.toFixed(0)} | ${tps >= base ? '+' : ''}${(((tps - base) / base) * 100).toFixed(0)}% |`,
+  )
   .join('\n')}`;
       console.log(md);
       writeResult('index-costs', md);

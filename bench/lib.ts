@@ -193,7 +193,10 @@ export function writeResult(name: string, markdown: string): void {
   let doc = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
   const block = `${begin}\n${markdown.trim()}\n${end}`;
   const start = doc.indexOf(begin);
-  doc = start >= 0 ? doc.slice(0, start) + block + doc.slice(doc.indexOf(end) + end.length) : `${doc.trimEnd()}\n\n${block}\n`;
+  doc =
+    start >= 0
+      ? doc.slice(0, start) + block + doc.slice(doc.indexOf(end) + end.length)
+      : `${doc.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, doc);
 }
 
@@ -210,7 +213,10 @@ export function cpuMs(pid: number): number {
 }
 
 /** Runs statements on a database with a client of its own (closed afterwards); answers the last one's rows. */
-export async function sql(url: string, ...statements: Array<[string, unknown[]?]>): Promise<Array<Record<string, any>>> {
+export async function sql(
+  url: string,
+  ...statements: Array<[string, unknown[]?]>
+): Promise<Array<Record<string, any>>> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
   try {
@@ -241,7 +247,10 @@ export function spread(runs: number[]): Spread {
 }
 
 /** Runs `measure` RUNS times, one after the other; answers every result and the spread of `figure` over them. */
-export async function measured<T>(measure: (run: number) => Promise<T> | T, figure: (result: T) => number): Promise<{ results: T[]; spread: Spread }> {
+export async function measured<T>(
+  measure: (run: number) => Promise<T> | T,
+  figure: (result: T) => number,
+): Promise<{ results: T[]; spread: Spread }> {
   const results: T[] = [];
   for (let run = 0; run < RUNS; run++) results.push(await measure(run));
   return { results, spread: spread(results.map(figure)) };

@@ -69,22 +69,46 @@ export async function main(): Promise<void> {
           'redemptions, search a name shared by 0.2% of the customers',
           `/api/redemptions?search=${encodeURIComponent(`${SHAPES.sharedName.first} ${SHAPES.sharedName.last}`)}`,
         ],
-        ['redemptions, broad search (2.5% of rows: one e-mail subdomain)', `/api/redemptions?search=mail7.${SHAPES.sharedDomain}`],
+        [
+          'redemptions, broad search (2.5% of rows: one e-mail subdomain)',
+          `/api/redemptions?search=mail7.${SHAPES.sharedDomain}`,
+        ],
         ['redemptions, search the domain every customer shares', `/api/redemptions?search=${SHAPES.sharedDomain}`],
         ['redemptions, very broad search (every row: "user")', '/api/redemptions?search=user'],
-        ['redemptions, broad search + emailStatus=sent', `/api/redemptions?search=mail7.${SHAPES.sharedDomain}&emailStatus=sent`],
+        [
+          'redemptions, broad search + emailStatus=sent',
+          `/api/redemptions?search=mail7.${SHAPES.sharedDomain}&emailStatus=sent`,
+        ],
         ['voucher-codes-detailed, all', `/api/products/${seeded.windows}/voucher-codes-detailed?limit=50&offset=0`],
-        ['voucher-codes-detailed, redeemed', `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=true&limit=50&offset=0`],
-        ['voucher-codes-detailed, unredeemed', `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=false&limit=50&offset=0`],
-        ['voucher-codes-detailed, deep offset 100,000', `/api/products/${seeded.windows}/voucher-codes-detailed?limit=50&offset=100000`],
-        ['voucher-codes-detailed, search', `/api/products/${seeded.windows}/voucher-codes-detailed?search=${part}&limit=50&offset=0`],
+        [
+          'voucher-codes-detailed, redeemed',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=true&limit=50&offset=0`,
+        ],
+        [
+          'voucher-codes-detailed, unredeemed',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=false&limit=50&offset=0`,
+        ],
+        [
+          'voucher-codes-detailed, deep offset 100,000',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?limit=50&offset=100000`,
+        ],
+        [
+          'voucher-codes-detailed, search',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?search=${part}&limit=50&offset=0`,
+        ],
         [
           'voucher-codes-detailed, search the prefix 10% of the codes share',
           `/api/products/${seeded.windows}/voucher-codes-detailed?search=${SHAPES.sharedCodePrefix.prefix}&limit=50&offset=0`,
         ],
-        ['voucher-codes-detailed, broad search ("RC1")', `/api/products/${seeded.windows}/voucher-codes-detailed?search=RC1&limit=50&offset=0`],
+        [
+          'voucher-codes-detailed, broad search ("RC1")',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?search=RC1&limit=50&offset=0`,
+        ],
         ['license-keys, first page', '/api/license-keys?page=1&limit=50'],
-        ['license-keys, product + search', `/api/license-keys?productId=${seeded.windows}&search=KEY-4242&page=1&limit=50`],
+        [
+          'license-keys, product + search',
+          `/api/license-keys?productId=${seeded.windows}&search=KEY-4242&page=1&limit=50`,
+        ],
         ['license-keys, status=fully-used', '/api/license-keys?status=fully-used&page=1&limit=50'],
         ['stats/alltime', '/api/stats/alltime'],
         ['products', '/api/products'],
@@ -167,5 +191,8 @@ async function measureFirstScreen(
     if (i >= 3) times.push(ms);
   }
   times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(times.length * 0.5)], p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))] };
+  return {
+    p50: times[Math.floor(times.length * 0.5)],
+    p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))],
+  };
 }

@@ -135,7 +135,10 @@ async function seedCodes(url: string): Promise<void> {
   ]);
   await sql(
     url,
-    [`INSERT INTO voucher_codes (code, product_id) SELECT 'MAIL-' || g, $1 FROM generate_series(1, $2::int) g`, [product.id, CODES]],
+    [
+      `INSERT INTO voucher_codes (code, product_id) SELECT 'MAIL-' || g, $1 FROM generate_series(1, $2::int) g`,
+      [product.id, CODES],
+    ],
     ['VACUUM ANALYZE'],
   );
 }
@@ -183,7 +186,8 @@ async function withEmbedded(smtpUrl: string, fn: (setup: Setup) => Promise<void>
     await sleep(3000); // the jobs worker starts
     await fn({
       apiUrl: api.url,
-      description: '`main.js` with neither DATABASE_URL nor REDIS_URL (`npm start`\'s default: its embedded PostgreSQL and its forked jobs worker)',
+      description:
+        "`main.js` with neither DATABASE_URL nor REDIS_URL (`npm start`'s default: its embedded PostgreSQL and its forked jobs worker)",
     });
   } finally {
     await api.stop();

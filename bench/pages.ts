@@ -55,8 +55,14 @@ async function seedCodes(databaseUrl: string): Promise<void> {
       (await pg.query<{ id: string }>(`SELECT id FROM products WHERE name = $1`, [name])).rows[0].id;
     const windows = await product('Office 2024 Professional Plus (Windows)');
     const mac = await product('Office 2024 Home & Business (Mac)');
-    await pg.query(`INSERT INTO voucher_codes (code, product_id) VALUES ('PAGES-WIN-1', $1), ('PAGES-MAC-1', $2)`, [windows, mac]);
-    await pg.query(`INSERT INTO license_keys (product_id, license_key, download_link) VALUES ($1, 'NKJFK-GPHP7-G8C3J-P6JXR-HQRJR', 'https://setup.office.com/')`, [windows]);
+    await pg.query(`INSERT INTO voucher_codes (code, product_id) VALUES ('PAGES-WIN-1', $1), ('PAGES-MAC-1', $2)`, [
+      windows,
+      mac,
+    ]);
+    await pg.query(
+      `INSERT INTO license_keys (product_id, license_key, download_link) VALUES ($1, 'NKJFK-GPHP7-G8C3J-P6JXR-HQRJR', 'https://setup.office.com/')`,
+      [windows],
+    );
   } finally {
     await pg.end();
   }
@@ -99,18 +105,28 @@ async function audit(url: string, port: number): Promise<Run> {
   const { lhr } = result;
   if (SAVE) {
     mkdirSync(SAVE, { recursive: true });
-    writeFileSync(join(SAVE, `${new URL(url).pathname.slice(1).replace(/\//g, '-') || 'root'}-${Date.now()}.json`), JSON.stringify(lhr));
+    writeFileSync(
+      join(SAVE, `${new URL(url).pathname.slice(1).replace(/\//g, '-') || 'root'}-${Date.now()}.json`),
+      JSON.stringify(lhr),
+    );
   }
-  if (lhr.runtimeError) throw new LighthouseRunError(lhr.runtimeError.code, `${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  if (lhr.runtimeError)
+    throw new LighthouseRunError(lhr.runtimeError.code, `${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
   const num = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
-  const scores = Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)])) as Run['scores'];
+  const scores = Object.fromEntries(
+    CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)]),
+  ) as Run['scores'];
   const failing = CATEGORIES.filter((c) => c !== 'performance').flatMap((c) =>
     lhr.categories[c].auditRefs
       .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id].score ?? 1) < 1)
       .map((ref) => `${c}: ${ref.id}`),
   );
   const opportunities = Object.values(lhr.audits)
-    .filter((a) => a.details?.type === 'opportunity' && ((a.details as { overallSavingsMs?: number }).overallSavingsMs ?? 0) >= 150)
+    .filter(
+      (a) =>
+        a.details?.type === 'opportunity' &&
+        ((a.details as { overallSavingsMs?: number }).overallSavingsMs ?? 0) >= 150,
+    )
     .map((a) => `${a.id} (${Math.round((a.details as { overallSavingsMs: number }).overallSavingsMs)} ms)`);
   return {
     scores,
@@ -139,12 +155,18 @@ async function auditAgainOnError(url: string, port: number): Promise<Run> {
 }
 
 class LighthouseRunError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 
 export async function main(): Promise<void> {
   // The app as a release ships it: a fresh production build of the web app, served by the compiled API.
@@ -183,7 +205,9 @@ export async function main(): Promise<void> {
         const scores = Object.fromEntries(CATEGORIES.map((c) => [c, m((r) => r.scores[c])])) as Run['scores'];
         const lcp = m((r) => r.lcpMs);
         const met =
-          scores.performance >= target.performance && lcp <= target.lcpMs && target.full.every((c) => scores[c] === 100);
+          scores.performance >= target.performance &&
+          lcp <= target.lcpMs &&
+          target.full.every((c) => scores[c] === 100);
         if (!met) missed++;
         const seo = target.full.includes('seo') ? String(scores.seo) : `(${scores.seo})`;
         rows.push(
@@ -194,9 +218,7 @@ export async function main(): Promise<void> {
         const failing = [...new Set(runs.flatMap((r) => r.failing))];
         const opportunities = [...new Set(runs.flatMap((r) => r.opportunities.map((o) => o.replace(/ \(.*/, ''))))];
         if (failing.length || opportunities.length) {
-          notes.push(
-            `- ${label}: ${[...failing, ...opportunities.map((o) => `opportunity: ${o}`)].join(', ')}`,
-          );
+          notes.push(`- ${label}: ${[...failing, ...opportunities.map((o) => `opportunity: ${o}`)].join(', ')}`);
         }
       }
     } finally {

@@ -21,7 +21,19 @@ import { join } from 'path';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
-import { cpuMs, formatSpread, insertSealedKeys, machine, measured, REDIS_URL, RUNS, sql, startApi, withDatabase, writeResult } from './lib';
+import {
+  cpuMs,
+  formatSpread,
+  insertSealedKeys,
+  machine,
+  measured,
+  REDIS_URL,
+  RUNS,
+  sql,
+  startApi,
+  withDatabase,
+  writeResult,
+} from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
@@ -78,7 +90,14 @@ async function seed(url: string): Promise<void> {
  * The lean schema: every index of the redemption's tables that is neither a primary key nor unique (the rules'
  * constraints) nor the pool's key lookup is dropped, and the tables' own triggers (the counters) are disabled.
  */
-export const REDEMPTION_TABLES = ['voucher_codes', 'customers', 'redemptions', 'license_keys', 'license_assignments', 'success_tokens'];
+export const REDEMPTION_TABLES = [
+  'voucher_codes',
+  'customers',
+  'redemptions',
+  'license_keys',
+  'license_assignments',
+  'success_tokens',
+];
 
 /** The indexes of the redemption's tables that it does not need: neither primary, nor unique, nor the pool's. */
 export async function optionalIndexes(pg: Client): Promise<Array<{ name: string; def: string }>> {
@@ -108,19 +127,21 @@ async function leanSchema(url: string): Promise<string[]> {
 
 /** The API's statement with pgbench variables: the code is `codeSql`, the e-mail made of `prefix` and `:${id}`. */
 function redeemScript(prefix: string, codeSql: string, id = 'n'): string {
-  return REDEEM_SQL.replace(/--[^\n]*\n/g, '\n')
-    .replace(/\s+/g, ' ')
-    // The Idempotency-Key's hash first: `$10` would otherwise read as `$1` followed by 0.
-    .replace(/\$10\b/g, `sha256((md5(random()::text) || :${id})::bytea)`)
-    .replace('$1', codeSql)
-    .replace(/\$2/g, `'Ann'`)
-    .replace(/\$3/g, `'Lee'`)
-    .replace(/\$4/g, `'${prefix.toLowerCase()}' || :${id} || '@bench.test'`)
-    .replace(/\$5/g, `NULL`)
-    .replace(/\$6/g, `'127.0.0.1'`)
-    .replace(/\$7/g, `NULL`)
-    .replace(/\$8/g, `sha256((md5(random()::text) || :${id})::bytea)`)
-    .replace(/\$9/g, `72`);
+  return (
+    REDEEM_SQL.replace(/--[^\n]*\n/g, '\n')
+      .replace(/\s+/g, ' ')
+      // The Idempotency-Key's hash first: `$10` would otherwise read as `$1` followed by 0.
+      .replace(/\$10\b/g, `sha256((md5(random()::text) || :${id})::bytea)`)
+      .replace('$1', codeSql)
+      .replace(/\$2/g, `'Ann'`)
+      .replace(/\$3/g, `'Lee'`)
+      .replace(/\$4/g, `'${prefix.toLowerCase()}' || :${id} || '@bench.test'`)
+      .replace(/\$5/g, `NULL`)
+      .replace(/\$6/g, `'127.0.0.1'`)
+      .replace(/\$7/g, `NULL`)
+      .replace(/\$8/g, `sha256((md5(random()::text) || :${id})::bytea)`)
+      .replace(/\$9/g, `72`)
+  );
 }
 
 function runPgbench(url: string, script: string, seconds: number, extra: string[] = []): number {
@@ -193,7 +214,14 @@ async function http(baseUrl: string): Promise<{ rps: number; errors: number; p50
       });
       const started = process.hrtime.bigint();
       const req = request(
-        { agent, hostname, port, path: '/api/redeem-voucher', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          agent,
+          hostname,
+          port,
+          path: '/api/redeem-voucher',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => {
@@ -231,7 +259,10 @@ export async function main(): Promise<void> {
     await runMigrations(url);
     await seed(url);
     // Each figure: the median of RUNS runs (3), with their range.
-    const full = await measured(() => pgbench(url), (t) => t);
+    const full = await measured(
+      () => pgbench(url),
+      (t) => t,
+    );
     const tps = full.spread.median;
     const prefix = `bench-${Date.now()}`;
     // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
@@ -242,7 +273,10 @@ export async function main(): Promise<void> {
     try {
       await http(api.url); // warm-up is the first run; measure the next ones
       const cpuBefore = cpuMs(api.child.pid!);
-      apiRuns = await measured(() => http(api.url), (r) => r.rps);
+      apiRuns = await measured(
+        () => http(api.url),
+        (r) => r.rps,
+      );
       const requests = apiRuns.results.reduce((sum, r) => sum + r.rps * SECONDS, 0);
       apiCpuPerRequest = (cpuMs(api.child.pid!) - cpuBefore) / requests;
       // The latencies and errors of the median run.
@@ -254,7 +288,10 @@ export async function main(): Promise<void> {
     const soaked = SOAK_SECONDS > 0 ? await soak(url) : undefined;
     // Last: the lean schema's pgbench, on codes and e-mails of its own.
     const dropped = await leanSchema(url);
-    const lean = await measured(() => pgbench(url, 'LEAN-'), (t) => t);
+    const lean = await measured(
+      () => pgbench(url, 'LEAN-'),
+      (t) => t,
+    );
     const leanTps = lean.spread.median;
     const ratio = apiRuns.spread.median / tps;
     const schemaRatio = tps / leanTps;

@@ -133,7 +133,9 @@ export async function main(): Promise<void> {
       }
       const waitedMs = Date.now() - waitStart;
       await sleep(3000); // a late duplicate would show up here
-      note(`stopped waiting ${(waitedMs / 1000).toFixed(1)} s later (every e-mail sent, or the ${WAIT_LIMIT_MS / 1000} s limit)`);
+      note(
+        `stopped waiting ${(waitedMs / 1000).toFixed(1)} s later (every e-mail sent, or the ${WAIT_LIMIT_MS / 1000} s limit)`,
+      );
     } finally {
       await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
       await redis.stop();
@@ -162,9 +164,18 @@ ${events.map((e) => `- ${e}`).join('\n')}
 |---|---|
 | redemptions accepted (201) / refused | ${accepted.length} / ${refused.length} |
 | accepted but not stored | ${lostRedemptions.length} |
-| stored redemptions by e-mail status | ${Object.entries(statusCounts).map(([k, v]) => `${k} ${v}`).join(', ')} |
+| stored redemptions by e-mail status | ${Object.entries(statusCounts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |
 | stored redemptions whose e-mail never arrived | ${missingMail.length}${missingMail.length ? ` (e.g. ${missingMail.slice(0, 3).join(', ')})` : ''} |
-| recipients who got more than one e-mail | ${duplicates.length}${duplicates.length ? ` (e.g. ${duplicates.slice(0, 3).map(([e, n]) => `${e} ×${n}`).join(', ')})` : ''} |
+| recipients who got more than one e-mail | ${duplicates.length}${
+      duplicates.length
+        ? ` (e.g. ${duplicates
+            .slice(0, 3)
+            .map(([e, n]) => `${e} ×${n}`)
+            .join(', ')})`
+        : ''
+    } |
 
 **${ok ? 'Nothing lost, nothing duplicated.' : 'LOSS OR DUPLICATE FOUND.'}**`;
     console.log(md);

@@ -14,7 +14,11 @@ const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 20_000);
 async function seedOnce(): Promise<{ checksum: string; shapes: Record<string, number> }> {
   return withDatabase(async (url) => {
     await runMigrations(url);
-    await seedRedemptions(url, { redemptions: REDEMPTIONS, exportedShare: 0.3, unredeemed: Math.ceil(REDEMPTIONS / 5) });
+    await seedRedemptions(url, {
+      redemptions: REDEMPTIONS,
+      exportedShare: 0.3,
+      unredeemed: Math.ceil(REDEMPTIONS / 5),
+    });
     const pg = new Client({ connectionString: url });
     await pg.connect();
     try {

@@ -11,8 +11,55 @@ export interface Seeded {
   someCode: string;
 }
 
-const FIRST = ['Anna', 'Ben', 'Clara', 'David', 'Eva', 'Felix', 'Greta', 'Hugo', 'Ida', 'Jonas', 'Klara', 'Lukas', 'Mia', 'Noah', 'Olga', 'Paul', 'Rosa', 'Simon', 'Tina', 'Uwe'];
-const LAST = ['Smith', 'Meyer', 'Schulz', 'Wagner', 'Becker', 'Hoffmann', 'Koch', 'Richter', 'Klein', 'Wolf', 'Neumann', 'Braun', 'Zimmermann', 'Hartmann', 'Lange', 'Krause', 'Werner', 'Lehmann', 'Walter', 'Peters', 'Fischer', 'Weber', 'Schmitt', 'Kaiser', 'Fuchs'];
+const FIRST = [
+  'Anna',
+  'Ben',
+  'Clara',
+  'David',
+  'Eva',
+  'Felix',
+  'Greta',
+  'Hugo',
+  'Ida',
+  'Jonas',
+  'Klara',
+  'Lukas',
+  'Mia',
+  'Noah',
+  'Olga',
+  'Paul',
+  'Rosa',
+  'Simon',
+  'Tina',
+  'Uwe',
+];
+const LAST = [
+  'Smith',
+  'Meyer',
+  'Schulz',
+  'Wagner',
+  'Becker',
+  'Hoffmann',
+  'Koch',
+  'Richter',
+  'Klein',
+  'Wolf',
+  'Neumann',
+  'Braun',
+  'Zimmermann',
+  'Hartmann',
+  'Lange',
+  'Krause',
+  'Werner',
+  'Lehmann',
+  'Walter',
+  'Peters',
+  'Fischer',
+  'Weber',
+  'Schmitt',
+  'Kaiser',
+  'Fuchs',
+];
 /** Ordinary last names are LAST × these endings: 4,000 full names, each about 0.025% of the customers. */
 const ENDINGS = ['', 'er', 'mann', 'son', 'berg', 'feld', 'hof', 'stein'];
 
@@ -81,7 +128,16 @@ export async function seedRedemptions(
               CASE WHEN r % 50 < 3 THEN 'pending' WHEN r % 50 < 5 THEN 'failed' ELSE 'sent' END AS status,
               (r >> 8) % 100 < $8 AS exported
          FROM (SELECT g, hashint8extended(g, $4::bigint) & 9223372036854775807 AS r FROM generate_series(1, $3::int) g) x`,
-      [windows.id, mac.id, n, SEED, sharedDomain, sharedCodePrefix.every, sharedCodePrefix.prefix, Math.round(opts.exportedShare * 100)],
+      [
+        windows.id,
+        mac.id,
+        n,
+        SEED,
+        sharedDomain,
+        sharedCodePrefix.every,
+        sharedCodePrefix.prefix,
+        Math.round(opts.exportedShare * 100),
+      ],
     );
     await pg.query(
       `INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at, created_at)

@@ -15,7 +15,17 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
-import { adminToken, machine, peakRssMb, resetPeakRss, startApi, timeAsync, timeMs, withDatabase, writeResult } from './lib';
+import {
+  adminToken,
+  machine,
+  peakRssMb,
+  resetPeakRss,
+  startApi,
+  timeAsync,
+  timeMs,
+  withDatabase,
+  writeResult,
+} from './lib';
 
 const CODES = Number(process.env.BENCH_UPLOAD_CODES ?? 1_000_000);
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -58,7 +68,15 @@ const LEAN_TABLE = `CREATE TABLE upload_lean (
 
 function psqlCopy(url: string, table: string, file: string): number {
   return timeMs(() =>
-    execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', url, '-c', `\\copy ${table} (code, product_id) from '${file}' with (format csv)`]),
+    execFileSync('psql', [
+      '-X',
+      '-q',
+      '-v',
+      'ON_ERROR_STOP=1',
+      url,
+      '-c',
+      `\\copy ${table} (code, product_id) from '${file}' with (format csv)`,
+    ]),
   );
 }
 
@@ -120,7 +138,8 @@ export async function main(): Promise<void> {
             body: form,
           });
           const body = (await res.json()) as { inserted: number; duplicates: number; invalid: number };
-          if (res.status !== 201 && res.status !== 200) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
+          if (res.status !== 201 && res.status !== 200)
+            throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
           return body;
         });
         apiMs = run.ms;
@@ -134,14 +153,16 @@ export async function main(): Promise<void> {
       } = await pg.query('SELECT count(*)::int AS n FROM voucher_codes');
       await pg.end();
       if (apiRows !== CODES || psqlRows !== CODES || leanRows !== CODES || result.inserted !== CODES) {
-        throw new Error(`row counts differ: lean ${leanRows}, psql ${psqlRows}, api ${apiRows}, response ${JSON.stringify(result)}`);
+        throw new Error(
+          `row counts differ: lean ${leanRows}, psql ${psqlRows}, api ${apiRows}, response ${JSON.stringify(result)}`,
+        );
       }
 
       const ratio = apiMs / psqlMs;
       const leanRatio = apiMs / leanMs;
       const md = `## Voucher upload
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CODES.toLocaleString('en-US')} random 16-character codes (a ${(CODES * 17 / 1e6).toFixed(0)} MB CSV), empty \`voucher_codes\` with all its indexes each time.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CODES.toLocaleString('en-US')} random 16-character codes (a ${((CODES * 17) / 1e6).toFixed(0)} MB CSV), empty \`voucher_codes\` with all its indexes each time.
 
 | what | time | rows |
 |---|---|---|

@@ -9,7 +9,11 @@ const { join } = require('path');
 const root = join(__dirname, '..');
 let outdated;
 try {
-  outdated = execFileSync('npm', ['outdated', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  outdated = execFileSync('npm', ['outdated', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
 } catch (err) {
   outdated = err.stdout; // npm outdated exits 1 when anything is outdated
 }

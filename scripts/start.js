@@ -23,7 +23,13 @@ const args = process.argv.slice(2);
 const cli = args[0] === '--admin-cli';
 if (!cli && !args.includes('--worker')) {
   const frontendIndex = join(root, 'frontend', 'dist', 'index.html');
-  if (existsSync(join(root, 'frontend', 'index.html')) && stale(frontendIndex, ['src', 'build', 'public', 'index.html', 'vite.config.mts'].map((f) => join(root, 'frontend', f)))) {
+  if (
+    existsSync(join(root, 'frontend', 'index.html')) &&
+    stale(
+      frontendIndex,
+      ['src', 'build', 'public', 'index.html', 'vite.config.mts'].map((f) => join(root, 'frontend', f)),
+    )
+  ) {
     console.log('Building the web app...');
     run(['vite', 'build', '--config', 'frontend/vite.config.mts', '--logLevel', 'warn']);
   }

@@ -26,10 +26,10 @@ describe('Account security: recovery codes and sessions', () => {
   }
 
   async function auditRows(action: string, adminUserId: string) {
-    return t.db.query(`SELECT success, details, ip_address FROM security_audit_log WHERE action = $1 AND admin_user_id = $2 ORDER BY created_at, id`, [
-      action,
-      adminUserId,
-    ]);
+    return t.db.query(
+      `SELECT success, details, ip_address FROM security_audit_log WHERE action = $1 AND admin_user_id = $2 ORDER BY created_at, id`,
+      [action, adminUserId],
+    );
   }
 
   // The server's clock stands still in one 30 s step for each test: codes of the steps around it are exact.
@@ -44,9 +44,19 @@ describe('Account security: recovery codes and sessions', () => {
     const user = await createAdminUser(t);
     const { accessToken } = await signIn(user);
     const auth = bearer(accessToken);
-    const setup = await t.http().post('/api/admin/2fa/setup').set(auth).send({ currentPassword: user.password }).expect(200);
+    const setup = await t
+      .http()
+      .post('/api/admin/2fa/setup')
+      .set(auth)
+      .send({ currentPassword: user.password })
+      .expect(200);
     const secret = setup.body.secret as string;
-    const enable = await t.http().post('/api/admin/2fa/enable').set(auth).send({ code: codeAt(secret, -1) }).expect(200);
+    const enable = await t
+      .http()
+      .post('/api/admin/2fa/enable')
+      .set(auth)
+      .send({ code: codeAt(secret, -1) })
+      .expect(200);
     return { user, auth, secret, recoveryCodes: enable.body.recoveryCodes as string[], enableBody: enable.body };
   }
 
@@ -64,7 +74,9 @@ describe('Account security: recovery codes and sessions', () => {
       const sha256 = (code: string) => createHash('sha256').update(code.replace(/-/g, '')).digest('hex');
       expect(rows.map((r) => r.code_hash).sort()).toEqual(recoveryCodes.map(sha256).sort());
       expect(rows.every((r) => r.used_at === null)).toBe(true);
-      const stored = JSON.stringify(await t.db.query(`SELECT * FROM admin_recovery_codes WHERE admin_user_id = $1`, [user.id]));
+      const stored = JSON.stringify(
+        await t.db.query(`SELECT * FROM admin_recovery_codes WHERE admin_user_id = $1`, [user.id]),
+      );
       for (const code of recoveryCodes) expect(stored).not.toContain(code.replace(/-/g, ''));
       const [audit] = await auditRows('2fa.enable', user.id);
       expect(audit).toMatchObject({ success: true, details: { recoveryCodes: 10 } });
@@ -78,7 +90,11 @@ describe('Account security: recovery codes and sessions', () => {
       const typed = ` ${recoveryCodes[0].toLowerCase().replace(/-/g, ' ')} `;
       const ip = newIp();
       const ok = await login({ ...creds, recoveryCode: typed }, ip).expect(200);
-      expect(ok.body).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), requiresTwoFactor: false });
+      expect(ok.body).toEqual({
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        requiresTwoFactor: false,
+      });
       await t.http().get('/api/admin/me').set(bearer(ok.body.accessToken)).expect(200);
 
       const reused = await login({ ...creds, recoveryCode: recoveryCodes[0] }).expect(401);
@@ -94,7 +110,10 @@ describe('Account security: recovery codes and sessions', () => {
       expect(uses[1].details).toMatchObject({ reason: 'invalid or used recovery code' });
       const [success] = await auditRows('login.success', user.id).then((rows) => rows.slice(-1));
       expect(success.details).toMatchObject({ twoFactor: true, recoveryCode: true });
-      const [{ used }] = await t.db.query(`SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`, [user.id]);
+      const [{ used }] = await t.db.query(
+        `SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`,
+        [user.id],
+      );
       expect(used).toBe(1);
     });
 
@@ -118,7 +137,12 @@ describe('Account security: recovery codes and sessions', () => {
       const creds = { username: user.username, password: user.password };
       await login({ ...creds, recoveryCode: recoveryCodes[1] }).expect(401);
       await login({ ...creds, recoveryCode: fresh.recoveryCodes[1] }).expect(200);
-      expect((await auditRows('2fa.recovery-codes', user.id)).map((r: { success: boolean; details: unknown }) => [r.success, r.details])).toEqual([
+      expect(
+        (await auditRows('2fa.recovery-codes', user.id)).map((r: { success: boolean; details: unknown }) => [
+          r.success,
+          r.details,
+        ]),
+      ).toEqual([
         [false, { reason: 'invalid code' }],
         [true, { recoveryCodes: 10 }],
       ]);
@@ -126,10 +150,22 @@ describe('Account security: recovery codes and sessions', () => {
 
     it('regeneration without two-factor is refused; disabling two-factor deletes the codes', async () => {
       const { user, auth, secret } = await enrolled();
-      await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: codeAt(secret, 0) }).expect(200);
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM admin_recovery_codes WHERE admin_user_id = $1`, [user.id]);
+      await t
+        .http()
+        .post('/api/admin/2fa/disable')
+        .set(auth)
+        .send({ code: codeAt(secret, 0) })
+        .expect(200);
+      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM admin_recovery_codes WHERE admin_user_id = $1`, [
+        user.id,
+      ]);
       expect(n).toBe(0);
-      const res = await t.http().post('/api/admin/2fa/recovery-codes').set(auth).send({ code: codeAt(secret, 1) }).expect(400);
+      const res = await t
+        .http()
+        .post('/api/admin/2fa/recovery-codes')
+        .set(auth)
+        .send({ code: codeAt(secret, 1) })
+        .expect(400);
       expect(res.body.message).toBe('Two-factor authentication is not enabled');
     });
 
@@ -139,19 +175,26 @@ describe('Account security: recovery codes and sessions', () => {
       for (let i = 0; i < 5; i++) await login({ ...creds, recoveryCode: `WRNG-CODE-0000-000${i + 2}` }).expect(401);
       const locked = await login({ ...creds, recoveryCode: recoveryCodes[0] }).expect(423);
       expect(locked.body.message).toBe('Account temporarily locked. Try again later.');
-      const [{ used }] = await t.db.query(`SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`, [user.id]);
+      const [{ used }] = await t.db.query(
+        `SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`,
+        [user.id],
+      );
       expect(used).toBe(0);
     });
 
     it('they share the 5-per-15-minutes budget of the 2FA calls (docs/product.md §18.5): then 429, and no code is spent', async () => {
       const { user, auth, recoveryCodes } = await enrolled();
-      for (let i = 0; i < 3; i++) await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
+      for (let i = 0; i < 3; i++)
+        await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
       const creds = { username: user.username, password: user.password };
       for (let i = 0; i < 2; i++) await login({ ...creds, recoveryCode: 'WRNG-CODE-0000-0002' }).expect(401);
       const limited = await login({ ...creds, recoveryCode: recoveryCodes[0] }).expect(429);
       expect(limited.body.message).toBe(TOO_MANY);
       await t.http().post('/api/admin/2fa/recovery-codes').set(auth).send({ code: '000000' }).expect(429);
-      const [{ used }] = await t.db.query(`SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`, [user.id]);
+      const [{ used }] = await t.db.query(
+        `SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`,
+        [user.id],
+      );
       expect(used).toBe(0);
       const failures = await auditRows('login.recovery-code', user.id);
       expect(failures.map((r: { details: { reason: string } }) => r.details.reason)).toEqual([
@@ -163,8 +206,13 @@ describe('Account security: recovery codes and sessions', () => {
 
     it('a recovery code is no way around the password', async () => {
       const { user, recoveryCodes } = await enrolled();
-      await login({ username: user.username, password: 'Wrong!Passw0rd#1', recoveryCode: recoveryCodes[0] }).expect(401);
-      const [{ used }] = await t.db.query(`SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`, [user.id]);
+      await login({ username: user.username, password: 'Wrong!Passw0rd#1', recoveryCode: recoveryCodes[0] }).expect(
+        401,
+      );
+      const [{ used }] = await t.db.query(
+        `SELECT count(*)::int AS used FROM admin_recovery_codes WHERE admin_user_id = $1 AND used_at IS NOT NULL`,
+        [user.id],
+      );
       expect(used).toBe(0);
     });
   });
@@ -172,18 +220,23 @@ describe('Account security: recovery codes and sessions', () => {
   describe('own sessions', () => {
     const sessions = (auth: Record<string, string>) => t.http().get('/api/admin/sessions').set(auth);
 
-    it('lists the caller\'s live sessions, this one marked current, with ip and user agent; nobody else\'s', async () => {
+    it("lists the caller's live sessions, this one marked current, with ip and user agent; nobody else's", async () => {
       const user = await createAdminUser(t);
       const laptop = await signIn(user, '203.0.113.200', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36');
       const phoneIp = newIp();
-      const phone = await signIn(user, phoneIp, 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) Mobile/15E148 Safari/604.1');
+      const phone = await signIn(
+        user,
+        phoneIp,
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) Mobile/15E148 Safari/604.1',
+      );
       const ended = await signIn(user);
       await t.http().post('/api/admin/logout').set(bearer(ended.accessToken)).expect(200);
       await signIn(await createAdminUser(t));
 
       const list = (await sessions(bearer(phone.accessToken)).expect(200)).body as Array<Record<string, unknown>>;
       expect(list).toHaveLength(2);
-      for (const s of list) expect(Object.keys(s).sort()).toEqual(['createdAt', 'current', 'id', 'ip', 'lastUsedAt', 'userAgent']);
+      for (const s of list)
+        expect(Object.keys(s).sort()).toEqual(['createdAt', 'current', 'id', 'ip', 'lastUsedAt', 'userAgent']);
       const current = list.find((s) => s.current)!;
       expect(current).toMatchObject({ ip: phoneIp, userAgent: expect.stringContaining('iPhone') });
       expect(list.filter((s) => s.current)).toHaveLength(1);
@@ -192,26 +245,38 @@ describe('Account security: recovery codes and sessions', () => {
       expect(new Date(other.createdAt as string).getTime()).toBeGreaterThan(Date.now() - 60_000);
 
       // The laptop sees the same two, itself current.
-      const fromLaptop = (await sessions(bearer(laptop.accessToken)).expect(200)).body as Array<{ id: string; current: boolean }>;
+      const fromLaptop = (await sessions(bearer(laptop.accessToken)).expect(200)).body as Array<{
+        id: string;
+        current: boolean;
+      }>;
       expect(fromLaptop.find((s) => s.current)!.id).toBe(other.id);
     });
 
-    it('ends an own session: its access and refresh tokens are refused at once; another user\'s id is 404 and stays live', async () => {
+    it("ends an own session: its access and refresh tokens are refused at once; another user's id is 404 and stays live", async () => {
       const user = await createAdminUser(t);
       const mine = await signIn(user);
       const lost = await signIn(user);
       const stranger = await createAdminUser(t);
       const theirs = await signIn(stranger);
-      const [{ id: theirId }] = await t.db.query(`SELECT id FROM admin_sessions WHERE admin_user_id = $1`, [stranger.id]);
-      const lostId = ((await sessions(bearer(lost.accessToken)).expect(200)).body as Array<{ id: string; current: boolean }>).find((s) => s.current)!.id;
+      const [{ id: theirId }] = await t.db.query(`SELECT id FROM admin_sessions WHERE admin_user_id = $1`, [
+        stranger.id,
+      ]);
+      const lostId = (
+        (await sessions(bearer(lost.accessToken)).expect(200)).body as Array<{ id: string; current: boolean }>
+      ).find((s) => s.current)!.id;
 
       const foreign = await t.http().delete(`/api/admin/sessions/${theirId}`).set(bearer(mine.accessToken)).expect(404);
       expect(foreign.body).toEqual({ statusCode: 404, message: 'Session not found', error: 'Not Found' });
       await t.http().get('/api/admin/me').set(bearer(theirs.accessToken)).expect(200);
-      expect((await t.http().delete('/api/admin/sessions/not-a-uuid').set(bearer(mine.accessToken)).expect(400)).body.message).toBe('Invalid session ID.');
+      expect(
+        (await t.http().delete('/api/admin/sessions/not-a-uuid').set(bearer(mine.accessToken)).expect(400)).body
+          .message,
+      ).toBe('Invalid session ID.');
 
       await t.http().get('/api/admin/me').set(bearer(lost.accessToken)).expect(200);
-      expect((await t.http().delete(`/api/admin/sessions/${lostId}`).set(bearer(mine.accessToken)).expect(200)).body).toEqual({ success: true });
+      expect(
+        (await t.http().delete(`/api/admin/sessions/${lostId}`).set(bearer(mine.accessToken)).expect(200)).body,
+      ).toEqual({ success: true });
       await t.http().get('/api/admin/me').set(bearer(lost.accessToken)).expect(401);
       await t.http().post('/api/admin/refresh').send({ refreshToken: lost.refreshToken }).expect(401);
       await t.http().delete(`/api/admin/sessions/${lostId}`).set(bearer(mine.accessToken)).expect(404);
@@ -219,7 +284,9 @@ describe('Account security: recovery codes and sessions', () => {
 
       const list = (await sessions(bearer(mine.accessToken)).expect(200)).body as Array<{ id: string }>;
       expect(list.map((s) => s.id)).not.toContain(lostId);
-      expect(await auditRows('session.revoke', user.id)).toEqual([expect.objectContaining({ success: true, details: { current: false } })]);
+      expect(await auditRows('session.revoke', user.id)).toEqual([
+        expect.objectContaining({ success: true, details: { current: false } }),
+      ]);
     });
 
     it('revoke-others ends every other session of the caller and keeps this one', async () => {
@@ -235,7 +302,9 @@ describe('Account security: recovery codes and sessions', () => {
       await t.http().get('/api/admin/me').set(bearer(stranger.accessToken)).expect(200);
       const list = (await sessions(bearer(here.accessToken)).expect(200)).body as Array<{ current: boolean }>;
       expect(list).toEqual([expect.objectContaining({ current: true })]);
-      expect(await auditRows('session.revoke-others', user.id)).toEqual([expect.objectContaining({ success: true, details: { revoked: 3 } })]);
+      expect(await auditRows('session.revoke-others', user.id)).toEqual([
+        expect.objectContaining({ success: true, details: { revoked: 3 } }),
+      ]);
     });
 
     it('needs a signed-in caller', async () => {

@@ -29,7 +29,11 @@ describe('API tokens', () => {
   afterAll(() => t.close());
 
   const create = (permissions: string[], extra: Record<string, unknown> = {}, as = admin) =>
-    t.http().post('/api/admin/api-tokens').set(bearer(as)).send({ name: `Shop ${randomCode('N')}`, permissions, ...extra });
+    t
+      .http()
+      .post('/api/admin/api-tokens')
+      .set(bearer(as))
+      .send({ name: `Shop ${randomCode('N')}`, permissions, ...extra });
 
   async function newToken(permissions: string[]): Promise<{ id: string; token: string }> {
     const res = await create(permissions).expect(201);
@@ -83,9 +87,15 @@ describe('API tokens', () => {
   });
 
   it('refuses a bad name or lifetime, and lets only admins manage tokens', async () => {
-    expect((await create(['vouchers.view'], { name: '  ' }).expect(400)).body.message).toBe('Name must be 1-100 characters');
-    expect((await create(['vouchers.view'], { expiresInDays: 0 }).expect(400)).body.message).toBe('expiresInDays must be a whole number from 1 to 3650');
-    expect((await create(['vouchers.view'], { expiresInDays: 1.5 }).expect(400)).body.message).toBe('expiresInDays must be a whole number from 1 to 3650');
+    expect((await create(['vouchers.view'], { name: '  ' }).expect(400)).body.message).toBe(
+      'Name must be 1-100 characters',
+    );
+    expect((await create(['vouchers.view'], { expiresInDays: 0 }).expect(400)).body.message).toBe(
+      'expiresInDays must be a whole number from 1 to 3650',
+    );
+    expect((await create(['vouchers.view'], { expiresInDays: 1.5 }).expect(400)).body.message).toBe(
+      'expiresInDays must be a whole number from 1 to 3650',
+    );
     const operator = await tokenFor(t, 'operator');
     await create(['vouchers.view'], {}, operator).expect(403);
     await t.http().get('/api/admin/api-tokens').set(bearer(operator)).expect(403);
@@ -94,9 +104,19 @@ describe('API tokens', () => {
   it('vouchers.view reads a product’s codes but may not upload; account routes and token routes are closed to it', async () => {
     const [code] = await addCodes(t.db, product, [randomCode('TOK')]);
     const { id, token } = await newToken(['vouchers.view']);
-    const codes = await t.http().get(`/api/products/${product}/voucher-codes-detailed`).query({ search: code }).set(bearer(token)).expect(200);
+    const codes = await t
+      .http()
+      .get(`/api/products/${product}/voucher-codes-detailed`)
+      .query({ search: code })
+      .set(bearer(token))
+      .expect(200);
     expect(JSON.stringify(codes.body)).toContain(code);
-    await t.http().post(`/api/products/${product}/voucher-codes`).set(bearer(token)).attach('file', Buffer.from(`${randomCode('UP')}\n`), 'codes.txt').expect(403);
+    await t
+      .http()
+      .post(`/api/products/${product}/voucher-codes`)
+      .set(bearer(token))
+      .attach('file', Buffer.from(`${randomCode('UP')}\n`), 'codes.txt')
+      .expect(403);
     for (const [method, path] of [
       ['get', '/api/admin/me'],
       ['get', '/api/admin/sessions'],
@@ -107,8 +127,14 @@ describe('API tokens', () => {
       const res = await t.http()[method](path).set(bearer(token));
       expect([path, res.status]).toEqual([path, 403]);
     }
-    const denied = await t.db.query(`SELECT resource, details FROM security_audit_log WHERE action = 'permission.denied' AND resource_id = $1 ORDER BY created_at`, [id]);
-    expect(denied[0]).toEqual({ resource: 'POST /api/products/:id/voucher-codes', details: expect.objectContaining({ apiTokenId: id, missing: ['vouchers.upload'] }) });
+    const denied = await t.db.query(
+      `SELECT resource, details FROM security_audit_log WHERE action = 'permission.denied' AND resource_id = $1 ORDER BY created_at`,
+      [id],
+    );
+    expect(denied[0]).toEqual({
+      resource: 'POST /api/products/:id/voucher-codes',
+      details: expect.objectContaining({ apiTokenId: id, missing: ['vouchers.upload'] }),
+    });
     expect(denied[1].details.reason).toBe('API tokens cannot use account routes');
   });
 
@@ -120,7 +146,10 @@ describe('API tokens', () => {
     await t.http().get('/api/products').set(bearer(token)).expect(200);
     const [{ last_used_at: second }] = await t.db.query(`SELECT last_used_at FROM api_tokens WHERE id = $1`, [id]);
     expect(second).toEqual(first);
-    const rows = await t.db.query(`SELECT resource, success FROM security_audit_log WHERE action = 'api-token.request' AND resource_id = $1 ORDER BY created_at`, [id]);
+    const rows = await t.db.query(
+      `SELECT resource, success FROM security_audit_log WHERE action = 'api-token.request' AND resource_id = $1 ORDER BY created_at`,
+      [id],
+    );
     expect(rows).toEqual([
       { resource: 'GET /api/stats/:period', success: true },
       { resource: 'GET /api/products', success: true },
@@ -128,7 +157,10 @@ describe('API tokens', () => {
     // A minute later the next call notes the time again.
     await t.db.query(`UPDATE api_tokens SET last_used_at = now() - interval '2 minutes' WHERE id = $1`, [id]);
     await t.http().get('/api/products').set(bearer(token)).expect(200);
-    const [{ fresh }] = await t.db.query(`SELECT last_used_at > now() - interval '10 seconds' AS fresh FROM api_tokens WHERE id = $1`, [id]);
+    const [{ fresh }] = await t.db.query(
+      `SELECT last_used_at > now() - interval '10 seconds' AS fresh FROM api_tokens WHERE id = $1`,
+      [id],
+    );
     expect(fresh).toBe(true);
   });
 
@@ -142,7 +174,10 @@ describe('API tokens', () => {
     await t.http().delete(`/api/admin/api-tokens/not-a-uuid`).set(bearer(admin)).expect(400);
     const list = await t.http().get('/api/admin/api-tokens').set(bearer(admin)).expect(200);
     expect(list.body.map((x: { id: string }) => x.id)).not.toContain(id);
-    const [audit] = await t.db.query(`SELECT success FROM security_audit_log WHERE action = 'api-token.revoke' AND resource_id = $1`, [id]);
+    const [audit] = await t.db.query(
+      `SELECT success FROM security_audit_log WHERE action = 'api-token.revoke' AND resource_id = $1`,
+      [id],
+    );
     expect(audit).toEqual({ success: true });
   });
 
@@ -157,13 +192,19 @@ describe('API tokens', () => {
     await t.db.query(`UPDATE admin_users SET is_active = false WHERE id = $1`, [creator.id]);
     await t.http().get('/api/products').set(bearer(mine.token)).expect(401);
 
-    await t.http().get('/api/products').set(bearer(`ovr_${'A'.repeat(43)}`)).expect(401);
+    await t
+      .http()
+      .get('/api/products')
+      .set(bearer(`ovr_${'A'.repeat(43)}`))
+      .expect(401);
     await t.http().get('/api/products').set(bearer(`ovr_short`)).expect(401);
   });
 
   it('never does more than its creator’s role allows today', async () => {
     const creator = await createAdminUser(t, { role: 'admin' });
-    const { token } = (await create(['dashboard.view', 'vouchers.view'], {}, (await issueToken(t, creator.id)).token).expect(201)).body;
+    const { token } = (
+      await create(['dashboard.view', 'vouchers.view'], {}, (await issueToken(t, creator.id)).token).expect(201)
+    ).body;
     await t.http().get(`/api/products/${product}/voucher-codes-detailed`).set(bearer(token)).expect(200);
     await t.db.query(`UPDATE admin_users SET role = 'shop-manager' WHERE id = $1`, [creator.id]);
     await t.http().get(`/api/products/${product}/voucher-codes-detailed`).set(bearer(token)).expect(403);

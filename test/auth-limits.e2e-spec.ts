@@ -22,7 +22,12 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
   const ip = () => `198.51.100.${++ipCounter}`;
 
   async function signIn(user: TestAdmin) {
-    const res = await t.http().post('/api/admin/login').set('X-Forwarded-For', ip()).send({ username: user.username, password: user.password }).expect(200);
+    const res = await t
+      .http()
+      .post('/api/admin/login')
+      .set('X-Forwarded-For', ip())
+      .send({ username: user.username, password: user.password })
+      .expect(200);
     return res.body as { accessToken: string; refreshToken: string };
   }
 
@@ -35,8 +40,13 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
     it('change-password: the 6th wrong current password is 429, and so is the right one after it', async () => {
       const { user, auth } = await signedIn();
       const change = (currentPassword: string) =>
-        t.http().post('/api/admin/change-password').set(auth).send({ currentPassword, newPassword: 'N3w!Password#2026x' });
-      for (let i = 0; i < 5; i++) expect((await change('Wrong!Passw0rd#1').expect(400)).body.message).toBe('Current password is incorrect');
+        t
+          .http()
+          .post('/api/admin/change-password')
+          .set(auth)
+          .send({ currentPassword, newPassword: 'N3w!Password#2026x' });
+      for (let i = 0; i < 5; i++)
+        expect((await change('Wrong!Passw0rd#1').expect(400)).body.message).toBe('Current password is incorrect');
       expect((await change('Wrong!Passw0rd#1').expect(429)).body.message).toBe(TOO_MANY);
       expect((await change(user.password).expect(429)).body.message).toBe(TOO_MANY);
     });
@@ -55,30 +65,56 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const { user, auth } = await signedIn();
       const setup = (body: Record<string, unknown>) => t.http().post('/api/admin/2fa/setup').set(auth).send(body);
       expect((await setup({}).expect(400)).body.message).toBe('Current password is required');
-      for (let i = 0; i < 5; i++) expect((await setup({ currentPassword: 'Wrong!Passw0rd#1' }).expect(400)).body.message).toBe('Current password is incorrect');
+      for (let i = 0; i < 5; i++)
+        expect((await setup({ currentPassword: 'Wrong!Passw0rd#1' }).expect(400)).body.message).toBe(
+          'Current password is incorrect',
+        );
       expect((await setup({ currentPassword: user.password }).expect(429)).body.message).toBe(TOO_MANY);
       const [row] = await t.db.query(`SELECT two_factor_secret FROM admin_users WHERE id = $1`, [user.id]);
       expect(row.two_factor_secret).toBeNull();
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM security_audit_log WHERE action = '2fa.setup' AND admin_user_id = $1 AND NOT success`, [user.id]);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM security_audit_log WHERE action = '2fa.setup' AND admin_user_id = $1 AND NOT success`,
+        [user.id],
+      );
       expect(n).toBe(5);
     });
 
     it('2FA enable: wrong codes count, the 6th attempt is 429', async () => {
       const { user, auth } = await signedIn();
-      const setup = await t.http().post('/api/admin/2fa/setup').set(auth).send({ currentPassword: user.password }).expect(200);
+      const setup = await t
+        .http()
+        .post('/api/admin/2fa/setup')
+        .set(auth)
+        .send({ currentPassword: user.password })
+        .expect(200);
       const secret = setup.body.secret as string;
       const wrong = generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 10 * 30 });
-      for (let i = 0; i < 5; i++) await t.http().post('/api/admin/2fa/enable').set(auth).send({ code: wrong }).expect(400);
-      const res = await t.http().post('/api/admin/2fa/enable').set(auth).send({ code: generateSync({ secret }) }).expect(429);
+      for (let i = 0; i < 5; i++)
+        await t.http().post('/api/admin/2fa/enable').set(auth).send({ code: wrong }).expect(400);
+      const res = await t
+        .http()
+        .post('/api/admin/2fa/enable')
+        .set(auth)
+        .send({ code: generateSync({ secret }) })
+        .expect(429);
       expect(res.body.message).toBe(TOO_MANY);
     });
 
     it('2FA disable: wrong codes count, the 6th attempt is 429; the counter is shared with change-password', async () => {
       const { user, auth } = await signedIn();
-      await t.db.query(`UPDATE admin_users SET two_factor_enabled = true, two_factor_secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' WHERE id = $1`, [user.id]);
-      for (let i = 0; i < 3; i++) await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
+      await t.db.query(
+        `UPDATE admin_users SET two_factor_enabled = true, two_factor_secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' WHERE id = $1`,
+        [user.id],
+      );
+      for (let i = 0; i < 3; i++)
+        await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
       for (let i = 0; i < 2; i++) {
-        await t.http().post('/api/admin/change-password').set(auth).send({ currentPassword: 'Wrong!Passw0rd#1', newPassword: 'N3w!Password#2026x' }).expect(400);
+        await t
+          .http()
+          .post('/api/admin/change-password')
+          .set(auth)
+          .send({ currentPassword: 'Wrong!Passw0rd#1', newPassword: 'N3w!Password#2026x' })
+          .expect(400);
       }
       const res = await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(429);
       expect(res.body.message).toBe(TOO_MANY);
@@ -88,7 +124,11 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const { auth } = await signedIn();
       const results = await Promise.all(
         Array.from({ length: 10 }, () =>
-          t.http().post('/api/admin/change-password').set(auth).send({ currentPassword: 'Wrong!Passw0rd#1', newPassword: 'N3w!Password#2026x' }),
+          t
+            .http()
+            .post('/api/admin/change-password')
+            .set(auth)
+            .send({ currentPassword: 'Wrong!Passw0rd#1', newPassword: 'N3w!Password#2026x' }),
         ),
       );
       const statuses = results.map((r) => r.status).sort();
@@ -110,7 +150,10 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       await refresh(first.refreshToken).expect(401);
       await refresh(fourth.refreshToken).expect(401);
       await t.http().get('/api/admin/me').set(bearer(fourth.accessToken)).expect(401);
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM security_audit_log WHERE action = 'session.refresh-reuse' AND admin_user_id = $1`, [user.id]);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM security_audit_log WHERE action = 'session.refresh-reuse' AND admin_user_id = $1`,
+        [user.id],
+      );
       expect(n).toBe(1);
     });
 
@@ -119,7 +162,8 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const first = await signIn(user);
       const answers = await Promise.all(Array.from({ length: 5 }, () => refresh(first.refreshToken)));
       expect(answers.map((res) => res.status).sort()).toEqual([200, 401, 401, 401, 401]);
-      for (const lost of answers.filter((res) => res.status === 401)) expect(lost.body.message).toBe('Invalid or expired refresh token');
+      for (const lost of answers.filter((res) => res.status === 401))
+        expect(lost.body.message).toBe('Invalid or expired refresh token');
       const winner = answers.find((res) => res.status === 200)!.body as { accessToken: string; refreshToken: string };
       expect(winner.refreshToken).not.toBe(first.refreshToken);
 
@@ -173,7 +217,8 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const outsider = await send(auth, product, 'someone@example.org').expect(400);
       expect(outsider.body.message).toBe('Test e-mails can only be sent to the e-mail address of a staff account.');
       for (let i = 0; i < 5; i++) await send(auth, product, `${user.username}@example.com`).expect(200);
-      for (let i = 0; i < 5; i++) await send(auth, product, `${colleague.username.toUpperCase()}@EXAMPLE.COM`).expect(200);
+      for (let i = 0; i < 5; i++)
+        await send(auth, product, `${colleague.username.toUpperCase()}@EXAMPLE.COM`).expect(200);
       const limited = await send(auth, product, `${user.username}@example.com`).expect(429);
       expect(limited.body.message).toBe('Too many test e-mails: at most 10 per hour. Please try again later.');
       // Per user: the colleague still may.
@@ -196,7 +241,11 @@ describe('GET /api/health reports a status per dependency, never internal error 
     await admin.connect();
     try {
       await admin.query(`ALTER DATABASE ${t.database.name} ALLOW_CONNECTIONS ${allow}`);
-      if (!allow) await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [t.database.name]);
+      if (!allow)
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+          [t.database.name],
+        );
     } finally {
       await admin.end();
     }
@@ -204,14 +253,24 @@ describe('GET /api/health reports a status per dependency, never internal error 
 
   it('answers 200 with status only while the database is up', async () => {
     const res = await t.http().get('/api/health').expect(200);
-    expect(res.body).toEqual({ status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } });
+    expect(res.body).toEqual({
+      status: 'ok',
+      info: { database: { status: 'up' } },
+      error: {},
+      details: { database: { status: 'up' } },
+    });
   });
 
   it('answers 503 with {status:"down"} and no driver message when the database is unreachable', async () => {
     await allowConnections(false);
     try {
       const res = await t.http().get('/api/health').expect(503);
-      expect(res.body).toEqual({ status: 'error', info: {}, error: { database: { status: 'down' } }, details: { database: { status: 'down' } } });
+      expect(res.body).toEqual({
+        status: 'error',
+        info: {},
+        error: { database: { status: 'down' } },
+        details: { database: { status: 'down' } },
+      });
       expect(res.text).not.toContain(t.database.name);
       expect(res.text).not.toMatch(/terminat|connection|ECONN|timeout/i);
     } finally {

@@ -37,7 +37,11 @@ describe('Admin authentication', () => {
     it('signs the bootstrap admin in, answers me, and audits the login with ip and user agent', async () => {
       const ip = newIp();
       const res = await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, ip).expect(200);
-      expect(res.body).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), requiresTwoFactor: false });
+      expect(res.body).toEqual({
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        requiresTwoFactor: false,
+      });
 
       const me = await t.http().get('/api/admin/me').set(bearer(res.body.accessToken)).expect(200);
       expect(me.body).toEqual({
@@ -49,7 +53,9 @@ describe('Admin authentication', () => {
         twoFactorEnabled: false,
       });
 
-      const [user] = await t.db.query(`SELECT last_login_at, failed_login_attempts FROM admin_users WHERE username = 'admin'`);
+      const [user] = await t.db.query(
+        `SELECT last_login_at, failed_login_attempts FROM admin_users WHERE username = 'admin'`,
+      );
       expect(user.last_login_at).not.toBeNull();
       expect(user.failed_login_attempts).toBe(0);
 
@@ -62,7 +68,12 @@ describe('Admin authentication', () => {
       expect(session.refresh_token).toBe(createHash('sha256').update(res.body.refreshToken).digest('hex'));
 
       const [row] = await auditRows('login.success', { ip });
-      expect(row).toMatchObject({ admin_user_id: me.body.id, success: true, user_agent: 'auth-e2e', resource_id: session.id });
+      expect(row).toMatchObject({
+        admin_user_id: me.body.id,
+        success: true,
+        user_agent: 'auth-e2e',
+        resource_id: session.id,
+      });
     });
 
     it('answers wrong password and unknown user alike with 401, audited as failures', async () => {
@@ -85,7 +96,9 @@ describe('Admin authentication', () => {
       const ip = newIp();
       const short = await login({ username: 'ab', password: 'long-enough-password' }, ip).expect(400);
       expect(short.body.message).toBe('Username must be 3-50 characters');
-      const code = await login({ username: 'admin', password: TEST_ADMIN_PASSWORD, twoFactorCode: '12345' }, ip).expect(400);
+      const code = await login({ username: 'admin', password: TEST_ADMIN_PASSWORD, twoFactorCode: '12345' }, ip).expect(
+        400,
+      );
       expect(code.body.message).toBe('Two-factor code must be 6 digits');
       const pw = await login({ username: 'admin', password: 'short' }, ip).expect(400);
       expect(pw.body.message).toBe('Password must be 8-128 characters');
@@ -95,12 +108,18 @@ describe('Admin authentication', () => {
       const ip = newIp();
       const first = (await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, ip).expect(200)).body;
 
-      const second = (await t.http().post('/api/admin/refresh').send({ refreshToken: first.refreshToken }).expect(200)).body;
-      expect(second).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), requiresTwoFactor: false });
+      const second = (await t.http().post('/api/admin/refresh').send({ refreshToken: first.refreshToken }).expect(200))
+        .body;
+      expect(second).toEqual({
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        requiresTwoFactor: false,
+      });
       expect(second.refreshToken).not.toBe(first.refreshToken);
       await t.http().get('/api/admin/me').set(bearer(second.accessToken)).expect(200);
 
-      const third = (await t.http().post('/api/admin/refresh').send({ refreshToken: second.refreshToken }).expect(200)).body;
+      const third = (await t.http().post('/api/admin/refresh').send({ refreshToken: second.refreshToken }).expect(200))
+        .body;
       await t.http().get('/api/admin/me').set(bearer(third.accessToken)).expect(200);
 
       // The spent second token comes back: theft signal, the whole session ends.
@@ -136,8 +155,14 @@ describe('Admin authentication', () => {
 
       const payload = { sub: user.id, sid: sessionId, typ: 'access' };
       const jwt = new JwtService();
-      const expired = await jwt.signAsync({ ...payload, exp: Math.floor(Date.now() / 1000) - 60 }, { secret: t.config.jwtSecret });
-      const foreign = await jwt.signAsync(payload, { secret: 'another-secret-that-is-32-bytes-long!!', expiresIn: '15m' });
+      const expired = await jwt.signAsync(
+        { ...payload, exp: Math.floor(Date.now() / 1000) - 60 },
+        { secret: t.config.jwtSecret },
+      );
+      const foreign = await jwt.signAsync(payload, {
+        secret: 'another-secret-that-is-32-bytes-long!!',
+        expiresIn: '15m',
+      });
       const hs512 = await jwt.signAsync(payload, { secret: t.config.jwtSecret, algorithm: 'HS512', expiresIn: '15m' });
       const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
       const algNone = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...payload, exp: Math.floor(Date.now() / 1000) + 600 })}.`;
@@ -158,20 +183,28 @@ describe('Admin authentication', () => {
       for (let attempt = 1; attempt <= 5; attempt++) {
         await login({ username: user.username, password: 'wrong-password!' }, ip).expect(401);
       }
-      const [locked] = await t.db.query(`SELECT failed_login_attempts, locked_until FROM admin_users WHERE id = $1`, [user.id]);
+      const [locked] = await t.db.query(`SELECT failed_login_attempts, locked_until FROM admin_users WHERE id = $1`, [
+        user.id,
+      ]);
       expect(locked.failed_login_attempts).toBe(5);
       const minutes = (new Date(locked.locked_until).getTime() - Date.now()) / 60_000;
       expect(minutes).toBeGreaterThan(14.5);
       expect(minutes).toBeLessThanOrEqual(15);
 
       const sixth = await login({ username: user.username, password: user.password }, ip).expect(423);
-      expect(sixth.body).toEqual({ statusCode: 423, message: 'Account temporarily locked. Try again later.', error: 'Locked' });
+      expect(sixth.body).toEqual({
+        statusCode: 423,
+        message: 'Account temporarily locked. Try again later.',
+        error: 'Locked',
+      });
       expect(await auditRows('login.locked', { adminUserId: user.id })).toHaveLength(1);
 
       // The window runs out.
       await t.db.query(`UPDATE admin_users SET locked_until = now() - interval '1 second' WHERE id = $1`, [user.id]);
       await login({ username: user.username, password: user.password }, ip).expect(200);
-      const [released] = await t.db.query(`SELECT failed_login_attempts, locked_until FROM admin_users WHERE id = $1`, [user.id]);
+      const [released] = await t.db.query(`SELECT failed_login_attempts, locked_until FROM admin_users WHERE id = $1`, [
+        user.id,
+      ]);
       expect(released).toEqual({ failed_login_attempts: 0, locked_until: null });
     });
 
@@ -195,7 +228,9 @@ describe('Admin authentication', () => {
         [user.id],
       );
       await login({ username: user.username, password: 'wrong-password!' }, ip).expect(401);
-      const [row] = await t.db.query(`SELECT failed_login_attempts, locked_until FROM admin_users WHERE id = $1`, [user.id]);
+      const [row] = await t.db.query(`SELECT failed_login_attempts, locked_until FROM admin_users WHERE id = $1`, [
+        user.id,
+      ]);
       expect(row).toEqual({ failed_login_attempts: 1, locked_until: null });
     });
   });
@@ -211,8 +246,17 @@ describe('Admin authentication', () => {
     async function enrol(ip: string) {
       const user = await createAdminUser(t);
       const tokens = (await login({ username: user.username, password: user.password }, ip).expect(200)).body;
-      const setup = await t.http().post('/api/admin/2fa/setup').set(bearer(tokens.accessToken)).send({ currentPassword: user.password }).expect(200);
-      expect(setup.body).toEqual({ secret: expect.any(String), otpauthUrl: expect.any(String), qrCodeDataUrl: expect.any(String) });
+      const setup = await t
+        .http()
+        .post('/api/admin/2fa/setup')
+        .set(bearer(tokens.accessToken))
+        .send({ currentPassword: user.password })
+        .expect(200);
+      expect(setup.body).toEqual({
+        secret: expect.any(String),
+        otpauthUrl: expect.any(String),
+        qrCodeDataUrl: expect.any(String),
+      });
       expect(setup.body.secret).toMatch(/^[A-Z2-7]{32}$/);
       expect(setup.body.otpauthUrl).toContain(`otpauth://totp/`);
       expect(setup.body.otpauthUrl).toContain(`secret=${setup.body.secret}`);
@@ -224,9 +268,19 @@ describe('Admin authentication', () => {
       const ip = newIp();
       const { user, secret, accessToken } = await enrol(ip);
 
-      const wrongEnable = await t.http().post('/api/admin/2fa/enable').set(bearer(accessToken)).send({ code: codeAt(secret, 5) }).expect(400);
+      const wrongEnable = await t
+        .http()
+        .post('/api/admin/2fa/enable')
+        .set(bearer(accessToken))
+        .send({ code: codeAt(secret, 5) })
+        .expect(400);
       expect(wrongEnable.body.message).toBe('Invalid two-factor code');
-      await t.http().post('/api/admin/2fa/enable').set(bearer(accessToken)).send({ code: codeAt(secret, -1) }).expect(200);
+      await t
+        .http()
+        .post('/api/admin/2fa/enable')
+        .set(bearer(accessToken))
+        .send({ code: codeAt(secret, -1) })
+        .expect(200);
       const me = await t.http().get('/api/admin/me').set(bearer(accessToken)).expect(200);
       expect(me.body.twoFactorEnabled).toBe(true);
       expect(await auditRows('2fa.enable', { adminUserId: user.id })).toHaveLength(2); // the wrong code, then success
@@ -245,7 +299,11 @@ describe('Admin authentication', () => {
       await login({ ...creds, twoFactorCode: codeAt(secret, -1) }, ip).expect(401);
       const current = codeAt(secret, 0);
       const ok = await login({ ...creds, twoFactorCode: current }, ip).expect(200);
-      expect(ok.body).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), requiresTwoFactor: false });
+      expect(ok.body).toEqual({
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        requiresTwoFactor: false,
+      });
       await login({ ...creds, twoFactorCode: current }, ip).expect(401); // replayed
       // +1 (clock drift) is accepted, +2 is not.
       await login({ ...creds, twoFactorCode: codeAt(secret, 2) }, ip).expect(401);
@@ -257,37 +315,74 @@ describe('Admin authentication', () => {
     it('accepts a code of the previous step at login, and disables only with a valid code', async () => {
       const ip = newIp();
       const { user, secret, accessToken } = await enrol(ip);
-      await t.http().post('/api/admin/2fa/enable').set(bearer(accessToken)).send({ code: codeAt(secret, -1) }).expect(200);
+      await t
+        .http()
+        .post('/api/admin/2fa/enable')
+        .set(bearer(accessToken))
+        .send({ code: codeAt(secret, -1) })
+        .expect(200);
       await t.db.query(`UPDATE admin_users SET two_factor_last_step = NULL WHERE id = $1`, [user.id]);
       const creds = { username: user.username, password: user.password };
       await login({ ...creds, twoFactorCode: codeAt(secret, -2) }, ip).expect(401);
       await login({ ...creds, twoFactorCode: codeAt(secret, -1) }, ip).expect(200);
 
-      const bad = await t.http().post('/api/admin/2fa/disable').set(bearer(accessToken)).send({ code: '12ab56' }).expect(400);
+      const bad = await t
+        .http()
+        .post('/api/admin/2fa/disable')
+        .set(bearer(accessToken))
+        .send({ code: '12ab56' })
+        .expect(400);
       expect(bad.body.message).toBe('Two-factor code must be 6 digits');
-      await t.http().post('/api/admin/2fa/disable').set(bearer(accessToken)).send({ code: codeAt(secret, -1) }).expect(400);
-      await t.http().post('/api/admin/2fa/disable').set(bearer(accessToken)).send({ code: codeAt(secret, 0) }).expect(200);
-      const [row] = await t.db.query(`SELECT two_factor_enabled, two_factor_secret FROM admin_users WHERE id = $1`, [user.id]);
+      await t
+        .http()
+        .post('/api/admin/2fa/disable')
+        .set(bearer(accessToken))
+        .send({ code: codeAt(secret, -1) })
+        .expect(400);
+      await t
+        .http()
+        .post('/api/admin/2fa/disable')
+        .set(bearer(accessToken))
+        .send({ code: codeAt(secret, 0) })
+        .expect(200);
+      const [row] = await t.db.query(`SELECT two_factor_enabled, two_factor_secret FROM admin_users WHERE id = $1`, [
+        user.id,
+      ]);
       expect(row).toEqual({ two_factor_enabled: false, two_factor_secret: null });
-      expect((await auditRows('2fa.disable', { adminUserId: user.id })).map((r: { success: boolean }) => r.success)).toEqual([false, true]);
-      await login(creds, ip).expect(200).expect((res) => expect(res.body.requiresTwoFactor).toBe(false));
+      expect(
+        (await auditRows('2fa.disable', { adminUserId: user.id })).map((r: { success: boolean }) => r.success),
+      ).toEqual([false, true]);
+      await login(creds, ip)
+        .expect(200)
+        .expect((res) => expect(res.body.requiresTwoFactor).toBe(false));
     });
   });
 
   describe('account calls', () => {
-    it('change-password applies the policy\'s rules and messages, then revokes the other sessions', async () => {
+    it("change-password applies the policy's rules and messages, then revokes the other sessions", async () => {
       const ip = newIp();
       const user = await createAdminUser(t, { role: 'operator' });
       const mine = (await login({ username: user.username, password: user.password }, ip).expect(200)).body.accessToken;
-      const other = (await login({ username: user.username, password: user.password }, ip).expect(200)).body.accessToken;
-      const change = (body: object) => t.http().post('/api/admin/change-password').set(bearer(mine)).set('X-Forwarded-For', ip).send(body);
+      const other = (await login({ username: user.username, password: user.password }, ip).expect(200)).body
+        .accessToken;
+      const change = (body: object) =>
+        t.http().post('/api/admin/change-password').set(bearer(mine)).set('X-Forwarded-For', ip).send(body);
 
       const cases: [object, string][] = [
         [{ newPassword: 'N3w!Password-long' }, 'Current password is required'],
         [{ currentPassword: user.password, newPassword: 'Sh0rt!' }, 'Password must be at least 12 characters'],
-        [{ currentPassword: user.password, newPassword: 'nouppercase1!x' }, 'Password must contain uppercase, lowercase, number, and special character'],
-        [{ currentPassword: user.password, newPassword: 'NoSpecialChar123' }, 'Password must contain uppercase, lowercase, number, and special character'],
-        [{ currentPassword: user.password, newPassword: 'N3w!Password-long', confirmPassword: 'N3w!Password-lonG' }, "Passwords don't match"],
+        [
+          { currentPassword: user.password, newPassword: 'nouppercase1!x' },
+          'Password must contain uppercase, lowercase, number, and special character',
+        ],
+        [
+          { currentPassword: user.password, newPassword: 'NoSpecialChar123' },
+          'Password must contain uppercase, lowercase, number, and special character',
+        ],
+        [
+          { currentPassword: user.password, newPassword: 'N3w!Password-long', confirmPassword: 'N3w!Password-lonG' },
+          "Passwords don't match",
+        ],
         [{ currentPassword: 'Wr0ng!Password#', newPassword: 'N3w!Password-long' }, 'Current password is incorrect'],
       ];
       for (const [body, message] of cases) {
@@ -296,7 +391,11 @@ describe('Admin authentication', () => {
       }
       await login({ username: user.username, password: user.password }, ip).expect(200); // nothing changed
 
-      await change({ currentPassword: user.password, newPassword: 'N3w!Password-long', confirmPassword: 'N3w!Password-long' }).expect(200);
+      await change({
+        currentPassword: user.password,
+        newPassword: 'N3w!Password-long',
+        confirmPassword: 'N3w!Password-long',
+      }).expect(200);
       await t.http().get('/api/admin/me').set(bearer(mine)).expect(200);
       await t.http().get('/api/admin/me').set(bearer(other)).expect(401);
       await login({ username: user.username, password: user.password }, ip).expect(401);
@@ -309,11 +408,20 @@ describe('Admin authentication', () => {
       const ip = newIp();
       const known = 'Kn0wn!Operator#Pw';
       const { hash, salt } = await hashPassword(known);
-      await t.db.query(`UPDATE admin_users SET password_hash = $1, salt = $2 WHERE username = 'operator'`, [hash, salt]);
+      await t.db.query(`UPDATE admin_users SET password_hash = $1, salt = $2 WHERE username = 'operator'`, [
+        hash,
+        salt,
+      ]);
       const opSession = (await login({ username: 'operator', password: known }, ip).expect(200)).body.accessToken;
 
-      const adminToken = (await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, ip).expect(200)).body.accessToken;
-      const res = await t.http().post('/api/admin/reset-operator').set(bearer(adminToken)).set('X-Forwarded-For', ip).expect(200);
+      const adminToken = (await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, ip).expect(200)).body
+        .accessToken;
+      const res = await t
+        .http()
+        .post('/api/admin/reset-operator')
+        .set(bearer(adminToken))
+        .set('X-Forwarded-For', ip)
+        .expect(200);
       expect(res.body).toEqual({ username: 'operator', newPassword: expect.any(String) });
       expect(res.body.newPassword.length).toBeGreaterThanOrEqual(12);
       expect(res.body.newPassword).toMatch(NEW_PASSWORD_PATTERN);
@@ -330,7 +438,8 @@ describe('Admin authentication', () => {
 
     it('create-shop-manager creates a dashboard-only account with a generated password', async () => {
       const ip = newIp();
-      const adminToken = (await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, ip).expect(200)).body.accessToken;
+      const adminToken = (await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, ip).expect(200)).body
+        .accessToken;
       const res = await t.http().post('/api/admin/create-shop-manager').set(bearer(adminToken)).send({}).expect(201);
       expect(res.body).toEqual({ username: 'shop_manager', password: expect.stringMatching(NEW_PASSWORD_PATTERN) });
       const dup = await t.http().post('/api/admin/create-shop-manager').set(bearer(adminToken)).send({}).expect(409);
@@ -338,7 +447,11 @@ describe('Admin authentication', () => {
 
       const shop = await login({ username: 'shop_manager', password: res.body.password }, ip).expect(200);
       const me = await t.http().get('/api/admin/me').set(bearer(shop.body.accessToken)).expect(200);
-      expect(me.body).toMatchObject({ username: 'shop_manager', role: 'shop-manager', permissions: ['dashboard.view'] });
+      expect(me.body).toMatchObject({
+        username: 'shop_manager',
+        role: 'shop-manager',
+        permissions: ['dashboard.view'],
+      });
       expect(await auditRows('admin-user.create')).toHaveLength(1);
     });
 
@@ -346,7 +459,11 @@ describe('Admin authentication', () => {
       const user = await createAdminUser(t, { role: 'operator' });
       const { token } = await issueToken(t, user.id);
       const res = await t.http().post('/api/admin/reset-operator').set(bearer(token)).expect(403);
-      expect(res.body).toEqual({ statusCode: 403, message: 'You do not have permission to perform this action', error: 'Forbidden' });
+      expect(res.body).toEqual({
+        statusCode: 403,
+        message: 'You do not have permission to perform this action',
+        error: 'Forbidden',
+      });
       const [row] = await auditRows('permission.denied', { adminUserId: user.id });
       expect(row).toMatchObject({ success: false, resource: 'POST /api/admin/reset-operator' });
       expect(row.details).toMatchObject({ role: 'operator', missing: ['admin.reset-operator'] });
@@ -364,12 +481,25 @@ describe('Admin authentication', () => {
         [blocked, expired, inactive],
       );
       // Once the cached list has been re-read (every 300 ms here), the address is refused.
-      const res = await eventually(async () => {
-        const answer = await t.http().get('/api/health').set('X-Forwarded-For', blocked);
-        return answer.status === 403 ? answer : undefined;
-      }, 15_000, 'the block to apply');
-      expect(res.body).toEqual({ statusCode: 403, message: 'Access from your IP address has been blocked', error: 'Forbidden' });
-      await t.http().post('/api/redeem-voucher').set('X-Forwarded-For', blocked).send(redeemBody({ voucherCode: 'ANY-CODE' })).expect(403);
+      const res = await eventually(
+        async () => {
+          const answer = await t.http().get('/api/health').set('X-Forwarded-For', blocked);
+          return answer.status === 403 ? answer : undefined;
+        },
+        15_000,
+        'the block to apply',
+      );
+      expect(res.body).toEqual({
+        statusCode: 403,
+        message: 'Access from your IP address has been blocked',
+        error: 'Forbidden',
+      });
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .set('X-Forwarded-For', blocked)
+        .send(redeemBody({ voucherCode: 'ANY-CODE' }))
+        .expect(403);
       await login({ username: 'admin', password: TEST_ADMIN_PASSWORD }, blocked).expect(403);
       await t.http().get('/api/no-such-route').set('X-Forwarded-For', blocked).expect(403);
       await t.http().get('/api/no-such-route').set('X-Forwarded-For', newIp()).expect(404);

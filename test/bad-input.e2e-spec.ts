@@ -104,7 +104,10 @@ describe('Bad input never answers 500 and changes nothing', () => {
       const paths = stringPaths(o.op.requestBody.content['application/json'].schema);
       const before = await snapshot();
       for (const path of paths) {
-        for (const [label, value] of [['lone surrogate', `a${SURROGATE}b`], ['NUL', `a${NUL}b`]]) {
+        for (const [label, value] of [
+          ['lone surrogate', `a${SURROGATE}b`],
+          ['NUL', `a${NUL}b`],
+        ]) {
           // JSON.stringify writes both as escapes (`"a\ud800b"`, `"a\u0000b"`): valid JSON, plain ASCII on the wire.
           const text = JSON.stringify(bodyWith(path, value));
           const res = await call(o).set('Content-Type', 'application/json').send(text);

@@ -59,17 +59,25 @@ describe('Uploads and exports share at most DB_BULK_CONNECTIONS database connect
     const uploads = Array.from({ length: 20 }, (_, n) => slowUpload(t, proPlus, auth, n));
     try {
       // Four uploads hold a connection (their COPY waits for the rest of the file); sixteen waited briefly and were refused.
-      await eventually(async () => {
-        const load = database.bulkLoad;
-        return load.active === 4 && load.refused - before === 16;
-      }, 30_000, '4 uploads holding connections and 16 refused');
+      await eventually(
+        async () => {
+          const load = database.bulkLoad;
+          return load.active === 4 && load.refused - before === 16;
+        },
+        30_000,
+        '4 uploads holding connections and 16 refused',
+      );
       const [{ copies }] = await t.db.query(
         `SELECT count(*)::int AS copies FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY upload_codes%'`,
       );
       expect(copies).toBe(4);
 
       // Starved, it would wait until the uploads end (only after this line): any bound tells, a loose one allows for load.
-      const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).timeout(30_000);
+      const res = await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .timeout(30_000);
       expect(res.status).toBe(201);
     } finally {
       for (const upload of uploads) upload.finish();

@@ -78,7 +78,8 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
 
   it('counts IPv6 addresses of one /64 together for the rate limit', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await redeem(i % 2 ? b : a, `2001:db8:77:1::${(i + 1).toString(16)}`)).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push((await redeem(i % 2 ? b : a, `2001:db8:77:1::${(i + 1).toString(16)}`)).status);
     expect(statuses).toEqual([...Array(10).fill(404), 429]);
     await redeem(a, '2001:db8:77:2::1').expect(404);
     advance(60_001);
@@ -94,20 +95,34 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
       for (const t of [a, b]) {
         const res = await redeem(t, ip).expect(429);
         expect(res.body).toEqual({ statusCode: 429, message: GUESS_MESSAGE, error: 'Too Many Requests' });
-        await t.http().get(`/api/success-token/${randomBytes(32).toString('base64url')}`).set('X-Forwarded-For', ip).expect(429);
+        await t
+          .http()
+          .get(`/api/success-token/${randomBytes(32).toString('base64url')}`)
+          .set('X-Forwarded-For', ip)
+          .expect(429);
       }
       // A real code does not help either.
       const [code] = await addCodes(a.db, await productId(a.db, PRODUCTS.homeBusinessMac), [randomCode('GUESS')]);
       await redeem(b, ip, code).expect(429);
 
-      const rows = await a.db.query(`SELECT reason, expires_at, is_active FROM blocked_ips WHERE ip_address = $1`, [ip]);
+      const rows = await a.db.query(`SELECT reason, expires_at, is_active FROM blocked_ips WHERE ip_address = $1`, [
+        ip,
+      ]);
       expect(rows).toHaveLength(1);
       expect(rows[0].is_active).toBe(true);
       expect(rows[0].reason).toMatch(/^voucher-guessing: 20 invalid voucher codes within 60 minutes/);
       expect(new Date(rows[0].expires_at).getTime()).toBe(now - 7_000 + 1440 * 60_000);
-      const audit = await a.db.query(`SELECT details FROM security_audit_log WHERE action = 'ip.blocked' AND ip_address = $1`, [ip]);
+      const audit = await a.db.query(
+        `SELECT details FROM security_audit_log WHERE action = 'ip.blocked' AND ip_address = $1`,
+        [ip],
+      );
       expect(audit).toHaveLength(1);
-      expect(audit[0].details).toMatchObject({ reason: 'voucher-guessing', failures: 20, windowMinutes: 60, blockMinutes: 1440 });
+      expect(audit[0].details).toMatchObject({
+        reason: 'voucher-guessing',
+        failures: 20,
+        windowMinutes: 60,
+        blockMinutes: 1440,
+      });
       // The 20th failure was answered by instance B; the admin is connected to A.
       expect((await event).message).toContain(`Address ${ip} blocked for 1440 minutes`);
       // Another address is not affected.

@@ -1,5 +1,12 @@
 import { TestApp } from './helpers/app';
-import { MISMATCHES_SQL, Operation, OPERATIONS, PARALLEL, randomOperations, startCountersApp } from './helpers/counters';
+import {
+  MISMATCHES_SQL,
+  Operation,
+  OPERATIONS,
+  PARALLEL,
+  randomOperations,
+  startCountersApp,
+} from './helpers/counters';
 
 /*
  * Issue 12: a random mix of 2,000 operations through the real API (test/helpers/counters.ts) runs 8 at a time while

@@ -1,7 +1,15 @@
 import { randomBytes } from 'crypto';
 import { Clock } from '../backend/src/common/clock';
 import { startTestApp, TestApp } from './helpers/app';
-import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import {
+  addCodes,
+  addLicenseKey,
+  licenseManagedProduct,
+  productId,
+  PRODUCTS,
+  randomCode,
+  redeemBody,
+} from './helpers/factories';
 import { emailStatus, eventually, redeemNew } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
@@ -60,7 +68,11 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
 
   /** Waits until the redemption's e-mail was sent and `count` messages reached its customer. */
   async function deliveredTo(redemptionId: string, email: string, count: number) {
-    await eventually(async () => (await emailStatus(t, redemptionId)) === 'sent' && messagesTo(email).length >= count, 20_000, `e-mail ${count} to ${email}`);
+    await eventually(
+      async () => (await emailStatus(t, redemptionId)) === 'sent' && messagesTo(email).length >= count,
+      20_000,
+      `e-mail ${count} to ${email}`,
+    );
     expect(messagesTo(email)).toHaveLength(count);
   }
 
@@ -74,7 +86,12 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
       const answers = await Promise.all([redeem(body, undefined, key), redeem(body, undefined, key)]);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
       const tokens = answers.map((a) => a.body.successToken as string);
-      for (const a of answers) expect(a.body).toEqual({ success: true, productName: expect.stringContaining('Self Service'), successToken: expect.any(String) });
+      for (const a of answers)
+        expect(a.body).toEqual({
+          success: true,
+          productName: expect.stringContaining('Self Service'),
+          successToken: expect.any(String),
+        });
       expect(new Set(tokens).size).toBe(2);
 
       const pages = await Promise.all(tokens.map((token) => t.http().get(`/api/success-token/${token}`).expect(200)));
@@ -88,23 +105,33 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
         [code],
       );
       expect(rows).toEqual([{ id: expect.any(String), keys: 1, tokens: 2 }]);
-      const [{ customers }] = await t.db.query(`SELECT count(*)::int AS customers FROM customers WHERE email = $1`, [body.email]);
+      const [{ customers }] = await t.db.query(`SELECT count(*)::int AS customers FROM customers WHERE email = $1`, [
+        body.email,
+      ]);
       expect(customers).toBe(1);
 
       await deliveredTo(rows[0].id, body.email, 1);
       // The repeat queued nothing: the one e-mail was the only attempt and nothing is pending.
       const { email_status, email_attempts } = await redemptionOf(code);
       expect([email_status, email_attempts]).toEqual(['sent', 1]);
-      const [{ logs }] = await t.db.query(`SELECT count(*)::int AS logs FROM email_logs WHERE redemption_id = $1`, [rows[0].id]);
+      const [{ logs }] = await t.db.query(`SELECT count(*)::int AS logs FROM email_logs WHERE redemption_id = $1`, [
+        rows[0].id,
+      ]);
       expect(logs).toBe(1);
     });
 
     it('the same code with another e-mail is still 409, and nothing is written', async () => {
       const first = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), {}, 'OTHER');
-      const other = redeemBody({ voucherCode: first.code, email: `someone.else.${randomCode('x').toLowerCase()}@example.com` });
+      const other = redeemBody({
+        voucherCode: first.code,
+        email: `someone.else.${randomCode('x').toLowerCase()}@example.com`,
+      });
       const res = await redeem(other).expect(409);
       expect(res.body).toEqual({ statusCode: 409, message: USED, error: 'Conflict' });
-      const [{ tokens }] = await t.db.query(`SELECT count(*)::int AS tokens FROM success_tokens WHERE redemption_id = $1`, [first.id]);
+      const [{ tokens }] = await t.db.query(
+        `SELECT count(*)::int AS tokens FROM success_tokens WHERE redemption_id = $1`,
+        [first.id],
+      );
       expect(tokens).toBe(1);
       expect(await t.db.query(`SELECT 1 FROM customers WHERE email = $1`, [other.email])).toEqual([]);
     });
@@ -149,7 +176,9 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
       // A licence-managed product without a free key: manual processing, nothing to send yet.
       const noKeys = await licenseManagedProduct(t.db, `No Keys ${randomCode('P')}`);
       const manual = await redeemNew(t, noKeys, {}, 'MANUAL');
-      expect((await t.db.query(`SELECT awaiting_license FROM redemptions WHERE id = $1`, [manual.id]))[0].awaiting_license).toBe(true);
+      expect(
+        (await t.db.query(`SELECT awaiting_license FROM redemptions WHERE id = $1`, [manual.id]))[0].awaiting_license,
+      ).toBe(true);
       const before = smtp.messages.length;
 
       const answers = [
@@ -213,9 +242,17 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
     });
 
     it('checks both fields with the redeem form rules (docs/product.md §6.1)', async () => {
-      const bad = await t.http().post('/api/resend-order-email').send({ voucherCode: 'NO SPACES', email: 'ann@example.com' }).expect(400);
+      const bad = await t
+        .http()
+        .post('/api/resend-order-email')
+        .send({ voucherCode: 'NO SPACES', email: 'ann@example.com' })
+        .expect(400);
       expect(bad.body.message).toBe('Invalid voucher code format');
-      const mail = await t.http().post('/api/resend-order-email').send({ voucherCode: 'ABC-123', email: 'not-an-address' }).expect(400);
+      const mail = await t
+        .http()
+        .post('/api/resend-order-email')
+        .send({ voucherCode: 'ABC-123', email: 'not-an-address' })
+        .expect(400);
       expect(mail.body.message).toBe('Invalid email address');
       const empty = await t.http().post('/api/resend-order-email').send({}).expect(400);
       expect(empty.body.message).toBe('Voucher code is required');

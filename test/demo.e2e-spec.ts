@@ -31,8 +31,15 @@ describe('npm run demo', () => {
   const url = (path: string) => `http://127.0.0.1:${port}${path}`;
 
   async function startDemo(env: Record<string, string>): Promise<{ codes: Map<string, string>; password: string }> {
-    demo = startBuiltApp('demo', { HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir, PORT: String(port), SERVE_FRONTEND: 'false', ...env }, { demo: true });
-    await waitUntil('the demo banner', () => /Ctrl\+C stops the demo/.test(demo!.output()), { timeoutMs: 150_000, processes: [demo] });
+    demo = startBuiltApp(
+      'demo',
+      { HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir, PORT: String(port), SERVE_FRONTEND: 'false', ...env },
+      { demo: true },
+    );
+    await waitUntil('the demo banner', () => /Ctrl\+C stops the demo/.test(demo!.output()), {
+      timeoutMs: 150_000,
+      processes: [demo],
+    });
     const out = demo.output();
     const codes = new Map([...out.matchAll(/^ {2}(Office 2024 .+?) {2,}(DEMO-\S+)$/gm)].map((m) => [m[1], m[2]]));
     const password = /username admin {2}password (\S+) {2}\(new at every demo start\)/.exec(out)?.[1] ?? '';
@@ -48,10 +55,14 @@ describe('npm run demo', () => {
       'Office 2024 Professional Plus (Windows)',
     ]);
 
-    const login = await httpFrom('127.0.0.1', url('/api/admin/login'), { body: { username: 'admin', password: first.password } });
+    const login = await httpFrom('127.0.0.1', url('/api/admin/login'), {
+      body: { username: 'admin', password: first.password },
+    });
     expect(login.status).toBe(200);
     const auth = { authorization: `Bearer ${login.body.accessToken}` };
-    const products = (await httpFrom('127.0.0.1', url('/api/products'), { headers: auth })).body as Array<{ unredeemedCount: number }>;
+    const products = (await httpFrom('127.0.0.1', url('/api/products'), { headers: auth })).body as Array<{
+      unredeemedCount: number;
+    }>;
     expect(products.map((p) => p.unredeemedCount)).toEqual([10, 10, 10]);
     const keys = await httpFrom('127.0.0.1', url('/api/license-keys'), { headers: auth });
     expect(keys.body.summary.available).toBe(20);
@@ -65,9 +76,14 @@ describe('npm run demo', () => {
     }
 
     // JSON lines only (stdout is no terminal here), and nothing of PostgreSQL's own output at the info level.
-    const lines = demo!.output().split('\n').filter((line) => line.startsWith('{'));
+    const lines = demo!
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
     expect(lines.length).toBeGreaterThan(10);
-    expect(lines.filter((line) => /"context":"Database"/.test(line) && !/Initialising embedded PostgreSQL/.test(line))).toEqual([]);
+    expect(
+      lines.filter((line) => /"context":"Database"/.test(line) && !/Initialising embedded PostgreSQL/.test(line)),
+    ).toEqual([]);
     expect(demo!.output()).not.toMatch(/database system is ready|LOG: {2}/);
 
     // A second start tops the codes up again, prints unredeemed ones and a new password.
@@ -76,7 +92,9 @@ describe('npm run demo', () => {
     expect(second.codes.size).toBe(3);
     for (const code of first.codes.values()) expect([...second.codes.values()]).not.toContain(code);
     expect(second.password).not.toBe(first.password);
-    const again = await httpFrom('127.0.0.1', url('/api/admin/login'), { body: { username: 'admin', password: second.password } });
+    const again = await httpFrom('127.0.0.1', url('/api/admin/login'), {
+      body: { username: 'admin', password: second.password },
+    });
     expect(again.status).toBe(200);
   });
 });

@@ -98,7 +98,9 @@ describe('docker/haproxy.cfg request log', () => {
 
   // Two stand-ins for the API instances (the log is the proxy's own): 200 on everything.
   const api = async () => {
-    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+    const server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     apis.push(server);
     return `127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -57,7 +57,10 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     await eventually(
       async () => {
         if (child.exitCode !== null) throw new Error(`app exited early:\n${output}`);
-        return fetch(`http://127.0.0.1:${port}/api/health`).then((res) => res.ok, () => false);
+        return fetch(`http://127.0.0.1:${port}/api/health`).then(
+          (res) => res.ok,
+          () => false,
+        );
       },
       150_000,
       'the app to start',
@@ -124,7 +127,9 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     await pg.connect();
     try {
       const { rows } = await pg.query(`SELECT id FROM products WHERE name = 'Office 2024 Professional Plus (Windows)'`);
-      await pg.query(`INSERT INTO voucher_codes (code, product_id) VALUES ('EMBED-0001', $1), ('EMBED-0002', $1)`, [rows[0].id]);
+      await pg.query(`INSERT INTO voucher_codes (code, product_id) VALUES ('EMBED-0001', $1), ('EMBED-0002', $1)`, [
+        rows[0].id,
+      ]);
       await pg.query(
         `INSERT INTO license_keys (product_id, license_key, download_link, created_at)
          VALUES ($1, 'EMBED-KEY-0001', 'https://dl.example.com/e', now() - interval '1 minute'),

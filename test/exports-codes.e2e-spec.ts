@@ -49,7 +49,12 @@ describe('exports', () => {
         .expect(200);
       expect(txt.text).toBe('RC-2\r\nRC-1\r\n');
       // Without a product: every product's redeemed codes, these among them.
-      const all = await t.http().get('/api/export/redeemed-voucher-codes').query({ format: 'txt' }).set(auth).expect(200);
+      const all = await t
+        .http()
+        .get('/api/export/redeemed-voucher-codes')
+        .query({ format: 'txt' })
+        .set(auth)
+        .expect(200);
       expect(all.text.split('\r\n')).toEqual(expect.arrayContaining(['RC-1', 'RC-2']));
       expect(all.text).not.toContain('RC-UNUSED');
       expect(await exportedFlags(['RC-1', 'RC-2'])).toEqual([
@@ -101,7 +106,11 @@ describe('exports', () => {
           .set(auth)
           .expect(200);
         expected.push([`FW-${i}`, `'${name}`]);
-        expect(csvRows(csv.text).slice(1).map((r) => r.slice(0, 2))).toEqual([expected[i]]);
+        expect(
+          csvRows(csv.text)
+            .slice(1)
+            .map((r) => r.slice(0, 2)),
+        ).toEqual([expected[i]]);
       }
     });
 
@@ -130,28 +139,72 @@ describe('exports', () => {
     it('writes an audit entry per export', async () => {
       const own = await createProduct(t, auth, { name: 'Audited Export Product' });
       const tag = newTag();
-      const redemption = await storeRedemption(t, { product: own, code: `${tag}-AUD`.toUpperCase(), email: `aud@${tag}.example` });
+      const redemption = await storeRedemption(t, {
+        product: own,
+        code: `${tag}-AUD`.toUpperCase(),
+        email: `aud@${tag}.example`,
+      });
       await addCodes(t.db, own, [`${tag}-UNUSED`.toUpperCase()]);
       const [{ since }] = await t.db.query(`SELECT clock_timestamp() AS since`);
 
-      await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv', search: `@${tag}.` }).set(auth).expect(200);
-      await t.http().post('/api/export/selected-redemptions').set(auth).send({ redemptionIds: [redemption], format: 'csv' }).expect(200);
-      await t.http().get('/api/export/redeemed-voucher-codes').query({ format: 'csv', productId: own }).set(auth).expect(200);
-      await t.http().get('/api/export/unredeemed-vouchers').query({ format: 'txt', productId: own }).set(auth).expect(200);
+      await t
+        .http()
+        .get('/api/export/redeemed-vouchers')
+        .query({ format: 'csv', search: `@${tag}.` })
+        .set(auth)
+        .expect(200);
+      await t
+        .http()
+        .post('/api/export/selected-redemptions')
+        .set(auth)
+        .send({ redemptionIds: [redemption], format: 'csv' })
+        .expect(200);
+      await t
+        .http()
+        .get('/api/export/redeemed-voucher-codes')
+        .query({ format: 'csv', productId: own })
+        .set(auth)
+        .expect(200);
+      await t
+        .http()
+        .get('/api/export/unredeemed-vouchers')
+        .query({ format: 'txt', productId: own })
+        .set(auth)
+        .expect(200);
 
       // Each entry is written once its file has gone out, so the last one may follow the last answer by a moment.
-      const rows = await eventually(async () => {
-        const found = await t.db.query(
-          `SELECT action, success, details FROM security_audit_log WHERE action LIKE 'export.%' AND created_at >= $1 ORDER BY created_at`,
-          [since],
-        );
-        return found.length >= 4 ? found : undefined;
-      }, 15_000, 'four export audit entries');
+      const rows = await eventually(
+        async () => {
+          const found = await t.db.query(
+            `SELECT action, success, details FROM security_audit_log WHERE action LIKE 'export.%' AND created_at >= $1 ORDER BY created_at`,
+            [since],
+          );
+          return found.length >= 4 ? found : undefined;
+        },
+        15_000,
+        'four export audit entries',
+      );
       expect(rows).toEqual([
-        { action: 'export.redeemed-vouchers', success: true, details: expect.objectContaining({ format: 'csv', rows: 1 }) },
-        { action: 'export.selected-redemptions', success: true, details: expect.objectContaining({ format: 'csv', rows: 1 }) },
-        { action: 'export.redeemed-voucher-codes', success: true, details: expect.objectContaining({ format: 'csv', rows: 1, productId: own }) },
-        { action: 'export.unredeemed-vouchers', success: true, details: expect.objectContaining({ format: 'txt', rows: 1, productId: own }) },
+        {
+          action: 'export.redeemed-vouchers',
+          success: true,
+          details: expect.objectContaining({ format: 'csv', rows: 1 }),
+        },
+        {
+          action: 'export.selected-redemptions',
+          success: true,
+          details: expect.objectContaining({ format: 'csv', rows: 1 }),
+        },
+        {
+          action: 'export.redeemed-voucher-codes',
+          success: true,
+          details: expect.objectContaining({ format: 'csv', rows: 1, productId: own }),
+        },
+        {
+          action: 'export.unredeemed-vouchers',
+          success: true,
+          details: expect.objectContaining({ format: 'txt', rows: 1, productId: own }),
+        },
       ]);
     });
   });

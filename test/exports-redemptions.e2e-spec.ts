@@ -68,7 +68,12 @@ describe('exports', () => {
     it('streams a BOM-prefixed RFC 4180 CSV with neutralised formula cells and marks the rows exported', async () => {
       const tag = newTag();
       const codes = await threeRedemptions(tag);
-      const res = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv', search: `@${tag}.` }).set(auth).expect(200);
+      const res = await t
+        .http()
+        .get('/api/export/redeemed-vouchers')
+        .query({ format: 'csv', search: `@${tag}.` })
+        .set(auth)
+        .expect(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(res.headers['content-disposition']).toBe('attachment; filename="redeemed-vouchers-2026-03-05.csv"');
       // RFC 4180: CRLF line ends, quotes doubled inside a quoted cell.
@@ -102,9 +107,19 @@ describe('exports', () => {
     it('moves exported rows to the exported view: the default view no longer has them, showExported=true has them', async () => {
       const tag = newTag();
       const [failed, manual] = await threeRedemptions(tag);
-      await t.http().get('/api/export/redeemed-vouchers').query({ format: 'txt', search: `@${tag}.` }).set(auth).expect(200);
+      await t
+        .http()
+        .get('/api/export/redeemed-vouchers')
+        .query({ format: 'txt', search: `@${tag}.` })
+        .set(auth)
+        .expect(200);
 
-      const none = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv', search: `@${tag}.` }).set(auth).expect(404);
+      const none = await t
+        .http()
+        .get('/api/export/redeemed-vouchers')
+        .query({ format: 'csv', search: `@${tag}.` })
+        .set(auth)
+        .expect(404);
       expect(none.body).toEqual({
         statusCode: 404,
         message: 'No redeemed vouchers found to export.',
@@ -149,7 +164,17 @@ describe('exports', () => {
 
     it('are neutralised in every CSV export, not only in customer fields', async () => {
       const tag = newTag();
-      const cases: Array<{ start: string; product: string; name: string; key: string; keyLink: string; productLink: string; keyed: string; unkeyed: string; ids: string[] }> = [];
+      const cases: Array<{
+        start: string;
+        product: string;
+        name: string;
+        key: string;
+        keyLink: string;
+        productLink: string;
+        keyed: string;
+        unkeyed: string;
+        ids: string[];
+      }> = [];
       for (const [i, start] of STARTS.entries()) {
         const name = `${start}Product ${tag} ${i}`;
         const productLink = `${start}HYPERLINK("https://evil.example/p${i}")`;
@@ -157,14 +182,21 @@ describe('exports', () => {
         const key = `${start}KEY-${tag}-${i}`;
         const product = await createProduct(t, auth, { name });
         // The API trims names and takes only https links; an imported or older row may still hold anything.
-        await t.db.query(`UPDATE products SET name = $2, download_link = $3 WHERE id = $1`, [product, name, productLink]);
+        await t.db.query(`UPDATE products SET name = $2, download_link = $3 WHERE id = $1`, [
+          product,
+          name,
+          productLink,
+        ]);
         const keyed = `${tag}-K${i}`.toUpperCase();
         const unkeyed = `${tag}-N${i}`.toUpperCase();
         const withKey = await storeRedemption(t, { product, code: keyed, email: `k${i}@${tag}.example` });
         const withoutKey = await storeRedemption(t, { product, code: unkeyed, email: `n${i}@${tag}.example` });
         // A key as an admin may type it into assign-license (stored MANUAL_<key>, any text).
         const keyId = await addLicenseKey(t.db, product, `MANUAL_${key}`, { downloadLink: keyLink });
-        await t.db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) VALUES ($1, $2)`, [keyId, withKey]);
+        await t.db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) VALUES ($1, $2)`, [
+          keyId,
+          withKey,
+        ]);
         await addCodes(t.db, product, [`${tag}-U${i}`.toUpperCase()]);
         cases.push({ start, product, name, key, keyLink, productLink, keyed, unkeyed, ids: [withKey, withoutKey] });
       }
@@ -178,24 +210,63 @@ describe('exports', () => {
         .set(auth)
         .send({ redemptionIds: cases.flatMap((c) => c.ids), format: 'csv' })
         .expect(200);
-      const listed = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv', showExported: 'true', search: `@${tag}.` }).set(auth).expect(200);
-      for (const [name, res] of [['selected-redemptions', selected], ['redeemed-vouchers', listed]] as const) {
+      const listed = await t
+        .http()
+        .get('/api/export/redeemed-vouchers')
+        .query({ format: 'csv', showExported: 'true', search: `@${tag}.` })
+        .set(auth)
+        .expect(200);
+      for (const [name, res] of [
+        ['selected-redemptions', selected],
+        ['redeemed-vouchers', listed],
+      ] as const) {
         const [header, ...rows] = csvRows(res.text);
         expect(header).toEqual(HEADER);
         const rowOf = byCode(rows);
         for (const c of cases) {
-          expect([name, c.start, rowOf[c.keyed]?.slice(6, 10)]).toEqual([name, c.start, [neutral(c.name), 'sent', neutral(c.key), neutral(c.keyLink)]]);
-          expect([name, c.start, rowOf[c.unkeyed]?.slice(6, 10)]).toEqual([name, c.start, [neutral(c.name), 'sent', '', neutral(c.productLink)]]);
+          expect([name, c.start, rowOf[c.keyed]?.slice(6, 10)]).toEqual([
+            name,
+            c.start,
+            [neutral(c.name), 'sent', neutral(c.key), neutral(c.keyLink)],
+          ]);
+          expect([name, c.start, rowOf[c.unkeyed]?.slice(6, 10)]).toEqual([
+            name,
+            c.start,
+            [neutral(c.name), 'sent', '', neutral(c.productLink)],
+          ]);
         }
       }
 
       // The code-only exports (COPY): the Product cell.
       for (const c of cases) {
-        const redeemed = await t.http().get('/api/export/redeemed-voucher-codes').query({ format: 'csv', productId: c.product }).set(auth).expect(200);
-        const redeemedRows = csvRows(redeemed.text).slice(1).map((r) => r.slice(0, 2));
-        expect([c.start, redeemedRows.sort()]).toEqual([c.start, [[c.keyed, neutral(c.name)], [c.unkeyed, neutral(c.name)]].sort()]);
-        const unredeemed = await t.http().get('/api/export/unredeemed-vouchers').query({ format: 'csv', productId: c.product }).set(auth).expect(200);
-        expect([c.start, csvRows(unredeemed.text).slice(1).map((r) => r.slice(0, 2))]).toEqual([c.start, [[`${tag}-U${STARTS.indexOf(c.start)}`.toUpperCase(), neutral(c.name)]]]);
+        const redeemed = await t
+          .http()
+          .get('/api/export/redeemed-voucher-codes')
+          .query({ format: 'csv', productId: c.product })
+          .set(auth)
+          .expect(200);
+        const redeemedRows = csvRows(redeemed.text)
+          .slice(1)
+          .map((r) => r.slice(0, 2));
+        expect([c.start, redeemedRows.sort()]).toEqual([
+          c.start,
+          [
+            [c.keyed, neutral(c.name)],
+            [c.unkeyed, neutral(c.name)],
+          ].sort(),
+        ]);
+        const unredeemed = await t
+          .http()
+          .get('/api/export/unredeemed-vouchers')
+          .query({ format: 'csv', productId: c.product })
+          .set(auth)
+          .expect(200);
+        expect([
+          c.start,
+          csvRows(unredeemed.text)
+            .slice(1)
+            .map((r) => r.slice(0, 2)),
+        ]).toEqual([c.start, [[`${tag}-U${STARTS.indexOf(c.start)}`.toUpperCase(), neutral(c.name)]]]);
       }
     });
   });
@@ -216,7 +287,9 @@ describe('exports', () => {
         [own],
       );
       const url = new URL('/api/export/redeemed-vouchers?format=csv&search=abort-', t.baseUrl);
-      const res = await new Promise<IncomingMessage>((resolve, reject) => httpGet(url, { headers: auth }, resolve).on('error', reject));
+      const res = await new Promise<IncomingMessage>((resolve, reject) =>
+        httpGet(url, { headers: auth }, resolve).on('error', reject),
+      );
       expect(res.statusCode).toBe(200);
       // The first bytes are in; the client leaves.
       await new Promise((resolve) => res.once('data', resolve));

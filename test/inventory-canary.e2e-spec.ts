@@ -43,7 +43,8 @@ type Caller = 'admin' | 'operator' | 'shop-manager' | 'unauthenticated';
 const CALLERS: Caller[] = ['admin', 'operator', 'shop-manager', 'unauthenticated'];
 
 /** The canaries found in a text: the whole value or any group the mask hides. */
-const found = (text: string) => CANARIES.filter((c) => text.includes(c.value) || c.hidden.some((g) => text.includes(g)));
+const found = (text: string) =>
+  CANARIES.filter((c) => text.includes(c.value) || c.hidden.some((g) => text.includes(g)));
 
 describe('Inventory canaries (issue 24): no key or code reaches a caller the matrix withholds it from', () => {
   let t: TestApp;
@@ -72,14 +73,22 @@ describe('Inventory canaries (issue 24): no key or code reaches a caller the mat
     const productUpdated = nextUpdate(socket, 'productUpdate');
     await t.http().put(`/api/products/${mac}`).set(admin).send({ productKey: PRODUCT_KEY.value }).expect(200);
     await productUpdated;
-    await t.http()
+    await t
+      .http()
       .post('/api/license-keys')
       .set(admin)
-      .send({ productId: product, licenseKey: LICENCE.value, downloadLink: 'https://dl.example.com/c.exe', licenseType: 'volume', maxActivations: 2 })
+      .send({
+        productId: product,
+        licenseKey: LICENCE.value,
+        downloadLink: 'https://dl.example.com/c.exe',
+        licenseType: 'volume',
+        maxActivations: 2,
+      })
       .expect(201);
     redemption = await redeemNew(t, product, {}, 'CNRYR');
     const uploaded = nextUpdate(socket, 'voucherUpdate');
-    const upload = await t.http()
+    const upload = await t
+      .http()
       .post(`/api/products/${product}/voucher-codes`)
       .set(admin)
       .attach('file', Buffer.from(`${CODE.value}\n`), 'codes.txt')
@@ -88,7 +97,9 @@ describe('Inventory canaries (issue 24): no key or code reaches a caller the mat
     await uploaded;
     // As after an export: the redemption exports below mark it exported, so every route reads the exported view.
     await t.db.query(`UPDATE redemptions SET exported = true, exported_at = now() WHERE id = $1`, [redemption.id]);
-    const [assigned] = await t.db.query(`SELECT count(*)::int AS n FROM license_assignments WHERE redemption_id = $1`, [redemption.id]);
+    const [assigned] = await t.db.query(`SELECT count(*)::int AS n FROM license_assignments WHERE redemption_id = $1`, [
+      redemption.id,
+    ]);
     expect(assigned.n).toBe(1);
   });
   afterAll(async () => {
@@ -135,7 +146,11 @@ describe('Inventory canaries (issue 24): no key or code reaches a caller the mat
   it('every GET route, called by every caller, shows a canary only where the matrix allows it', async () => {
     const gets = registeredRoutes(t.app).filter((r) => r.method === 'GET');
     // The route table lists every route (test/permissions.e2e-spec.ts checks it): the canary walks all of its GETs.
-    expect(gets.map((r) => r.key).sort()).toEqual(Object.keys(ROUTE_PERMISSIONS).filter((k) => k.startsWith('GET ')).sort());
+    expect(gets.map((r) => r.key).sort()).toEqual(
+      Object.keys(ROUTE_PERMISSIONS)
+        .filter((k) => k.startsWith('GET '))
+        .sort(),
+    );
     const leaks: string[] = [];
     const seen = new Map<Canary, string[]>();
     for (const route of gets) {
@@ -194,14 +209,21 @@ describe('Inventory reads are audited (issue 24): who read which codes and keys,
     product = await licenseManagedProduct(t.db, `Audited ${group()}`);
     const admin = bearer((await issueToken(t, (await createAdminUser(t)).id)).token);
     for (const key of ['AUDKEY-11111', 'AUDKEY-22222']) {
-      await t.http()
+      await t
+        .http()
         .post('/api/license-keys')
         .set(admin)
-        .send({ productId: product, licenseKey: key, downloadLink: 'https://dl.example.com/a.exe', licenseType: 'single-user' })
+        .send({
+          productId: product,
+          licenseKey: key,
+          downloadLink: 'https://dl.example.com/a.exe',
+          licenseType: 'single-user',
+        })
         .expect(201);
     }
     await redeemNew(t, product, {}, 'AUDR');
-    await t.http()
+    await t
+      .http()
       .post(`/api/products/${product}/voucher-codes`)
       .set(admin)
       .attach('file', Buffer.from('AUD-CODE-0001\nAUD-CODE-0002\nAUD-CODE-0003\n'), 'codes.txt')
@@ -217,15 +239,26 @@ describe('Inventory reads are audited (issue 24): who read which codes and keys,
     );
 
   it("an operator's code list, key list and export each write one row naming the operator, the product and the rows", async () => {
-    const codes = await t.http()
+    const codes = await t
+      .http()
       .get(`/api/products/${product}/voucher-codes-detailed`)
       .query({ limit: 100, offset: 0, search: 'AUD-CODE' })
       .set(operator.headers)
       .expect(200);
     expect(codes.body.codes).toHaveLength(3);
-    const keys = await t.http().get('/api/license-keys').query({ productId: product }).set(operator.headers).expect(200);
+    const keys = await t
+      .http()
+      .get('/api/license-keys')
+      .query({ productId: product })
+      .set(operator.headers)
+      .expect(200);
     expect(keys.body.licenseKeys).toHaveLength(2);
-    await t.http().get('/api/export/redeemed-voucher-codes').query({ format: 'csv', productId: product }).set(operator.headers).expect(200);
+    await t
+      .http()
+      .get('/api/export/redeemed-voucher-codes')
+      .query({ format: 'csv', productId: product })
+      .set(operator.headers)
+      .expect(200);
 
     const reads = await rowsOf(operator.id, 'inventory.read');
     expect(reads).toEqual([
@@ -247,7 +280,10 @@ describe('Inventory reads are audited (issue 24): who read which codes and keys,
       }),
     ]);
     expect(await rowsOf(operator.id, 'export.redeemed-voucher-codes')).toEqual([
-      expect.objectContaining({ success: true, details: expect.objectContaining({ productId: product, rows: 1, format: 'csv' }) }),
+      expect.objectContaining({
+        success: true,
+        details: expect.objectContaining({ productId: product, rows: 1, format: 'csv' }),
+      }),
     ]);
   });
 

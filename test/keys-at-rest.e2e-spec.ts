@@ -75,7 +75,11 @@ describe('Keys at rest', () => {
       await addPoolKey(product, poolKey).expect(201);
       const redeem = async () => {
         const [code] = await addCodes(t.db, product, [randomCode('SEAL')]);
-        const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+        const res = await t
+          .http()
+          .post('/api/redeem-voucher')
+          .send(redeemBody({ voucherCode: code }))
+          .expect(201);
         const [row] = await t.db.query(
           `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
           [code],
@@ -100,7 +104,9 @@ describe('Keys at rest', () => {
       expect(manualPage.body).toMatchObject({ isManualProcessing: false, licenseKey: manualKey });
 
       const htmlOf = (code: string) =>
-        smtp.messages.filter((m) => String(m.html).includes(code) || String(m.text).includes(code)).map((m) => String(m.html));
+        smtp.messages
+          .filter((m) => String(m.html).includes(code) || String(m.text).includes(code))
+          .map((m) => String(m.html));
       expect(htmlOf(poolKey)).toHaveLength(1);
       expect(htmlOf(manualKey)).toHaveLength(1);
       expect(htmlOf(`MANUAL_${manualKey}`)).toHaveLength(0);
@@ -135,8 +141,9 @@ describe('Keys at rest', () => {
 
       await addPoolKey(product, 'SEAL2-ZZZZZ-YYYYY-XXXXX-LMNOP').expect(201);
       const found = async (search: string) =>
-        (await t.http().get('/api/license-keys').query({ productId: product, search }).set(auth).expect(200)).body
-          .licenseKeys.map((k: { licenseKey: string }) => k.licenseKey);
+        (
+          await t.http().get('/api/license-keys').query({ productId: product, search }).set(auth).expect(200)
+        ).body.licenseKeys.map((k: { licenseKey: string }) => k.licenseKey);
       expect(await found('pqrst')).toEqual([poolKey]);
       expect(await found('LMNOP')).toEqual(['SEAL2-ZZZZZ-YYYYY-XXXXX-LMNOP']);
       expect(await found(poolKey)).toEqual([poolKey]);
@@ -187,13 +194,19 @@ describe('Keys at rest', () => {
         })
         .expect(201);
       expect(created.body.productKey).toBe(productKey);
-      const [row] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [created.body.id]);
+      const [row] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [
+        created.body.id,
+      ]);
       expect(row.product_key).toBeNull();
       expect(openKey(t.db, row.product_key_ciphertext)).toBe(productKey);
 
       const [code] = await addCodes(t.db, created.body.id, [randomCode('MACSEAL')]);
       const before = smtp.messages.length;
-      const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+      const res = await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .expect(201);
       const page = await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200);
       expect(page.body.licenseKey).toBe(productKey);
       const mail = (await smtp.waitFor(before + 1))[before];
@@ -205,11 +218,23 @@ describe('Keys at rest', () => {
       expect(text).not.toContain(productKey.slice(0, 12));
 
       // Changed, then cleared: the new value replaces the sealed one, null leaves nothing.
-      const changed = await t.http().put(`/api/products/${created.body.id}`).set(auth).send({ productKey: 'MACPK-NEW-00001' }).expect(200);
+      const changed = await t
+        .http()
+        .put(`/api/products/${created.body.id}`)
+        .set(auth)
+        .send({ productKey: 'MACPK-NEW-00001' })
+        .expect(200);
       expect(changed.body.productKey).toBe('MACPK-NEW-00001');
-      const cleared = await t.http().put(`/api/products/${created.body.id}`).set(auth).send({ productKey: null }).expect(200);
+      const cleared = await t
+        .http()
+        .put(`/api/products/${created.body.id}`)
+        .set(auth)
+        .send({ productKey: null })
+        .expect(200);
       expect(cleared.body.productKey).toBeNull();
-      const [after] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [created.body.id]);
+      const [after] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [
+        created.body.id,
+      ]);
       expect(after).toEqual({ product_key: null, product_key_ciphertext: null });
     });
 
@@ -219,7 +244,9 @@ describe('Keys at rest', () => {
       );
       const sealed = await runMigrations(t.database.url, (ds) => sealKeysStoredInClear(ds, t.app.get(DataCipher)));
       expect(sealed).toEqual({ licenseKeys: 0, productKeys: 1, webhookSecrets: 0, totpSecrets: 0 });
-      const [stored] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [row.id]);
+      const [stored] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [
+        row.id,
+      ]);
       expect(stored.product_key).toBeNull();
       const shown = await t.http().get(`/api/products/${row.id}`).set(auth).expect(200);
       expect(shown.body.productKey).toBe('LEGACYPK-12345');
@@ -229,7 +256,10 @@ describe('Keys at rest', () => {
   describe('start-up sealing of plain rows', () => {
     it('seals rows stored in clear once each, resumably and safely beside another instance', async () => {
       const product = await licenceProduct('Legacy');
-      const plain = Array.from({ length: 25 }, (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomHex(3).toUpperCase()}`);
+      const plain = Array.from(
+        { length: 25 },
+        (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomHex(3).toUpperCase()}`,
+      );
       const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
       // The old way: the clear key only.
       await t.db.query(
@@ -244,7 +274,9 @@ describe('Keys at rest', () => {
 
       // Two instances without the migration lock, then two starting together (under it): each row sealed once.
       const sources = await Promise.all(
-        [1, 2].map(() => new DataSource({ ...dataSourceOptions(t.database.url), extra: { max: 2 }, logging: false }).initialize()),
+        [1, 2].map(() =>
+          new DataSource({ ...dataSourceOptions(t.database.url), extra: { max: 2 }, logging: false }).initialize(),
+        ),
       );
       try {
         const counts = await Promise.all(sources.map((ds) => sealKeysStoredInClear(ds, cipher)));
@@ -259,11 +291,16 @@ describe('Keys at rest', () => {
         { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0 },
       ]);
 
-      const rows: Array<{ license_key: string | null; key_ciphertext: Buffer; key_hash: Buffer; key_last: string; is_manual: boolean }> =
-        await t.db.query(
-          `SELECT license_key, key_ciphertext, key_hash, key_last, is_manual FROM license_keys WHERE product_id = $1`,
-          [product],
-        );
+      const rows: Array<{
+        license_key: string | null;
+        key_ciphertext: Buffer;
+        key_hash: Buffer;
+        key_last: string;
+        is_manual: boolean;
+      }> = await t.db.query(
+        `SELECT license_key, key_ciphertext, key_hash, key_last, is_manual FROM license_keys WHERE product_id = $1`,
+        [product],
+      );
       expect(rows).toHaveLength(stored.length);
       const opened = rows.map((r) => openKey(t.db, r.key_ciphertext));
       expect(opened.sort()).toEqual([...stored].sort());
@@ -274,7 +311,9 @@ describe('Keys at rest', () => {
         expect(r.key_last).toBe(key.replace(/^MANUAL_/, '').slice(-5));
         expect(r.is_manual).toBe(key.startsWith('MANUAL_'));
       }
-      const [{ left }] = await t.db.query(`SELECT count(*)::int AS left FROM license_keys WHERE license_key IS NOT NULL`);
+      const [{ left }] = await t.db.query(
+        `SELECT count(*)::int AS left FROM license_keys WHERE license_key IS NOT NULL`,
+      );
       expect(left).toBe(0);
       // The sealed rows serve the list and its duplicate check like any other.
       await addPoolKey(product, plain[0]).expect(409);
@@ -316,7 +355,12 @@ describe('Keys at rest', () => {
           .http()
           .post('/api/license-keys')
           .set(ownAuth)
-          .send({ productId: product, licenseKey: key, downloadLink: 'https://dl.example.com/k.exe', licenseType: 'single-user' })
+          .send({
+            productId: product,
+            licenseKey: key,
+            downloadLink: 'https://dl.example.com/k.exe',
+            licenseType: 'single-user',
+          })
           .expect(201);
       }
       const mac = await own
@@ -333,10 +377,10 @@ describe('Keys at rest', () => {
         .expect(201);
       const totpUser = await createAdminUser(own);
       const totpSecret = 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU';
-      await own.db.query(`UPDATE admin_users SET two_factor_secret_ciphertext = $2, two_factor_enabled = true WHERE id = $1`, [
-        totpUser.id,
-        new DataCipher(own.config.dataKey).seal(totpSecret),
-      ]);
+      await own.db.query(
+        `UPDATE admin_users SET two_factor_secret_ciphertext = $2, two_factor_enabled = true WHERE id = $1`,
+        [totpUser.id, new DataCipher(own.config.dataKey).seal(totpSecret)],
+      );
       const oldKey = own.config.dataKey;
       const newKey = randomBytes(32);
       const before: Array<{ id: string; key_ciphertext: Buffer }> = await own.db.query(
@@ -370,12 +414,18 @@ describe('Keys at rest', () => {
       }
       expect(() => oldCipher.open(after[0].key_ciphertext)).toThrow(/unknown data key/);
       expect(stdout).toMatch(/, \d+ product keys, 1 webhook secrets and 1 TOTP secrets under DATA_KEY/);
-      expect(stdout).toContain('Still not under DATA_KEY: 0 licence keys, 0 product keys, 0 webhook secrets, 0 TOTP secrets.');
-      const [totpRow] = await own.db.query(`SELECT two_factor_secret_ciphertext FROM admin_users WHERE id = $1`, [totpUser.id]);
+      expect(stdout).toContain(
+        'Still not under DATA_KEY: 0 licence keys, 0 product keys, 0 webhook secrets, 0 TOTP secrets.',
+      );
+      const [totpRow] = await own.db.query(`SELECT two_factor_secret_ciphertext FROM admin_users WHERE id = $1`, [
+        totpUser.id,
+      ]);
       expect(newCipher.isCurrent(totpRow.two_factor_secret_ciphertext)).toBe(true);
       expect(newCipher.open(totpRow.two_factor_secret_ciphertext)).toBe(totpSecret);
 
-      const [hookRow] = await own.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [hook.body.id]);
+      const [hookRow] = await own.db.query(`SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1`, [
+        hook.body.id,
+      ]);
       expect(newCipher.isCurrent(hookRow.secret_ciphertext)).toBe(true);
       expect(newCipher.open(hookRow.secret_ciphertext)).toBe(hook.body.secret);
       const [macRow] = await own.db.query(`SELECT product_key_ciphertext FROM products WHERE id = $1`, [mac.body.id]);

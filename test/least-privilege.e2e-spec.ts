@@ -10,8 +10,21 @@ import { redeemNew } from './helpers/redemptions';
  * sees every licence key masked per docs/product.md §10.6.
  */
 type Caller = 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'no token' | 'expired token' | 'revoked session';
-const CALLERS: Caller[] = ['admin', 'operator', 'shop-manager', 'unknown role', 'no token', 'expired token', 'revoked session'];
-const ROLE: Partial<Record<Caller, string>> = { admin: 'admin', operator: 'operator', 'shop-manager': 'shop-manager', 'unknown role': 'auditor' };
+const CALLERS: Caller[] = [
+  'admin',
+  'operator',
+  'shop-manager',
+  'unknown role',
+  'no token',
+  'expired token',
+  'revoked session',
+];
+const ROLE: Partial<Record<Caller, string>> = {
+  admin: 'admin',
+  operator: 'operator',
+  'shop-manager': 'shop-manager',
+  'unknown role': 'auditor',
+};
 
 const KEY = 'LPKEY-AAAAA-BBBBB-CCCCC-ZZZZZ';
 const MASKED = 'LPKEY-•••••-•••••-•••••-ZZZZZ';
@@ -30,26 +43,36 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
 
   beforeAll(async () => {
     t = await startTestApp();
-    for (const role of ['admin', 'operator', 'shop-manager', 'auditor']) users[role] = (await createAdminUser(t, { role })).id;
+    for (const role of ['admin', 'operator', 'shop-manager', 'auditor'])
+      users[role] = (await createAdminUser(t, { role })).id;
     adminAuth = bearer((await issueToken(t, users.admin)).token);
     product = await productId(t.db, PRODUCTS.proPlusWindows);
     // Through the API, whatever the storage of keys: a pool key, a redemption that takes it, and one assigned by hand.
-    await t.http()
+    await t
+      .http()
       .post('/api/license-keys')
       .set(adminAuth)
-      .send({ productId: product, licenseKey: KEY, downloadLink: 'https://dl.example.com/p.exe', licenseType: 'single-user' })
+      .send({
+        productId: product,
+        licenseKey: KEY,
+        downloadLink: 'https://dl.example.com/p.exe',
+        licenseType: 'single-user',
+      })
       .expect(201);
     pooled = await redeemNew(t, product, {}, 'LPA');
     await addCodes(t.db, product, [randomCode('LPU')]);
     manual = await redeemNew(t, product, {}, 'LPB');
-    await t.http()
+    await t
+      .http()
       .post(`/api/redemptions/${manual.id}/assign-license`)
       .set(adminAuth)
       .send({ licenseKey: MANUAL, downloadLink: 'https://dl.example.com/m.exe' })
       .expect(200);
     // Both as after an export: the exports below mark rows exported, so every route reads the exported view and
     // no route's answer depends on which ran first.
-    await t.db.query(`UPDATE redemptions SET exported = true, exported_at = now() WHERE id = ANY($1::uuid[])`, [[pooled.id, manual.id]]);
+    await t.db.query(`UPDATE redemptions SET exported = true, exported_at = now() WHERE id = ANY($1::uuid[])`, [
+      [pooled.id, manual.id],
+    ]);
   });
   afterAll(() => t.close());
 
@@ -58,7 +81,12 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
     if (caller === 'expired token') {
       const { sessionId } = await issueToken(t, users.admin);
       const exp = Math.floor(Date.now() / 1000) - 60;
-      return bearer(await new JwtService().signAsync({ sub: users.admin, sid: sessionId, typ: 'access', exp }, { secret: t.config.jwtSecret, algorithm: 'HS256' }));
+      return bearer(
+        await new JwtService().signAsync(
+          { sub: users.admin, sid: sessionId, typ: 'access', exp },
+          { secret: t.config.jwtSecret, algorithm: 'HS256' },
+        ),
+      );
     }
     if (caller === 'revoked session') {
       const { token, sessionId } = await issueToken(t, users.admin);
@@ -71,7 +99,10 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
   /** Expected status per caller; the body check runs on 200s. */
   const matrix = (allowed: Caller[]): Record<Caller, Want> =>
     Object.fromEntries(
-      CALLERS.map((c) => [c, allowed.includes(c) ? 200 : c === 'no token' || c === 'expired token' || c === 'revoked session' ? 401 : 403]),
+      CALLERS.map((c) => [
+        c,
+        allowed.includes(c) ? 200 : c === 'no token' || c === 'expired token' || c === 'revoked session' ? 401 : 403,
+      ]),
     ) as Record<Caller, Want>;
 
   const keyOf = (body: { assignedLicenseKey: { licenseKey: string } | null }) => body.assignedLicenseKey?.licenseKey;
@@ -106,16 +137,23 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
       name: 'GET /api/license-keys (licenses.view)',
       call: (h) => t.http().get('/api/license-keys').query({ productId: product }).set(h),
       want: matrix(['admin', 'operator']),
-      check: (_c, res) => expect((res.body as { licenseKeys: Array<{ licenseKey: string }> }).licenseKeys.map((k) => k.licenseKey)).toContain(KEY),
+      check: (_c, res) =>
+        expect(
+          (res.body as { licenseKeys: Array<{ licenseKey: string }> }).licenseKeys.map((k) => k.licenseKey),
+        ).toContain(KEY),
     },
     {
       name: 'GET /api/redemptions (dashboard.view; keys masked without licenses.view)',
       call: (h) => t.http().get('/api/redemptions').query({ limit: 50, showExported: 'true' }).set(h),
       want: matrix(['admin', 'operator', 'shop-manager']),
       check: (c, res) => {
-        const rows = (res.body as { redemptions: Array<{ id: string; assignedLicenseKey: { licenseKey: string } | null }> }).redemptions;
+        const rows = (
+          res.body as { redemptions: Array<{ id: string; assignedLicenseKey: { licenseKey: string } | null }> }
+        ).redemptions;
         expect(keyOf(rows.find((r) => r.id === pooled.id)!)).toBe(readsKeys(c) ? KEY : MASKED);
-        expect(keyOf(rows.find((r) => r.id === manual.id)!)).toBe(readsKeys(c) ? `MANUAL_${MANUAL}` : `MANUAL_${MANUAL_MASKED}`);
+        expect(keyOf(rows.find((r) => r.id === manual.id)!)).toBe(
+          readsKeys(c) ? `MANUAL_${MANUAL}` : `MANUAL_${MANUAL_MASKED}`,
+        );
         if (!readsKeys(c)) expect(JSON.stringify(res.body)).not.toMatch(/AAAAA-BBBBB|DDDDD-EEEEE/);
       },
     },
@@ -130,7 +168,12 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
     },
     {
       name: 'POST /api/export/selected-redemptions (export.redeemed-vouchers)',
-      call: (h) => t.http().post('/api/export/selected-redemptions').set(h).send({ redemptionIds: [pooled.id], format: 'csv' }),
+      call: (h) =>
+        t
+          .http()
+          .post('/api/export/selected-redemptions')
+          .set(h)
+          .send({ redemptionIds: [pooled.id], format: 'csv' }),
       want: matrix(['admin', 'operator']),
       check: (_c, res) => expect(res.text).toContain(KEY),
     },
@@ -158,7 +201,9 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
     for (const caller of CALLERS) {
       const res = await route.call(await headersFor(caller));
       if (res.status !== route.want[caller]) {
-        mismatches.push(`${caller}: got ${res.status} ${JSON.stringify((res.body as { message?: string })?.message)}, want ${route.want[caller]}`);
+        mismatches.push(
+          `${caller}: got ${res.status} ${JSON.stringify((res.body as { message?: string })?.message)}, want ${route.want[caller]}`,
+        );
         continue;
       }
       if (res.status === 200) route.check?.(caller, res);
@@ -167,12 +212,25 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
   });
 
   it('answers /api/admin/me with the permissions of each role', async () => {
-    const me = async (caller: Caller) => (await t.http().get('/api/admin/me').set(await headersFor(caller)).expect(200)).body.permissions as string[];
-    expect(await me('admin')).toEqual(expect.arrayContaining(['vouchers.view', 'licenses.view', 'vouchers.void', 'webhooks.manage']));
+    const me = async (caller: Caller) =>
+      (
+        await t
+          .http()
+          .get('/api/admin/me')
+          .set(await headersFor(caller))
+          .expect(200)
+      ).body.permissions as string[];
+    expect(await me('admin')).toEqual(
+      expect.arrayContaining(['vouchers.view', 'licenses.view', 'vouchers.void', 'webhooks.manage']),
+    );
     const operator = await me('operator');
     expect(operator).toEqual(expect.arrayContaining(['vouchers.view', 'licenses.view', 'vouchers.void']));
     expect(operator).not.toContain('webhooks.manage');
     expect(await me('shop-manager')).toEqual(['dashboard.view']);
-    await t.http().get('/api/admin/me').set(await headersFor('unknown role')).expect(403);
+    await t
+      .http()
+      .get('/api/admin/me')
+      .set(await headersFor('unknown role'))
+      .expect(403);
   });
 });

@@ -30,7 +30,9 @@ describe('Licence pool API', () => {
 
   it('lists the licence-managed products only', async () => {
     // Other tests add licence-managed products of their own; a product delivered by link never shows.
-    const [byLink] = await t.db.query(`INSERT INTO products (name, is_license_managed) VALUES ('By Link Only (Mac)', false) RETURNING id`);
+    const [byLink] = await t.db.query(
+      `INSERT INTO products (name, is_license_managed) VALUES ('By Link Only (Mac)', false) RETURNING id`,
+    );
     const res = await t.http().get('/api/license-managed-products').set(auth).expect(200);
     const names: string[] = res.body.map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining([PRODUCTS.homeBusinessWindows, PRODUCTS.proPlusWindows]));
@@ -38,7 +40,8 @@ describe('Licence pool API', () => {
     expect(res.body.map((p: { id: string }) => p.id)).not.toContain(byLink.id);
     const managed = await t.db.query(`SELECT name FROM products WHERE is_license_managed ORDER BY name`);
     expect([...names].sort()).toEqual(managed.map((p: { name: string }) => p.name));
-    for (const product of res.body) expect(product).toEqual(expect.objectContaining({ id: expect.any(String), isLicenseManaged: true }));
+    for (const product of res.body)
+      expect(product).toEqual(expect.objectContaining({ id: expect.any(String), isLicenseManaged: true }));
   });
 
   it('creates a key trimmed and upper-cased, single-user with one activation', async () => {

@@ -54,33 +54,61 @@ describe('order e-mails in flight per worker (MAIL_CONCURRENCY)', () => {
 
   it('sends 3 at once; the others wait in the queue and go out as those finish, each once', async () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
-    const codes = await addCodes(t.db, mac, Array.from({ length: 7 }, () => randomCode('CONC')));
+    const codes = await addCodes(
+      t.db,
+      mac,
+      Array.from({ length: 7 }, () => randomCode('CONC')),
+    );
     const recipients = codes.map((_, i) => `conc${i}@example.com`);
     for (const [i, code] of codes.entries()) {
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: recipients[i] })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code, email: recipients[i] }))
+        .expect(201);
     }
     const mine = () => delivered.filter((to) => recipients.includes(to));
     const queue = bullQueue(t, QUEUE.MAIL);
-    const counts = async () => ({ held: held.length, active: await queue.getActiveCount(), waiting: await queue.getWaitingCount() });
+    const counts = async () => ({
+      held: held.length,
+      active: await queue.getActiveCount(),
+      waiting: await queue.getWaitingCount(),
+    });
 
     // Every job is in the queue and three of them hold a message at the server.
-    expect(await eventually(async () => {
-      const c = await counts();
-      return c.held === 3 && c.active + c.waiting === 7 && c;
-    }, 20_000, 'three e-mails at the server')).toEqual({ held: 3, active: 3, waiting: 4 });
+    expect(
+      await eventually(
+        async () => {
+          const c = await counts();
+          return c.held === 3 && c.active + c.waiting === 7 && c;
+        },
+        20_000,
+        'three e-mails at the server',
+      ),
+    ).toEqual({ held: 3, active: 3, waiting: 4 });
 
     // One finishes: the next one takes its place.
     held.shift()!();
-    expect(await eventually(async () => {
-      const c = await counts();
-      return c.held === 3 && c.active + c.waiting === 6 && c;
-    }, 20_000, 'the next e-mail at the server')).toEqual({ held: 3, active: 3, waiting: 3 });
+    expect(
+      await eventually(
+        async () => {
+          const c = await counts();
+          return c.held === 3 && c.active + c.waiting === 6 && c;
+        },
+        20_000,
+        'the next e-mail at the server',
+      ),
+    ).toEqual({ held: 3, active: 3, waiting: 3 });
 
     // The rest, as they come.
-    await eventually(async () => {
-      held.splice(0).forEach((release) => release());
-      return mine().length === 7 && (await queue.getActiveCount()) + (await queue.getWaitingCount()) === 0;
-    }, 20_000, 'every e-mail delivered');
+    await eventually(
+      async () => {
+        held.splice(0).forEach((release) => release());
+        return mine().length === 7 && (await queue.getActiveCount()) + (await queue.getWaitingCount()) === 0;
+      },
+      20_000,
+      'every e-mail delivered',
+    );
     expect(mine().sort()).toEqual([...recipients].sort());
     const rows = await t.db.query(
       `SELECT r.email_status, count(*)::int AS n FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
@@ -101,11 +129,15 @@ describe('order e-mails in flight per worker (MAIL_CONCURRENCY)', () => {
     );
     const before = delivered.length;
     await t.app.get(JobHandlers).sweepPendingMail();
-    const row = await eventually(async () => {
-      held.splice(0).forEach((release) => release());
-      const [r] = await t.db.query(`SELECT status, attempts FROM pool_alerts WHERE product_name = 'Queued product'`);
-      return r.status !== 'pending' && r;
-    }, 20_000, 'the alert sent');
+    const row = await eventually(
+      async () => {
+        held.splice(0).forEach((release) => release());
+        const [r] = await t.db.query(`SELECT status, attempts FROM pool_alerts WHERE product_name = 'Queued product'`);
+        return r.status !== 'pending' && r;
+      },
+      20_000,
+      'the alert sent',
+    );
     expect(row).toEqual({ status: 'sent', attempts: 1 });
     expect(delivered.slice(before)).toEqual([user.email]);
   });

@@ -47,7 +47,10 @@ async function refusingServer(step: 'MAIL FROM' | 'DATA'): Promise<{ url: string
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 const logsOf = (t: TestApp, redemptionId: string) =>
@@ -90,53 +93,66 @@ describe('e-mail when the primary SMTP provider misbehaves', () => {
 
   it('a primary that never greets and no fallback: the redemption ends failed with the timeout logged, never pending', async () => {
     const primary = await silentServer();
-    const t = await startTestApp({ SMTP_URL: primary.url, SMTP_TIMEOUT_MS: '500', MAIL_ATTEMPTS: '2', MAIL_BACKOFF_MS: '100' });
+    const t = await startTestApp({
+      SMTP_URL: primary.url,
+      SMTP_TIMEOUT_MS: '500',
+      MAIL_ATTEMPTS: '2',
+      MAIL_BACKOFF_MS: '100',
+    });
     try {
       const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
       const r = await redeemNew(t, mac, { email: 'silent-only@example.com' });
       await eventually(async () => (await emailStatus(t, r.id)) === 'failed', 30_000, 'e-mail failed');
       const logs = await logsOf(t, r.id);
       expect(logs).toHaveLength(2);
-      for (const log of logs) expect(log).toMatchObject({ provider: 'primary', status: 'failed', error: expect.stringMatching(/greeting/i) });
+      for (const log of logs)
+        expect(log).toMatchObject({ provider: 'primary', status: 'failed', error: expect.stringMatching(/greeting/i) });
     } finally {
       await t.close();
       await primary.close();
     }
   });
 
-  it.each(['MAIL FROM', 'DATA'] as const)('a primary that answers 5xx to %s: the fallback delivers at once', async (step) => {
-    const primary = await refusingServer(step);
-    const t = await startTestApp({ SMTP_URL: primary.url, SMTP_FALLBACK_URL: fallback.url });
-    try {
-      const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
-      const email = `refused-${step.replace(' ', '-').toLowerCase()}@example.com`;
-      const r = await redeemNew(t, mac, { email });
-      await eventually(async () => (await emailStatus(t, r.id)) === 'sent', 15_000, 'e-mail sent');
-      expect(fallback.messages.filter((m) => JSON.stringify(m.to).includes(email))).toHaveLength(1);
-      const logs = await logsOf(t, r.id);
-      expect(logs.find((l: { provider: string }) => l.provider === 'primary')).toMatchObject({
-        status: 'failed',
-        error: expect.stringMatching(/554/),
-      });
-    } finally {
-      await t.close();
-      await primary.close();
-    }
-  });
+  it.each(['MAIL FROM', 'DATA'] as const)(
+    'a primary that answers 5xx to %s: the fallback delivers at once',
+    async (step) => {
+      const primary = await refusingServer(step);
+      const t = await startTestApp({ SMTP_URL: primary.url, SMTP_FALLBACK_URL: fallback.url });
+      try {
+        const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+        const email = `refused-${step.replace(' ', '-').toLowerCase()}@example.com`;
+        const r = await redeemNew(t, mac, { email });
+        await eventually(async () => (await emailStatus(t, r.id)) === 'sent', 15_000, 'e-mail sent');
+        expect(fallback.messages.filter((m) => JSON.stringify(m.to).includes(email))).toHaveLength(1);
+        const logs = await logsOf(t, r.id);
+        expect(logs.find((l: { provider: string }) => l.provider === 'primary')).toMatchObject({
+          status: 'failed',
+          error: expect.stringMatching(/554/),
+        });
+      } finally {
+        await t.close();
+        await primary.close();
+      }
+    },
+  );
 
-  it.each(['MAIL FROM', 'DATA'] as const)('a primary that answers 5xx to %s and no fallback: the redemption ends failed with the reason, never pending', async (step) => {
-    const primary = await refusingServer(step);
-    const t = await startTestApp({ SMTP_URL: primary.url, MAIL_ATTEMPTS: '2', MAIL_BACKOFF_MS: '100' });
-    try {
-      const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
-      const r = await redeemNew(t, mac, { email: 'always-refused@example.com' });
-      await eventually(async () => (await emailStatus(t, r.id)) === 'failed', 20_000, 'e-mail failed');
-      const logs = await logsOf(t, r.id);
-      expect(logs).toHaveLength(2);
-      for (const log of logs) expect(log).toMatchObject({ provider: 'primary', status: 'failed', error: expect.stringMatching(/554/) });
-    } finally {
-      await t.close();
-      await primary.close();
-    }
-  });
+  it.each(['MAIL FROM', 'DATA'] as const)(
+    'a primary that answers 5xx to %s and no fallback: the redemption ends failed with the reason, never pending',
+    async (step) => {
+      const primary = await refusingServer(step);
+      const t = await startTestApp({ SMTP_URL: primary.url, MAIL_ATTEMPTS: '2', MAIL_BACKOFF_MS: '100' });
+      try {
+        const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+        const r = await redeemNew(t, mac, { email: 'always-refused@example.com' });
+        await eventually(async () => (await emailStatus(t, r.id)) === 'failed', 20_000, 'e-mail failed');
+        const logs = await logsOf(t, r.id);
+        expect(logs).toHaveLength(2);
+        for (const log of logs)
+          expect(log).toMatchObject({ provider: 'primary', status: 'failed', error: expect.stringMatching(/554/) });
+      } finally {
+        await t.close();
+        await primary.close();
+      }
+    },
+  );
 });

@@ -23,12 +23,18 @@ async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, 
 
 /** The `nth` message (1-based) the server received for `recipient`, once it has arrived. */
 const mailTo = async (server: TestSmtpServer, recipient: string, nth = 1) =>
-  (await waitFor(async () => server.messages.filter((m) => (m.to as { text: string } | undefined)?.text === recipient), (found) => found.length >= nth))[nth - 1];
+  (
+    await waitFor(
+      async () => server.messages.filter((m) => (m.to as { text: string } | undefined)?.text === recipient),
+      (found) => found.length >= nth,
+    )
+  )[nth - 1];
 
 /** Waits for a synchronous condition. */
-const eventuallyTrue = (check: () => boolean, what: string) => waitFor(async () => check(), Boolean).catch((err) => {
-  throw new Error(`${what}: ${err.message}`);
-});
+const eventuallyTrue = (check: () => boolean, what: string) =>
+  waitFor(async () => check(), Boolean).catch((err) => {
+    throw new Error(`${what}: ${err.message}`);
+  });
 
 const emailStatus = (t: TestApp, code: string) =>
   t.db
@@ -39,9 +45,10 @@ const emailStatus = (t: TestApp, code: string) =>
     .then((rows) => rows[0] as { id: string; email_status: string } | undefined);
 
 const logs = (t: TestApp, redemptionId: string) =>
-  t.db.query(`SELECT provider, status, recipient FROM email_logs WHERE redemption_id = $1 ORDER BY created_at, provider`, [
-    redemptionId,
-  ]);
+  t.db.query(
+    `SELECT provider, status, recipient FROM email_logs WHERE redemption_id = $1 ORDER BY created_at, provider`,
+    [redemptionId],
+  );
 
 describe('order e-mail through SMTP (in-process jobs)', () => {
   let primary: TestSmtpServer;
@@ -81,7 +88,10 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     expect(mail.html).toContain(`${code} MAIL1-KEY22-ABCDE https://dl.example.com/a?x=1&amp;y=2`);
     expect(mail.text).toContain('MAIL1-KEY22-ABCDE');
 
-    const row = await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+    const row = await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+    );
     expect(await logs(t, row!.id)).toEqual([{ provider: 'primary', status: 'sent', recipient: 'darcy@example.com' }]);
   });
 
@@ -95,12 +105,19 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
       [email],
     );
     // The redemption keeps the (validated) name from the form, not the customer row's; put the markup there after.
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code, email }))
+      .expect(201);
     expect(res.body.success).toBe(true);
     const mail = await mailTo(primary, email);
     expect(mail.html).toContain('Hello Ann Lee');
 
-    const row = await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+    const row = await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+    );
     await t.db.query(`UPDATE redemptions SET first_name = '<script>alert(1)</script>' WHERE id = $1`, [row!.id]);
     await t.db.query(`UPDATE redemptions SET email_status = 'pending' WHERE id = $1`, [row!.id]);
     t.app.get(JobQueue).enqueueRedemptionMail(row!.id);
@@ -114,9 +131,16 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     const [code] = await addCodes(t.db, mac, [randomCode('TWICE')]);
     const email = `twice.${randomHex(3)}@example.com`;
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code, email }))
+      .expect(201);
     await mailTo(primary, email);
-    const row = await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+    const row = await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+    );
     const handlers = t.app.get(JobHandlers);
     const outcomes = await Promise.all([
       handlers.sendRedemptionMail(row!.id, 1, 3),
@@ -135,9 +159,16 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     try {
       const mac = await productId(t2.db, PRODUCTS.homeBusinessMac);
       const [code] = await addCodes(t2.db, mac, [randomCode('FALL')]);
-      await t2.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: 'fb@example.com' })).expect(201);
+      await t2
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code, email: 'fb@example.com' }))
+        .expect(201);
       await mailTo(fallback, 'fb@example.com');
-      const row = await waitFor(() => emailStatus(t2, code), (r) => r?.email_status === 'sent');
+      const row = await waitFor(
+        () => emailStatus(t2, code),
+        (r) => r?.email_status === 'sent',
+      );
       expect(await logs(t2, row!.id)).toEqual([
         { provider: 'fallback', status: 'sent', recipient: 'fb@example.com' },
         { provider: 'primary', status: 'failed', recipient: 'fb@example.com' },
@@ -157,8 +188,15 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     try {
       const mac = await productId(t3.db, PRODUCTS.homeBusinessMac);
       const [code] = await addCodes(t3.db, mac, [randomCode('DOWN')]);
-      await t3.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
-      const row = await waitFor(() => emailStatus(t3, code), (r) => r?.email_status === 'failed');
+      await t3
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .expect(201);
+      const row = await waitFor(
+        () => emailStatus(t3, code),
+        (r) => r?.email_status === 'failed',
+      );
       const attempts = await logs(t3, row!.id);
       expect(attempts).toHaveLength(6);
       expect(attempts.every((a: { status: string }) => a.status === 'failed')).toBe(true);
@@ -177,13 +215,19 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     );
     const [code] = await addCodes(t.db, product.id, [randomCode('MAN')]);
     const email = `manual.${randomHex(3)}@example.com`;
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code, email }))
+      .expect(201);
     const row = await emailStatus(t, code);
     // Two sweeps that ran once the row was old enough for one (MAIL_SWEEP_AFTER_MS) had their chance to pick it up by mistake.
     await jobs.settled({ since: Date.now() + t.config.mailSweepAfterMs, count: 2 });
     expect(primary.messages.filter((m) => (m.to as { text: string }).text === email)).toEqual([]);
     expect((await emailStatus(t, code))!.email_status).toBe('pending');
-    const [{ awaiting_license }] = await t.db.query(`SELECT awaiting_license FROM redemptions WHERE id = $1`, [row!.id]);
+    const [{ awaiting_license }] = await t.db.query(`SELECT awaiting_license FROM redemptions WHERE id = $1`, [
+      row!.id,
+    ]);
     expect(awaiting_license).toBe(true);
   });
 });
@@ -194,8 +238,15 @@ describe('order e-mail with no SMTP configured', () => {
     try {
       const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
       const [code] = await addCodes(t.db, mac, [randomCode('EML')]);
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: 'eml@example.com' })).expect(201);
-      await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code, email: 'eml@example.com' }))
+        .expect(201);
+      await waitFor(
+        () => emailStatus(t, code),
+        (r) => r?.email_status === 'sent',
+      );
       const dir = join(t.dataDir, 'mail');
       const files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
       expect(files).toHaveLength(1);
@@ -231,16 +282,27 @@ describe('order e-mail through Bull on Redis', () => {
 
   /** Both queues' Redis connections are up. */
   const queuesReady = () =>
-    eventuallyTrue(() => [QUEUE.MAIL, QUEUE.MAINTENANCE].every((name) => bullQueue(t, name).client.status === 'ready'), 'the queues to reconnect');
+    eventuallyTrue(
+      () => [QUEUE.MAIL, QUEUE.MAINTENANCE].every((name) => bullQueue(t, name).client.status === 'ready'),
+      'the queues to reconnect',
+    );
   /** The app has seen Redis go away (its queue connection is no longer ready). */
-  const outageSeen = () => eventuallyTrue(() => bullQueue(t, QUEUE.MAIL).client.status !== 'ready', 'the app to notice the outage');
+  const outageSeen = () =>
+    eventuallyTrue(() => bullQueue(t, QUEUE.MAIL).client.status !== 'ready', 'the app to notice the outage');
 
   it('delivers through the queue', async () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     const [code] = await addCodes(t.db, mac, [randomCode('BULL')]);
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: 'bull@example.com' })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code, email: 'bull@example.com' }))
+      .expect(201);
     await mailTo(smtp, 'bull@example.com');
-    await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+    await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+    );
   });
 
   it('redeems while Redis is down, without waiting for the queue, and delivers the e-mail once after Redis is back', async () => {
@@ -264,7 +326,10 @@ describe('order e-mail through Bull on Redis', () => {
     await redis.stop();
     await outageSeen();
 
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: 'outage@example.com' }));
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code, email: 'outage@example.com' }));
     expect(res.status).toBe(201);
     // The answer came while the job was still waiting for Redis: the redemption never waits for the queue
     // (no wall-clock limit needed to show it).
@@ -273,8 +338,16 @@ describe('order e-mail through Bull on Redis', () => {
     expect(handedOver.filter((job) => job.redemptionId === row.id)).toEqual([{ redemptionId: row.id, settled: false }]);
 
     await redis.start();
-    await waitFor(async () => smtp.messages.some((m) => (m.to as { text: string }).text === 'outage@example.com'), Boolean, 40_000);
-    await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent', 40_000);
+    await waitFor(
+      async () => smtp.messages.some((m) => (m.to as { text: string }).text === 'outage@example.com'),
+      Boolean,
+      40_000,
+    );
+    await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+      40_000,
+    );
     // The queued job and the sweep may both run: the claim lets only one of them send. Both have had their turn
     // once the queue is empty and two more sweeps have run.
     await jobs.settled({ count: 2, timeoutMs: 40_000 });
@@ -292,15 +365,24 @@ describe('order e-mail through Bull on Redis', () => {
     await queuesReady();
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     const [code] = await addCodes(t.db, mac, [randomCode('LOST')]);
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: 'lost@example.com' }));
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code, email: 'lost@example.com' }));
     expect(res.status).toBe(201);
     await mailTo(smtp, 'lost@example.com');
-    const { id } = (await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent'))!;
+    const { id } = (await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+    ))!;
     // The state a lost job leaves: pending, no claim, no job in the (new, empty) Redis.
     await t.db.query(`UPDATE redemptions SET email_status = 'pending', email_locked_until = NULL WHERE id = $1`, [id]);
 
     await mailTo(smtp, 'lost@example.com', 2);
-    await waitFor(() => emailStatus(t, code), (r) => r?.email_status === 'sent');
+    await waitFor(
+      () => emailStatus(t, code),
+      (r) => r?.email_status === 'sent',
+    );
     await jobs.settled({ count: 2 }); // more sweeps, every job done: nothing sent twice
     const delivered = smtp.messages.filter((m) => (m.to as { text: string }).text === 'lost@example.com');
     expect(delivered).toHaveLength(2);

@@ -46,12 +46,18 @@ describe('GET /metrics', () => {
     const before = sample(await scrape(), 'voucher_redemptions_total', { outcome: 'redeemed' }) ?? 0;
     const product = await productId(t.db, PRODUCTS.homeBusinessMac);
     for (let i = 0; i < 3; i++) await redeemNew(t, product, {}, 'MET');
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: randomCode('NOPE') })).expect(404);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: randomCode('NOPE') }))
+      .expect(404);
     const text = await scrape();
     expect(sample(text, 'voucher_redemptions_total', { outcome: 'redeemed' })).toBe(before + 3);
     expect(sample(text, 'voucher_redemptions_total', { outcome: 'unknown_code' })).toBe(1);
     // The request histogram labels the route pattern, not the path.
-    expect(sample(text, 'http_request_duration_seconds_count', { route: '/api/redeem-voucher', status_code: '201' })).toBeGreaterThanOrEqual(3);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', { route: '/api/redeem-voucher', status_code: '201' }),
+    ).toBeGreaterThanOrEqual(3);
     expect(text).toContain('route="/api/redeem-voucher"');
   });
 
@@ -80,16 +86,23 @@ describe('GET /metrics', () => {
          FROM products p LEFT JOIN license_keys k ON k.product_id = p.id WHERE p.is_license_managed GROUP BY p.id`,
     );
     expect(rows.find((r) => r.id === managed)?.available).toBe(5);
-    for (const r of rows) expect([r.id, sample(text, 'voucher_pool_available_activations', { product_id: r.id })]).toEqual([r.id, r.available]);
+    for (const r of rows)
+      expect([r.id, sample(text, 'voucher_pool_available_activations', { product_id: r.id })]).toEqual([
+        r.id,
+        r.available,
+      ]);
 
-    const [{ pending }] = await t.db.query(`SELECT count(*)::int AS pending FROM redemptions WHERE email_status = 'pending'`);
+    const [{ pending }] = await t.db.query(
+      `SELECT count(*)::int AS pending FROM redemptions WHERE email_status = 'pending'`,
+    );
     const logged = await t.db.query(
       `SELECT provider, status, count(*)::int AS n FROM email_logs WHERE created_at > now() - interval '1 hour' GROUP BY 1, 2`,
     );
     expect(logged.length).toBeGreaterThan(0);
     expect(sample(text, 'order_emails', { status: 'failed' })).toBe(0);
     expect(sample(text, 'order_emails', { status: 'pending' })).toBe(pending);
-    for (const l of logged) expect([l, sample(text, 'email_sends_recent', { provider: l.provider, status: l.status })]).toEqual([l, l.n]);
+    for (const l of logged)
+      expect([l, sample(text, 'email_sends_recent', { provider: l.provider, status: l.status })]).toEqual([l, l.n]);
     expect(sample(text, 'job_queue_depth', { queue: 'mail' })).toBe(0);
     expect(sample(text, 'job_queue_depth', { queue: 'webhook' })).toBe(0);
     expect(sample(text, 'db_pool_connections', { state: 'in_use' })).toBeGreaterThanOrEqual(1);

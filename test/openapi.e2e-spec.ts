@@ -70,7 +70,9 @@ describe('OpenAPI document', () => {
 
   it('says where it is served and that it describes every registered route', () => {
     expect(doc.servers?.length).toBeGreaterThan(0);
-    const documented = operations().map((o) => o.name.replace(/\{(\w+)\}/g, ':$1')).sort();
+    const documented = operations()
+      .map((o) => o.name.replace(/\{(\w+)\}/g, ':$1'))
+      .sort();
     expect(documented).toEqual(Object.keys(ROUTE_PERMISSIONS).sort());
   });
 
@@ -99,7 +101,9 @@ describe('OpenAPI document', () => {
       const route = name.replace(/\{(\w+)\}/g, ':$1');
       const access = ROUTE_PERMISSIONS[route];
       const expected = access === 'public' ? [{}] : access === 'customer' ? [{ customer: [] }] : [{ bearer: [] }];
-      return JSON.stringify(op.security) === JSON.stringify(expected) ? [] : [`${name}: security ${JSON.stringify(op.security)}`];
+      return JSON.stringify(op.security) === JSON.stringify(expected)
+        ? []
+        : [`${name}: security ${JSON.stringify(op.security)}`];
     });
     expect(wrong).toEqual([]);
   });
@@ -127,7 +131,10 @@ describe('API docs in production', () => {
     try {
       const doc = (await shown.http().get('/api/docs-json').expect(200)).body;
       expect(Object.keys(doc.paths)).toContain('/api/webhooks');
-      await shown.http().get('/api/docs').expect((res) => expect([200, 301]).toContain(res.status));
+      await shown
+        .http()
+        .get('/api/docs')
+        .expect((res) => expect([200, 301]).toContain(res.status));
     } finally {
       await shown.close();
     }

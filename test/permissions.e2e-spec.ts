@@ -58,19 +58,53 @@ const MATRIX: Record<string, string[]> = {
 
 /** What an integration's API token may hold: the matrix's data permissions, nothing of settings, accounts or tokens. */
 const DATA_PERMISSIONS = MATRIX.admin.filter(
-  (p) => !['settings.access', 'system.cleanup', 'admin.reset-operator', 'admin.create-shop-manager', 'webhooks.manage', 'api-tokens.manage'].includes(p),
+  (p) =>
+    ![
+      'settings.access',
+      'system.cleanup',
+      'admin.reset-operator',
+      'admin.create-shop-manager',
+      'webhooks.manage',
+      'api-tokens.manage',
+    ].includes(p),
 );
 
 type TokenVariant = `token with ${string}`;
-type Variant = 'no token' | 'admin' | 'operator' | 'shop-manager' | 'unknown role' | 'expired token' | 'revoked session' | 'other secret' | 'alg:none'
-  | 'customer token' | TokenVariant;
+type Variant =
+  | 'no token'
+  | 'admin'
+  | 'operator'
+  | 'shop-manager'
+  | 'unknown role'
+  | 'expired token'
+  | 'revoked session'
+  | 'other secret'
+  | 'alg:none'
+  | 'customer token'
+  | TokenVariant;
 // A licence-centre customer's token (docs/auth.md) only works on the customer routes, which take nothing else; last,
 // one API token per data permission holding only that permission.
-const VARIANTS: Variant[] = ['no token', 'admin', 'operator', 'shop-manager', 'unknown role', 'expired token', 'revoked session', 'other secret', 'alg:none',
+const VARIANTS: Variant[] = [
+  'no token',
+  'admin',
+  'operator',
+  'shop-manager',
+  'unknown role',
+  'expired token',
+  'revoked session',
+  'other secret',
+  'alg:none',
   'customer token',
-  ...DATA_PERMISSIONS.map((p): TokenVariant => `token with ${p}`)];
-const tokenPermission = (variant: Variant) => (variant.startsWith('token with ') ? variant.slice('token with '.length) : undefined);
-const ROLE_OF: Partial<Record<Variant, string>> = { admin: 'admin', operator: 'operator', 'shop-manager': 'shop-manager', 'unknown role': 'auditor' };
+  ...DATA_PERMISSIONS.map((p): TokenVariant => `token with ${p}`),
+];
+const tokenPermission = (variant: Variant) =>
+  variant.startsWith('token with ') ? variant.slice('token with '.length) : undefined;
+const ROLE_OF: Partial<Record<Variant, string>> = {
+  admin: 'admin',
+  operator: 'operator',
+  'shop-manager': 'shop-manager',
+  'unknown role': 'auditor',
+};
 
 /** The guard's decision: 401/403 is "refused"; anything else below 500 got past the guard (a 5xx is a failure). */
 type Decision = 'allowed' | 401 | 403;
@@ -82,7 +116,8 @@ describe('Permission matrix over every registered route', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    for (const role of ['admin', 'operator', 'shop-manager', 'auditor']) users[role] = (await createAdminUser(t, { role })).id;
+    for (const role of ['admin', 'operator', 'shop-manager', 'auditor'])
+      users[role] = (await createAdminUser(t, { role })).id;
   });
 
   /** A customer with a redemption (made again when Clean System, called as admin, took the last one). */
@@ -97,7 +132,9 @@ describe('Permission matrix over every registered route', () => {
   it('has the role matrix of docs/product.md §7.2, and API tokens may hold exactly its data permissions', () => {
     expect([...TOKEN_PERMISSIONS].sort()).toEqual([...DATA_PERMISSIONS].sort());
     for (const [role, permissions] of Object.entries(MATRIX)) {
-      expect([...(ROLE_PERMISSIONS[role as keyof typeof ROLE_PERMISSIONS] ?? [])].sort()).toEqual([...permissions].sort());
+      expect([...(ROLE_PERMISSIONS[role as keyof typeof ROLE_PERMISSIONS] ?? [])].sort()).toEqual(
+        [...permissions].sort(),
+      );
     }
     expect([...MATRIX.admin].sort()).toEqual(Object.values(Permission).sort());
   });
@@ -125,7 +162,10 @@ describe('Permission matrix over every registered route', () => {
       case 'expired token': {
         const { sessionId } = await session();
         const exp = Math.floor(Date.now() / 1000) - 60;
-        return jwt.signAsync({ sub: users.admin, sid: sessionId, typ: 'access', exp }, { secret: t.config.jwtSecret, algorithm: 'HS256' });
+        return jwt.signAsync(
+          { sub: users.admin, sid: sessionId, typ: 'access', exp },
+          { secret: t.config.jwtSecret, algorithm: 'HS256' },
+        );
       }
       case 'revoked session': {
         const { token, sessionId } = await session();
@@ -175,7 +215,8 @@ describe('Permission matrix over every registered route', () => {
       if (!access) continue; // reported by the declaration test
       const token = await tokenFor(variant);
       // An @All() route is tried with GET.
-      const method = (route.method === 'ALL' ? 'get' : route.method.toLowerCase()) as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      const method = (route.method === 'ALL' ? 'get' : route.method.toLowerCase()) as
+        'get' | 'post' | 'put' | 'patch' | 'delete';
       let req = t.http()[method](concretePath(route.path));
       if (token) req = req.set(bearer(token));
       if (route.method !== 'GET') req = req.send({});
@@ -183,8 +224,12 @@ describe('Permission matrix over every registered route', () => {
       const decision: Decision = res.status === 401 || res.status === 403 ? (res.status as 401 | 403) : 'allowed';
       const want = expected(access, variant);
       // A 5xx is never an answer, whoever asks and whatever the body (an empty body, an id that matches nothing).
-      if (res.status >= 500) mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}`);
-      else if (decision !== want) mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}, want ${want}`);
+      if (res.status >= 500)
+        mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}`);
+      else if (decision !== want)
+        mismatches.push(
+          `${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}, want ${want}`,
+        );
     }
     return mismatches;
   }
@@ -192,13 +237,16 @@ describe('Permission matrix over every registered route', () => {
   it('lets through, 401s or 403s each route for each caller exactly as the matrix says', async () => {
     expect(registeredRoutes(t.app).length).toBeGreaterThanOrEqual(Object.keys(ROUTE_PERMISSIONS).length);
     const mismatches: string[] = [];
-    for (const variant of VARIANTS.filter((v) => !tokenPermission(v))) mismatches.push(...(await mismatchesOf(variant)));
+    for (const variant of VARIANTS.filter((v) => !tokenPermission(v)))
+      mismatches.push(...(await mismatchesOf(variant)));
     expect(mismatches).toEqual([]);
   });
 
   it('lets an API token with one data permission onto exactly the routes that permission covers', async () => {
     // The tokens are independent callers that change nothing they are refused: they are tried side by side.
-    const mismatches = await Promise.all(VARIANTS.filter((v) => tokenPermission(v)).map((variant) => mismatchesOf(variant)));
+    const mismatches = await Promise.all(
+      VARIANTS.filter((v) => tokenPermission(v)).map((variant) => mismatchesOf(variant)),
+    );
     expect(mismatches.flat()).toEqual([]);
   });
 });
@@ -219,7 +267,9 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
   [Permission.DashboardView]: { route: 'GET /api/stats/:period', prepare: async () => ({ path: '/api/stats/today' }) },
   [Permission.VouchersView]: {
     route: 'GET /api/products/:id/voucher-codes-detailed',
-    prepare: async (t) => ({ path: `/api/products/${await productId(t.db, PRODUCTS.proPlusWindows)}/voucher-codes-detailed` }),
+    prepare: async (t) => ({
+      path: `/api/products/${await productId(t.db, PRODUCTS.proPlusWindows)}/voucher-codes-detailed`,
+    }),
   },
   [Permission.LicensesView]: { route: 'GET /api/license-keys', prepare: async () => ({ path: '/api/license-keys' }) },
   [Permission.LicensesManage]: {
@@ -238,7 +288,10 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
     route: 'PUT /api/products/:id',
     prepare: async (t) => ({
       path: `/api/products/${await productId(t.db, PRODUCTS.homeBusinessMac)}`,
-      body: { emailSubject: 'Your Office installer', emailTemplate: '<p>Hello {{customer_name}}: {{download_link}}</p>' },
+      body: {
+        emailSubject: 'Your Office installer',
+        emailTemplate: '<p>Hello {{customer_name}}: {{download_link}}</p>',
+      },
     }),
   },
   [Permission.VouchersUpload]: {
@@ -290,7 +343,9 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
   },
   [Permission.EmailsResend]: {
     route: 'POST /api/redemptions/:id/resend-email',
-    prepare: async (t) => ({ path: `/api/redemptions/${(await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac))).id}/resend-email` }),
+    prepare: async (t) => ({
+      path: `/api/redemptions/${(await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac))).id}/resend-email`,
+    }),
   },
   [Permission.LicensesAssign]: {
     route: 'POST /api/redemptions/:id/assign-license',
@@ -309,18 +364,36 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
       path: `/api/redemptions/${await storeRedemption(t, { product: await productId(t.db, PRODUCTS.homeBusinessMac), code: randomCode('RDEL') })}`,
     }),
   },
-  [Permission.EmailsFixPending]: { route: 'POST /api/admin/fix-pending-emails', prepare: async () => ({ path: '/api/admin/fix-pending-emails' }) },
+  [Permission.EmailsFixPending]: {
+    route: 'POST /api/admin/fix-pending-emails',
+    prepare: async () => ({ path: '/api/admin/fix-pending-emails' }),
+  },
   [Permission.WebhooksManage]: { route: 'GET /api/webhooks', prepare: async () => ({ path: '/api/webhooks' }) },
   [Permission.ApiTokensManage]: {
     route: 'POST /api/admin/api-tokens',
-    prepare: async () => ({ path: '/api/admin/api-tokens', body: { name: 'Permission test', permissions: ['dashboard.view'] } }),
+    prepare: async () => ({
+      path: '/api/admin/api-tokens',
+      body: { name: 'Permission test', permissions: ['dashboard.view'] },
+    }),
   },
-  [Permission.SettingsAccess]: { route: 'GET /api/admin/privacy-requests', prepare: async () => ({ path: '/api/admin/privacy-requests' }) },
-  [Permission.SystemCleanup]: { route: 'DELETE /api/admin/cleanup-redeemed', prepare: async () => ({ path: '/api/admin/cleanup-redeemed' }) },
-  [Permission.AdminResetOperator]: { route: 'POST /api/admin/reset-operator', prepare: async () => ({ path: '/api/admin/reset-operator' }) },
+  [Permission.SettingsAccess]: {
+    route: 'GET /api/admin/privacy-requests',
+    prepare: async () => ({ path: '/api/admin/privacy-requests' }),
+  },
+  [Permission.SystemCleanup]: {
+    route: 'DELETE /api/admin/cleanup-redeemed',
+    prepare: async () => ({ path: '/api/admin/cleanup-redeemed' }),
+  },
+  [Permission.AdminResetOperator]: {
+    route: 'POST /api/admin/reset-operator',
+    prepare: async () => ({ path: '/api/admin/reset-operator' }),
+  },
   [Permission.AdminCreateShopManager]: {
     route: 'POST /api/admin/create-shop-manager',
-    prepare: async () => ({ path: '/api/admin/create-shop-manager', body: { username: `shop_${randomCode('S').slice(2, 12).toLowerCase()}` } }),
+    prepare: async () => ({
+      path: '/api/admin/create-shop-manager',
+      body: { username: `shop_${randomCode('S').slice(2, 12).toLowerCase()}` },
+    }),
   },
 };
 
@@ -342,7 +415,9 @@ describe('Allowed means it works: each permission admits its holder to a real ca
   afterAll(() => t.close());
 
   it('has a valid call for every permission some route requires, on a route that requires it', () => {
-    const required = new Set(Object.values(ROUTE_PERMISSIONS).flatMap((access) => (Array.isArray(access) ? access : [])));
+    const required = new Set(
+      Object.values(ROUTE_PERMISSIONS).flatMap((access) => (Array.isArray(access) ? access : [])),
+    );
     expect(Object.keys(VALID_CALLS).sort()).toEqual([...required].sort());
     for (const [permission, { route }] of Object.entries(VALID_CALLS)) {
       expect([route, ROUTE_PERMISSIONS[route]]).toEqual([route, expect.arrayContaining([permission])]);
@@ -350,11 +425,16 @@ describe('Allowed means it works: each permission admits its holder to a real ca
   });
 
   /** Prepares the permission's valid call, makes it with `token()`, and expects a 2xx answer. */
-  async function expect2xx({ route, prepare }: { route: string; prepare: (t: TestApp) => Promise<Call> }, token: () => Promise<string>) {
+  async function expect2xx(
+    { route, prepare }: { route: string; prepare: (t: TestApp) => Promise<Call> },
+    token: () => Promise<string>,
+  ) {
     const [method, pattern] = route.split(' ');
     const call = await prepare(t);
     expect(call.path).toMatch(routePattern(pattern));
-    let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](call.path).set(bearer(await token()));
+    const http = t.http();
+    const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    let req = http[verb](call.path).set(bearer(await token()));
     if (call.query) req = req.query(call.query);
     if (call.file) req = req.attach('file', Buffer.from(call.file.content), call.file.name);
     else if (call.body) req = req.send(call.body);
@@ -362,15 +442,21 @@ describe('Allowed means it works: each permission admits its holder to a real ca
     expect(res.status >= 200 && res.status < 300 ? '2xx' : `${res.status} ${JSON.stringify(res.body)}`).toBe('2xx');
   }
 
-  it.each(Object.entries(VALID_CALLS).map(([permission, spec]) => [permission, leastHolder(permission as Permission), spec!] as const))(
-    '%s: role %s gets a 2xx answer to a valid request',
-    (_permission, role, spec) => expect2xx(spec, () => tokenFor(t, role)),
+  it.each(
+    Object.entries(VALID_CALLS).map(
+      ([permission, spec]) => [permission, leastHolder(permission as Permission), spec!] as const,
+    ),
+  )('%s: role %s gets a 2xx answer to a valid request', (_permission, role, spec) =>
+    expect2xx(spec, () => tokenFor(t, role)),
   );
 
   it.each(Object.entries(VALID_CALLS).filter(([permission]) => DATA_PERMISSIONS.includes(permission)))(
     '%s: an API token holding only it gets a 2xx answer to a valid request',
     (permission, spec) =>
-      expect2xx(spec!, async () => (await createApiToken(t, (await createAdminUser(t, { role: 'admin' })).id, [permission])).token),
+      expect2xx(
+        spec!,
+        async () => (await createApiToken(t, (await createAdminUser(t, { role: 'admin' })).id, [permission])).token,
+      ),
   );
 });
 
@@ -394,7 +480,10 @@ describe('A route that declares nothing', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    @Module({ imports: [AppModule.forRoot(t.config, { databaseUrl: t.database.url, processJobs: false })], controllers: [ProbeController] })
+    @Module({
+      imports: [AppModule.forRoot(t.config, { databaseUrl: t.database.url, processJobs: false })],
+      controllers: [ProbeController],
+    })
     class ProbeAppModule {}
     probe = await NestFactory.create(ProbeAppModule, { logger: false });
     probe.setGlobalPrefix('api');

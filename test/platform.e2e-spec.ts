@@ -23,11 +23,12 @@ describe('platform', () => {
       ]),
     );
     // The refunds route takes a JSON list or a file; the redeem route documents its idempotent 200 and the 410.
-    expect(Object.keys(doc.body.paths['/api/products/{id}/voucher-codes/void'].post.requestBody.content).sort()).toEqual([
-      'application/json',
-      'multipart/form-data',
-    ]);
-    expect(Object.keys(doc.body.paths['/api/redeem-voucher'].post.responses)).toEqual(expect.arrayContaining(['200', '201', '410']));
+    expect(
+      Object.keys(doc.body.paths['/api/products/{id}/voucher-codes/void'].post.requestBody.content).sort(),
+    ).toEqual(['application/json', 'multipart/form-data']);
+    expect(Object.keys(doc.body.paths['/api/redeem-voucher'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '201', '410']),
+    );
     expect(Object.keys(doc.body.paths['/api/resend-order-email'].post.responses)).toContain('202');
   });
 

@@ -37,14 +37,18 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
   const productName = async (id: string): Promise<string> =>
     (await t.db.query(`SELECT name FROM products WHERE id = $1`, [id]))[0].name;
   const alertsOf = (name: string) => smtp.messages.filter((m) => m.subject === `Licence pool low: ${name}`);
-  const recipients = (name: string) => alertsOf(name).map((m) => (m.to as { text: string }).text).sort();
+  const recipients = (name: string) =>
+    alertsOf(name)
+      .map((m) => (m.to as { text: string }).text)
+      .sort();
   const forecastOf = async (id: string) => {
     const res = await t.http().get('/api/license-pool/forecast').set(bearer(admin)).expect(200);
     return res.body.find((f: { productId: string }) => f.productId === id);
   };
   /** Redemptions written straight to the table at the given times before NOW. */
   const seedRedemptions = async (product: string, agesMs: number[]) => {
-    for (const age of agesMs) await storeRedemption(t, { product, code: randomCode('FC'), redeemedAt: new Date(NOW.getTime() - age) });
+    for (const age of agesMs)
+      await storeRedemption(t, { product, code: randomCode('FC'), redeemedAt: new Date(NOW.getTime() - age) });
   };
 
   it('forecasts each licence-managed product from its last 7 days of redemptions, with whole days left', async () => {
@@ -71,9 +75,21 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       low: false,
     });
     // Nothing redeemed in the window: no rate, no days; 1 activation is under POOL_ALERT_MIN (3).
-    expect(await forecastOf(quiet)).toMatchObject({ availableActivations: 1, redeemedLast7Days: 0, perDay: 0, daysLeft: null, low: true });
+    expect(await forecastOf(quiet)).toMatchObject({
+      availableActivations: 1,
+      redeemedLast7Days: 0,
+      perDay: 0,
+      daysLeft: null,
+      low: true,
+    });
     // 10 activations at 3/7 a day: 23.33 days, told as 23.
-    expect(await forecastOf(slow)).toMatchObject({ availableActivations: 10, redeemedLast7Days: 3, perDay: 0.43, daysLeft: 23, low: false });
+    expect(await forecastOf(slow)).toMatchObject({
+      availableActivations: 10,
+      redeemedLast7Days: 3,
+      perDay: 0.43,
+      daysLeft: 23,
+      low: false,
+    });
 
     // A day later the oldest redemption of `busy` has left the window: 13 in 7 days.
     clock.mockImplementation(() => new Date(NOW.getTime() + DAY));
@@ -106,7 +122,12 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
     expect(expected).not.toContain(`${inactive.username}@example.com`);
 
     // A receiver of pool.low (nothing listens there: the event's outbox row is what is counted).
-    const hook = await t.http().post('/api/webhooks').set(bearer(admin)).send({ url: 'http://127.0.0.1:9/pool', events: ['pool.low'] }).expect(201);
+    const hook = await t
+      .http()
+      .post('/api/webhooks')
+      .set(bearer(admin))
+      .send({ url: 'http://127.0.0.1:9/pool', events: ['pool.low'] })
+      .expect(201);
     const poolLowEvents = async () => {
       const rows: Array<{ data: { productId: string; availableActivations: number } }> = await t.db.query(
         `SELECT payload AS data FROM webhook_deliveries WHERE endpoint_id = $1 AND event = 'pool.low'`,
@@ -135,10 +156,17 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       return rows.length === expected.length && rows;
     });
     expect(logged).toEqual(expected.map((recipient) => ({ recipient, status: 'sent' })));
-    await eventually(async () => {
-      const rows: Array<{ status: string }> = await t.db.query(`SELECT status FROM pool_alerts WHERE product_id = $1`, [product]);
-      return rows.every((r) => r.status === 'sent');
-    }, 20_000, 'the alerts marked sent');
+    await eventually(
+      async () => {
+        const rows: Array<{ status: string }> = await t.db.query(
+          `SELECT status FROM pool_alerts WHERE product_id = $1`,
+          [product],
+        );
+        return rows.every((r) => r.status === 'sent');
+      },
+      20_000,
+      'the alerts marked sent',
+    );
 
     // The same day: the daily check and further checks alert no one again (rows are written before any job is queued).
     await handlers.checkPool(null);
@@ -162,7 +190,10 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
     const product = await licenseManagedProduct(t.db, `Days ${randomCode()}`);
     const name = await productName(product);
     await addLicenseKey(t.db, product, randomCode('VOL'), { maxActivations: 12 });
-    await seedRedemptions(product, Array.from({ length: 14 }, (_, i) => (i + 1) * 11 * HOUR));
+    await seedRedemptions(
+      product,
+      Array.from({ length: 14 }, (_, i) => (i + 1) * 11 * HOUR),
+    );
     expect(await forecastOf(product)).toMatchObject({ availableActivations: 12, daysLeft: 6, low: true });
     expect(await t.app.get(JobHandlers).checkPool(null)).toBeGreaterThan(0);
     await eventually(async () => alertsOf(name).length > 0, 20_000, 'the alert');

@@ -121,7 +121,11 @@ describe('Real time (socket.io)', () => {
     expect(calls.sort()).toEqual(burst.map((r) => `Voucher ${r.code} redeemed`).sort());
     // The trailing event carries the message of the last redemption of the burst.
     const latest = throttled.mock.calls.filter(([type]) => type === 'voucherUpdate').at(-1)![1];
-    await eventually(async () => updates.some((u) => u.type === 'voucherUpdate' && u.message === latest), 15_000, 'the trailing event');
+    await eventually(
+      async () => updates.some((u) => u.type === 'voucherUpdate' && u.message === latest),
+      15_000,
+      'the trailing event',
+    );
     const received = updates.filter((u) => u.type === 'voucherUpdate');
     expect(received.map((u) => u.message)).toEqual(sent.map((e) => e.message));
     expect(received.at(-1)!.message).toBe(latest);
@@ -136,7 +140,10 @@ describe('Real time (socket.io)', () => {
     expect(await joinAdmin(socket, await tokenFor(t, 'admin'))).toBe('joined');
     const update = nextUpdate(socket, 'emailStatus', 10_000);
     const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
-    expect(await update).toEqual({ type: 'emailStatus', message: expect.stringMatching(/^Order e-mail for voucher [A-Z0-9-]+ sent$/) });
+    expect(await update).toEqual({
+      type: 'emailStatus',
+      message: expect.stringMatching(/^Order e-mail for voucher [A-Z0-9-]+ sent$/),
+    });
     const [{ email_status }] = await t.db.query(`SELECT email_status FROM redemptions WHERE id = $1`, [r.id]);
     expect(email_status).toBe('sent');
   });
@@ -180,7 +187,10 @@ describe('Real time (socket.io)', () => {
         const user = await createAdminUser(t);
         const { sessionId } = await issueToken(t, user.id);
         const exp = Math.floor(Date.now() / 1000) - 60;
-        return new JwtService().signAsync({ sub: user.id, sid: sessionId, typ: 'access', exp }, { secret: t.config.jwtSecret, algorithm: 'HS256' });
+        return new JwtService().signAsync(
+          { sub: user.id, sid: sessionId, typ: 'access', exp },
+          { secret: t.config.jwtSecret, algorithm: 'HS256' },
+        );
       },
     ],
     [
@@ -219,16 +229,19 @@ describe('Real time (socket.io)', () => {
     }
   }
 
-  it.each(badTokens)('a handshake with an invalid token (%s) is disconnected before any event', async (_name, makeToken) => {
-    const token = await makeToken();
-    await whileEventsFlow(async (control) => {
-      const bad = watched(t, { token });
-      await bad.gone;
-      expect(bad.errors).toEqual([{ message: 'Invalid or expired token' }]);
-      expect(bad.updates).toEqual([]);
-      await eventually(async () => control.length > 0, 10_000, 'events reaching the signed-in admin');
-    });
-  });
+  it.each(badTokens)(
+    'a handshake with an invalid token (%s) is disconnected before any event',
+    async (_name, makeToken) => {
+      const token = await makeToken();
+      await whileEventsFlow(async (control) => {
+        const bad = watched(t, { token });
+        await bad.gone;
+        expect(bad.errors).toEqual([{ message: 'Invalid or expired token' }]);
+        expect(bad.updates).toEqual([]);
+        await eventually(async () => control.length > 0, 10_000, 'events reaching the signed-in admin');
+      });
+    },
+  );
 
   it.each(badTokens)('join-admin with an invalid token (%s) is refused and disconnects', async (_name, makeToken) => {
     const token = await makeToken();
@@ -247,7 +260,13 @@ describe('Real time (socket.io)', () => {
     const token = await tokenFor(t, 'admin');
     const from = (ip: string) =>
       new Promise<'connected' | string>((resolve) => {
-        const socket = io(t.baseUrl, { transports: ['websocket'], reconnection: false, forceNew: true, auth: { token }, extraHeaders: { 'X-Forwarded-For': ip } });
+        const socket = io(t.baseUrl, {
+          transports: ['websocket'],
+          reconnection: false,
+          forceNew: true,
+          auth: { token },
+          extraHeaders: { 'X-Forwarded-For': ip },
+        });
         sockets.push(socket);
         socket.once('admin-joined', () => resolve('connected'));
         socket.once('connect_error', (err) => resolve(err.message));
@@ -263,7 +282,11 @@ describe('Real time (socket.io)', () => {
       const anonymous = watched(t, {});
       await new Promise<void>((resolve) => anonymous.socket.once('connect', () => resolve()));
       const seenBefore = control.length;
-      await eventually(async () => control.length >= seenBefore + 5, 10_000, 'events after the anonymous socket connected');
+      await eventually(
+        async () => control.length >= seenBefore + 5,
+        10_000,
+        'events after the anonymous socket connected',
+      );
       anonymous.socket.emit('join-admin', {});
       await anonymous.gone;
       expect(anonymous.errors).toEqual([{ message: 'Invalid or expired token' }]);
@@ -390,7 +413,9 @@ describe('Real time across API instances (Redis adapter)', () => {
     const worker = workerEventServer('redis://127.0.0.1:6379', prefix);
     try {
       const update = nextUpdate(socket, 'emailStatus', 10_000);
-      worker.server.to('admins').emit('dataUpdate', { type: 'emailStatus', message: 'Order e-mail for voucher W-1 sent' });
+      worker.server
+        .to('admins')
+        .emit('dataUpdate', { type: 'emailStatus', message: 'Order e-mail for voucher W-1 sent' });
       expect(await update).toEqual({ type: 'emailStatus', message: 'Order e-mail for voucher W-1 sent' });
     } finally {
       await worker.close();
@@ -404,7 +429,9 @@ describe('Real time across API instances (Redis adapter)', () => {
     const unhandled = jest.fn();
     process.on('unhandledRejection', unhandled);
     try {
-      worker.server.to('admins').emit('dataUpdate', { type: 'emailStatus', message: 'Order e-mail for voucher W-2 sent' });
+      worker.server
+        .to('admins')
+        .emit('dataUpdate', { type: 'emailStatus', message: 'Order e-mail for voucher W-2 sent' });
       await eventually(
         async () => warn.mock.calls.some(([m]) => m === 'dataUpdate not published: Connection is closed.'),
         5000,

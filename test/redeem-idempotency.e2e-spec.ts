@@ -1,7 +1,14 @@
 import { createHash, randomBytes } from 'crypto';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, issueToken, tokenFor } from './helpers/auth';
-import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody, RedeemBody } from './helpers/factories';
+import {
+  addCodes,
+  addLicenseKey,
+  licenseManagedProduct,
+  randomCode,
+  redeemBody,
+  RedeemBody,
+} from './helpers/factories';
 import { watchJobs } from './helpers/jobs';
 import { emailStatus, eventually } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
@@ -19,7 +26,7 @@ interface HistoryEvent {
  * secrets (a shop-manager sees both side by side), so a repeat of a redeemed code with its e-mail gets a success token
  * again only with the Idempotency-Key the redeem page sent with the redemption. Real API, PostgreSQL and SMTP.
  */
-describe('idempotent redeem needs the redeem page\'s key', () => {
+describe("idempotent redeem needs the redeem page's key", () => {
   let t: TestApp;
   let smtp: TestSmtpServer;
   let product: string;
@@ -45,9 +52,9 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
   };
   const messagesTo = (email: string) => smtp.messages.filter((m) => JSON.stringify(m.to).includes(email));
   const history = async (id: string) =>
-    ((await t.http().get(`/api/redemptions/${id}/history`).set(admin).expect(200)).body.events as HistoryEvent[]).filter(
-      (e) => e.type === 'redeem-repeated',
-    );
+    (
+      (await t.http().get(`/api/redemptions/${id}/history`).set(admin).expect(200)).body.events as HistoryEvent[]
+    ).filter((e) => e.type === 'redeem-repeated');
   const stateOf = async (code: string) =>
     (
       await t.db.query(
@@ -68,7 +75,11 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
     const body = redeemBody({ voucherCode: code });
     const first = await redeem(body, key ?? undefined).expect(201);
     const { id } = await stateOf(code);
-    await eventually(async () => (await emailStatus(t, id)) === 'sent' && messagesTo(body.email).length === 1, 20_000, 'the order e-mail');
+    await eventually(
+      async () => (await emailStatus(t, id)) === 'sent' && messagesTo(body.email).length === 1,
+      20_000,
+      'the order e-mail',
+    );
     return { code, body, key, id, token: first.body.successToken as string };
   }
 
@@ -92,7 +103,8 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
       {
         type: 'redeem-repeated',
         actor: 'Customer',
-        description: 'Redeemed again with the same code and e-mail without the redeem page’s key: refused (already redeemed)',
+        description:
+          'Redeemed again with the same code and e-mail without the redeem page’s key: refused (already redeemed)',
         at: expect.any(String),
         provider: null,
         error: null,
@@ -125,10 +137,16 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
     const before = await stateOf(r.code);
     const jobs = watchJobs(t);
     const again = await redeem({ ...r.body, email: ` ${r.body.email.toUpperCase()} ` }, r.key!).expect(200);
-    expect(again.body).toEqual({ success: true, productName: expect.stringContaining('Replay'), successToken: expect.any(String) });
+    expect(again.body).toEqual({
+      success: true,
+      productName: expect.stringContaining('Replay'),
+      successToken: expect.any(String),
+    });
     expect(again.body.successToken).not.toBe(r.token);
     const [page, firstPage] = await Promise.all(
-      [again.body.successToken, r.token].map(async (token) => (await t.http().get(`/api/success-token/${token}`).expect(200)).body),
+      [again.body.successToken, r.token].map(
+        async (token) => (await t.http().get(`/api/success-token/${token}`).expect(200)).body,
+      ),
     );
     expect(page).toEqual(firstPage);
     expect(page.licenseKey).toMatch(/^RPL-/);
@@ -151,7 +169,10 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
 
   it('the same key with another e-mail or another code gets nothing', async () => {
     const r = await redeemed();
-    const other = await redeem({ ...r.body, email: `someone.${randomCode('x').toLowerCase()}@example.com` }, r.key!).expect(409);
+    const other = await redeem(
+      { ...r.body, email: `someone.${randomCode('x').toLowerCase()}@example.com` },
+      r.key!,
+    ).expect(409);
     expect(other.body.message).toBe(USED);
     expect(other.body).not.toHaveProperty('successToken');
     expect(await stateOf(r.code)).toMatchObject({ tokens: 1 });
@@ -186,11 +207,14 @@ describe('idempotent redeem needs the redeem page\'s key', () => {
     expect(listed).toMatchObject({ voucherCode: { code: r.code }, customer: { email: r.body.email } });
     for (const body of shown) {
       const text = JSON.stringify(body);
-      for (const secret of [r.key!, hash.toString('hex'), hash.toString('base64'), r.token]) expect(text).not.toContain(secret);
+      for (const secret of [r.key!, hash.toString('hex'), hash.toString('base64'), r.token])
+        expect(text).not.toContain(secret);
       expect(text).not.toMatch(/idempotency/i);
     }
     // What the manager read is not enough for a success page.
-    const replay = await redeem(redeemBody({ voucherCode: listed.voucherCode.code, email: listed.customer.email })).expect(409);
+    const replay = await redeem(
+      redeemBody({ voucherCode: listed.voucherCode.code, email: listed.customer.email }),
+    ).expect(409);
     expect(replay.body).toEqual({ statusCode: 409, message: USED, error: 'Conflict' });
     expect(await stateOf(r.code)).toMatchObject({ tokens: 1 });
   });

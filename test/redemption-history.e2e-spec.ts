@@ -59,7 +59,11 @@ describe('redemption history (docs/product.md §20.3)', () => {
       .expect(200);
     await eventually(async () => (await emailStatus(t, r.id)) === 'sent', 20_000, 'the order e-mail');
     await t.http().post(`/api/redemptions/${r.id}/resend-email`).set(resender.auth).expect(200);
-    await eventually(async () => (await logCount(r.id)) === 2 && (await emailStatus(t, r.id)) === 'sent', 20_000, 'the resent e-mail');
+    await eventually(
+      async () => (await logCount(r.id)) === 2 && (await emailStatus(t, r.id)) === 'sent',
+      20_000,
+      'the resent e-mail',
+    );
     await t
       .http()
       .post('/api/export/selected-redemptions')
@@ -83,7 +87,11 @@ describe('redemption history (docs/product.md §20.3)', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(events[0].description).toBe(`Voucher ${r.code} redeemed by ${r.email}`);
     expect(events[1]).toMatchObject({ description: 'License key assigned by hand', licenseKey: KEY });
-    expect(events[3]).toMatchObject({ provider: 'primary', error: null, description: `E-mail sent to ${r.email} via primary` });
+    expect(events[3]).toMatchObject({
+      provider: 'primary',
+      error: null,
+      description: `E-mail sent to ${r.email} via primary`,
+    });
     expect(events[7].description).toBe('Exported (selected-redemptions)');
     const [{ exported_at }] = await t.db.query(`SELECT exported_at FROM redemptions WHERE id = $1`, [r.id]);
     expect(Date.parse(events[7].at)).toBe(new Date(exported_at).getTime());

@@ -39,7 +39,12 @@ describe('each redemption keeps the details given with it', () => {
   }
   const messagesTo = (email: string) => smtp.messages.filter((m) => JSON.stringify(m.to).includes(email));
   const redemptionOf = async (code: string): Promise<string> =>
-    (await t.db.query(`SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`, [code]))[0].id;
+    (
+      await t.db.query(
+        `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+        [code],
+      )
+    )[0].id;
 
   it('redeeming product B as "Bob" with the e-mail that redeemed product A as "Ann" leaves A showing Ann everywhere', async () => {
     const [a, b] = [await product('Details A'), await product('Details B')];
@@ -62,7 +67,15 @@ describe('each redemption keeps the details given with it', () => {
       .http()
       .post('/api/redeem-voucher')
       .set('X-Forwarded-For', ipB)
-      .send(redeemBody({ voucherCode: codeB, email: ` ${email.toUpperCase()} `, firstName: 'Bob', lastName: 'Stone', phone: '+44 20 7946 0958' }))
+      .send(
+        redeemBody({
+          voucherCode: codeB,
+          email: ` ${email.toUpperCase()} `,
+          firstName: 'Bob',
+          lastName: 'Stone',
+          phone: '+44 20 7946 0958',
+        }),
+      )
       .expect(201);
     const idB = await redemptionOf(codeB);
     await eventually(async () => (await emailStatus(t, idB)) === 'sent', 20_000, "B's order e-mail");
@@ -74,20 +87,45 @@ describe('each redemption keeps the details given with it', () => {
       [[idA, idB]],
     );
     const byId = Object.fromEntries(stored.map((r: { id: string }) => [r.id, r]));
-    expect(byId[idA]).toMatchObject({ first_name: 'Ann', last_name: 'Lee', phone: '+1 302 555 0100', ip_address: ipA, country: geo.country(ipA) });
-    expect(byId[idB]).toMatchObject({ first_name: 'Bob', last_name: 'Stone', phone: '+44 20 7946 0958', ip_address: ipB, country: geo.country(ipB) });
+    expect(byId[idA]).toMatchObject({
+      first_name: 'Ann',
+      last_name: 'Lee',
+      phone: '+1 302 555 0100',
+      ip_address: ipA,
+      country: geo.country(ipA),
+    });
+    expect(byId[idB]).toMatchObject({
+      first_name: 'Bob',
+      last_name: 'Stone',
+      phone: '+44 20 7946 0958',
+      ip_address: ipB,
+      country: geo.country(ipB),
+    });
     expect(byId[idA].customer_id).toBe(byId[idB].customer_id);
     expect((await t.db.query(`SELECT count(*)::int AS n FROM customers WHERE email = $1`, [email]))[0].n).toBe(1);
 
     // The admin list, searched by the shared e-mail and by each name.
     const list = async (search: string) =>
-      (await t.http().get('/api/redemptions').query({ search, limit: 50 }).set(admin).expect(200)).body.redemptions as Array<{
+      (await t.http().get('/api/redemptions').query({ search, limit: 50 }).set(admin).expect(200)).body
+        .redemptions as Array<{
         id: string;
         customer: { firstName: string; lastName: string; email: string; phone: string | null; country: string | null };
       }>;
     const listed = Object.fromEntries((await list(email)).map((r) => [r.id, r.customer]));
-    expect(listed[idA]).toMatchObject({ firstName: 'Ann', lastName: 'Lee', email, phone: '+1 302 555 0100', country: geo.country(ipA) });
-    expect(listed[idB]).toMatchObject({ firstName: 'Bob', lastName: 'Stone', email, phone: '+44 20 7946 0958', country: geo.country(ipB) });
+    expect(listed[idA]).toMatchObject({
+      firstName: 'Ann',
+      lastName: 'Lee',
+      email,
+      phone: '+1 302 555 0100',
+      country: geo.country(ipA),
+    });
+    expect(listed[idB]).toMatchObject({
+      firstName: 'Bob',
+      lastName: 'Stone',
+      email,
+      phone: '+44 20 7946 0958',
+      country: geo.country(ipB),
+    });
     expect((await list('Ann Lee')).map((r) => r.id)).toContain(idA);
     expect((await list('Ann Lee')).map((r) => r.id)).not.toContain(idB);
     expect((await list('Bob Stone')).map((r) => r.id)).toEqual([idB]);
@@ -97,7 +135,9 @@ describe('each redemption keeps the details given with it', () => {
     expect(details.customer).toMatchObject({ firstName: 'Ann', lastName: 'Lee', email, phone: '+1 302 555 0100' });
 
     // The voucher list of product A.
-    const codes = (await t.http().get(`/api/products/${a}/voucher-codes-detailed`).query({ status: 'all' }).set(admin).expect(200)).body;
+    const codes = (
+      await t.http().get(`/api/products/${a}/voucher-codes-detailed`).query({ status: 'all' }).set(admin).expect(200)
+    ).body;
     const codeRow = JSON.stringify(codes);
     expect(codeRow).toContain('"firstName":"Ann"');
     expect(codeRow).not.toContain('Bob');
@@ -112,7 +152,12 @@ describe('each redemption keeps the details given with it', () => {
     expect(messagesTo(email)[2].html).toContain(`Hello Ann Lee, code ${codeA}`);
 
     // The export (as filtered on screen: the shared e-mail), last because it marks the rows exported.
-    const file = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv', search: email }).set(admin).expect(200);
+    const file = await t
+      .http()
+      .get('/api/export/redeemed-vouchers')
+      .query({ format: 'csv', search: email })
+      .set(admin)
+      .expect(200);
     const [header, ...rows] = csvRows(file.text);
     expect(header).toEqual(HEADER);
     const exported = Object.fromEntries(rows.map((r) => [r[0], r.slice(1, 6)]));

@@ -58,7 +58,7 @@ describe('redemption form rules', () => {
     ['company_website honeypot filled', { company_website: 'ACME' }, 'Bot detected'],
   ];
 
-  it.each(refused)('%s → 400 with the rule\'s message and nothing written', async (_name, override, message) => {
+  it.each(refused)("%s → 400 with the rule's message and nothing written", async (_name, override, message) => {
     const [code] = await addCodes(t.db, mac, [randomCode('RULE')]);
     const before = await counts();
     const res = await t
@@ -108,13 +108,20 @@ describe('redemption form rules', () => {
   it('accepts an empty or missing phone and the shortest valid one', async () => {
     for (const phone of ['', undefined, '+12345678']) {
       const [code] = await addCodes(t.db, mac, [randomCode('PH')]);
-      const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, phone }));
+      const res = await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code, phone }));
       expect(res.status).toBe(201);
     }
   });
 
   it('refuses a malformed JSON body with a clear message', async () => {
-    const res = await t.http().post('/api/redeem-voucher').set('content-type', 'application/json').send('{"voucherCode":');
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .set('content-type', 'application/json')
+      .send('{"voucherCode":');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ statusCode: 400, message: 'The request body is not valid JSON', error: 'Bad Request' });
   });

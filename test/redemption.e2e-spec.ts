@@ -42,7 +42,11 @@ describe('POST /api/redeem-voucher', () => {
 
   it('redeems a Mac code with the product link and no key', async () => {
     const [code] = await addCodes(t.db, mac, [randomCode('MAC')]);
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(201);
     expect(res.body.productName).toBe(PRODUCTS.homeBusinessMac);
     const view = await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200);
     expect(view.body.isManualProcessing).toBe(false);
@@ -61,8 +65,16 @@ describe('POST /api/redeem-voucher', () => {
         error: 'Not Found',
       });
     const [code] = await addCodes(t.db, mac, [randomCode('USED')]);
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
-    const again = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(409);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(201);
+    const again = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(409);
     expect(again.body.message).toBe('This voucher code has already been redeemed.');
   });
 
@@ -70,7 +82,10 @@ describe('POST /api/redeem-voucher', () => {
     const [code] = await addCodes(t.db, mac, [randomCode('RACE')]);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: `racer${i}@example.com` })),
+        t
+          .http()
+          .post('/api/redeem-voucher')
+          .send(redeemBody({ voucherCode: code, email: `racer${i}@example.com` })),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
@@ -92,10 +107,17 @@ describe('POST /api/redeem-voucher', () => {
        VALUES ('Volume Test (Windows)', true, 'S', 'T') RETURNING id`,
     );
     await addLicenseKey(t.db, product.id, 'VOLUME-KEY-0001', { maxActivations: 3, type: 'volume' });
-    const codes = await addCodes(t.db, product.id, Array.from({ length: 5 }, () => randomCode('VOL')));
+    const codes = await addCodes(
+      t.db,
+      product.id,
+      Array.from({ length: 5 }, () => randomCode('VOL')),
+    );
     const results = await Promise.all(
       codes.map((code, i) =>
-        t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email: `vol${i}@example.com` })),
+        t
+          .http()
+          .post('/api/redeem-voucher')
+          .send(redeemBody({ voucherCode: code, email: `vol${i}@example.com` })),
       ),
     );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
@@ -120,7 +142,11 @@ describe('POST /api/redeem-voucher', () => {
 
   it('the same e-mail cannot get a second licence for the same product; the second code stays unredeemed', async () => {
     const [first, second] = await addCodes(t.db, mac, [randomCode('ONE'), randomCode('TWO')]);
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: first, email: 'once@example.com' })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: first, email: 'once@example.com' }))
+      .expect(201);
     const res = await t
       .http()
       .post('/api/redeem-voucher')
@@ -131,7 +157,11 @@ describe('POST /api/redeem-voucher', () => {
     expect(voucher).toEqual({ is_redeemed: false, redeemed_at: null });
     // The same e-mail may still redeem another product.
     const [other] = await addCodes(t.db, proPlus, [randomCode('OTHER')]);
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: other, email: 'once@example.com' })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: other, email: 'once@example.com' }))
+      .expect(201);
   });
 
   it('an inactive product refuses its codes and leaves them unredeemed', async () => {
@@ -139,7 +169,11 @@ describe('POST /api/redeem-voucher', () => {
       `INSERT INTO products (name, status, email_subject, email_template) VALUES ('Retired (Mac)', 'inactive', 'S', 'T') RETURNING id`,
     );
     const [code] = await addCodes(t.db, product.id, [randomCode('OFF')]);
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(400);
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(400);
     expect(res.body.message).toBe('This product is currently not available for redemption.');
     const [voucher] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [code]);
     expect(voucher.is_redeemed).toBe(false);
@@ -152,7 +186,11 @@ describe('POST /api/redeem-voucher', () => {
     );
     await addLicenseKey(t.db, product.id, 'INACTIVE-KEY-01', { active: false });
     const [code] = await addCodes(t.db, product.id, [randomCode('INA')]);
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(201);
     const view = await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200);
     expect(view.body).toMatchObject({ isManualProcessing: true, licenseKey: null, downloadLink: '' });
   });
@@ -161,7 +199,11 @@ describe('POST /api/redeem-voucher', () => {
     const expected = { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' };
     await t.http().get('/api/success-token/not-a-token').expect(404, expected);
     const [code] = await addCodes(t.db, mac, [randomCode('EXP')]);
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(201);
     await t.db.query(`UPDATE success_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [
       successTokenHash(res.body.successToken),
     ]);
@@ -191,7 +233,8 @@ describe('geo-blocking and rate limit', () => {
       statusCode: 451,
       code: 'GEO_BLOCKED',
       error: 'Access Restricted',
-      message: "We're sorry, but this service is currently not available in your region due to regulatory requirements.",
+      message:
+        "We're sorry, but this service is currently not available in your region due to regulatory requirements.",
     });
     const [voucher] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [code]);
     expect(voucher.is_redeemed).toBe(false);
@@ -227,6 +270,11 @@ describe('geo-blocking and rate limit', () => {
     expect(statuses).toEqual([404, 404, 404, 429]);
     expect(last.message).toBe('Too many redemption attempts. Please wait a minute and try again.');
     // Another address is not affected.
-    await t.http().post('/api/redeem-voucher').set('X-Forwarded-For', '203.0.113.8').send(redeemBody({ voucherCode: 'NOPE-0000' })).expect(404);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .set('X-Forwarded-For', '203.0.113.8')
+      .send(redeemBody({ voucherCode: 'NOPE-0000' }))
+      .expect(404);
   });
 });

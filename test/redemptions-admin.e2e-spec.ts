@@ -67,7 +67,9 @@ describe('Admin redemption actions', () => {
       const jobs = watchJobs(t);
       const product = await windowsProduct('Manual Assign');
       const r = await redeemNew(t, product);
-      expect((await t.http().get(`/api/success-token/${r.successToken}`).expect(200)).body.isManualProcessing).toBe(true);
+      expect((await t.http().get(`/api/success-token/${r.successToken}`).expect(200)).body.isManualProcessing).toBe(
+        true,
+      );
 
       const res = await t
         .http()
@@ -138,10 +140,9 @@ describe('Admin redemption actions', () => {
         licenseKey: 'MANUAL_NEW-KEY-2',
         downloadLink: 'https://dl.example.com/new.exe',
       });
-      const [pool] = await t.db.query(
-        `SELECT current_activations FROM license_keys WHERE key_hash = $1`,
-        [keyHash(t.db, 'POOL-REASSIGN-1')],
-      );
+      const [pool] = await t.db.query(`SELECT current_activations FROM license_keys WHERE key_hash = $1`, [
+        keyHash(t.db, 'POOL-REASSIGN-1'),
+      ]);
       expect(pool.current_activations).toBe(1);
     });
 
@@ -374,10 +375,9 @@ describe('Admin redemption actions', () => {
       // Whatever e-mail earlier tests left in flight is sent: this one is then the only pending e-mail. Its last
       // attempt is "now", so the sweep (MAIL_SWEEP_AFTER_MS) leaves it to Fix Pending Emails.
       await jobs.settled();
-      await t.db.query(
-        `UPDATE redemptions SET email_status = 'pending', email_last_attempt_at = now() WHERE id = $1`,
-        [r.id],
-      );
+      await t.db.query(`UPDATE redemptions SET email_status = 'pending', email_last_attempt_at = now() WHERE id = $1`, [
+        r.id,
+      ]);
       const res = await t.http().post('/api/admin/fix-pending-emails').set(auth).expect(200);
       expect(res.body).toEqual({ fixedCount: 1, assignedCount: 0 });
       await eventually(async () => (await emailStatus(t, r.id)) === 'sent', 15_000, 're-queued e-mail');

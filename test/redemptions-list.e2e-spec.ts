@@ -64,7 +64,11 @@ describe('GET /api/redemptions', () => {
       }
       for (let i = 0; i < ids.length; i++) {
         // Its order e-mail job settles first, so it cannot overwrite the status set here.
-        await eventually(async () => (await emailStatus(t, ids[i])) !== 'pending', 15_000, `e-mail of redemption ${i} settled`);
+        await eventually(
+          async () => (await emailStatus(t, ids[i])) !== 'pending',
+          15_000,
+          `e-mail of redemption ${i} settled`,
+        );
         await t.db.query(
           `UPDATE redemptions SET redeemed_at = now() - make_interval(hours => $2), email_status = $3 WHERE id = $1`,
           [ids[i], i + 1, i % 3 === 0 ? 'failed' : 'sent'],
@@ -271,7 +275,9 @@ describe('GET /api/redemptions', () => {
       // "bulk" matches every one of them: the list is walked in order and the matches kept.
       for (const page of [1, 3]) {
         const broad = await list({ search: 'BULK', limit: 50, page });
-        expect(broad.redemptions.map((r: { id: string }) => r.id)).toEqual(await expected('%bulk%', 50, (page - 1) * 50));
+        expect(broad.redemptions.map((r: { id: string }) => r.id)).toEqual(
+          await expected('%bulk%', 50, (page - 1) * 50),
+        );
         expect(broad.pagination).toMatchObject({ currentPage: page, hasNextPage: true, totalCountExact: false });
         expect(broad.pagination.totalCount).toBeGreaterThan(1000);
       }
@@ -281,21 +287,34 @@ describe('GET /api/redemptions', () => {
       expect(some.pagination).toMatchObject({ hasNextPage: true, totalCountExact: false });
       const few = await list({ search: 'bulk123', limit: 100, page: 2 });
       expect(few.redemptions.map((r: { id: string }) => r.id)).toEqual(await expected('%bulk123%', 100, 100));
-      expect(few.pagination).toMatchObject({ totalCount: 111, totalPages: 2, hasNextPage: false, totalCountExact: true });
+      expect(few.pagination).toMatchObject({
+        totalCount: 111,
+        totalPages: 2,
+        hasNextPage: false,
+        totalCountExact: true,
+      });
     });
 
     it('keeps an exact search narrow and exactly counted when PostgreSQL believes the tables hold ten million rows', async () => {
       // PostgreSQL never estimates a trigram pattern below about 1/10,000 of a table: at ten million redemptions an
       // exact code was expected to match about 2,000 rows, taken for a broad search, answered the slow way and given
       // that estimate as its total. The planner's statistics of ten million rows, on these tables' real pages:
-      await t.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`);
+      await t.db.query(
+        `UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`,
+      );
       try {
-        const [plan] = await t.db.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes WHERE code ILIKE '%BULK-12345%'`);
-        const planned = (typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN'])[0].Plan;
+        const [plan] = await t.db.query(
+          `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes WHERE code ILIKE '%BULK-12345%'`,
+        );
+        const planned = (
+          typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN']
+        )[0].Plan;
         expect(planned['Plan Rows']).toBeGreaterThanOrEqual(500);
 
         const found = await list({ search: 'BULK-12345' });
-        expect(found.redemptions.map((r: { voucherCode: { code: string } }) => r.voucherCode.code)).toEqual(['BULK-12345']);
+        expect(found.redemptions.map((r: { voucherCode: { code: string } }) => r.voucherCode.code)).toEqual([
+          'BULK-12345',
+        ]);
         expect(found.pagination).toMatchObject({ totalCount: 1, totalCountExact: true });
       } finally {
         await t.db.query(`ANALYZE redemptions, customers, voucher_codes`);

@@ -50,7 +50,16 @@ describe('Retention job', () => {
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
 
     const result = await t.app.get(JobHandlers).runRetention();
-    expect(result).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0, customerAccessLinks: 0 });
+    expect(result).toEqual({
+      auditLogs: 1,
+      emailLogs: 1,
+      redemptions: 1,
+      customers: 1,
+      adminSessions: 0,
+      adminAttempts: 0,
+      webhookDeliveries: 0,
+      customerAccessLinks: 0,
+    });
 
     const ids = async (table: string, list: string[]) =>
       (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[])`, [list])).map((r: { id: string }) => r.id);
@@ -69,7 +78,16 @@ describe('Retention job', () => {
     const [run] = await t.db.query(
       `SELECT details FROM security_audit_log WHERE action = 'system.retention' ORDER BY created_at DESC LIMIT 1`,
     );
-    expect(run.details).toEqual({ auditLogs: 1, emailLogs: 1, redemptions: 1, customers: 1, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0, customerAccessLinks: 0 });
+    expect(run.details).toEqual({
+      auditLogs: 1,
+      emailLogs: 1,
+      redemptions: 1,
+      customers: 1,
+      adminSessions: 0,
+      adminAttempts: 0,
+      webhookDeliveries: 0,
+      customerAccessLinks: 0,
+    });
   });
 
   it('deletes admin sessions 30 days after they ended, with their spent refresh tokens, and attempt counters after a day', async () => {
@@ -86,10 +104,12 @@ describe('Retention job', () => {
     const revoked = await session(40, false);
     const recent = await session(29, false);
     const live = await session(-1);
-    await t.db.query(
-      `INSERT INTO admin_session_spent_tokens (token_hash, session_id) VALUES ($1, $2), ($3, $4)`,
-      [randomBytes(16).toString('hex'), ended, randomBytes(16).toString('hex'), recent],
-    );
+    await t.db.query(`INSERT INTO admin_session_spent_tokens (token_hash, session_id) VALUES ($1, $2), ($3, $4)`, [
+      randomBytes(16).toString('hex'),
+      ended,
+      randomBytes(16).toString('hex'),
+      recent,
+    ]);
     const attempt = async (hoursAgo: number) =>
       (
         await t.db.query(
@@ -104,12 +124,15 @@ describe('Retention job', () => {
     const result = await t.app.get(JobHandlers).runRetention();
     expect(result).toMatchObject({ adminSessions: 2, adminAttempts: 1 });
     const ids = async (table: string, list: string[]) =>
-      (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id`, [list])).map((r: { id: string }) => r.id);
+      (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id`, [list])).map(
+        (r: { id: string }) => r.id,
+      );
     expect(await ids('admin_sessions', [ended, revoked, recent, live])).toEqual([recent, live].sort());
     expect(await ids('admin_attempts', [oldAttempt, keptAttempt])).toEqual([keptAttempt]);
-    const spent = await t.db.query(`SELECT session_id FROM admin_session_spent_tokens WHERE session_id = ANY($1::uuid[])`, [
-      [ended, recent],
-    ]);
+    const spent = await t.db.query(
+      `SELECT session_id FROM admin_session_spent_tokens WHERE session_id = ANY($1::uuid[])`,
+      [[ended, recent]],
+    );
     expect(spent).toEqual([{ session_id: recent }]);
   });
 
@@ -124,10 +147,19 @@ describe('Retention job', () => {
          SELECT e, 'Race', 'Test', now() - interval '7 years 2 days' FROM unnest($1::text[]) e`,
         [emails],
       );
-      const codes = await addCodes(t.db, mac, emails.map(() => randomCode('RACE')));
+      const codes = await addCodes(
+        t.db,
+        mac,
+        emails.map(() => randomCode('RACE')),
+      );
       const [, ...responses] = await Promise.all([
         retention.deleteUnusedCustomers(t.config.redemptionRetentionDays, 1000),
-        ...emails.map((email, i) => t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: codes[i], email }))),
+        ...emails.map((email, i) =>
+          t
+            .http()
+            .post('/api/redeem-voucher')
+            .send(redeemBody({ voucherCode: codes[i], email })),
+        ),
       ]);
       expect(responses.map((r) => r.status)).toEqual(emails.map(() => 201));
       // Every redemption survived, with its customer.
@@ -171,7 +203,16 @@ describe('Retention without Redis', () => {
         10_000,
         'the retention audit row',
       );
-      expect(run.details).toEqual({ auditLogs: 1, emailLogs: 0, redemptions: 0, customers: 0, adminSessions: 0, adminAttempts: 0, webhookDeliveries: 0, customerAccessLinks: 0 });
+      expect(run.details).toEqual({
+        auditLogs: 1,
+        emailLogs: 0,
+        redemptions: 0,
+        customers: 0,
+        adminSessions: 0,
+        adminAttempts: 0,
+        webhookDeliveries: 0,
+        customerAccessLinks: 0,
+      });
     } finally {
       await t.close();
     }

@@ -63,7 +63,11 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/export/redeemed-voucher-codes': [Permission.ExportRedeemedVouchers],
   'GET /api/export/unredeemed-vouchers': [Permission.ExportUnredeemedVouchers],
   // A batch's reconciliation holds unredeemed and redeemed codes: both code exports' permissions (docs/product.md §7.4).
-  'GET /api/export/batch/:id': [Permission.VouchersView, Permission.ExportUnredeemedVouchers, Permission.ExportRedeemedVouchers],
+  'GET /api/export/batch/:id': [
+    Permission.VouchersView,
+    Permission.ExportUnredeemedVouchers,
+    Permission.ExportRedeemedVouchers,
+  ],
 
   // Licence keys, redemptions, system
   'GET /api/license-managed-products': [Permission.DashboardView],

@@ -8,7 +8,14 @@ import { DataSource } from 'typeorm';
 import { DataCipher } from '../backend/src/config/data-cipher';
 import { MIGRATIONS } from '../backend/src/database/migrations';
 import { createTestDatabase, TestDatabase } from './helpers/database';
-import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody, testCiphers } from './helpers/factories';
+import {
+  addCodes,
+  addLicenseKey,
+  licenseManagedProduct,
+  randomCode,
+  redeemBody,
+  testCiphers,
+} from './helpers/factories';
 import { servedBy, startHaproxy, TestHaproxy } from './helpers/haproxy';
 import { HttpAnswer, httpFrom, Spawned, startBuiltApp, stopAllSpawned, waitUntil } from './helpers/processes';
 import { freePort, startSmtpServer, TestSmtpServer } from './helpers/smtp';
@@ -80,10 +87,14 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
     apis = { api1: startApi('api1'), api2: startApi('api2') };
     workers = [1, 2].map((n) => startBuiltApp(`worker${n}`, { ...env, DB_POOL_SIZE: '4' }, { worker: true }));
     for (const api of Object.values(apis)) {
-      await waitUntil(`${api.name} to be healthy`, async () => (await httpFrom('127.0.0.1', `${api.url}/api/health`)).status === 200, {
-        timeoutMs: 60_000,
-        processes: all(),
-      });
+      await waitUntil(
+        `${api.name} to be healthy`,
+        async () => (await httpFrom('127.0.0.1', `${api.url}/api/health`)).status === 200,
+        {
+          timeoutMs: 60_000,
+          processes: all(),
+        },
+      );
     }
     proxy = await startHaproxy(`127.0.0.1:${ports.api1}`, `127.0.0.1:${ports.api2}`);
 
@@ -132,7 +143,11 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
   }
 
   async function codesWithKeys(count: number, tag: string): Promise<string[]> {
-    const codes = await addCodes(db, product, Array.from({ length: count }, () => randomCode(tag)));
+    const codes = await addCodes(
+      db,
+      product,
+      Array.from({ length: count }, () => randomCode(tag)),
+    );
     for (let i = 0; i < count; i += 50) {
       await Promise.all(
         codes.slice(i, i + 50).map(() => addLicenseKey(db, product, `${tag}-${randomHex(8).toUpperCase()}`)),
@@ -151,12 +166,14 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
   function redeem(code: string, from: string): Promise<Redeemed> {
     const requestId = randomUUID();
     const body = redeemBody({ voucherCode: code });
-    return httpFrom(from, `${proxy.url}/api/redeem-voucher`, { body, headers: { 'x-request-id': requestId } }).then((answer) => ({
-      code,
-      email: body.email,
-      requestId,
-      answer,
-    }));
+    return httpFrom(from, `${proxy.url}/api/redeem-voucher`, { body, headers: { 'x-request-id': requestId } }).then(
+      (answer) => ({
+        code,
+        email: body.email,
+        requestId,
+        answer,
+      }),
+    );
   }
 
   /** Every redemption of these codes has its e-mail sent; answers the SMTP messages per recipient. */
@@ -177,8 +194,11 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
     );
     const perRecipient = new Map<string, number>([...recipients].map((email) => [email, 0]));
     for (const message of smtp.messages) {
-      const to = (Array.isArray(message.to) ? message.to : [message.to]).flatMap((a) => a?.value.map((v) => v.address) ?? []);
-      for (const address of to) if (address && perRecipient.has(address)) perRecipient.set(address, perRecipient.get(address)! + 1);
+      const to = (Array.isArray(message.to) ? message.to : [message.to]).flatMap(
+        (a) => a?.value.map((v) => v.address) ?? [],
+      );
+      for (const address of to)
+        if (address && perRecipient.has(address)) perRecipient.set(address, perRecipient.get(address)! + 1);
     }
     return perRecipient;
   }
@@ -227,7 +247,12 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
 
     // socket.io over long-polling only: several HTTP requests, which round robin would scatter. The engine's
     // cookie jar keeps HAProxy's SRVID cookie, as a browser does, so they all reach one API.
-    const socket = io(proxy.url, { transports: ['polling'], withCredentials: true, reconnection: false, forceNew: true });
+    const socket = io(proxy.url, {
+      transports: ['polling'],
+      withCredentials: true,
+      reconnection: false,
+      forceNew: true,
+    });
     sockets.push(socket);
     const joined = new Promise<string>((resolve) => {
       socket.once('admin-joined', () => resolve('joined'));
@@ -236,7 +261,9 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
     });
     socket.on('connect', () => socket.emit('join-admin', { token }));
     expect(await joined).toBe('joined');
-    const jar = (socket.io.engine as unknown as { _cookieJar: { cookies: IterableIterator<[string, { value: string }]> } })._cookieJar;
+    const jar = (
+      socket.io.engine as unknown as { _cookieJar: { cookies: IterableIterator<[string, { value: string }]> } }
+    )._cookieJar;
     const socketServer = new Map([...jar.cookies]).get('SRVID')?.value;
     expect(['api1', 'api2']).toContain(socketServer);
     const other = socketServer === 'api1' ? 'api2' : 'api1';

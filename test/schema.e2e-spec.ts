@@ -88,7 +88,7 @@ describe('schema: the TypeORM CLI on ormconfig.ts', () => {
   });
   afterAll(() => db?.drop());
 
-  it('migration:run builds the schema from the app\'s migration list, and migration:generate --check finds nothing to change', async () => {
+  it("migration:run builds the schema from the app's migration list, and migration:generate --check finds nothing to change", async () => {
     const run = await typeorm('migration:run');
     expect(run.stdout).toContain(`Migration ${MIGRATIONS[MIGRATIONS.length - 1].name} has been executed successfully.`);
     const check = await typeorm('migration:generate', '--check', '--dryrun', 'drift');

@@ -31,7 +31,13 @@ describe('Single sign-on through an OpenID provider', () => {
   /** A new person at the provider in these groups. */
   function person(groups: string[], extra: Record<string, string> = {}) {
     const sub = `sub-${++n}-${Date.now()}`;
-    idp.identities.set(sub, { sub, preferred_username: `staff${n}`, email: `staff${n}@contoso.example`, groups, ...extra });
+    idp.identities.set(sub, {
+      sub,
+      preferred_username: `staff${n}`,
+      email: `staff${n}@contoso.example`,
+      groups,
+      ...extra,
+    });
     return sub;
   }
 
@@ -52,14 +58,26 @@ describe('Single sign-on through an OpenID provider', () => {
 
   /** What the console does with `#sso=<refresh token>`: spends it at once for its own tokens. */
   async function consoleTokens(fragment: URLSearchParams) {
-    const res = await t.http().post('/api/admin/refresh').send({ refreshToken: fragment.get('sso') }).expect(200);
+    const res = await t
+      .http()
+      .post('/api/admin/refresh')
+      .send({ refreshToken: fragment.get('sso') })
+      .expect(200);
     return res.body as { accessToken: string; refreshToken: string };
   }
 
   const accountOf = async (sub: string) =>
-    (await t.db.query(`SELECT id, username, email, role FROM admin_users WHERE oidc_issuer = $1 AND oidc_subject = $2`, [idp.issuer, sub]))[0];
+    (
+      await t.db.query(
+        `SELECT id, username, email, role FROM admin_users WHERE oidc_issuer = $1 AND oidc_subject = $2`,
+        [idp.issuer, sub],
+      )
+    )[0];
   const audit = (action: string, userId: string | null) =>
-    t.db.query(`SELECT success, details FROM security_audit_log WHERE action = $1 AND admin_user_id IS NOT DISTINCT FROM $2 ORDER BY created_at`, [action, userId]);
+    t.db.query(
+      `SELECT success, details FROM security_audit_log WHERE action = $1 AND admin_user_id IS NOT DISTINCT FROM $2 ORDER BY created_at`,
+      [action, userId],
+    );
 
   it('tells the login page the provider name', async () => {
     const res = await t.http().get('/api/public-config').expect(200);
@@ -100,9 +118,19 @@ describe('Single sign-on through an OpenID provider', () => {
 
     const account = await accountOf(sub);
     const [row] = await audit('login.success', account.id);
-    expect(row.details).toMatchObject({ method: 'oidc', issuer: idp.issuer, subject: sub, role: 'operator', accountCreated: true });
+    expect(row.details).toMatchObject({
+      method: 'oidc',
+      issuer: idp.issuer,
+      subject: sub,
+      role: 'operator',
+      accountCreated: true,
+    });
     // The handed-over refresh token was single-use: presented again it ends the session (theft signal).
-    await t.http().post('/api/admin/refresh').send({ refreshToken: fragment.get('sso') }).expect(401);
+    await t
+      .http()
+      .post('/api/admin/refresh')
+      .send({ refreshToken: fragment.get('sso') })
+      .expect(401);
     await t.http().get('/api/admin/me').set(bearer(accessToken)).expect(401);
   });
 
@@ -112,8 +140,15 @@ describe('Single sign-on through an OpenID provider', () => {
     expect(fragment.get('sso-error')).toBe('no-role');
     expect(fragment.get('sso')).toBeNull();
     expect(await accountOf(sub)).toBeUndefined();
-    const rows = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'login.sso-failure' AND details->>'subject' = $1`, [sub]);
-    expect(rows).toEqual([{ details: expect.objectContaining({ reason: 'no configured role in the role claim', claimValue: ['marketing'] }) }]);
+    const rows = await t.db.query(
+      `SELECT details FROM security_audit_log WHERE action = 'login.sso-failure' AND details->>'subject' = $1`,
+      [sub],
+    );
+    expect(rows).toEqual([
+      {
+        details: expect.objectContaining({ reason: 'no configured role in the role claim', claimValue: ['marketing'] }),
+      },
+    ]);
   });
 
   it('re-reads the role at every sign-in: promoted, then removed from every group (role and sessions gone)', async () => {
@@ -135,12 +170,17 @@ describe('Single sign-on through an OpenID provider', () => {
     expect((await accountOf(sub)).role).toBe('none');
     await t.http().get('/api/admin/me').set(bearer(first.accessToken)).expect(401);
     await t.http().get('/api/admin/me').set(bearer(second.accessToken)).expect(401);
-    expect(await audit('login.sso-failure', account.id)).toEqual([{ success: false, details: expect.objectContaining({ reason: 'no configured role in the role claim' }) }]);
+    expect(await audit('login.sso-failure', account.id)).toEqual([
+      { success: false, details: expect.objectContaining({ reason: 'no configured role in the role claim' }) },
+    ]);
   });
 
   it('never takes over a local account with the same username', async () => {
     const local = await createAdminUser(t, { role: 'admin', username: `taken_${n}` });
-    const sub = person(['ovr-operators'], { preferred_username: local.username, email: `${local.username}@example.com` });
+    const sub = person(['ovr-operators'], {
+      preferred_username: local.username,
+      email: `${local.username}@example.com`,
+    });
     await consoleTokens(await signIn(sub));
     const account = await accountOf(sub);
     expect(account.id).not.toBe(local.id);
@@ -160,7 +200,8 @@ describe('Single sign-on through an OpenID provider', () => {
     const honest = await throughProvider(t.baseUrl, sub);
     expect(await callback(honest.callbackUrl, honest.appCookies)).toMatch(/^\/admin\/login#sso=[\w-]{43}$/);
     const account = await accountOf(sub);
-    const sessions = async () => (await t.db.query(`SELECT count(*)::int AS n FROM admin_sessions WHERE admin_user_id = $1`, [account.id]))[0].n;
+    const sessions = async () =>
+      (await t.db.query(`SELECT count(*)::int AS n FROM admin_sessions WHERE admin_user_id = $1`, [account.id]))[0].n;
     expect(await sessions()).toBe(1);
     // The same redirect again (a code copied from a log or the history): the provider spent the code.
     expect(await callback(honest.callbackUrl, honest.appCookies)).toBe('/admin/login#sso-error=failed');
@@ -169,7 +210,10 @@ describe('Single sign-on through an OpenID provider', () => {
       `SELECT details->>'reason' AS reason FROM security_audit_log WHERE action = 'login.sso-failure' AND created_at > now() - interval '1 minute' ORDER BY created_at`,
     );
     expect(failures.map((f: { reason: string }) => f.reason)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^callback rejected: .*state/), expect.stringMatching(/^callback rejected: .*invalid_grant/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^callback rejected: .*state/),
+        expect.stringMatching(/^callback rejected: .*invalid_grant/),
+      ]),
     );
   });
 
@@ -185,9 +229,16 @@ describe('Single sign-on through an OpenID provider', () => {
 
   it('LOCAL_LOGIN=false: a local password works for the ADMIN_USERNAME account only', async () => {
     const operator = await createAdminUser(t, { role: 'operator' });
-    const res = await t.http().post('/api/admin/login').send({ username: operator.username, password: operator.password }).expect(401);
+    const res = await t
+      .http()
+      .post('/api/admin/login')
+      .send({ username: operator.username, password: operator.password })
+      .expect(401);
     expect(res.body.message).toBe('Invalid username or password');
-    const [row] = await t.db.query(`SELECT details FROM security_audit_log WHERE action = 'login.failure' AND details->>'username' = $1`, [operator.username]);
+    const [row] = await t.db.query(
+      `SELECT details FROM security_audit_log WHERE action = 'login.failure' AND details->>'username' = $1`,
+      [operator.username],
+    );
     expect(row.details.reason).toMatch(/LOCAL_LOGIN=false/);
     await t.http().post('/api/admin/login').send({ username: 'admin', password: TEST_ADMIN_PASSWORD }).expect(200);
   });

@@ -65,8 +65,20 @@ describe('GET /api/stats/:period (server time zone UTC, clock fixed at 2026-03-1
     expect(body.totalRedemptions).toBe(total);
     expect(body.timeRange).toBe(label);
     expect(body.activeVouchers).toBe(5);
-    expect(ofProduct(body, p)).toEqual({ productId: p, productName: 'Stats P', activeCodes: 3, redeemedCodes: inP, voidCodes: 0 });
-    expect(ofProduct(body, q)).toEqual({ productId: q, productName: 'Stats Q', activeCodes: 2, redeemedCodes: inQ, voidCodes: 0 });
+    expect(ofProduct(body, p)).toEqual({
+      productId: p,
+      productName: 'Stats P',
+      activeCodes: 3,
+      redeemedCodes: inP,
+      voidCodes: 0,
+    });
+    expect(ofProduct(body, q)).toEqual({
+      productId: q,
+      productName: 'Stats Q',
+      activeCodes: 2,
+      redeemedCodes: inQ,
+      voidCodes: 0,
+    });
     expect(body.dailyRedemptions.reduce((sum: number, d: { count: number }) => sum + d.count, 0)).toBe(total);
   });
 

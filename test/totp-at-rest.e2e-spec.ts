@@ -21,16 +21,20 @@ describe('TOTP secrets at rest', () => {
   });
   afterAll(() => t.close());
 
-  const dump = async () => (await run('pg_dump', ['--no-owner', t.database.url], { maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const dump = async () =>
+    (await run('pg_dump', ['--no-owner', t.database.url], { maxBuffer: 64 * 1024 * 1024 })).stdout;
   afterEach(() => jest.restoreAllMocks());
   const login = (body: Record<string, string>) => t.http().post('/api/admin/login').send(body);
 
   it('are sealed at enrolment: a pg_dump holds none, and sign-in with a code still works', async () => {
     const { codeAt } = fixTotpClock(t);
     const user = await createAdminUser(t);
-    const access = bearer((await login({ username: user.username, password: user.password }).expect(200)).body.accessToken);
-    const secret: string = (await t.http().post('/api/admin/2fa/setup').set(access).send({ currentPassword: user.password }).expect(200))
-      .body.secret;
+    const access = bearer(
+      (await login({ username: user.username, password: user.password }).expect(200)).body.accessToken,
+    );
+    const secret: string = (
+      await t.http().post('/api/admin/2fa/setup').set(access).send({ currentPassword: user.password }).expect(200)
+    ).body.secret;
     // Sealed from setup on, before enabling.
     const [pending] = await t.db.query(
       `SELECT two_factor_secret, two_factor_secret_ciphertext FROM admin_users WHERE id = $1`,
@@ -38,14 +42,25 @@ describe('TOTP secrets at rest', () => {
     );
     expect(pending.two_factor_secret).toBeNull();
     expect(openKey(t.db, pending.two_factor_secret_ciphertext)).toBe(secret);
-    await t.http().post('/api/admin/2fa/enable').set(access).send({ code: codeAt(secret, 0) }).expect(200);
+    await t
+      .http()
+      .post('/api/admin/2fa/enable')
+      .set(access)
+      .send({ code: codeAt(secret, 0) })
+      .expect(200);
 
     const text = await dump();
     expect(text).not.toContain(secret);
     expect(text).not.toContain(secret.slice(0, 16));
 
-    expect((await login({ username: user.username, password: user.password }).expect(200)).body).toEqual({ requiresTwoFactor: true });
-    const signedIn = await login({ username: user.username, password: user.password, twoFactorCode: codeAt(secret, 1) }).expect(200);
+    expect((await login({ username: user.username, password: user.password }).expect(200)).body).toEqual({
+      requiresTwoFactor: true,
+    });
+    const signedIn = await login({
+      username: user.username,
+      password: user.password,
+      twoFactorCode: codeAt(secret, 1),
+    }).expect(200);
     expect(signedIn.body.accessToken).toEqual(expect.any(String));
     await login({ username: user.username, password: user.password, twoFactorCode: codeAt(secret, 5) }).expect(401);
   });
@@ -54,16 +69,26 @@ describe('TOTP secrets at rest', () => {
     const { codeAt } = fixTotpClock(t);
     const user = await createAdminUser(t);
     const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-    await t.db.query(`UPDATE admin_users SET two_factor_secret = $2, two_factor_enabled = true WHERE id = $1`, [user.id, secret]);
+    await t.db.query(`UPDATE admin_users SET two_factor_secret = $2, two_factor_enabled = true WHERE id = $1`, [
+      user.id,
+      secret,
+    ]);
 
     const sealed = await runMigrations(t.database.url, (ds) => sealKeysStoredInClear(ds, t.app.get(DataCipher)));
     expect(sealed).toEqual({ licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 1 });
-    const [row] = await t.db.query(`SELECT two_factor_secret, two_factor_secret_ciphertext FROM admin_users WHERE id = $1`, [user.id]);
+    const [row] = await t.db.query(
+      `SELECT two_factor_secret, two_factor_secret_ciphertext FROM admin_users WHERE id = $1`,
+      [user.id],
+    );
     expect(row.two_factor_secret).toBeNull();
     expect(openKey(t.db, row.two_factor_secret_ciphertext)).toBe(secret);
     expect(await dump()).not.toContain(secret);
 
-    const signedIn = await login({ username: user.username, password: user.password, twoFactorCode: codeAt(secret, 0) }).expect(200);
+    const signedIn = await login({
+      username: user.username,
+      password: user.password,
+      twoFactorCode: codeAt(secret, 0),
+    }).expect(200);
     expect(signedIn.body.accessToken).toEqual(expect.any(String));
   });
 });

@@ -47,14 +47,19 @@ describe('upload batches (docs/product.md §20.1)', () => {
 
   /** The database's view of a batch's codes, as the reconciliation must show them: in insertion order. */
   const databaseRows = async (where: string, param: string): Promise<string[][]> => {
-    const rows: Array<{ code: string; status: string; redeemed_at: Date | null; exported_at: Date | null; refunded_at: Date | null }> =
-      await t.db.query(
-        `SELECT v.code, CASE WHEN v.voided_at IS NOT NULL THEN 'Void' WHEN r.refunded_at IS NOT NULL THEN 'Refunded'
+    const rows: Array<{
+      code: string;
+      status: string;
+      redeemed_at: Date | null;
+      exported_at: Date | null;
+      refunded_at: Date | null;
+    }> = await t.db.query(
+      `SELECT v.code, CASE WHEN v.voided_at IS NOT NULL THEN 'Void' WHEN r.refunded_at IS NOT NULL THEN 'Refunded'
                               WHEN v.is_redeemed THEN 'Redeemed' ELSE 'Available' END AS status,
                 v.redeemed_at, r.exported_at, r.refunded_at
            FROM voucher_codes v LEFT JOIN redemptions r ON r.voucher_code_id = v.id WHERE ${where} ORDER BY v.seq`,
-        [param],
-      );
+      [param],
+    );
     const iso = (d: Date | null) => (d ? d.toISOString() : '');
     return rows.map((r) => [r.code, r.status, iso(r.redeemed_at), iso(r.exported_at), iso(r.refunded_at)]);
   };
@@ -77,7 +82,11 @@ describe('upload batches (docs/product.md §20.1)', () => {
     // A code that came by no upload: the product's "before batches" batch.
     const [direct] = await addCodes(t.db, product, [randomCode('BD')]);
 
-    const first = await upload(product, ['code', ...a, a[0].toLowerCase(), 'not a code!'].join('\n'), 'first.csv').expect(201);
+    const first = await upload(
+      product,
+      ['code', ...a, a[0].toLowerCase(), 'not a code!'].join('\n'),
+      'first.csv',
+    ).expect(201);
     expect(first.body).toMatchObject({ inserted: 5, duplicates: 1, invalid: 1, batchId: expect.stringMatching(UUID) });
     const second = await upload(product, [...b, a[1]].join('\n'), 'second.txt').expect(201);
     expect(second.body).toMatchObject({ inserted: 4, duplicates: 1, invalid: 0, batchId: expect.stringMatching(UUID) });
@@ -94,10 +103,26 @@ describe('upload batches (docs/product.md §20.1)', () => {
       .set(auth)
       .attach('file', Buffer.from([a[4], b[0], 'NEVER-UPLOADED-1', 'bad code!'].join('\n')), 'refunds.txt')
       .expect(200);
-    expect(voided.body).toMatchObject({ voided: 1, unknown: 1, alreadyVoid: 0, invalid: 1, batchId: expect.stringMatching(UUID) });
+    expect(voided.body).toMatchObject({
+      voided: 1,
+      unknown: 1,
+      alreadyVoid: 0,
+      invalid: 1,
+      batchId: expect.stringMatching(UUID),
+    });
     // Exports: a[0]'s and b[0]'s redemptions, then a[0]'s again (exported once, counted once).
-    await t.http().post('/api/export/selected-redemptions').set(auth).send({ redemptionIds: [redeemedA0, redeemedB0], format: 'csv' }).expect(200);
-    await t.http().post('/api/export/selected-redemptions').set(auth).send({ redemptionIds: [redeemedA0], format: 'txt' }).expect(200);
+    await t
+      .http()
+      .post('/api/export/selected-redemptions')
+      .set(auth)
+      .send({ redemptionIds: [redeemedA0, redeemedB0], format: 'csv' })
+      .expect(200);
+    await t
+      .http()
+      .post('/api/export/selected-redemptions')
+      .set(auth)
+      .send({ redemptionIds: [redeemedA0], format: 'txt' })
+      .expect(200);
 
     const batches = await batchesOf(product);
     expect(batches.map((x) => x.id)).toEqual([voided.body.batchId, second.body.batchId, first.body.batchId, product]);
@@ -176,10 +201,24 @@ describe('upload batches (docs/product.md §20.1)', () => {
         [b[0], 'Refunded', true],
       ].sort(),
     );
-    expect(csvRows((await batchCsv(before.id).expect(200)).text).slice(1).map((r) => r[0])).toEqual([direct]);
+    expect(
+      csvRows((await batchCsv(before.id).expect(200)).text)
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual([direct]);
     // TXT: the codes alone.
-    const txt = await t.http().get(`/api/export/batch/${secondBatch.id}`).query({ format: 'txt' }).set(auth).expect(200);
-    expect(txt.text).toBe([...b].sort().map((c) => `${c}\r\n`).join(''));
+    const txt = await t
+      .http()
+      .get(`/api/export/batch/${secondBatch.id}`)
+      .query({ format: 'txt' })
+      .set(auth)
+      .expect(200);
+    expect(txt.text).toBe(
+      [...b]
+        .sort()
+        .map((c) => `${c}\r\n`)
+        .join(''),
+    );
 
     // A deleted available code leaves its batch; the file and the counts follow.
     const [{ id: gone }] = await t.db.query(`SELECT id FROM voucher_codes WHERE code = $1`, [a[2]]);
@@ -187,23 +226,37 @@ describe('upload batches (docs/product.md §20.1)', () => {
     const after = (await batchesOf(product)).find((x) => x.id === firstBatch.id)!;
     expect(after.counts).toEqual({ uploaded: 4, redeemed: 2, unredeemed: 1, void: 1, exported: 1 });
     expect(after.inserted).toBe(5);
-    expect(csvRows((await batchCsv(firstBatch.id).expect(200)).text).slice(1)).toEqual(await databaseRows('v.batch_id = $1', firstBatch.id));
+    expect(csvRows((await batchCsv(firstBatch.id).expect(200)).text).slice(1)).toEqual(
+      await databaseRows('v.batch_id = $1', firstBatch.id),
+    );
 
     // Exporting is audited like every export.
     const [audited] = await t.db.query(
       `SELECT success, details FROM security_audit_log WHERE action = 'export.batch' AND details ->> 'batchId' = $1 ORDER BY created_at LIMIT 1`,
       [firstBatch.id],
     );
-    expect(audited).toEqual({ success: true, details: expect.objectContaining({ productId: product, batchKind: 'upload', format: 'csv', rows: 5 }) });
+    expect(audited).toEqual({
+      success: true,
+      details: expect.objectContaining({ productId: product, batchKind: 'upload', format: 'csv', rows: 5 }),
+    });
   });
 
   it('reads each of two uploads that ran at the same time back alone', async () => {
     const other = await createProduct(t, auth);
-    const files = [0, 1].map((i) => Array.from({ length: 2000 }, (_, n) => `SIM${i}-${String(n).padStart(5, '0')}-${randomCode('X').slice(2)}`));
-    const answers = await Promise.all(files.map((codes, i) => upload(other, codes.join('\n'), `same-time-${i}.txt`).expect(201)));
+    const files = [0, 1].map((i) =>
+      Array.from({ length: 2000 }, (_, n) => `SIM${i}-${String(n).padStart(5, '0')}-${randomCode('X').slice(2)}`),
+    );
+    const answers = await Promise.all(
+      files.map((codes, i) => upload(other, codes.join('\n'), `same-time-${i}.txt`).expect(201)),
+    );
     for (const [i, res] of answers.entries()) {
       expect(res.body.inserted).toBe(2000);
-      const txt = await t.http().get(`/api/export/batch/${res.body.batchId}`).query({ format: 'txt' }).set(auth).expect(200);
+      const txt = await t
+        .http()
+        .get(`/api/export/batch/${res.body.batchId}`)
+        .query({ format: 'txt' })
+        .set(auth)
+        .expect(200);
       expect(txt.text.trimEnd().split('\r\n')).toEqual([...files[i]].sort());
     }
     const listed = await batchesOf(other);
@@ -219,18 +272,26 @@ describe('upload batches (docs/product.md §20.1)', () => {
     const res = await upload(fresh, `${randomCode('NB')}\n`, 'only.txt').expect(201);
     expect((await batchesOf(fresh)).map((x) => x.id)).toEqual([res.body.batchId]);
     // Its "before batches" batch exists (id = product id): empty, not listed, no file.
-    await batchCsv(fresh).expect(404, { statusCode: 404, message: 'No voucher codes in this batch.', error: 'Not Found' });
+    await batchCsv(fresh).expect(404, {
+      statusCode: 404,
+      message: 'No voucher codes in this batch.',
+      error: 'Not Found',
+    });
   });
 
   it('answers 404 for an unknown product or batch and 400 for a malformed id', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect((await t.http().get(`/api/products/${unknown}/batches`).set(auth).expect(404)).body.message).toBe('Product not found.');
-    expect((await t.http().get('/api/products/nope/batches').set(auth).expect(400)).body.message).toBe('Invalid product ID.');
+    expect((await t.http().get(`/api/products/${unknown}/batches`).set(auth).expect(404)).body.message).toBe(
+      'Product not found.',
+    );
+    expect((await t.http().get('/api/products/nope/batches').set(auth).expect(400)).body.message).toBe(
+      'Invalid product ID.',
+    );
     expect((await batchCsv(unknown).expect(404)).body.message).toBe('Batch not found.');
     expect((await t.http().get('/api/export/batch/nope').set(auth).expect(400)).body.message).toBe('Invalid batch ID.');
-    expect((await t.http().get(`/api/export/batch/${product}`).query({ format: 'xls' }).set(auth).expect(400)).body.message).toBe(
-      'format must be csv or txt',
-    );
+    expect(
+      (await t.http().get(`/api/export/batch/${product}`).query({ format: 'xls' }).set(auth).expect(400)).body.message,
+    ).toBe('format must be csv or txt');
   });
 
   it('refuses a shop-manager both (403), lets an operator list batches but not take the codes away', async () => {
@@ -239,7 +300,9 @@ describe('upload batches (docs/product.md §20.1)', () => {
     const operator = bearer((await issueToken(t, (await createAdminUser(t, { role: 'operator' })).id)).token);
     await t.http().get(`/api/products/${product}/batches`).set(shopManager).expect(403);
     await t.http().get(`/api/export/batch/${batch.id}`).query({ format: 'csv' }).set(shopManager).expect(403);
-    expect((await t.http().get(`/api/products/${product}/batches`).set(operator).expect(200)).body).toEqual(await batchesOf(product));
+    expect((await t.http().get(`/api/products/${product}/batches`).set(operator).expect(200)).body).toEqual(
+      await batchesOf(product),
+    );
     await t.http().get(`/api/export/batch/${batch.id}`).query({ format: 'csv' }).set(operator).expect(403);
   });
 });

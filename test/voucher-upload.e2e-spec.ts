@@ -211,13 +211,32 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
       [product],
     );
     expect(rows).toEqual([
-      { success: true, details: { filename: 'codes.csv', inserted: 2, duplicates: 0, invalid: 0, batchId: expect.stringMatching(UUID) } },
-      { success: false, details: { filename: 'refused.txt', reason: expect.stringMatching(/^The file contains no valid voucher codes/) } },
+      {
+        success: true,
+        details: {
+          filename: 'codes.csv',
+          inserted: 2,
+          duplicates: 0,
+          invalid: 0,
+          batchId: expect.stringMatching(UUID),
+        },
+      },
+      {
+        success: false,
+        details: {
+          filename: 'refused.txt',
+          reason: expect.stringMatching(/^The file contains no valid voucher codes/),
+        },
+      },
     ]);
   });
 
   describe('malformed files get a clear 400 and write nothing', () => {
-    const longAfterQuote = ['code,batch', '"MAL-LQ0,a', ...Array.from({ length: 3000 }, (_, i) => `MAL-LQ${i + 1},b`)].join('\n');
+    const longAfterQuote = [
+      'code,batch',
+      '"MAL-LQ0,a',
+      ...Array.from({ length: 3000 }, (_, i) => `MAL-LQ${i + 1},b`),
+    ].join('\n');
     const cases: Array<[string, string, string | Buffer, string]> = [
       [
         'an unbalanced quote',
@@ -283,7 +302,11 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
       (await t.db.query(`SELECT pending_pages FROM pgstatginindex('idx_voucher_codes_code_trgm')`))[0].pending_pages;
     const product = await newProduct();
     // Codes written by SQL wait in the pending list (vacuum would merge them, much later)…
-    await addCodes(t.db, product, Array.from({ length: 300 }, (_, i) => `PENDING-${i}`));
+    await addCodes(
+      t.db,
+      product,
+      Array.from({ length: 300 }, (_, i) => `PENDING-${i}`),
+    );
     expect(await pendingPages()).toBeGreaterThan(0);
     // …an upload's are merged after its answer, with those before them.
     const codes = Array.from({ length: 2000 }, (_, i) => `MERGE-${i}-${randomHex(3)}`);

@@ -29,7 +29,11 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
   afterAll(() => t?.close());
 
   const voidFile = (product: string, content: string, filename: string, auth = operator) =>
-    t.http().post(`/api/products/${product}/voucher-codes/void`).set(auth).attach('file', Buffer.from(content, 'utf8'), filename);
+    t
+      .http()
+      .post(`/api/products/${product}/voucher-codes/void`)
+      .set(auth)
+      .attach('file', Buffer.from(content, 'utf8'), filename);
   const voidList = (product: string, codes: unknown, auth = operator) =>
     t.http().post(`/api/products/${product}/voucher-codes/void`).set(auth).send({ codes });
   const stateOf = async (codes: string[]) =>
@@ -61,7 +65,9 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     const [a1, a2, gone, keep] = await addCodes(t.db, product, ['VD-A1', 'VD-A2', 'VD-GONE', 'VD-KEEP']);
     const [foreign] = await addCodes(t.db, other, ['VD-OTHER']);
     const redeemed = await redeemNew(t, product, {}, 'VD-R');
-    expect(await keysAssignedTo(t, redeemed.id)).toEqual([{ license_key: key, max_activations: 1, current_activations: 1 }]);
+    expect(await keysAssignedTo(t, redeemed.id)).toEqual([
+      { license_key: key, max_activations: 1, current_activations: 1 },
+    ]);
     await voidList(product, [gone]).expect(200);
 
     const socket = await connectAdmin(t);
@@ -70,10 +76,16 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     const res = await voidFile(product, csv, 'refunds.csv').expect(200);
     try {
       expect(res.body).toEqual({
-        message: '2 voucher codes voided, 1 already redeemed (marked refunded, the customer keeps the key), 1 already void, 2 unknown.',
+        message:
+          '2 voucher codes voided, 1 already redeemed (marked refunded, the customer keeps the key), 1 already void, 2 unknown.',
         voided: 2,
         refundedAfterRedemption: [
-          { code: redeemed.code, redemptionId: redeemed.id, redeemedAt: expect.any(String), refundedAt: expect.any(String) },
+          {
+            code: redeemed.code,
+            redemptionId: redeemed.id,
+            redeemedAt: expect.any(String),
+            refundedAt: expect.any(String),
+          },
         ],
         unknown: 2,
         alreadyVoid: 1,
@@ -95,7 +107,9 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     });
 
     // The customer keeps the key already shown: still assigned, still used, never back in the pool.
-    expect(await keysAssignedTo(t, redeemed.id)).toEqual([{ license_key: key, max_activations: 1, current_activations: 1 }]);
+    expect(await keysAssignedTo(t, redeemed.id)).toEqual([
+      { license_key: key, max_activations: 1, current_activations: 1 },
+    ]);
     const page = await t.http().get(`/api/success-token/${redeemed.successToken}`).expect(200);
     expect(page.body.licenseKey).toBe(key);
     const next = await redeemNew(t, product, {}, 'VD-NEXT');
@@ -105,7 +119,9 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     const details = await t.http().get(`/api/redemptions/${redeemed.id}`).set(admin).expect(200);
     expect(details.body.refundedAt).toBe(res.body.refundedAfterRedemption[0].refundedAt);
     const list = await t.http().get('/api/redemptions').query({ search: redeemed.code }).set(admin).expect(200);
-    expect(list.body.redemptions.map((r: { refundedAt: string | null }) => r.refundedAt)).toEqual([details.body.refundedAt]);
+    expect(list.body.redemptions.map((r: { refundedAt: string | null }) => r.refundedAt)).toEqual([
+      details.body.refundedAt,
+    ]);
     const [audit] = await t.db.query(
       `SELECT success, details FROM security_audit_log WHERE action = 'vouchers.void' AND resource_id = $1 ORDER BY created_at DESC LIMIT 1`,
       [product],
@@ -126,7 +142,12 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
 
     // Again: nothing new to void, the refund keeps its first time.
     const again = await voidFile(product, csv, 'refunds.csv').expect(200);
-    expect(again.body).toMatchObject({ voided: 0, alreadyVoid: 3, unknown: 2, refundedAfterRedemption: res.body.refundedAfterRedemption });
+    expect(again.body).toMatchObject({
+      voided: 0,
+      alreadyVoid: 3,
+      unknown: 2,
+      refundedAfterRedemption: res.body.refundedAfterRedemption,
+    });
   });
 
   it("a void code's redeem is 410 with the message, and nothing is written", async () => {
@@ -166,7 +187,11 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     expect(voidTab.body.totalCount).toBe(2);
     expect((await tab({ redeemedOnly: 'false' })).body.codes.map((c: { code: string }) => c.code)).toEqual(['VL-3']);
     const redeemedTab = await tab({ redeemedOnly: 'true' });
-    expect(redeemedTab.body.codes[0]).toMatchObject({ code: used.code, status: 'redeemed', redemption: { refundedAt: expect.any(String) } });
+    expect(redeemedTab.body.codes[0]).toMatchObject({
+      code: used.code,
+      status: 'redeemed',
+      redemption: { refundedAt: expect.any(String) },
+    });
     expect((await tab({})).body.totalCount).toBe(4);
 
     const products = await t.http().get(`/api/products/${product}`).set(operator).expect(200);
@@ -183,7 +208,12 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     const [{ id: voidId }] = await t.db.query(`SELECT id FROM voucher_codes WHERE code = 'VL-1'`);
     const del = await t.http().delete(`/api/voucher-codes/${voidId}`).set(operator).expect(409);
     expect(del.body.message).toBe('Void voucher codes cannot be deleted.');
-    const all = await t.http().delete(`/api/products/${product}/voucher-codes`).set(operator).send({ deleteType: 'all-unredeemed' }).expect(200);
+    const all = await t
+      .http()
+      .delete(`/api/products/${product}/voucher-codes`)
+      .set(operator)
+      .send({ deleteType: 'all-unredeemed' })
+      .expect(200);
     expect(all.body.deletedCount).toBe(1);
     expect(Object.keys(await stateOf(['VL-1', 'VL-2', 'VL-3']))).toEqual(['VL-1', 'VL-2']);
     const upload = await t
@@ -196,16 +226,31 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
 
     const csvOf = (text: string) => parse(text.replace(/^\ufeff/, ''));
     await addCodes(t.db, product, ['VL-4']);
-    const unredeemed = await t.http().get('/api/export/unredeemed-vouchers').query({ productId: product, format: 'csv' }).set(admin).expect(200);
+    const unredeemed = await t
+      .http()
+      .get('/api/export/unredeemed-vouchers')
+      .query({ productId: product, format: 'csv' })
+      .set(admin)
+      .expect(200);
     expect(csvOf(unredeemed.text).map((r: string[]) => [r[0], r[3]])).toEqual([
       ['Voucher Code', 'Status'],
       ['VL-4', 'Available'],
     ]);
-    const codes = await t.http().get('/api/export/redeemed-voucher-codes').query({ productId: product, format: 'csv' }).set(admin).expect(200);
+    const codes = await t
+      .http()
+      .get('/api/export/redeemed-voucher-codes')
+      .query({ productId: product, format: 'csv' })
+      .set(admin)
+      .expect(200);
     const [header, row] = csvOf(codes.text);
     expect(header).toEqual(['Voucher Code', 'Product', 'Redeemed At', 'Status', 'Refunded At']);
     expect([row[0], row[3], row[4]]).toEqual([used.code, 'Refunded', redeemedTab.body.codes[0].redemption.refundedAt]);
-    const data = await t.http().post('/api/export/selected-redemptions').set(admin).send({ redemptionIds: [used.id], format: 'csv' }).expect(200);
+    const data = await t
+      .http()
+      .post('/api/export/selected-redemptions')
+      .set(admin)
+      .send({ redemptionIds: [used.id], format: 'csv' })
+      .expect(200);
     const [dataHeader, dataRow] = csvOf(data.text);
     expect(dataRow[dataHeader.indexOf('Refunded At')]).toBe(redeemedTab.body.codes[0].redemption.refundedAt);
   });
@@ -224,12 +269,18 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     const product = await createProduct(t, admin);
     const [code] = await addCodes(t.db, product, [randomCode('REF')]);
     const none = await t.http().post(`/api/products/${product}/voucher-codes/void`).set(operator).send({}).expect(400);
-    expect(none.body.message).toBe('Send the voucher codes to void as {"codes": [...]} or as a CSV or TXT file (form field "file").');
+    expect(none.body.message).toBe(
+      'Send the voucher codes to void as {"codes": [...]} or as a CSV or TXT file (form field "file").',
+    );
     expect((await voidList(product, []).expect(400)).body.message).toBe('Name at least one voucher code to void.');
     expect((await voidList(product, 'ABC').expect(400)).body.message).toBe('codes must be a list of voucher codes');
     const tooMany = Array.from({ length: 1001 }, (_, i) => `TM-${i}`);
-    expect((await voidList(product, tooMany).expect(400)).body.message).toBe('At most 1000 voucher codes at once: send a file for more');
-    expect((await voidFile(product, `${code}\n`, 'codes.xlsx').expect(400)).body.message).toBe('Only .csv and .txt files are accepted.');
+    expect((await voidList(product, tooMany).expect(400)).body.message).toBe(
+      'At most 1000 voucher codes at once: send a file for more',
+    );
+    expect((await voidFile(product, `${code}\n`, 'codes.xlsx').expect(400)).body.message).toBe(
+      'Only .csv and .txt files are accepted.',
+    );
     const invalid = await voidList(product, ['not valid!']).expect(400);
     expect(invalid.body).toMatchObject({ voided: 0, invalid: 1, invalidSamples: ['not valid!'] });
     await voidList('00000000-0000-4000-8000-000000000000', [code]).expect(404);
@@ -256,9 +307,10 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     } finally {
       statements.mockRestore();
     }
-    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM voucher_codes WHERE product_id = $1 AND voided_at IS NOT NULL`, [
-      product,
-    ]);
+    const [{ n }] = await t.db.query(
+      `SELECT count(*)::int AS n FROM voucher_codes WHERE product_id = $1 AND voided_at IS NOT NULL`,
+      [product],
+    );
     expect(n).toBe(100_000);
     // Set-based: the void's transaction (on the connection that ran the COPY, from its BEGIN to its COMMIT) loads the
     // file with one COPY and voids with one statement, whatever the number of codes; never a statement per code.

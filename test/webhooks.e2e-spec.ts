@@ -24,13 +24,19 @@ describe('Webhooks', () => {
   const receivers: Array<{ close(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ ...RECEIVERS_ON_LOOPBACK, GEO_BLOCKED_COUNTRIES: '', WEBHOOK_BACKOFF_MS: '20', WEBHOOK_TIMEOUT_MS: '5000' });
+    t = await startTestApp({
+      ...RECEIVERS_ON_LOOPBACK,
+      GEO_BLOCKED_COUNTRIES: '',
+      WEBHOOK_BACKOFF_MS: '20',
+      WEBHOOK_TIMEOUT_MS: '5000',
+    });
     admin = bearer(await tokenFor(t, 'admin'));
     product = await productId(t.db, PRODUCTS.homeBusinessMac);
   });
   afterEach(async () => {
     // Endpoints of one test never receive another's events.
-    for (const e of (await t.http().get('/api/webhooks').set(admin)).body) await t.http().delete(`/api/webhooks/${e.id}`).set(admin);
+    for (const e of (await t.http().get('/api/webhooks').set(admin)).body)
+      await t.http().delete(`/api/webhooks/${e.id}`).set(admin);
     for (const r of receivers.splice(0)) await r.close();
   });
   afterAll(() => t?.close());
@@ -53,7 +59,8 @@ describe('Webhooks', () => {
       attempts: number;
       responseStatus: number | null;
     }>;
-  const hmac = (secret: string, t: string, body: string) => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+  const hmac = (secret: string, t: string, body: string) =>
+    createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
 
   it('signs each delivery with the secret shown once at registration; the secret is stored sealed', async () => {
     const r = await receiver();
@@ -86,12 +93,23 @@ describe('Webhooks', () => {
       id: expect.any(String),
       event: 'redemption.created',
       createdAt: expect.any(String),
-      data: { redemptionId: redeemed.id, voucherCode: redeemed.code, productName: PRODUCTS.homeBusinessMac, isManualProcessing: false },
+      data: {
+        redemptionId: redeemed.id,
+        voucherCode: redeemed.code,
+        productName: PRODUCTS.homeBusinessMac,
+        isManualProcessing: false,
+      },
     });
     expect(hook.headers['webhook-id']).toBe(body.id);
     await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'delivered', 15_000, 'delivered');
     expect(await deliveries(endpoint.id)).toEqual([
-      expect.objectContaining({ id: body.id, event: 'redemption.created', status: 'delivered', attempts: 1, responseStatus: 200 }),
+      expect.objectContaining({
+        id: body.id,
+        event: 'redemption.created',
+        status: 'delivered',
+        attempts: 1,
+        responseStatus: 200,
+      }),
     ]);
   });
 
@@ -119,21 +137,38 @@ describe('Webhooks', () => {
     const res = await t.http().post(`/api/webhooks/${endpoint.id}/test`).set(admin).expect(202);
     expect(res.body).toEqual({ message: 'Test event queued.', deliveryId: expect.any(String) });
     await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'delivered', 15_000, 'delivered');
-    expect(JSON.parse(r.received[0].body)).toMatchObject({ event: 'webhook.test', data: { message: 'This is a test event.' } });
-    const [row] = await t.db.query(`SELECT length(response_body) AS n FROM webhook_deliveries WHERE id = $1`, [res.body.deliveryId]);
+    expect(JSON.parse(r.received[0].body)).toMatchObject({
+      event: 'webhook.test',
+      data: { message: 'This is a test event.' },
+    });
+    const [row] = await t.db.query(`SELECT length(response_body) AS n FROM webhook_deliveries WHERE id = $1`, [
+      res.body.deliveryId,
+    ]);
     expect(row.n).toBe(1024);
 
-    await t.http().delete(`/api/webhooks/${endpoint.id}`).set(admin).expect(200, { success: true, message: 'Webhook deleted.' });
+    await t
+      .http()
+      .delete(`/api/webhooks/${endpoint.id}`)
+      .set(admin)
+      .expect(200, { success: true, message: 'Webhook deleted.' });
     await t.http().get(`/api/webhooks/${endpoint.id}/deliveries`).set(admin).expect(404);
     await t.http().post(`/api/webhooks/${endpoint.id}/test`).set(admin).expect(404);
-    expect((await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]))[0].n).toBe(0);
+    expect(
+      (await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]))[0]
+        .n,
+    ).toBe(0);
   });
 
   it('announces voucher.voided from a void and redemption.license_assigned from a manual assignment', async () => {
     const r = await receiver();
     const endpoint = await register(r.url, ['voucher.voided', 'redemption.license_assigned']);
     const [gone] = await addCodes(t.db, product, [randomCode('WHV')]);
-    await t.http().post(`/api/products/${product}/voucher-codes/void`).set(admin).send({ codes: [gone] }).expect(200);
+    await t
+      .http()
+      .post(`/api/products/${product}/voucher-codes/void`)
+      .set(admin)
+      .send({ codes: [gone] })
+      .expect(200);
     const managed = await licenseManagedProduct(t.db, `Webhook ${randomCode('P')}`);
     const waiting = await redeemNew(t, managed, {}, 'WHM');
     await t
@@ -145,7 +180,12 @@ describe('Webhooks', () => {
     await eventually(async () => r.received.length === 2, 15_000, 'two deliveries');
     const events = Object.fromEntries(r.received.map((h) => JSON.parse(h.body)).map((b) => [b.event, b.data]));
     expect(events).toEqual({
-      'voucher.voided': expect.objectContaining({ productId: product, voided: 1, refundedAfterRedemption: 0, unknown: 0 }),
+      'voucher.voided': expect.objectContaining({
+        productId: product,
+        voided: 1,
+        refundedAfterRedemption: 0,
+        unknown: 0,
+      }),
       'redemption.license_assigned': { redemptionId: waiting.id, voucherCode: waiting.code, source: 'manual' },
     });
     expect((await deliveries(endpoint.id)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
@@ -155,15 +195,28 @@ describe('Webhooks', () => {
     const cases: Array<[unknown, string]> = [
       [{ url: 'ftp://example.com/x', events: ['pool.low'] }, 'The webhook URL must start with https://.'],
       [{ url: 'not a url', events: ['pool.low'] }, 'The webhook URL must be a valid https:// URL.'],
-      [{ url: 'https://user:pw@example.com/x', events: ['pool.low'] }, 'The webhook URL must not contain a user name or password.'],
+      [
+        { url: 'https://user:pw@example.com/x', events: ['pool.low'] },
+        'The webhook URL must not contain a user name or password.',
+      ],
       // Test mode allows loopback receivers, nothing else private.
-      [{ url: 'https://10.0.0.1/hook', events: ['pool.low'] }, 'The webhook URL must point to a public address: 10.0.0.1 is a private, loopback or link-local address.'],
+      [
+        { url: 'https://10.0.0.1/hook', events: ['pool.low'] },
+        'The webhook URL must point to a public address: 10.0.0.1 is a private, loopback or link-local address.',
+      ],
       [{ url: 'https://example.com/x', events: [] }, 'Choose at least one event.'],
-      [{ url: 'https://example.com/x', events: ['redemption.deleted'] }, expect.stringContaining('Events must be among: redemption.created')],
+      [
+        { url: 'https://example.com/x', events: ['redemption.deleted'] },
+        expect.stringContaining('Events must be among: redemption.created'),
+      ],
       [{ events: ['pool.low'] }, 'The webhook URL is required.'],
     ] as Array<[unknown, string]>;
     for (const [body, message] of cases) {
-      const res = await t.http().post('/api/webhooks').set(admin).send(body as object);
+      const res = await t
+        .http()
+        .post('/api/webhooks')
+        .set(admin)
+        .send(body as object);
       expect({ body, status: res.status, message: res.body.message }).toEqual({ body, status: 400, message });
     }
     expect((await t.db.query(`SELECT count(*)::int AS n FROM webhook_endpoints`))[0].n).toBe(0);
@@ -175,18 +228,37 @@ describe('Webhooks', () => {
       const auth = bearer(await tokenFor(prod, 'admin'));
       const refused: Array<[string, string]> = [
         ['http://10.0.0.1/hook', 'The webhook URL must start with https://.'],
-        ['https://10.0.0.1/hook', 'The webhook URL must point to a public address: 10.0.0.1 is a private, loopback or link-local address.'],
-        ['https://169.254.169.254/latest/meta-data', 'The webhook URL must point to a public address: 169.254.169.254 is a private, loopback or link-local address.'],
-        ['https://localhost/hook', expect.stringMatching(/^The webhook URL must point to a public address: (127\.0\.0\.1|::1) is a private/)],
+        [
+          'https://10.0.0.1/hook',
+          'The webhook URL must point to a public address: 10.0.0.1 is a private, loopback or link-local address.',
+        ],
+        [
+          'https://169.254.169.254/latest/meta-data',
+          'The webhook URL must point to a public address: 169.254.169.254 is a private, loopback or link-local address.',
+        ],
+        [
+          'https://localhost/hook',
+          expect.stringMatching(/^The webhook URL must point to a public address: (127\.0\.0\.1|::1) is a private/),
+        ],
         ['https://[::ffff:192.168.1.1]/hook', expect.stringContaining('must point to a public address')],
-        ['https://[::127.0.0.1]/', 'The webhook URL must point to a public address: ::7f00:1 is a private, loopback or link-local address.'],
+        [
+          'https://[::127.0.0.1]/',
+          'The webhook URL must point to a public address: ::7f00:1 is a private, loopback or link-local address.',
+        ],
         ['https://[64:ff9b::a9fe:a9fe]/hook', expect.stringContaining('must point to a public address')],
         ['https://[2002:c0a8:101::1]/hook', expect.stringContaining('must point to a public address')],
-        ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', expect.stringContaining('must point to a public address')],
+        [
+          'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+          expect.stringContaining('must point to a public address'),
+        ],
         [`http://127.0.0.1:9/hook`, 'The webhook URL must start with https://.'],
       ] as Array<[string, string]>;
       for (const [url, message] of refused) {
-        const res = await prod.http().post('/api/webhooks').set(auth).send({ url, events: ['pool.low'] });
+        const res = await prod
+          .http()
+          .post('/api/webhooks')
+          .set(auth)
+          .send({ url, events: ['pool.low'] });
         expect({ url, status: res.status, message: res.body.message }).toEqual({ url, status: 400, message });
       }
       expect((await t.db.query(`SELECT count(*)::int AS n FROM webhook_endpoints`))[0].n).toBe(0);
@@ -263,17 +335,28 @@ describe('Webhooks through Bull on Redis', () => {
 
   it('delivers a redemption.created through the webhook queue, retrying a failed attempt as a delayed job', async () => {
     receiver = await startReceiver((n) => (n === 1 ? { status: 503 } : { status: 200 }));
-    const res = await t.http().post('/api/webhooks').set(admin).send({ url: receiver.url, events: ['redemption.created'] }).expect(201);
+    const res = await t
+      .http()
+      .post('/api/webhooks')
+      .set(admin)
+      .send({ url: receiver.url, events: ['redemption.created'] })
+      .expect(201);
     const { code: voucherCode } = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), {}, 'WHB');
-    await eventually(async () => {
-      const [row] = await t.db.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [res.body.id]);
-      return row?.status === 'delivered';
-    }, 15_000, 'the delivery through Bull');
+    await eventually(
+      async () => {
+        const [row] = await t.db.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [res.body.id]);
+        return row?.status === 'delivered';
+      },
+      15_000,
+      'the delivery through Bull',
+    );
     expect(receiver.received.map((h) => h.answered)).toEqual([503, 200]);
     const body = JSON.parse(receiver.received[1].body);
     expect(body).toMatchObject({ event: 'redemption.created', data: { voucherCode } });
     const secretCheck = createHmac('sha256', res.body.secret)
-      .update(`${/t=(\d+)/.exec(String(receiver.received[1].headers['webhook-signature']))![1]}.${receiver.received[1].body}`)
+      .update(
+        `${/t=(\d+)/.exec(String(receiver.received[1].headers['webhook-signature']))![1]}.${receiver.received[1].body}`,
+      )
       .digest('hex');
     expect(receiver.received[1].headers['webhook-signature']).toContain(`v1=${secretCheck}`);
     await eventually(async () => (await t.app.get(JobQueue).pendingWebhookJobs()) === 0, 15_000, 'no webhook job left');
@@ -298,7 +381,11 @@ describe('Webhooks: paused endpoints and payloads', () => {
       disabledCommands: ['STARTTLS'],
       logger: false,
       onRcptTo(address, _session, callback) {
-        callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+        callback(
+          Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), {
+            responseCode: 550,
+          }),
+        );
       },
     });
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
@@ -320,24 +407,44 @@ describe('Webhooks: paused endpoints and payloads', () => {
   });
 
   const endpointOf = async (id: string) =>
-    ((await t.http().get('/api/webhooks').set(admin).expect(200)).body as Array<{ id: string; pausedAt: string | null; consecutiveFailures: number }>).find(
-      (e) => e.id === id,
-    )!;
+    (
+      (await t.http().get('/api/webhooks').set(admin).expect(200)).body as Array<{
+        id: string;
+        pausedAt: string | null;
+        consecutiveFailures: number;
+      }>
+    ).find((e) => e.id === id)!;
   const audited = async (action: string, id: string) =>
-    (await t.db.query(`SELECT count(*)::int AS n FROM security_audit_log WHERE action = $1 AND resource_id = $2`, [action, id]))[0].n;
+    (
+      await t.db.query(`SELECT count(*)::int AS n FROM security_audit_log WHERE action = $1 AND resource_id = $2`, [
+        action,
+        id,
+      ])
+    )[0].n;
 
   it('pauses an endpoint that keeps failing: no further attempt, deliveries kept; Resume (audited) sends them', async () => {
     let answer = 503;
     const r = await startReceiver(() => ({ status: answer }));
     receivers.push(r);
-    const hook = (await t.http().post('/api/webhooks').set(admin).send({ url: r.url, events: ['redemption.created'] }).expect(201)).body;
+    const hook = (
+      await t
+        .http()
+        .post('/api/webhooks')
+        .set(admin)
+        .send({ url: r.url, events: ['redemption.created'] })
+        .expect(201)
+    ).body;
     const product = await productId(t.db, PRODUCTS.homeBusinessMac);
     await redeemNew(t, product, {}, 'WHP');
 
-    const paused = await eventually(async () => {
-      const endpoint = await endpointOf(hook.id);
-      return endpoint.pausedAt ? endpoint : null;
-    }, 15_000, 'the endpoint paused');
+    const paused = await eventually(
+      async () => {
+        const endpoint = await endpointOf(hook.id);
+        return endpoint.pausedAt ? endpoint : null;
+      },
+      15_000,
+      'the endpoint paused',
+    );
     expect(paused.consecutiveFailures).toBe(3);
     expect(r.received).toHaveLength(3);
     expect(await audited('webhook.pause', hook.id)).toBe(1);
@@ -357,10 +464,14 @@ describe('Webhooks: paused endpoints and payloads', () => {
     answer = 200;
     const resumed = await t.http().post(`/api/webhooks/${hook.id}/resume`).set(admin).expect(200);
     expect(resumed.body).toEqual({ success: true, message: 'Webhook resumed.', requeued: 2 });
-    await eventually(async () => {
-      const rows = await t.db.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]);
-      return rows.every((row: { status: string }) => row.status === 'delivered');
-    }, 15_000, 'both deliveries delivered after Resume');
+    await eventually(
+      async () => {
+        const rows = await t.db.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]);
+        return rows.every((row: { status: string }) => row.status === 'delivered');
+      },
+      15_000,
+      'both deliveries delivered after Resume',
+    );
     expect(await endpointOf(hook.id)).toMatchObject({ pausedAt: null, consecutiveFailures: 0 });
     expect(await audited('webhook.resume', hook.id)).toBe(1);
     const again = await t.http().post(`/api/webhooks/${hook.id}/resume`).set(admin).expect(409);
@@ -372,13 +483,24 @@ describe('Webhooks: paused endpoints and payloads', () => {
   it('email.failed says why in classes and SMTP codes, never with the provider text that quotes the customer', async () => {
     const r = await startReceiver();
     receivers.push(r);
-    const hook = (await t.http().post('/api/webhooks').set(admin).send({ url: r.url, events: ['email.failed'] }).expect(201)).body;
+    const hook = (
+      await t
+        .http()
+        .post('/api/webhooks')
+        .set(admin)
+        .send({ url: r.url, events: ['email.failed'] })
+        .expect(201)
+    ).body;
     const email = `leaky.${randomBytes(4).toString('hex')}@example.com`;
     const redeemed = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), { email }, 'WHF');
     await eventually(async () => r.received.length === 1, 15_000, 'the email.failed delivery');
     const body = JSON.parse(r.received[0].body);
     expect(body.event).toBe('email.failed');
-    expect(body.data).toMatchObject({ redemptionId: redeemed.id, attempts: 1, errors: [{ provider: 'primary', reason: 'rejected', smtpCode: 550 }] });
+    expect(body.data).toMatchObject({
+      redemptionId: redeemed.id,
+      attempts: 1,
+      errors: [{ provider: 'primary', reason: 'rejected', smtpCode: 550 }],
+    });
     expect(r.received[0].body).not.toContain(email.split('@')[0]);
     // The staff-only e-mail log still has the provider's own words.
     const [log] = await t.db.query(`SELECT error FROM email_logs WHERE redemption_id = $1`, [redeemed.id]);

@@ -73,7 +73,8 @@ export async function createHttpApp(
   // API_DOCS=off (the production default): /api/docs and /api/docs-json answer 404 like any unknown API path.
   if (config.apiDocs === 'public') serveApiDocs(app);
 
-  if (config.serveFrontend) app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
+  if (config.serveFrontend)
+    app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
   return app;
 }
 
@@ -95,10 +96,16 @@ function serveApiDocs(app: INestApplication): void {
  * The embedded default's worker (`--jobs-worker`, forked by the API process without REDIS_URL): the in-process job
  * runner without HTTP, fed by the API over IPC; its real-time events go back the same way (worker-process.ts).
  */
-export async function createEmbeddedWorkerContext(config: AppConfig, databaseUrl: string): Promise<INestApplicationContext> {
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { databaseUrl, processJobs: true }), {
-    bufferLogs: true,
-  });
+export async function createEmbeddedWorkerContext(
+  config: AppConfig,
+  databaseUrl: string,
+): Promise<INestApplicationContext> {
+  const app = await NestFactory.createApplicationContext(
+    AppModule.forRoot(config, { databaseUrl, processJobs: true }),
+    {
+      bufferLogs: true,
+    },
+  );
   app.useLogger(app.get(Logger));
   serveApiProcess(app);
   return app;
@@ -106,9 +113,12 @@ export async function createEmbeddedWorkerContext(config: AppConfig, databaseUrl
 
 /** A worker process: the job processors without HTTP (`npm run worker`, needs REDIS_URL). */
 export async function createWorkerContext(config: AppConfig, databaseUrl: string): Promise<INestApplicationContext> {
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, { databaseUrl, processJobs: true }), {
-    bufferLogs: true,
-  });
+  const app = await NestFactory.createApplicationContext(
+    AppModule.forRoot(config, { databaseUrl, processJobs: true }),
+    {
+      bufferLogs: true,
+    },
+  );
   app.useLogger(app.get(Logger));
   // Events of the jobs (e-mail outcomes) reach the admins connected to the API instances through Redis.
   const events = workerEventServer(config.redisUrl!, config.redisPrefix);

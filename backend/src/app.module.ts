@@ -67,7 +67,10 @@ export class AppModule {
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
           pinoHttp: options.logStream ? [pinoHttpOptions, options.logStream] : pinoHttpOptions,
         }),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(options.databaseUrl, { extra: { max: config.dbPoolSize } }), migrationsRun: true }),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(options.databaseUrl, { extra: { max: config.dbPoolSize } }),
+          migrationsRun: true,
+        }),
         DatabaseModule,
         JobsModule.forRoot(config, { processJobs: options.processJobs, workerProcess: options.workerProcess }),
         AuditModule,

@@ -32,7 +32,11 @@ async function main(): Promise<number> {
   let dataSource: DataSource | undefined;
   try {
     database = await prepareDatabase(config);
-    dataSource = await new DataSource({ ...dataSourceOptions(database.url), extra: { max: 2 }, logging: false }).initialize();
+    dataSource = await new DataSource({
+      ...dataSourceOptions(database.url),
+      extra: { max: 2 },
+      logging: false,
+    }).initialize();
     if (command.command === 'rotate-data-key') return await rotateDataKey(dataSource, config);
     return await run(dataSource, command, config);
   } finally {
@@ -78,7 +82,9 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
     `${c.licenseKeys} licence keys, ${c.productKeys} product keys, ${c.webhookSecrets} webhook secrets, ${c.totpSecrets} TOTP secrets`;
   if (remaining > 0) {
     console.error(`Still not under DATA_KEY: ${describe(left)}.`);
-    console.error('Keep DATA_KEY_PREVIOUS, make sure every instance runs with the new DATA_KEY, and run rotate-data-key again.');
+    console.error(
+      'Keep DATA_KEY_PREVIOUS, make sure every instance runs with the new DATA_KEY, and run rotate-data-key again.',
+    );
     return 1;
   }
   console.log(`Still not under DATA_KEY: ${describe(left)}. Every key is now under DATA_KEY:`);
@@ -98,12 +104,18 @@ async function run(
   const password = generatePassword();
   const { hash, salt } = await hashPassword(password);
   const recorded = (action: string, userId: string, details: Record<string, unknown>, db: Db) =>
-    audit.record({ action, success: true, resource: 'admin_users', resourceId: userId, details: { ...details, via: 'cli' } }, db);
+    audit.record(
+      { action, success: true, resource: 'admin_users', resourceId: userId, details: { ...details, via: 'cli' } },
+      db,
+    );
 
   if (command.command === 'create') {
     const email = command.email ?? `${command.username.toLowerCase()}@localhost`;
     const created = await database.transaction(async (db) => {
-      const id = await users.insertIfAbsent({ username: command.username, email, passwordHash: hash, salt, role: command.role }, db);
+      const id = await users.insertIfAbsent(
+        { username: command.username, email, passwordHash: hash, salt, role: command.role },
+        db,
+      );
       if (id) await recorded('cli.user-create', id, { username: command.username, role: command.role }, db);
       return id;
     });

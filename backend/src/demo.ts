@@ -28,7 +28,8 @@ export function demoAdminPassword(env: Env): string | undefined {
  * EMBEDDED_POSTGRES_PORT is set), never on DATABASE_URL or Redis, so the demo codes land nowhere else.
  */
 export function demoEnv(env: Env, adminPassword: string | undefined): Env {
-  if (env.NODE_ENV === 'production') throw new ConfigError('npm run demo is a local try-out: unset NODE_ENV=production');
+  if (env.NODE_ENV === 'production')
+    throw new ConfigError('npm run demo is a local try-out: unset NODE_ENV=production');
   return {
     ...env,
     ADMIN_PASSWORD: env.ADMIN_PASSWORD || adminPassword,
@@ -58,7 +59,11 @@ const randomPart = (length: number) =>
  * password `generated` for this start (demoAdminPassword; a first start created the admin with it already).
  * Answers one code per product and the admin login.
  */
-export async function seedDemo(app: INestApplication, config: AppConfig, generated: string | undefined): Promise<DemoSeed> {
+export async function seedDemo(
+  app: INestApplication,
+  config: AppConfig,
+  generated: string | undefined,
+): Promise<DemoSeed> {
   const actor = { adminUserId: null, ipAddress: null, userAgent: 'npm run demo' };
   const products = (await app.get(ProductService).list()).filter((p) => p.status === 'active');
 

@@ -17,12 +17,16 @@ async function main(): Promise<void> {
   const config = loadConfig(env);
   // Start-up logs (embedded PostgreSQL at debug level, migrations) in the format and level of the rest.
   Logger.overrideLogger(PinoNestLogger.create(config));
-  if (worker && !config.redisUrl) throw new ConfigError('npm run worker needs REDIS_URL: without Redis, npm start runs its own job worker');
+  if (worker && !config.redisUrl)
+    throw new ConfigError('npm run worker needs REDIS_URL: without Redis, npm start runs its own job worker');
   if (jobsWorker) return runJobsWorker(config);
   const database = await prepareDatabase(config);
   // Without Redis the jobs run in a worker process of our own, on the other core (EMBEDDED_WORKER=false: in this one).
-  const workerProcess = !worker && !config.redisUrl && config.embeddedWorker ? jobsWorkerOptions(env, database.url) : undefined;
-  const app = worker ? await createWorkerContext(config, database.url) : await createHttpApp(config, database.url, { workerProcess });
+  const workerProcess =
+    !worker && !config.redisUrl && config.embeddedWorker ? jobsWorkerOptions(env, database.url) : undefined;
+  const app = worker
+    ? await createWorkerContext(config, database.url)
+    : await createHttpApp(config, database.url, { workerProcess });
   // On SIGINT/SIGTERM: close Nest (HTTP, queues, connections, the jobs worker), then stop the embedded PostgreSQL,
   // then exit. (Nest's own shutdown hooks would re-raise the signal and kill the process before the database stops.)
   let stopping = false;

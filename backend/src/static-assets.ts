@@ -52,7 +52,12 @@ async function renderPage(html: string, config: PublicConfig): Promise<Page> {
     gzip(identity, { level: 9 }),
   ]);
   // Weak: the br, gzip and plain bodies are the same page, not the same bytes.
-  return { etag: `W/"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`, identity, br, gzip: gz };
+  return {
+    etag: `W/"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
+    identity,
+    br,
+    gzip: gz,
+  };
 }
 
 /**
@@ -75,8 +80,11 @@ function htmlPages(dist: string, config: PublicConfig): (path: string) => Promis
     return entry.page;
   };
   const pagesDir = join(dist, 'pages');
-  const built = existsSync(pagesDir) ? readdirSync(pagesDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html')) : [];
-  for (const file of [join(dist, 'index.html'), ...built.map((f) => join(pagesDir, f))]) load(file)?.catch(() => undefined);
+  const built = existsSync(pagesDir)
+    ? readdirSync(pagesDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'))
+    : [];
+  for (const file of [join(dist, 'index.html'), ...built.map((f) => join(pagesDir, f))])
+    load(file)?.catch(() => undefined);
   return (path) => {
     const route = path.replace(/\/+$/, '');
     // Plain route paths only (lower-case words and dashes), so no request names a file of its own choosing.
@@ -94,15 +102,16 @@ function htmlPages(dist: string, config: PublicConfig): (path: string) => Promis
 function successTokenPreload(req: Request): string | undefined {
   if (!/^\/success\/(windows|mac)\/?$/i.test(req.path)) return undefined;
   const token = new URL(req.originalUrl, 'http://localhost').searchParams.get('token')?.trim();
-  return token ? `</api/success-token/${encodeURIComponent(token)}>; rel=preload; as=fetch; crossorigin=use-credentials` : undefined;
+  return token
+    ? `</api/success-token/${encodeURIComponent(token)}>; rel=preload; as=fetch; crossorigin=use-credentials`
+    : undefined;
 }
 
 function sendPage(req: Request, res: Response, page: Page): void {
   // Brotli when the browser takes it, even where it lists gzip first ("gzip, deflate, br").
-  const encoding = (new Negotiator(req).encoding as (available: string[], options: { preferred: string[] }) => string | undefined)(
-    ['br', 'gzip', 'identity'],
-    { preferred: ['br', 'gzip', 'identity'] },
-  );
+  const encoding = (
+    new Negotiator(req).encoding as (available: string[], options: { preferred: string[] }) => string | undefined
+  )(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache');
   res.setHeader('Vary', 'Accept-Encoding');
@@ -134,7 +143,8 @@ export function frontendMiddleware(dist: string, config: PublicConfig): RequestH
     index: false,
     serveStatic: {
       index: false,
-      setHeaders: (res, path) => res.setHeader('Cache-Control', path.includes(`${sep}assets${sep}`) ? IMMUTABLE : 'no-cache'),
+      setHeaders: (res, path) =>
+        res.setHeader('Cache-Control', path.includes(`${sep}assets${sep}`) ? IMMUTABLE : 'no-cache'),
     },
   });
   const pages = htmlPages(dist, config);

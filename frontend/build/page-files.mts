@@ -130,16 +130,24 @@ export function pageFiles(pages: PageFile[]): Plugin {
           let html: string;
           if (page.prerender && renderer) {
             const { html: markup, styles } = await renderer.renderPage(page.path, CONFIG_PLACEHOLDERS);
-            const preloaded = [...template.matchAll(/<link rel="modulepreload" crossorigin href="\/([^"]+)">/g)].map((m) => m[1]);
+            const preloaded = [...template.matchAll(/<link rel="modulepreload" crossorigin href="\/([^"]+)">/g)].map(
+              (m) => m[1],
+            );
             const script = this.emitFile({
               type: 'asset',
               name: `page-${page.path === '/' ? 'index' : page.path.slice(1).replace(/\//g, '-')}.js`,
-              source: paintFirstScript(entry, [...new Set([...preloaded, ...chunks])].filter((f) => f !== entry)),
+              source: paintFirstScript(
+                entry,
+                [...new Set([...preloaded, ...chunks])].filter((f) => f !== entry),
+              ),
             });
             html = template
               .replace(/\s*<script type="module" crossorigin src="[^"]+"><\/script>/, '')
               .replace(/\s*<link rel="modulepreload" crossorigin href="[^"]+">/g, '')
-              .replace('</head>', `  <script type="module" src="/${this.getFileName(script)}"></script>\n    ${styles}\n  </head>`)
+              .replace(
+                '</head>',
+                `  <script type="module" src="/${this.getFileName(script)}"></script>\n    ${styles}\n  </head>`,
+              )
               .replace('<div id="root"></div>', `<div id="root">${markup}</div>`);
           } else {
             const preload = chunks

@@ -2,7 +2,15 @@ import { existsSync, readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app';
-import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
+import {
+  addCodes,
+  addLicenseKey,
+  licenseManagedProduct,
+  productId,
+  PRODUCTS,
+  randomCode,
+  redeemBody,
+} from '../helpers/factories';
 import { eventually } from '../helpers/redemptions';
 import { expectNoAxeViolations } from './axe';
 import { launchChromium, openPage } from './browser';
@@ -39,7 +47,11 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
   async function redeemed(product: string, withKey: boolean): Promise<string> {
     const [code] = await addCodes(t.db, product, [randomCode('AXE')]);
     if (withKey) await addLicenseKey(t.db, product, `AXE-${randomCode('K')}`);
-    const res = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(201);
     return res.body.successToken;
   }
 
@@ -122,7 +134,11 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
     for (const product of [windows, await productId(t.db, PRODUCTS.homeBusinessMac)]) {
       const [code] = await addCodes(t.db, product, [randomCode('AXEC')]);
       if (product === windows) await addLicenseKey(t.db, product, `AXEC-${randomCode('K')}`);
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code, email })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code, email }))
+        .expect(201);
     }
     await withPage(async (page) => {
       await page.goto('/my-licences');
@@ -138,12 +154,22 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
       await expectNoAxeViolations(page);
 
       // No SMTP here: the file mailer's .eml (quoted-printable) carries the link.
-      const path = await eventually(async () => {
-        const dir = join(t.dataDir, 'mail');
-        const mails = existsSync(dir) ? readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')) : [];
-        const mail = mails.find((m) => m.includes(email) && m.includes('/my-licences?token='));
-        return mail && /\/my-licences\?token=[\w-]+/.exec(mail)![0];
-      }, 20_000, 'sign-in e-mail');
+      const path = await eventually(
+        async () => {
+          const dir = join(t.dataDir, 'mail');
+          const mails = existsSync(dir)
+            ? readdirSync(dir).map((f) =>
+                readFileSync(join(dir, f), 'utf8')
+                  .replace(/=\r?\n/g, '')
+                  .replace(/=3D/g, '='),
+              )
+            : [];
+          const mail = mails.find((m) => m.includes(email) && m.includes('/my-licences?token='));
+          return mail && /\/my-licences\?token=[\w-]+/.exec(mail)![0];
+        },
+        20_000,
+        'sign-in e-mail',
+      );
       await page.goto(path);
       await page.getByText(`Signed in as ${email}`).waitFor();
       await page.getByRole('heading', { level: 3, name: /Axe Centre/ }).waitFor();
@@ -211,7 +237,9 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
       await signIn(page);
       await dialog(page, () => page.getByRole('button', { name: 'View Voucher Codes' }).first().click());
       // The preview shows the e-mail as staff wrote it (a sandboxed frame): the editor around it is judged.
-      await dialog(page, () => page.getByRole('button', { name: 'Email Template' }).first().click(), ['iframe[title="Email preview"]']);
+      await dialog(page, () => page.getByRole('button', { name: 'Email Template' }).first().click(), [
+        'iframe[title="Email preview"]',
+      ]);
       await dialog(page, () => page.getByRole('button', { name: 'Change Password' }).click());
       await dialog(page, () => page.getByRole('button', { name: 'Reset Operator' }).click());
 
@@ -222,7 +250,10 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
 
       await tab(page, 'Recent Redemptions');
       await dialog(page, async () => {
-        await page.getByRole('button', { name: /^View details of / }).first().click();
+        await page
+          .getByRole('button', { name: /^View details of / })
+          .first()
+          .click();
         // The History section (docs/product.md §20.3) is judged with its events loaded.
         await page.getByRole('dialog').getByRole('list', { name: 'Redemption history' }).waitFor();
         await page.getByRole('dialog').getByRole('button', { name: 'Assign License' }).click();
@@ -256,7 +287,10 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
         const log = endpoint.getByRole('table', { name: `Deliveries to ${receiver.url}` });
         // The log polls: the delivery shows up, then settles as delivered with the receiver's 202.
         const row = log.getByRole('row').filter({ hasText: 'webhook.test' });
-        await row.filter({ hasText: /delivered/i }).filter({ hasText: '202' }).waitFor({ timeout: 20_000 });
+        await row
+          .filter({ hasText: /delivered/i })
+          .filter({ hasText: '202' })
+          .waitFor({ timeout: 20_000 });
         expect(receiver.received).toHaveLength(1);
         await page.waitForLoadState('networkidle');
         await expectNoAxeViolations(page);

@@ -30,7 +30,8 @@ describe('admin console in a real browser', () => {
     await page.getByRole('button', { name: 'Sign In' }).click();
     await page.waitForURL((url) => url.pathname === '/admin');
     await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
-    for (const name of ['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']) await tab(name).waitFor();
+    for (const name of ['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings'])
+      await tab(name).waitFor();
     await page.getByRole('button', { name: 'Reset Operator' }).waitFor();
     const stored = await storedTokens();
     expect(stored[0]).toBeTruthy();
@@ -42,14 +43,20 @@ describe('admin console in a real browser', () => {
     await page.getByRole('button', { name: 'Logout' }).click();
     await page.waitForURL((url) => url.pathname === '/admin/login');
     expect(await storedTokens()).toEqual([null, null, null]);
-    const [session] = await t.db.query(`SELECT is_active FROM admin_sessions WHERE admin_user_id = $1 ORDER BY created_at DESC LIMIT 1`, [admin.id]);
+    const [session] = await t.db.query(
+      `SELECT is_active FROM admin_sessions WHERE admin_user_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [admin.id],
+    );
     expect(session.is_active).toBe(false);
   });
 
   it('asks an account with two-factor authentication for its 6-digit code', async () => {
     const admin = await createAdminUser(t, { role: 'admin' });
     const secret = generateSecret();
-    await t.db.query(`UPDATE admin_users SET two_factor_secret = $2, two_factor_enabled = true WHERE id = $1`, [admin.id, secret]);
+    await t.db.query(`UPDATE admin_users SET two_factor_secret = $2, two_factor_enabled = true WHERE id = $1`, [
+      admin.id,
+      secret,
+    ]);
 
     await page.goto('/admin/login');
     await page.getByLabel('Username').fill(admin.username);

@@ -33,14 +33,24 @@ describe('admin console in a real browser', () => {
     await report.waitFor();
     expect((await report.innerText()).replace(/\s+/g, ' ')).toContain('3 inserted, 1 duplicate, 1 invalid');
     await toastTitled('Upload Successful').waitFor();
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE code = ANY($1)`, [fresh]);
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE code = ANY($1)`, [
+      fresh,
+    ]);
     expect(count).toBe(3);
     await shot('products-upload');
 
     // A larger file over a slowed-down upload link: the progress bar moves before the report arrives.
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
-    const many = Array.from({ length: 40_000 }, (_, i) => `BULK-${i.toString().padStart(6, '0')}-${fresh[0].slice(-6)}`);
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 256 * 1024,
+    });
+    const many = Array.from(
+      { length: 40_000 },
+      (_, i) => `BULK-${i.toString().padStart(6, '0')}-${fresh[0].slice(-6)}`,
+    );
     await card.getByLabel(`Voucher file for ${PRODUCTS.homeBusinessWindows}`).setInputFiles({
       name: 'many.txt',
       mimeType: 'text/plain',
@@ -62,15 +72,25 @@ describe('admin console in a real browser', () => {
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(100);
     await shot('products-upload-progress');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     await card.getByText(`${many.length} inserted`, { exact: false }).waitFor({ timeout: 60_000 });
     await progress.waitFor({ state: 'detached' });
 
     // The voucher codes modal lists the new codes.
     await card.getByRole('button', { name: 'View Voucher Codes' }).click();
     const dialog = page.getByRole('dialog');
-    const [{ total }] = await t.db.query(`SELECT count(*)::int AS total FROM voucher_codes WHERE product_id = $1`, [product]);
-    await dialog.getByTestId('modal-total').getByText(`${total.toLocaleString('en-US')} total`).waitFor();
+    const [{ total }] = await t.db.query(`SELECT count(*)::int AS total FROM voucher_codes WHERE product_id = $1`, [
+      product,
+    ]);
+    await dialog
+      .getByTestId('modal-total')
+      .getByText(`${total.toLocaleString('en-US')} total`)
+      .waitFor();
     await dialog.getByText(`Showing 1-50 of ${total.toLocaleString('en-US')} codes`).waitFor();
     await dialog.getByText(`Page 1 of ${Math.ceil(total / 50)}`).waitFor();
     await dialog.getByRole('button', { name: 'Next' }).click();
@@ -97,11 +117,16 @@ describe('admin console in a real browser', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await toastTitled('Deleted').waitFor();
     await page.getByRole('cell', { name: codes[0], exact: true }).waitFor({ state: 'detached' });
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE code = $1`, [codes[0]]);
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE code = $1`, [
+      codes[0],
+    ]);
     expect(count).toBe(0);
 
     // Export Unredeemed downloads the server's CSV under its filename.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export Unredeemed' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export Unredeemed' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^unredeemed-vouchers-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(csv).toContain(codes[1]);
@@ -116,7 +141,12 @@ describe('admin console in a real browser', () => {
     const admin = await createAdminUser(t, { role: 'admin' });
     const name = `Batch product ${randomCode('B')}`;
     const product = (
-      await t.http().post('/api/products').set(bearer((await issueToken(t, admin.id)).token)).send({ name, downloadLink: 'https://dl.example.com/b' }).expect(201)
+      await t
+        .http()
+        .post('/api/products')
+        .set(bearer((await issueToken(t, admin.id)).token))
+        .send({ name, downloadLink: 'https://dl.example.com/b' })
+        .expect(201)
     ).body.id as string;
     const codes = [randomCode('BAT'), randomCode('BAT'), randomCode('BAT')].sort();
 
@@ -130,13 +160,28 @@ describe('admin console in a real browser', () => {
     await card.getByRole('button', { name: 'Upload Codes' }).click();
     await card.getByTestId('upload-report').waitFor();
     // A customer redeems one of them: the batch's counts say so.
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: codes[1] })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: codes[1] }))
+      .expect(201);
 
     await page.goto(`/admin/voucher-codes/${product}`);
     const batches = page.getByRole('table', { name: 'Batches' });
-    const row = batches.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^marketplace-batch\.csv/ }) });
+    const row = batches
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: /^marketplace-batch\.csv/ }) });
     await row.waitFor();
-    expect(await row.getByRole('cell').allInnerTexts()).toEqual([admin.username, expect.any(String), '3', '1', '2', '0', '0', '']);
+    expect(await row.getByRole('cell').allInnerTexts()).toEqual([
+      admin.username,
+      expect.any(String),
+      '3',
+      '1',
+      '2',
+      '0',
+      '0',
+      '',
+    ]);
     expect(await row.getByRole('rowheader').innerText()).toContain('3 added, 1 invalid line');
     await shot('voucher-codes-batches');
 
@@ -145,7 +190,10 @@ describe('admin console in a real browser', () => {
       row.getByRole('button', { name: 'Download the reconciliation CSV of marketplace-batch.csv' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^batch-\d{4}-\d{2}-\d{2}\.csv$/);
-    const lines = readFileSync((await download.path())!, 'utf8').replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).toBe('Voucher Code,Status,Redeemed At,Exported At,Refunded At');
     expect(lines.slice(1).map((l) => l.split(',').slice(0, 2))).toEqual([
       [codes[0], 'Available'],
@@ -160,7 +208,11 @@ describe('admin console in a real browser', () => {
     const product = await productId(t.db, PRODUCTS.homeBusinessWindows);
     await addLicenseKey(t.db, product, randomCode('FORECAST'), { maxActivations: 40 });
     for (const code of await addCodes(t.db, product, [randomCode('FC'), randomCode('FC')])) {
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .expect(201);
     }
     const { token } = await issueToken(t, admin.id);
     const forecasts = (await t.http().get('/api/license-pool/forecast').set(bearer(token)).expect(200)).body;
@@ -172,7 +224,9 @@ describe('admin console in a real browser', () => {
     await line.filter({ hasText: `≈ ${forecast.daysLeft.toLocaleString('en-US')} days of keys left` }).waitFor();
     expect(await line.innerText()).toContain(`${forecast.availableActivations} activations available in the key pool`);
     // The Mac product takes no keys: no forecast.
-    expect(await page.getByRole('region', { name: PRODUCTS.homeBusinessMac }).getByTestId('pool-forecast').count()).toBe(0);
+    expect(
+      await page.getByRole('region', { name: PRODUCTS.homeBusinessMac }).getByTestId('pool-forecast').count(),
+    ).toBe(0);
   });
 
   it("shows another admin's change live: the Data Updated notice and the new counts without a reload", async () => {
@@ -182,9 +236,17 @@ describe('admin console in a real browser', () => {
     const codes = await addCodes(t.db, product, [randomCode('RT'), randomCode('RT'), randomCode('RT')]);
     // Redemptions spread over the last days give the chart something to show.
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
-    const redeemed = await addCodes(t.db, mac, Array.from({ length: 9 }, () => randomCode('CHART')));
+    const redeemed = await addCodes(
+      t.db,
+      mac,
+      Array.from({ length: 9 }, () => randomCode('CHART')),
+    );
     for (const [i, code] of redeemed.entries()) {
-      await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .expect(201);
       await t.db.query(
         `UPDATE redemptions SET redeemed_at = now() - make_interval(days => $2)
           WHERE voucher_code_id = (SELECT id FROM voucher_codes WHERE code = $1)`,
@@ -196,7 +258,10 @@ describe('admin console in a real browser', () => {
     const card = page.getByRole('region', { name: PRODUCTS.proPlusWindows });
     const unredeemed = card.getByTestId('count-unredeemed');
     const before = Number((await unredeemed.innerText()).replace(/,/g, ''));
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM voucher_codes WHERE product_id = $1 AND NOT is_redeemed`, [product]);
+    const [{ count }] = await t.db.query(
+      `SELECT count(*)::int AS count FROM voucher_codes WHERE product_id = $1 AND NOT is_redeemed`,
+      [product],
+    );
     expect(before).toBe(count);
 
     const [{ id }] = await t.db.query(`SELECT id FROM voucher_codes WHERE code = $1`, [codes[0]]);
@@ -210,11 +275,18 @@ describe('admin console in a real browser', () => {
     await page.getByRole('combobox', { name: 'Time Period' }).click();
     await page.getByRole('option', { name: 'Last 7 Days' }).click();
     await page.getByRole('img', { name: /^Daily redemptions: \d+ over 7 days$/ }).waitFor();
-    await page.getByTestId('stat-Total Redemptions').filter({ hasText: /^([9]|[1-9]\d+)$/ }).waitFor();
+    await page
+      .getByTestId('stat-Total Redemptions')
+      .filter({ hasText: /^([9]|[1-9]\d+)$/ })
+      .waitFor();
     await page.mouse.move(0, 0);
     await shot('dashboard-live');
     if (process.env.UPDATE_DOCS_SCREENSHOTS) {
-      await page.screenshot({ path: join(root, 'docs', 'images', 'dashboard.png'), fullPage: true, animations: 'disabled' });
+      await page.screenshot({
+        path: join(root, 'docs', 'images', 'dashboard.png'),
+        fullPage: true,
+        animations: 'disabled',
+      });
     }
   });
 
@@ -225,7 +297,9 @@ describe('admin console in a real browser', () => {
     await card.getByRole('button', { name: 'Email Template' }).click();
     const dialog = page.getByRole('dialog', { name: `Email Template - ${PRODUCTS.homeBusinessWindows}` });
     await dialog.getByLabel('Email Subject').fill('Order {{voucher_code}} is ready');
-    await dialog.getByLabel('Email Template').fill('<h1>Hello {{customer_name}}</h1><p>Key: {{ license_key }}</p><a href="{{download_link}}">Download</a>');
+    await dialog
+      .getByLabel('Email Template')
+      .fill('<h1>Hello {{customer_name}}</h1><p>Key: {{ license_key }}</p><a href="{{download_link}}">Download</a>');
     await dialog.getByTestId('preview-subject').getByText('Order SAMPLE-VOUCHER-1234 is ready').waitFor();
     const preview = page.frameLocator('iframe[title="Email preview"]');
     await preview.getByRole('heading', { name: 'Hello John Doe' }).waitFor();
@@ -239,11 +313,15 @@ describe('admin console in a real browser', () => {
     await dialog.getByRole('button', { name: 'Send Test Email' }).click();
     await page.getByText(`Test email sent to ${qaEmail}`).waitFor();
     const mails = readdirSync(join(t.dataDir, 'mail')).map((f) => readFileSync(join(t.dataDir, 'mail', f), 'utf8'));
-    expect(mails.some((m) => m.includes(`To: ${qaEmail}`) && m.includes('[TEST] Order SAMPLE-VOUCHER-1234 is ready'))).toBe(true);
+    expect(
+      mails.some((m) => m.includes(`To: ${qaEmail}`) && m.includes('[TEST] Order SAMPLE-VOUCHER-1234 is ready')),
+    ).toBe(true);
 
     await dialog.getByRole('button', { name: 'Save Template' }).click();
     await toastTitled('Template Updated').waitFor();
-    const [row] = await t.db.query(`SELECT email_subject, email_template FROM products WHERE name = $1`, [PRODUCTS.homeBusinessWindows]);
+    const [row] = await t.db.query(`SELECT email_subject, email_template FROM products WHERE name = $1`, [
+      PRODUCTS.homeBusinessWindows,
+    ]);
     expect(row.email_subject).toBe('Order {{voucher_code}} is ready');
     expect(row.email_template).toContain('<h1>Hello {{customer_name}}</h1>');
   });

@@ -66,10 +66,18 @@ describe('admin console: licences and redemptions in a real browser', () => {
     await page.getByRole('option', { name: PRODUCTS.proPlusWindows }).click();
     await form.getByRole('switch', { name: 'Batch Entry' }).check();
     const requests: string[] = [];
-    page.on('request', (req) => req.method() === 'POST' && req.url().endsWith('/api/license-keys') && requests.push(req.postData() ?? ''));
-    await form.getByRole('textbox', { name: 'License Keys (one per line)' }).fill(`${fresh[0].toLowerCase()}\n\n  ${fresh[1]}  \n${existing}\nbad key!\n`);
+    page.on(
+      'request',
+      (req) =>
+        req.method() === 'POST' && req.url().endsWith('/api/license-keys') && requests.push(req.postData() ?? ''),
+    );
+    await form
+      .getByRole('textbox', { name: 'License Keys (one per line)' })
+      .fill(`${fresh[0].toLowerCase()}\n\n  ${fresh[1]}  \n${existing}\nbad key!\n`);
     await form.getByText('4 key(s) to add').waitFor();
-    await form.getByRole('textbox', { name: /Download Link/ }).fill('https://downloads.example.com/office2024-proplus.exe');
+    await form
+      .getByRole('textbox', { name: /Download Link/ })
+      .fill('https://downloads.example.com/office2024-proplus.exe');
     await form.getByRole('button', { name: 'Add 4 License Key(s)' }).click();
 
     const results = form.getByRole('list', { name: 'Batch results' });
@@ -79,17 +87,23 @@ describe('admin console: licences and redemptions in a real browser', () => {
     expect(await items.nth(0).textContent()).toContain(`Added ${fresh[0]}`);
     expect(await items.nth(1).textContent()).toContain(`Added ${fresh[1]}`);
     expect(await items.nth(2).textContent()).toContain('This license key already exists for this product');
-    expect(await items.nth(3).textContent()).toContain('License key must contain only uppercase letters, numbers, and hyphens');
+    expect(await items.nth(3).textContent()).toContain(
+      'License key must contain only uppercase letters, numbers, and hyphens',
+    );
     expect(requests).toHaveLength(4);
-    const stored = await t.db.query(`SELECT key_ciphertext FROM license_keys WHERE product_id = $1 AND key_hash = ANY($2::bytea[])`, [
-      proPlus,
-      fresh.map((key) => keyHash(t.db, key)),
-    ]);
-    expect(stored.map((r: { key_ciphertext: Buffer }) => openKey(t.db, r.key_ciphertext)).sort()).toEqual([...fresh].sort());
+    const stored = await t.db.query(
+      `SELECT key_ciphertext FROM license_keys WHERE product_id = $1 AND key_hash = ANY($2::bytea[])`,
+      [proPlus, fresh.map((key) => keyHash(t.db, key))],
+    );
+    expect(stored.map((r: { key_ciphertext: Buffer }) => openKey(t.db, r.key_ciphertext)).sort()).toEqual(
+      [...fresh].sort(),
+    );
 
     // The list shows the new keys masked, the summary counts them.
     await page.getByRole('group', { name: 'Total Keys' }).getByText('3', { exact: true }).waitFor();
-    const row = rowOf(page, PRODUCTS.proPlusWindows).filter({ has: page.getByTestId('license-key-text') }).first();
+    const row = rowOf(page, PRODUCTS.proPlusWindows)
+      .filter({ has: page.getByTestId('license-key-text') })
+      .first();
     expect(await row.getByTestId('license-key-text').textContent()).toMatch(/^\*+$/);
     await screenshot(page, 'admin-license-manager-batch');
     // The browser logs the two refused lines' answers (409, 400); nothing else may go wrong.
@@ -138,7 +152,9 @@ describe('admin console: licences and redemptions in a real browser', () => {
     expect(await save.isDisabled()).toBe(true);
     const manualKey = `HAND-${randomCode('').slice(1)}`;
     await dialog.getByRole('textbox', { name: /License Key/ }).fill(`  ${manualKey} `);
-    await dialog.getByRole('textbox', { name: /Download Link/ }).fill('https://downloads.example.com/office2024-hb.exe');
+    await dialog
+      .getByRole('textbox', { name: /Download Link/ })
+      .fill('https://downloads.example.com/office2024-hb.exe');
     await save.click();
     await page.getByText('License assigned successfully').waitFor();
     await dialog.getByTestId('details-license-key').getByText(manualKey, { exact: true }).waitFor();
@@ -153,10 +169,17 @@ describe('admin console: licences and redemptions in a real browser', () => {
 
     await dialog.getByRole('button', { name: 'Resend Email' }).click();
     await page.getByText('Email sent successfully').waitFor();
-    await eventually(async () => {
-      const [r] = await t.db.query(`SELECT r.email_status FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`, [code]);
-      return r.email_status === 'sent';
-    }, 15_000, 'the resent e-mail');
+    await eventually(
+      async () => {
+        const [r] = await t.db.query(
+          `SELECT r.email_status FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+          [code],
+        );
+        return r.email_status === 'sent';
+      },
+      15_000,
+      'the resent e-mail',
+    );
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // A redemption with a key cannot be selected; a Mac redemption (no key) can, and is exported as CSV.
@@ -166,7 +189,10 @@ describe('admin console: licences and redemptions in a real browser', () => {
     await rowOf(page, macRedemption.code).getByRole('checkbox').check();
     const bar = page.getByRole('region', { name: 'Selection' });
     await bar.getByText('1 selected').waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), bar.getByRole('button', { name: 'Export Selected CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      bar.getByRole('button', { name: 'Export Selected CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^selected-redemptions-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(csv.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe(
@@ -207,7 +233,10 @@ describe('admin console: licences and redemptions in a real browser', () => {
 
     // The server agrees: customer data export and deletes are refused to an operator.
     const token = await page.evaluate("localStorage.getItem('adminToken')");
-    const exportAll = await t.http().get('/api/export/redeemed-vouchers?format=csv').set('Authorization', `Bearer ${token}`);
+    const exportAll = await t
+      .http()
+      .get('/api/export/redeemed-vouchers?format=csv')
+      .set('Authorization', `Bearer ${token}`);
     expect(exportAll.status).toBe(403);
     expect(errors).toEqual([]);
     await context.close();

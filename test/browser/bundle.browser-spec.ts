@@ -5,12 +5,17 @@ import { join } from 'path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { redeemPageFirstLoad, pageFirstLoad } = require('../../scripts/frontend-size.js');
 
-const manifest = () => JSON.parse(readFileSync(join(__dirname, '..', '..', 'frontend', 'dist', '.vite', 'manifest.json'), 'utf8'));
+const manifest = () =>
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'frontend', 'dist', '.vite', 'manifest.json'), 'utf8'));
 const fileOf = (module: string): string => manifest()[module].file;
 
 describe('built web app', () => {
   it('the redeem page loads under 200 KB of gzipped JavaScript and no admin code', () => {
-    const { sizes, totalGzip, budget } = redeemPageFirstLoad() as { sizes: { file: string }[]; totalGzip: number; budget: number };
+    const { sizes, totalGzip, budget } = redeemPageFirstLoad() as {
+      sizes: { file: string }[];
+      totalGzip: number;
+      budget: number;
+    };
     expect(totalGzip).toBeLessThan(budget);
     expect(sizes.map((s) => s.file).filter((f) => /AdminApp/.test(f))).toEqual([]);
     expect(manifest()['src/features/admin/AdminApp.tsx'].isDynamicEntry).toBe(true);
@@ -30,7 +35,11 @@ describe('built web app', () => {
 
   it('the admin login loads neither the signed-in screens nor the socket.io client', () => {
     const files: string[] = pageFirstLoad('src/features/admin/AdminApp.tsx');
-    for (const screen of ['src/features/dashboard/DashboardPage.tsx', 'src/features/vouchers/VoucherCodesPage.tsx', 'src/features/admin/LiveLayout.tsx']) {
+    for (const screen of [
+      'src/features/dashboard/DashboardPage.tsx',
+      'src/features/vouchers/VoucherCodesPage.tsx',
+      'src/features/admin/LiveLayout.tsx',
+    ]) {
       expect(files).not.toContain(fileOf(screen));
     }
     const code = files.map((f) => readFileSync(join(__dirname, '..', '..', 'frontend', 'dist', f), 'utf8')).join('\n');

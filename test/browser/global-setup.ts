@@ -8,12 +8,29 @@ const frontend = join(root, 'frontend');
 
 /** The browser flows run against the built app: build it when frontend/dist is missing or older than its sources. */
 export default function buildFrontendIfStale(): void {
-  const sources = [join(frontend, 'src'), join(frontend, 'build'), join(frontend, 'public'), join(frontend, 'index.html'), join(frontend, 'vite.config.mts')];
+  const sources = [
+    join(frontend, 'src'),
+    join(frontend, 'build'),
+    join(frontend, 'public'),
+    join(frontend, 'index.html'),
+    join(frontend, 'vite.config.mts'),
+  ];
   if (!stale(join(frontend, 'dist', 'index.html'), sources)) return;
-  execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'frontend/vite.config.mts', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: 'inherit',
-    // jest sets NODE_ENV=test, which would make Vite bundle React's development builds.
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'frontend/vite.config.mts',
+      '--logLevel',
+      'warn',
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      // jest sets NODE_ENV=test, which would make Vite bundle React's development builds.
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
 }

@@ -15,7 +15,13 @@ describe('public pages in a real browser', () => {
   let mac: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ SERVE_FRONTEND: 'true', TRUST_PROXY: 'loopback', GEO_BLOCKED_COUNTRIES: 'DE', SUPPORT_EMAIL: 'help@licences.test', COMPANY_NAME: 'Licence Desk Ltd' });
+    t = await startTestApp({
+      SERVE_FRONTEND: 'true',
+      TRUST_PROXY: 'loopback',
+      GEO_BLOCKED_COUNTRIES: 'DE',
+      SUPPORT_EMAIL: 'help@licences.test',
+      COMPANY_NAME: 'Licence Desk Ltd',
+    });
     browser = await launchChromium();
     proPlus = await productId(t.db, PRODUCTS.proPlusWindows);
     homeBusinessWindows = await productId(t.db, PRODUCTS.homeBusinessWindows);
@@ -34,7 +40,10 @@ describe('public pages in a real browser', () => {
   async function openRedeemPage(page: Page) {
     await page.goto('/');
     // A function, not a string: the page's CSP forbids eval.
-    await page.waitForFunction((title) => (globalThis as any).document.title === title, 'Redeem Your Office License | Licence Desk Ltd');
+    await page.waitForFunction(
+      (title) => (globalThis as any).document.title === title,
+      'Redeem Your Office License | Licence Desk Ltd',
+    );
   }
 
   /** Holds the app's entry script back until the returned function is called: the page stays prerendered HTML. */
@@ -75,7 +84,9 @@ describe('public pages in a real browser', () => {
 
     await page.waitForURL(/\/success\/windows\?token=/);
     await page.getByRole('heading', { name: 'Download Ready' }).waitFor();
-    await page.getByText('Voucher successfully redeemed! Check your email for the download link and product license.').waitFor();
+    await page
+      .getByText('Voucher successfully redeemed! Check your email for the download link and product license.')
+      .waitFor();
     const download = page.getByRole('link', { name: 'Download Now' });
     expect(await download.getAttribute('href')).toBe('https://downloads.example.com/office2024-proplus.exe');
     expect(await download.getAttribute('target')).toBe('_blank');
@@ -115,7 +126,10 @@ describe('public pages in a real browser', () => {
     await page.waitForURL(/\/success\/mac\?token=/);
     await page.getByRole('heading', { name: 'Redemption Successful!' }).waitFor();
     await page.getByText(email).waitFor();
-    const names = await page.getByRole('region', { name: 'Installation packages' }).getByRole('heading', { level: 3 }).allTextContents();
+    const names = await page
+      .getByRole('region', { name: 'Installation packages' })
+      .getByRole('heading', { level: 3 })
+      .allTextContents();
     expect(names).toEqual(['Office Removal Tool', 'Office 2024 Installer', 'License Activation']);
     await page.getByText('macOS 13.0 or later').waitFor();
     await screenshot(page, 'success-mac');
@@ -126,7 +140,11 @@ describe('public pages in a real browser', () => {
   it('a used code shows "Redemption Failed"; Try Again clears and focuses the code field', async () => {
     const [code] = await addCodes(t.db, proPlus, [randomCode('USED')]);
     await addLicenseKey(t.db, proPlus, `USED-${randomCode('K')}`);
-    await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: code })).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: code }))
+      .expect(201);
 
     const { context, page } = await openPage(browser, t.baseUrl);
     await openRedeemPage(page);
@@ -209,7 +227,10 @@ describe('public pages in a real browser', () => {
     await page.getByRole('button', { name: 'Redeem Voucher' }).click();
     await page.waitForURL(/\/success\/windows\?token=/);
     await page.getByRole('heading', { name: 'Download Ready' }).waitFor();
-    const redemption = await t.db.query(`SELECT c.first_name FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id JOIN customers c ON c.id = r.customer_id WHERE v.code = $1`, [code]);
+    const redemption = await t.db.query(
+      `SELECT c.first_name FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id JOIN customers c ON c.id = r.customer_id WHERE v.code = $1`,
+      [code],
+    );
     expect(redemption).toEqual([{ first_name: 'Ann' }]);
     // The public config came with the page; the success page's token check was announced with it and used once.
     expect(requests.filter((p) => p === '/api/public-config')).toEqual([]);
@@ -234,7 +255,11 @@ describe('public pages in a real browser', () => {
   });
 
   it('the redeem page fits a phone screen without sideways scrolling', async () => {
-    const { context, page, errors } = await openPage(browser, t.baseUrl, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const { context, page, errors } = await openPage(browser, t.baseUrl, {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
     await page.goto('/');
     await page.getByRole('link', { name: 'Contact Support' }).waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);

@@ -37,7 +37,8 @@ afterEach(async () => {
   await context?.close();
 });
 
-const toastTitled = (title: string) => page.getByRole('region', { name: /notifications/i }).getByText(title, { exact: true });
+const toastTitled = (title: string) =>
+  page.getByRole('region', { name: /notifications/i }).getByText(title, { exact: true });
 
 /** The TOTP code of the step `steps` from the server's (fixed) now, as the authenticator app would show it then. */
 let codeAt: (secret: string, steps?: number) => string;
@@ -103,7 +104,10 @@ describe('Security screen in a real browser', () => {
     await toastTitled('Two-Factor Authentication Enabled').waitFor();
     await expectNoAxeViolations(page);
     await screenshot(page, 'security-recovery-codes');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download .txt' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download .txt' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^recovery-codes-\d{4}-\d{2}-\d{2}\.txt$/);
     const saved = readFileSync((await download.path())!, 'utf8');
     for (const code of recoveryCodes) expect(saved).toContain(code);
@@ -129,15 +133,25 @@ describe('Security screen in a real browser', () => {
     await page.getByLabel('Recovery Code').fill(recoveryCodes[0]);
     await page.getByRole('button', { name: 'Verify Code' }).click();
     await onDashboard();
-    const [use] = await t.db.query(`SELECT success, details FROM security_audit_log WHERE action = 'login.recovery-code' AND admin_user_id = $1`, [user.id]);
+    const [use] = await t.db.query(
+      `SELECT success, details FROM security_audit_log WHERE action = 'login.recovery-code' AND admin_user_id = $1`,
+      [user.id],
+    );
     expect(use).toEqual({ success: true, details: { recoveryCodesLeft: 9 } });
 
     // Sessions: this browser plus a laptop elsewhere; the laptop is signed out from here.
-    const laptop = await otherDevice(user, 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0', recoveryCodes[1]);
+    const laptop = await otherDevice(
+      user,
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+      recoveryCodes[1],
+    );
     await page.getByRole('link', { name: 'Security' }).click();
     const rows = page.getByTestId('session-row');
     await expectRows(2);
-    await rows.filter({ hasText: 'This device' }).getByText(/Chrome/).waitFor();
+    await rows
+      .filter({ hasText: 'This device' })
+      .getByText(/Chrome/)
+      .waitFor();
     const laptopRow = rows.filter({ hasText: 'Firefox 133 on Windows' });
     expect(await laptopRow.getByText('This device').count()).toBe(0);
     await expectNoAxeViolations(page);
@@ -148,8 +162,16 @@ describe('Security screen in a real browser', () => {
     await t.http().get('/api/admin/me').set(bearer(laptop)).expect(401);
 
     // Two more elsewhere, then "Sign out everywhere else".
-    const phone = await otherDevice(user, 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile/15E148 Safari/604.1', recoveryCodes[2]);
-    const tablet = await otherDevice(user, 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', recoveryCodes[3]);
+    const phone = await otherDevice(
+      user,
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile/15E148 Safari/604.1',
+      recoveryCodes[2],
+    );
+    const tablet = await otherDevice(
+      user,
+      'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+      recoveryCodes[3],
+    );
     await page.reload();
     await expectRows(3);
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
@@ -188,7 +210,11 @@ describe('Security screen in a real browser', () => {
     const second = await shownRecoveryCodes();
     expect(second).toHaveLength(10);
     expect(second.some((c) => first.includes(c))).toBe(false);
-    await t.http().post('/api/admin/login').send({ username: user.username, password: user.password, recoveryCode: first[0] }).expect(401);
+    await t
+      .http()
+      .post('/api/admin/login')
+      .send({ username: user.username, password: user.password, recoveryCode: first[0] })
+      .expect(401);
     await page.getByRole('button', { name: 'I Have Saved My Codes' }).click();
 
     const disable = page.getByRole('form', { name: 'Disable Two-Factor Authentication' });
@@ -217,4 +243,3 @@ async function shownRecoveryCodes(): Promise<string[]> {
 
 /** Page errors, less the browser's own note of each refused request (a wrong code answers 400 on purpose). */
 const pageErrors = () => errors.filter((e) => !e.startsWith('Failed to load resource'));
-

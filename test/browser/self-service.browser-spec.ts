@@ -43,13 +43,20 @@ describe('customer self-service and refunds in a real browser', () => {
     await page.goto('/');
     await page.getByRole('textbox', { name: 'First Name' }).fill('Dana');
     await page.getByRole('textbox', { name: 'Last Name' }).fill('Double');
-    await page.getByRole('textbox', { name: 'Email Address' }).fill(`dana.${randomCode('d').toLowerCase()}@example.com`);
+    await page
+      .getByRole('textbox', { name: 'Email Address' })
+      .fill(`dana.${randomCode('d').toLowerCase()}@example.com`);
     await page.getByRole('textbox', { name: 'Phone Number' }).fill('+1 302 555 0100');
     await page.getByRole('textbox', { name: 'Voucher Code' }).fill(code);
     await page.getByRole('checkbox', { name: /Privacy Policy/ }).check();
     // A slow mobile connection from here on: every request takes at least 1.5 s to answer.
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1500, downloadThroughput: 40_000, uploadThroughput: 20_000 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 1500,
+      downloadThroughput: 40_000,
+      uploadThroughput: 20_000,
+    });
     await page.getByRole('button', { name: 'Redeem Voucher' }).dblclick();
 
     await page.waitForURL(/\/success\/windows\?token=/, { timeout: 30_000 });
@@ -156,7 +163,12 @@ describe('customer self-service and refunds in a real browser', () => {
     const [code] = await addCodes(t.db, product, [randomCode('REPLAY')]);
     await addLicenseKey(t.db, product, `RPL-${randomCode('').slice(1)}-ABCDE`);
     const body = redeemBody({ voucherCode: code });
-    await t.http().post('/api/redeem-voucher').set('Idempotency-Key', 'the-customers-own-form-key-0001').send(body).expect(201);
+    await t
+      .http()
+      .post('/api/redeem-voucher')
+      .set('Idempotency-Key', 'the-customers-own-form-key-0001')
+      .send(body)
+      .expect(201);
     const { context, page } = await openPage(browser, t.baseUrl);
     await page.goto('/');
     await page.locator('form[data-ready]').waitFor();
@@ -223,7 +235,9 @@ describe('customer self-service and refunds in a real browser', () => {
     await eventually(async () => (await voidCount()) === '0', 20_000, 'the product card');
     await card.getByRole('button', { name: 'Void Codes' }).click();
     const dialog = page.getByRole('dialog', { name: `Void Codes - ${name} (Windows)` });
-    await dialog.getByRole('textbox', { name: 'Voucher codes (one per line)' }).fill(`${refunded.toLowerCase()}\nNOT-A-CODE-OF-OURS\n`);
+    await dialog
+      .getByRole('textbox', { name: 'Voucher codes (one per line)' })
+      .fill(`${refunded.toLowerCase()}\nNOT-A-CODE-OF-OURS\n`);
     await dialog.getByRole('button', { name: 'Void Codes' }).click();
     const confirm = page.getByRole('dialog', { name: 'Void Codes', exact: true });
     await confirm.getByText(`Void 2 voucher codes of ${name} (Windows)?`).waitFor();
@@ -247,7 +261,11 @@ describe('customer self-service and refunds in a real browser', () => {
     expect(await codes.getByRole('row').filter({ hasText: kept }).count()).toBe(0);
     await screenshot(page, 'self-service-void-tab');
 
-    const redeem = await t.http().post('/api/redeem-voucher').send(redeemBody({ voucherCode: refunded })).expect(410);
+    const redeem = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .send(redeemBody({ voucherCode: refunded }))
+      .expect(410);
     expect(redeem.body.message).toBe('This voucher code has been cancelled. Please contact support.');
     expect(errors).toEqual([]);
     await context.close();

@@ -29,7 +29,10 @@ describe('Staff single sign-on in the browser', () => {
       OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
     });
     idp.trust(t.baseUrl);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox'],
+    });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -56,7 +59,12 @@ describe('Staff single sign-on in the browser', () => {
   }
 
   it('signs an operator in through the provider’s form and shows only what an operator sees', async () => {
-    idp.identities.set('olivia', { sub: 'olivia', preferred_username: 'olivia', email: 'olivia@contoso.example', groups: ['ovr-operators'] });
+    idp.identities.set('olivia', {
+      sub: 'olivia',
+      preferred_username: 'olivia',
+      email: 'olivia@contoso.example',
+      groups: ['ovr-operators'],
+    });
     await signInAtProvider('olivia');
     await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin');
     await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
@@ -67,7 +75,11 @@ describe('Staff single sign-on in the browser', () => {
     await page.getByRole('tab', { name: 'Exported Vouchers', exact: true }).waitFor();
     expect(await page.getByRole('tab', { name: 'Settings', exact: true }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Reset Operator' }).count()).toBe(0);
-    await page.screenshot({ path: join(results, 'sso-operator-dashboard.png'), fullPage: true, animations: 'disabled' });
+    await page.screenshot({
+      path: join(results, 'sso-operator-dashboard.png'),
+      fullPage: true,
+      animations: 'disabled',
+    });
     const me = await page.evaluate(
       `fetch('/api/admin/me', { headers: { Authorization: 'Bearer ' + localStorage.getItem('adminToken') } }).then((r) => r.json())`,
     );
@@ -76,7 +88,12 @@ describe('Staff single sign-on in the browser', () => {
 
   it('signs an admin in, who makes an API token in Settings: shown once, copied, working, then revoked', async () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
-    idp.identities.set('ada', { sub: 'ada', preferred_username: 'ada', email: 'ada@contoso.example', groups: ['ovr-admins'] });
+    idp.identities.set('ada', {
+      sub: 'ada',
+      preferred_username: 'ada',
+      email: 'ada@contoso.example',
+      groups: ['ovr-admins'],
+    });
     await signInAtProvider('ada');
     await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin');
     await page.getByRole('tab', { name: 'Settings', exact: true }).click();
@@ -94,7 +111,8 @@ describe('Staff single sign-on in the browser', () => {
     await page.screenshot({ path: join(results, 'sso-api-token-created.png'), animations: 'disabled' });
     await created.getByRole('button', { name: 'Done' }).click();
 
-    const works = () => fetch(`${t.baseUrl}/api/products`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const works = () =>
+      fetch(`${t.baseUrl}/api/products`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
     expect(await works()).toBe(200);
     const row = card.getByRole('article', { name: 'API token Shop integration' });
     await row.getByText(/by ada/).waitFor();

@@ -66,7 +66,9 @@ describe('web delivery', () => {
   it('serves / prerendered: heading and form shell with their CSS, the app loaded after the first paint, the config written in', async () => {
     const res = await raw('/', { 'Accept-Encoding': 'identity' });
     const html = res.body.toString();
-    expect(html).toMatch(/<h1 [^>]*>Redeem Your Office License<span [^>]*> <!-- -->\| <!-- -->Lee &amp; Sons &lt;Licences&gt;<\/span><\/h1>/);
+    expect(html).toMatch(
+      /<h1 [^>]*>Redeem Your Office License<span [^>]*> <!-- -->\| <!-- -->Lee &amp; Sons &lt;Licences&gt;<\/span><\/h1>/,
+    );
     expect(html).toMatch(/<form [^>]*aria-label="Redeem your voucher"/);
     expect(html).toMatch(/<input [^>]*id="redeem-voucherCode"/);
     expect(html).toContain('href="mailto:help@licences.test"');
@@ -75,7 +77,9 @@ describe('web delivery', () => {
     expect(html).not.toMatch(/@font-face/);
     expect(html).not.toContain('%%');
     // Its one script loads the app (the entry and the page's chunks) only once the page has been painted.
-    expect(html.match(/<script type="module"[^>]*>/g)).toEqual([expect.stringMatching(/^<script type="module" src="\/assets\/page-index-[\w-]+\.js">$/)]);
+    expect(html.match(/<script type="module"[^>]*>/g)).toEqual([
+      expect.stringMatching(/^<script type="module" src="\/assets\/page-index-[\w-]+\.js">$/),
+    ]);
     const bootPath = /<script type="module" src="([^"]+)">/.exec(html)![1];
     const boot = await t.http().get(bootPath).expect(200);
     expect(boot.headers['cache-control']).toBe('public, max-age=31536000, immutable');
@@ -84,14 +88,23 @@ describe('web delivery', () => {
     expect(boot.text).toContain(`import("/${manifest['index.html'].file}")`);
     const json = /<script id="public-config" type="application\/json">(.*?)<\/script>/.exec(html)![1];
     expect(json).not.toMatch(/[<>&]/);
-    expect(JSON.parse(json)).toEqual({ supportEmail: 'help@licences.test', companyName: COMPANY, companyAddress: expect.any(String) });
+    expect(JSON.parse(json)).toEqual({
+      supportEmail: 'help@licences.test',
+      companyName: COMPANY,
+      companyAddress: expect.any(String),
+    });
   });
 
   it('gives each page its own HTML: success pages and the admin login prerendered, unknown paths get the plain shell', async () => {
     /** The one module script of a prerendered page: the generated loader that imports the app after the first paint. */
     const boot = async (html: string, page: string, module: string) => {
-      expect(html.match(/<script type="module"[^>]*>/g)).toEqual([expect.stringMatching(new RegExp(`^<script type="module" src="/assets/page-${page}-[\\w-]+\\.js">$`))]);
-      const script = await t.http().get(/<script type="module" src="([^"]+)">/.exec(html)![1]).expect(200);
+      expect(html.match(/<script type="module"[^>]*>/g)).toEqual([
+        expect.stringMatching(new RegExp(`^<script type="module" src="/assets/page-${page}-[\\w-]+\\.js">$`)),
+      ]);
+      const script = await t
+        .http()
+        .get(/<script type="module" src="([^"]+)">/.exec(html)![1])
+        .expect(200);
       expect(script.text).toContain(`"/${manifest[module].file}"`);
       expect(script.text).toContain(`import("/${manifest['index.html'].file}")`);
       expect(html).not.toContain('<link rel="modulepreload"');
@@ -101,8 +114,20 @@ describe('web delivery', () => {
     const mac = macPage.body.toString();
     // Only "Verifying access..." between the header and the footer: nothing of a result before the token is answered.
     const verifyingOnly = (html: string) => {
-      expect(html).toMatch(/<main [^>]*><div [^>]*role="status"[^>]*>.*?<p [^>]*>Verifying access\.\.\.<\/p><\/div><\/main>/);
-      for (const text of ['Redemption Successful!', 'Download Ready', 'Processing Your License', 'Your Product Key', 'Office Removal Tool', 'Download Information', 'Installation Steps', 'Access Denied', '•••••']) {
+      expect(html).toMatch(
+        /<main [^>]*><div [^>]*role="status"[^>]*>.*?<p [^>]*>Verifying access\.\.\.<\/p><\/div><\/main>/,
+      );
+      for (const text of [
+        'Redemption Successful!',
+        'Download Ready',
+        'Processing Your License',
+        'Your Product Key',
+        'Office Removal Tool',
+        'Download Information',
+        'Installation Steps',
+        'Access Denied',
+        '•••••',
+      ]) {
         expect(html).not.toContain(text);
       }
       expect(html).toContain('<footer');
@@ -110,7 +135,9 @@ describe('web delivery', () => {
     verifyingOnly(mac);
     await boot(mac, 'success-mac', 'src/features/success/MacSuccessPage.tsx');
     // The one API call the page waits for is announced with it, the token encoded.
-    expect(macPage.headers['link']).toBe('</api/success-token/a%2Fb%3Ec>; rel=preload; as=fetch; crossorigin=use-credentials');
+    expect(macPage.headers['link']).toBe(
+      '</api/success-token/a%2Fb%3Ec>; rel=preload; as=fetch; crossorigin=use-credentials',
+    );
     expect((await raw('/success/windows', { 'Accept-Encoding': 'identity' })).headers['link']).toBeUndefined();
     expect(mac).toContain('"companyName":"Lee \\u0026 Sons \\u003cLicences\\u003e"');
 

@@ -23,7 +23,10 @@ export let page: Page;
 export function useAdminConsole(): void {
   beforeAll(async () => {
     t = await startTestApp({ SERVE_FRONTEND: 'true' });
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox'],
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -32,7 +35,11 @@ export function useAdminConsole(): void {
   });
 
   beforeEach(async () => {
-    context = await browser.newContext({ baseURL: t.baseUrl, viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+    context = await browser.newContext({
+      baseURL: t.baseUrl,
+      viewport: { width: 1366, height: 900 },
+      acceptDownloads: true,
+    });
     page = await context.newPage();
   });
 
@@ -42,7 +49,8 @@ export function useAdminConsole(): void {
 }
 
 // Transitions finished first (tab indicator, dialog fade), so the picture shows the settled screen.
-export const shot = (name: string) => page.screenshot({ path: join(results, `admin-${name}.png`), fullPage: true, animations: 'disabled' });
+export const shot = (name: string) =>
+  page.screenshot({ path: join(results, `admin-${name}.png`), fullPage: true, animations: 'disabled' });
 
 export async function signIn(user: TestAdmin, password = user.password): Promise<void> {
   await page.goto('/admin/login');
@@ -55,7 +63,10 @@ export async function signIn(user: TestAdmin, password = user.password): Promise
 
 /** The docs/product.md §7.5 storage keys: adminToken, authToken, adminRefreshToken (evaluated in the page). */
 export const storedTokens = () =>
-  page.evaluate<Array<string | null>>(`['adminToken', 'authToken', 'adminRefreshToken'].map((key) => localStorage.getItem(key))`);
+  page.evaluate<Array<string | null>>(
+    `['adminToken', 'authToken', 'adminRefreshToken'].map((key) => localStorage.getItem(key))`,
+  );
 
 export const tab = (name: string) => page.getByRole('tab', { name, exact: true });
-export const toastTitled = (title: string) => page.getByRole('region', { name: /notifications/i }).getByText(title, { exact: true });
+export const toastTitled = (title: string) =>
+  page.getByRole('region', { name: /notifications/i }).getByText(title, { exact: true });

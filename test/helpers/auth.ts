@@ -35,11 +35,7 @@ export async function issueToken(t: TestApp, adminUserId: string): Promise<{ tok
   const [session] = await t.db.query(
     `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, expires_at)
      VALUES ($1, $2, $3, now() + interval '7 days') RETURNING id`,
-    [
-      adminUserId,
-      randomBytes(24).toString('base64url'),
-      createHash('sha256').update(randomBytes(32)).digest('hex'),
-    ],
+    [adminUserId, randomBytes(24).toString('base64url'), createHash('sha256').update(randomBytes(32)).digest('hex')],
   );
   const payload: AccessTokenPayload = { sub: adminUserId, sid: session.id, typ: 'access' };
   const token = await new JwtService().signAsync(payload, {
@@ -70,12 +66,21 @@ export function fixTotpClock(t: TestApp): { now: number; codeAt: (secret: string
 }
 
 /** An API token of `createdBy` (an admin's id) with these permissions, stored as the API would store it. */
-export async function createApiToken(t: TestApp, createdBy: string, permissions: string[]): Promise<{ id: string; token: string }> {
+export async function createApiToken(
+  t: TestApp,
+  createdBy: string,
+  permissions: string[],
+): Promise<{ id: string; token: string }> {
   const token = `ovr_${randomBytes(32).toString('base64url')}`;
   const [row] = await t.db.query(
     `INSERT INTO api_tokens (name, token_hash, permissions, created_by, expires_at)
      VALUES ($1, $2, $3, $4, now() + interval '1 day') RETURNING id`,
-    [`test ${permissions.join(' ')}`.slice(0, 100), createHash('sha256').update(token).digest('hex'), permissions, createdBy],
+    [
+      `test ${permissions.join(' ')}`.slice(0, 100),
+      createHash('sha256').update(token).digest('hex'),
+      permissions,
+      createdBy,
+    ],
   );
   return { id: row.id, token };
 }

@@ -188,7 +188,14 @@ export function randomOperations(
         const named = codes.filter((c) => c.product === product);
         if (!named.length) return;
         const file = Array.from({ length: 1 + randomInt(4) }, () => pick(named).code).join('\n');
-        ok(await t.http().post(`/api/products/${product}/voucher-codes/void`).set(auth).attach('file', Buffer.from(file), 'refunds.txt'), [200]);
+        ok(
+          await t
+            .http()
+            .post(`/api/products/${product}/voucher-codes/void`)
+            .set(auth)
+            .attach('file', Buffer.from(file), 'refunds.txt'),
+          [200],
+        );
       },
     ],
     [
@@ -197,7 +204,10 @@ export function randomOperations(
       async () => {
         const product = pick(products);
         const fresh = Array.from({ length: 1 + randomInt(5) }, newCode);
-        await t.db.query(`INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [fresh, product]);
+        await t.db.query(
+          `INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+          [fresh, product],
+        );
         codes.push(...fresh.map((code) => ({ code, product })));
       },
     ],
@@ -205,9 +215,15 @@ export function randomOperations(
       4,
       'export selected redemptions',
       async () => {
-        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 6`)).map((r: { id: string }) => r.id);
+        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 6`)).map(
+          (r: { id: string }) => r.id,
+        );
         if (!ids.length) return;
-        const res = await t.http().post('/api/export/selected-redemptions').set(auth).send({ redemptionIds: ids, format: 'csv' });
+        const res = await t
+          .http()
+          .post('/api/export/selected-redemptions')
+          .set(auth)
+          .send({ redemptionIds: ids, format: 'csv' });
         ok(res, [200, 404]);
       },
     ],
@@ -215,7 +231,11 @@ export function randomOperations(
       1,
       'export the redemption list',
       async () => {
-        const res = await t.http().get('/api/export/redeemed-vouchers').query({ format: 'csv', showExported: String(randomInt(2) === 0) }).set(auth);
+        const res = await t
+          .http()
+          .get('/api/export/redeemed-vouchers')
+          .query({ format: 'csv', showExported: String(randomInt(2) === 0) })
+          .set(auth);
         ok(res, [200, 404]);
       },
     ],
@@ -232,9 +252,11 @@ export function randomOperations(
       'delete selected codes',
       async () => {
         const product = pick(products);
-        const ids = (await t.db.query(`SELECT id FROM voucher_codes WHERE product_id = $1 ORDER BY ${shuffled()} LIMIT 5`, [product])).map(
-          (r: { id: string }) => r.id,
-        );
+        const ids = (
+          await t.db.query(`SELECT id FROM voucher_codes WHERE product_id = $1 ORDER BY ${shuffled()} LIMIT 5`, [
+            product,
+          ])
+        ).map((r: { id: string }) => r.id);
         if (!ids.length) return;
         const res = await t
           .http()
@@ -268,8 +290,11 @@ export function randomOperations(
       2,
       'bulk delete redemptions',
       async () => {
-        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 4`)).map((r: { id: string }) => r.id);
-        if (ids.length) ok(await t.http().post('/api/redemptions/bulk-delete').set(auth).send({ redemptionIds: ids }), [200, 201]);
+        const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 4`)).map(
+          (r: { id: string }) => r.id,
+        );
+        if (ids.length)
+          ok(await t.http().post('/api/redemptions/bulk-delete').set(auth).send({ redemptionIds: ids }), [200, 201]);
       },
     ],
     [
@@ -296,7 +321,11 @@ export function randomOperations(
       async () => {
         const row = await randomRow(`SELECT id, is_active FROM license_keys WHERE NOT is_manual`);
         // 404: deleted meanwhile by a concurrent "delete pool key" or Clean System.
-        if (row) ok(await t.http().put(`/api/license-keys/${row.id}`).set(auth).send({ isActive: !row.is_active }), [200, 404]);
+        if (row)
+          ok(
+            await t.http().put(`/api/license-keys/${row.id}`).set(auth).send({ isActive: !row.is_active }),
+            [200, 404],
+          );
       },
     ],
     [
@@ -334,11 +363,7 @@ export function randomOperations(
       },
     ],
     [1, 'fold past days', () => t.app.get(StatsRepository).foldPastDays()],
-    [
-      0.4,
-      'Clean System',
-      async () => ok(await t.http().delete('/api/admin/cleanup-redeemed').set(auth), [200]),
-    ],
+    [0.4, 'Clean System', async () => ok(await t.http().delete('/api/admin/cleanup-redeemed').set(auth), [200])],
   ];
   const totalWeight = operations.reduce((sum, [w]) => sum + w, 0);
   const chooseOperation = () => {

@@ -50,9 +50,16 @@ export function watchJobs(t: TestApp) {
      * Resolves once `count` sweeps that started at or after `since` (default: now) have completed, and no e-mail
      * job is running or waiting: whatever those jobs and sweeps would have sent has been sent.
      */
-    async settled({ since = Date.now(), count = 1, timeoutMs = 30_000 }: { since?: number; count?: number; timeoutMs?: number } = {}) {
+    async settled({
+      since = Date.now(),
+      count = 1,
+      timeoutMs = 30_000,
+    }: { since?: number; count?: number; timeoutMs?: number } = {}) {
       await eventually(
-        async () => sweeps.filter((started) => started >= since).length >= count && running === 0 && (await queue.pendingMailJobs()) === 0,
+        async () =>
+          sweeps.filter((started) => started >= since).length >= count &&
+          running === 0 &&
+          (await queue.pendingMailJobs()) === 0,
         timeoutMs,
         `${count} sweep(s) since ${new Date(since).toISOString()} and no e-mail job left`,
       );

@@ -70,7 +70,10 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       async loadExistingGrant(ctx) {
         const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
         if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-        const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
+        const grant = new ctx.oidc.provider.Grant({
+          clientId: ctx.oidc.client!.clientId,
+          accountId: ctx.oidc.session!.accountId!,
+        });
         grant.addOIDCScope('openid profile email');
         grant.addOIDCClaims(['groups', 'preferred_username', 'name', 'email']);
         await grant.save();
@@ -114,7 +117,11 @@ class CookieJar {
 }
 
 async function step(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: jar.header() } });
+  const res = await fetch(url, {
+    ...init,
+    redirect: 'manual',
+    headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+  });
   jar.take(res);
   return res;
 }

@@ -11,10 +11,14 @@ const MAIN = join(ROOT, 'dist', 'backend', 'src', 'main.js');
 /** The built API (`dist/`), compiled when missing or older than backend/src, as `npm start` does (test/global-setup.ts). */
 export function buildBackendIfStale(): void {
   if (!stale(MAIN, [join(ROOT, 'backend', 'src'), join(ROOT, 'ormconfig.ts')])) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+    },
+  );
 }
 
 /** A process the test started: its output is kept (shown when a test fails) and it is killed when the test run ends. */
@@ -82,7 +86,11 @@ export function spawnTracked(name: string, command: string, args: string[], env:
 }
 
 /** `node dist/backend/src/main.js [--worker | --demo]` with exactly `env` (plus PATH). */
-export function startBuiltApp(name: string, env: Record<string, string>, opts: { worker?: boolean; demo?: boolean } = {}): Spawned {
+export function startBuiltApp(
+  name: string,
+  env: Record<string, string>,
+  opts: { worker?: boolean; demo?: boolean } = {},
+): Spawned {
   const args = [...(opts.worker ? ['--worker'] : []), ...(opts.demo ? ['--demo'] : [])];
   return spawnTracked(name, process.execPath, [MAIN, ...args], {
     PATH: process.env.PATH,
@@ -171,7 +179,10 @@ export function childProcesses(pid: number): Array<{ pid: number; args: string }
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== pid) continue;
-      found.push({ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+      found.push({
+        pid: Number(entry),
+        args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim(),
+      });
     } catch {
       // exited meanwhile
     }

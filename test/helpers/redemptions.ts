@@ -54,5 +54,8 @@ export async function keysAssignedTo(t: TestApp, redemptionId: string) {
        FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id WHERE a.redemption_id = $1`,
     [redemptionId],
   );
-  return rows.map(({ key_ciphertext, ...row }: { key_ciphertext: Buffer }) => ({ license_key: openKey(t.db, key_ciphertext), ...row }));
+  return rows.map(({ key_ciphertext, ...row }: { key_ciphertext: Buffer }) => ({
+    license_key: openKey(t.db, key_ciphertext),
+    ...row,
+  }));
 }

@@ -3,7 +3,9 @@ import { redactHeaders, redactRequest, redactUrl } from './log-redaction';
 describe('log redaction', () => {
   it('redacts success tokens in paths and secrets in query strings', () => {
     expect(redactUrl('/api/success-token/abc_DEF-123')).toBe('/api/success-token/[Redacted]');
-    expect(redactUrl('/api/license-keys?productId=1&search=ABCDE-12345')).toBe('/api/license-keys?productId=1&search=[Redacted]');
+    expect(redactUrl('/api/license-keys?productId=1&search=ABCDE-12345')).toBe(
+      '/api/license-keys?productId=1&search=[Redacted]',
+    );
   });
 
   it('redacts every credential header and secret body field', () => {
@@ -33,9 +35,14 @@ describe('log redaction', () => {
     expect(logged.body).toEqual({ voucherCode: '[Redacted]', email: 'a@b.c', nested: { refreshToken: '[Redacted]' } });
   });
 
-  it('redacts the licence centre\'s sign-in link token (page query and session body) and customer tokens', () => {
+  it("redacts the licence centre's sign-in link token (page query and session body) and customer tokens", () => {
     expect(redactUrl('/my-licences?token=abcDEF_123-x')).toBe('/my-licences?token=[Redacted]');
-    const logged = redactRequest({ method: 'POST', url: '/api/customer/session', headers: {}, body: { token: 't', customerToken: 'c' } } as never);
+    const logged = redactRequest({
+      method: 'POST',
+      url: '/api/customer/session',
+      headers: {},
+      body: { token: 't', customerToken: 'c' },
+    } as never);
     expect(logged.body).toEqual({ token: '[Redacted]', customerToken: '[Redacted]' });
   });
 
@@ -46,6 +53,11 @@ describe('log redaction', () => {
       headers: {},
       body: { username: 'admin', password: 'p', twoFactorCode: '123456', recoveryCode: 'K7QM-2XWD-R9PA-HT4C' },
     } as never);
-    expect(logged.body).toEqual({ username: 'admin', password: '[Redacted]', twoFactorCode: '[Redacted]', recoveryCode: '[Redacted]' });
+    expect(logged.body).toEqual({
+      username: 'admin',
+      password: '[Redacted]',
+      twoFactorCode: '[Redacted]',
+      recoveryCode: '[Redacted]',
+    });
   });
 });

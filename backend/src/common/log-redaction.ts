@@ -9,7 +9,8 @@ export const REDACTED = '[Redacted]';
  * Header names that carry credentials (matched case-insensitively, as Node lower-cases them). The redeem page's
  * Idempotency-Key is one: with code and e-mail it gets a success token again (docs/product.md §19.1).
  */
-const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|idempotency-key|password|signature|session/i;
+const CREDENTIAL_HEADER =
+  /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|idempotency-key|password|signature|session/i;
 
 /** Body and query fields that hold a secret or a voucher code (an admin search may be a whole code or key). */
 const SECRET_FIELD =
@@ -20,12 +21,17 @@ export function redactUrl(url: string | undefined): string | undefined {
   if (!url) return url;
   return url
     .replace(/(\/success-token\/)[^/?#]+/gi, `$1${REDACTED}`)
-    .replace(/([?&](?:token|successToken|access_token|refreshToken|code|voucherCode|search)=)[^&#]*/gi, `$1${REDACTED}`);
+    .replace(
+      /([?&](?:token|successToken|access_token|refreshToken|code|voucherCode|search)=)[^&#]*/gi,
+      `$1${REDACTED}`,
+    );
 }
 
 export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!headers) return headers;
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, CREDENTIAL_HEADER.test(name) ? REDACTED : value]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, CREDENTIAL_HEADER.test(name) ? REDACTED : value]),
+  );
 }
 
 /** A body, query or params object with its secret fields redacted (one level deep, arrays of objects included). */
@@ -69,6 +75,9 @@ export function redactRequest(req: SerializedRequest): Record<string, unknown> {
 }
 
 /** pino-http's response serializer: its headers without credentials (`set-cookie`). */
-export function redactResponse(res: { statusCode?: number; headers?: Record<string, unknown> }): Record<string, unknown> {
+export function redactResponse(res: {
+  statusCode?: number;
+  headers?: Record<string, unknown>;
+}): Record<string, unknown> {
   return { statusCode: res.statusCode, headers: redactHeaders(res.headers) };
 }

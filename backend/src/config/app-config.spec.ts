@@ -62,7 +62,14 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-bytes' }, 'DATA_KEY'],
-    [{ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-bytes', DATA_KEY: Buffer.alloc(32, 1).toString('base64') }, 'SMTP_URL'],
+    [
+      {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a-production-secret-of-at-least-32-bytes',
+        DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
+      },
+      'SMTP_URL',
+    ],
     [{ WEBHOOK_ALLOW_INSECURE_TARGETS: 'localhost' }, 'WEBHOOK_ALLOW_INSECURE_TARGETS'],
     [{ WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.0/33' }, 'WEBHOOK_ALLOW_INSECURE_TARGETS'],
     [
@@ -78,7 +85,10 @@ describe('loadConfig', () => {
     [{ API_DOCS: 'staff' }, 'API_DOCS'],
     [{ DATA_KEY: 'c2hvcnQ=' }, 'DATA_KEY'],
     [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: 'not base64!' }, 'DATA_KEY_PREVIOUS'],
-    [{ DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: Buffer.alloc(32, 1).toString('base64') }, 'DATA_KEY_PREVIOUS'],
+    [
+      { DATA_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_KEY_PREVIOUS: Buffer.alloc(32, 1).toString('base64') },
+      'DATA_KEY_PREVIOUS',
+    ],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
     [{ DB_POOL_SIZE: 'many' }, 'DB_POOL_SIZE'],
@@ -130,6 +140,8 @@ describe('loadConfig', () => {
   });
 
   it('refuses TRUST_PROXY=true with a message that says why and what to give instead', () => {
-    expect(() => load({ TRUST_PROXY: 'true' })).toThrow(/^TRUST_PROXY=true is refused: .*X-Forwarded-For.*number of proxies/);
+    expect(() => load({ TRUST_PROXY: 'true' })).toThrow(
+      /^TRUST_PROXY=true is refused: .*X-Forwarded-For.*number of proxies/,
+    );
   });
 });

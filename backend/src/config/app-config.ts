@@ -196,7 +196,7 @@ function trustProxy(env: Env): false | number | string {
   if (raw === 'true') {
     throw new ConfigError(
       'TRUST_PROXY=true is refused: it lets any client choose its address through X-Forwarded-For. ' +
-        'Give the number of proxies in front of the service (e.g. 1), loopback, or the proxies\' addresses/CIDRs',
+        "Give the number of proxies in front of the service (e.g. 1), loopback, or the proxies' addresses/CIDRs",
     );
   }
   if (/^\d+$/.test(raw)) return Number(raw);
@@ -271,24 +271,32 @@ function webhookInsecureTargets(env: Env, production: boolean): string[] {
     .filter(Boolean);
   if (!entries.length) return [];
   if (production) {
-    throw new ConfigError('WEBHOOK_ALLOW_INSECURE_TARGETS is refused with NODE_ENV=production: webhooks go to public https receivers only');
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_INSECURE_TARGETS is refused with NODE_ENV=production: webhooks go to public https receivers only',
+    );
   }
   const bad = entries.find((entry) => !isAddressOrCidr(entry));
   if (bad !== undefined) {
-    throw new ConfigError(`WEBHOOK_ALLOW_INSECURE_TARGETS must list IP addresses or CIDRs (e.g. 127.0.0.1/32), got "${bad}"`);
+    throw new ConfigError(
+      `WEBHOOK_ALLOW_INSECURE_TARGETS must list IP addresses or CIDRs (e.g. 127.0.0.1/32), got "${bad}"`,
+    );
   }
   return entries;
 }
 
 function apiDocs(env: Env, production: boolean): 'public' | 'off' {
-  const value = str(env, 'API_DOCS', production ? 'off' : 'public').trim().toLowerCase();
-  if (value !== 'public' && value !== 'off') throw new ConfigError(`API_DOCS must be public or off, got "${env.API_DOCS}"`);
+  const value = str(env, 'API_DOCS', production ? 'off' : 'public')
+    .trim()
+    .toLowerCase();
+  if (value !== 'public' && value !== 'off')
+    throw new ConfigError(`API_DOCS must be public or off, got "${env.API_DOCS}"`);
   return value;
 }
 
 function metricsToken(env: Env): string | undefined {
   const token = optional(env, 'METRICS_TOKEN');
-  if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  if (token !== undefined && token.length < 16)
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
   return token;
 }
 
@@ -301,7 +309,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     .map((code) => code.trim().toUpperCase())
     .filter(Boolean);
   for (const code of countries) {
-    if (!/^[A-Z]{2}$/.test(code)) throw new ConfigError(`GEO_BLOCKED_COUNTRIES must list two-letter ISO codes, got "${code}"`);
+    if (!/^[A-Z]{2}$/.test(code))
+      throw new ConfigError(`GEO_BLOCKED_COUNTRIES must list two-letter ISO codes, got "${code}"`);
   }
   const supportEmail = str(env, 'SUPPORT_EMAIL', 'support@example.com');
   if (!/^[^\s@]+@[^\s@]+$/.test(supportEmail)) throw new ConfigError('SUPPORT_EMAIL must be an e-mail address');
@@ -321,7 +330,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   // docs/product.md §18.7: the file mailer would write every order e-mail, its key in clear,
   // to .data/mail and call it sent.
   if (nodeEnv === 'production' && !smtpUrl) {
-    throw new ConfigError('SMTP_URL is required when NODE_ENV=production (order e-mails would otherwise only be written to files)');
+    throw new ConfigError(
+      'SMTP_URL is required when NODE_ENV=production (order e-mails would otherwise only be written to files)',
+    );
   }
   const oidc = loadOidcConfig(env, nodeEnv);
 

@@ -54,9 +54,10 @@ export class DataCipher {
     if (!key) throw new Error('Sealed under an unknown data key: set DATA_KEY (and DATA_KEY_PREVIOUS while rotating)');
     const decipher = createDecipheriv('aes-256-gcm', key.encryption, sealed.subarray(1 + ID_BYTES, HEADER));
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(sealed.subarray(HEADER, sealed.length - TAG_BYTES)), decipher.final()]).toString(
-      'utf8',
-    );
+    return Buffer.concat([
+      decipher.update(sealed.subarray(HEADER, sealed.length - TAG_BYTES)),
+      decipher.final(),
+    ]).toString('utf8');
   }
 
   /** The 4-byte key id every value sealed under the current DATA_KEY carries in bytes 2–5 (SQL: substring(x FROM 2 FOR 4)). */

@@ -9,7 +9,11 @@ describe('single sign-on configuration', () => {
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
   const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir, ...env });
-  const sso = { OIDC_ISSUER: 'https://login.example.com/tenant/v2.0', OIDC_CLIENT_ID: 'ovr', OIDC_ROLES: 'operator:ops,admin:it-admins' };
+  const sso = {
+    OIDC_ISSUER: 'https://login.example.com/tenant/v2.0',
+    OIDC_CLIENT_ID: 'ovr',
+    OIDC_ROLES: 'operator:ops,admin:it-admins',
+  };
 
   it('is off by default, with password sign-in on and a token limit of 600 a minute', () => {
     const config = load({});
@@ -46,7 +50,16 @@ describe('single sign-on configuration', () => {
     [{ ...sso, OIDC_ROLES: 'admin:a,admin:b' }, 'OIDC_ROLES'],
     [{ ...sso, OIDC_ISSUER: 'not a url' }, 'OIDC_ISSUER'],
     [{ ...sso, OIDC_ISSUER: 'ftp://idp.example.com' }, 'OIDC_ISSUER'],
-    [{ ...sso, OIDC_ISSUER: 'http://idp.example.com', NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_KEY: Buffer.alloc(32).toString('base64') }, 'OIDC_ISSUER'],
+    [
+      {
+        ...sso,
+        OIDC_ISSUER: 'http://idp.example.com',
+        NODE_ENV: 'production',
+        JWT_SECRET: 'x'.repeat(32),
+        DATA_KEY: Buffer.alloc(32).toString('base64'),
+      },
+      'OIDC_ISSUER',
+    ],
     [{ OIDC_CLIENT_ID: 'ovr' }, 'OIDC_CLIENT_ID'],
     [{ LOCAL_LOGIN: 'false' }, 'LOCAL_LOGIN'],
     [{ ...sso, LOCAL_LOGIN: 'maybe' }, 'LOCAL_LOGIN'],

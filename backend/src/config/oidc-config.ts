@@ -27,18 +27,24 @@ function value(env: Env, name: string): string | undefined {
 
 function parseRoles(raw: string): Array<{ role: string; value: string }> {
   const roles = new Map<string, string>();
-  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const colon = part.indexOf(':');
     const role = colon < 0 ? part : part.slice(0, colon).trim();
     const claimValue = colon < 0 ? '' : part.slice(colon + 1).trim();
     if (!ROLE_ORDER.includes(role)) {
-      throw new ConfigError(`OIDC_ROLES: "${role}" is not a role; use admin, operator or shop-manager (role:value, comma separated)`);
+      throw new ConfigError(
+        `OIDC_ROLES: "${role}" is not a role; use admin, operator or shop-manager (role:value, comma separated)`,
+      );
     }
     if (!claimValue) throw new ConfigError(`OIDC_ROLES: role "${role}" needs a claim value (role:value)`);
     if (roles.has(role)) throw new ConfigError(`OIDC_ROLES names "${role}" twice`);
     roles.set(role, claimValue);
   }
-  if (!roles.size) throw new ConfigError('OIDC_ROLES is required with OIDC_ISSUER (e.g. admin:ovr-admins,operator:ovr-operators)');
+  if (!roles.size)
+    throw new ConfigError('OIDC_ROLES is required with OIDC_ISSUER (e.g. admin:ovr-admins,operator:ovr-operators)');
   return ROLE_ORDER.filter((role) => roles.has(role)).map((role) => ({ role, value: roles.get(role)! }));
 }
 
@@ -61,8 +67,11 @@ function httpUrl(name: string, raw: string, allowInsecure: boolean): string {
 export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefined {
   const issuerRaw = value(env, 'OIDC_ISSUER');
   if (!issuerRaw) {
-    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ROLES', 'OIDC_REDIRECT_URI'].find((n) => value(env, n));
-    if (stray) throw new ConfigError(`${stray} is set but OIDC_ISSUER is not: set OIDC_ISSUER to turn single sign-on on`);
+    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ROLES', 'OIDC_REDIRECT_URI'].find((n) =>
+      value(env, n),
+    );
+    if (stray)
+      throw new ConfigError(`${stray} is set but OIDC_ISSUER is not: set OIDC_ISSUER to turn single sign-on on`);
     return undefined;
   }
   const allowInsecure = nodeEnv !== 'production';
@@ -70,7 +79,8 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
   const clientId = value(env, 'OIDC_CLIENT_ID');
   if (!clientId) throw new ConfigError('OIDC_CLIENT_ID is required with OIDC_ISSUER');
   const roleClaim = value(env, 'OIDC_ROLE_CLAIM') ?? 'groups';
-  if (!/^[\w:/.-]{1,200}$/.test(roleClaim)) throw new ConfigError('OIDC_ROLE_CLAIM must be a claim name such as groups or realm_access.roles');
+  if (!/^[\w:/.-]{1,200}$/.test(roleClaim))
+    throw new ConfigError('OIDC_ROLE_CLAIM must be a claim name such as groups or realm_access.roles');
   const redirect = value(env, 'OIDC_REDIRECT_URI');
   const displayName = value(env, 'OIDC_DISPLAY_NAME') ?? 'Single Sign-On';
   if (displayName.length > 60) throw new ConfigError('OIDC_DISPLAY_NAME must be at most 60 characters');
@@ -90,7 +100,11 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
 export function loadLocalLogin(env: Env, oidc: OidcConfig | undefined): boolean {
   const raw = env.LOCAL_LOGIN?.trim().toLowerCase();
   if (raw === undefined || raw === '' || ['true', '1', 'yes'].includes(raw)) return true;
-  if (!['false', '0', 'no'].includes(raw)) throw new ConfigError(`LOCAL_LOGIN must be true or false, got "${env.LOCAL_LOGIN}"`);
-  if (!oidc) throw new ConfigError('LOCAL_LOGIN=false needs OIDC_ISSUER: without single sign-on only the admin account could sign in');
+  if (!['false', '0', 'no'].includes(raw))
+    throw new ConfigError(`LOCAL_LOGIN must be true or false, got "${env.LOCAL_LOGIN}"`);
+  if (!oidc)
+    throw new ConfigError(
+      'LOCAL_LOGIN=false needs OIDC_ISSUER: without single sign-on only the admin account could sign in',
+    );
   return false;
 }

@@ -1,7 +1,6 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 
-export const BULK_BUSY_MESSAGE =
-  'The server is busy with other uploads and exports. Please try again in a minute.';
+export const BULK_BUSY_MESSAGE = 'The server is busy with other uploads and exports. Please try again in a minute.';
 
 /**
  * At most `max` bulk operations (uploads, exports) hold a database connection at once, so a slow upload

@@ -47,10 +47,7 @@ export class DatabaseService {
    * `bulk` (uploads, exports): one of at most DB_BULK_CONNECTIONS such clients; over that the call waits
    * DB_BULK_WAIT_MS for a slot, then throws 503 (BulkLimiter), leaving the rest of the pool to short requests.
    */
-  async withClient<T>(
-    fn: (client: PoolClient) => Promise<T>,
-    { transaction = false, bulk = false } = {},
-  ): Promise<T> {
+  async withClient<T>(fn: (client: PoolClient) => Promise<T>, { transaction = false, bulk = false } = {}): Promise<T> {
     const release = bulk ? await this.bulk.acquire() : undefined;
     let client: PoolClient;
     try {

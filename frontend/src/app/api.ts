@@ -1,4 +1,10 @@
-import { createApi, fetchBaseQuery, type BaseQueryFn, type FetchArgs, type FetchBaseQueryError } from '@reduxjs/toolkit/query/react';
+import {
+  createApi,
+  fetchBaseQuery,
+  type BaseQueryFn,
+  type FetchArgs,
+  type FetchBaseQueryError,
+} from '@reduxjs/toolkit/query/react';
 import { currentAccessToken, withSessionRenewal } from './authorizedFetch';
 
 /**
@@ -6,7 +12,17 @@ import { currentAccessToken, withSessionRenewal } from './authorizedFetch';
  * `features/<feature>/<feature>Api.ts`. docs/product.md §8.1: requests carry credentials, JSON bodies are JSON typed,
  * no retries, no refetch on focus, cached data never goes stale unless an endpoint says otherwise.
  */
-export const TAG_TYPES = ['Stats', 'Products', 'Redemptions', 'VoucherCodes', 'LicenseKeys', 'Me', 'Sessions', 'Webhooks', 'ApiTokens'] as const;
+export const TAG_TYPES = [
+  'Stats',
+  'Products',
+  'Redemptions',
+  'VoucherCodes',
+  'LicenseKeys',
+  'Me',
+  'Sessions',
+  'Webhooks',
+  'ApiTokens',
+] as const;
 export type TagType = (typeof TAG_TYPES)[number];
 
 /**
@@ -27,7 +43,11 @@ const rawBaseQuery = fetchBaseQuery({
 const NEVER_RENEWED = /^\/?admin\/(login|refresh)$/;
 
 /** A 401 answer is retried once with a renewed token (`withSessionRenewal`); login and refresh themselves never are. */
-export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, queryApi, extra) => {
+export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (
+  args,
+  queryApi,
+  extra,
+) => {
   const url = typeof args === 'string' ? args : args.url;
   const send = () => rawBaseQuery(args, queryApi, extra);
   if (NEVER_RENEWED.test(url)) return send();

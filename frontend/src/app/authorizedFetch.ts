@@ -31,7 +31,10 @@ export function setSessionRenewal(renewal: SessionRenewal | undefined): void {
  * Sends; an answer that `isUnauthorized` while signed in renews the session once and sends again. A failed
  * renewal or a second 401 ends the session. Without a registered renewal the first answer is returned.
  */
-export async function withSessionRenewal<T>(send: () => T | PromiseLike<T>, isUnauthorized: (answer: T) => boolean): Promise<T> {
+export async function withSessionRenewal<T>(
+  send: () => T | PromiseLike<T>,
+  isUnauthorized: (answer: T) => boolean,
+): Promise<T> {
   let answer = await send();
   if (!isUnauthorized(answer) || !sessionRenewal || !currentAccessToken()) return answer;
   const renewal = sessionRenewal;

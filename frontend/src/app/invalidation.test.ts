@@ -25,9 +25,29 @@ for (const file of sourceFiles(join(SRC, 'features')).filter((f) => /Api\.ts$/.t
 const NOT_RTK: Change[] = ['uploadVoucherCodes', 'voidVoucherCodes', 'exportRedemptions'];
 
 /** One query per tag type, watched while a mutation runs: its path and a body of the API's shape. */
-const PAGINATION = { currentPage: 1, limit: 50, totalCount: 0, totalPages: 0, hasPreviousPage: false, hasNextPage: false, totalCountExact: true };
+const PAGINATION = {
+  currentPage: 1,
+  limit: 50,
+  totalCount: 0,
+  totalPages: 0,
+  hasPreviousPage: false,
+  hasNextPage: false,
+  totalCountExact: true,
+};
 const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; body: unknown }> = {
-  Stats: { endpoint: 'stats', arg: 'today', path: '/api/stats/today', body: { period: 'today', totalRedemptions: 0, activeVouchers: 0, timeRange: 'Today', productStats: [], dailyRedemptions: [] } },
+  Stats: {
+    endpoint: 'stats',
+    arg: 'today',
+    path: '/api/stats/today',
+    body: {
+      period: 'today',
+      totalRedemptions: 0,
+      activeVouchers: 0,
+      timeRange: 'Today',
+      productStats: [],
+      dailyRedemptions: [],
+    },
+  },
   Products: { endpoint: 'products', arg: undefined, path: '/api/products', body: [] },
   Redemptions: {
     endpoint: 'getRedemptions',
@@ -45,7 +65,11 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
     endpoint: 'getLicenseKeys',
     arg: { page: 1, limit: 100, productId: '', search: '' },
     path: '/api/license-keys',
-    body: { licenseKeys: [], summary: { totalKeys: 0, active: 0, available: 0, partiallyUsed: 0, fullyUsed: 0 }, pagination: PAGINATION },
+    body: {
+      licenseKeys: [],
+      summary: { totalKeys: 0, active: 0, available: 0, partiallyUsed: 0, fullyUsed: 0 },
+      pagination: PAGINATION,
+    },
   },
   Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: { id: 'u1', username: 'admin', role: 'admin' } },
   Sessions: { endpoint: 'sessions', arg: undefined, path: '/api/admin/sessions', body: [] },
@@ -58,7 +82,12 @@ const ARGS: Partial<Record<Change, unknown>> = {
   updateEmailTemplate: { id: 'p1', emailSubject: 'S', emailTemplate: 'T' },
   sendTestEmail: { id: 'p1', to: 'a@example.com', emailSubject: 'S', emailTemplate: 'T' },
   deleteVoucherCodes: { productId: 'p1', deleteType: 'all-unredeemed' },
-  createLicenseKey: { productId: 'p1', licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test', licenseType: 'single-user' },
+  createLicenseKey: {
+    productId: 'p1',
+    licenseKey: 'ABCDE-12345',
+    downloadLink: 'https://x.test',
+    licenseType: 'single-user',
+  },
   updateLicenseKey: { id: 'k1', isActive: false },
   assignLicense: { id: 'r1', licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
   bulkAssignLicense: { redemptionIds: ['r1'], licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
@@ -80,7 +109,10 @@ const ARGS: Partial<Record<Change, unknown>> = {
   resendOrderEmail: { voucherCode: 'ABCD-1234', email: 'a@example.com' },
 };
 
-const endpoints = api.endpoints as unknown as Record<string, { initiate: (arg: unknown) => any; useMutation?: unknown }>;
+const endpoints = api.endpoints as unknown as Record<
+  string,
+  { initiate: (arg: unknown) => any; useMutation?: unknown }
+>;
 const mutationNames = Object.keys(endpoints).filter((name) => 'useMutation' in endpoints[name]);
 
 let server: ReturnType<typeof fakeServer>;
@@ -96,7 +128,11 @@ function serve() {
   });
 }
 
-const reads = () => Object.fromEntries(TAG_TYPES.map((tag) => [tag, server.of('GET', PROBES[tag].path).length])) as Record<TagType, number>;
+const reads = () =>
+  Object.fromEntries(TAG_TYPES.map((tag) => [tag, server.of('GET', PROBES[tag].path).length])) as Record<
+    TagType,
+    number
+  >;
 const idle = (store: AppStore) => Object.values(store.getState().api.queries).every((q) => q?.status !== 'pending');
 
 describe('the one table of what each change refreshes', () => {
@@ -109,17 +145,22 @@ describe('the one table of what each change refreshes', () => {
     expect(Object.keys(CHANGES).sort()).toEqual([...mutationNames, ...NOT_RTK].sort());
   });
 
-  it('refreshes statistics, products and redemptions after every change of the console\'s data (docs/product.md §8.1)', () => {
-    const dataChanges = (Object.keys(CHANGES) as Change[]).filter((c) => invalidatesFor(c).some((t) => ['VoucherCodes', 'LicenseKeys', 'Stats', 'Products', 'Redemptions'].includes(t)));
+  it("refreshes statistics, products and redemptions after every change of the console's data (docs/product.md §8.1)", () => {
+    const dataChanges = (Object.keys(CHANGES) as Change[]).filter((c) =>
+      invalidatesFor(c).some((t) => ['VoucherCodes', 'LicenseKeys', 'Stats', 'Products', 'Redemptions'].includes(t)),
+    );
     expect(dataChanges.length).toBeGreaterThan(15);
-    for (const change of dataChanges) expect(invalidatesFor(change)).toEqual(expect.arrayContaining(['Stats', 'Products', 'Redemptions']));
+    for (const change of dataChanges)
+      expect(invalidatesFor(change)).toEqual(expect.arrayContaining(['Stats', 'Products', 'Redemptions']));
     expect(invalidatesFor('updateLicenseKey')).toEqual(['Stats', 'Products', 'Redemptions', 'LicenseKeys']);
     expect(invalidatesFor('deleteVoucherCode')).toEqual(['Stats', 'Products', 'Redemptions', 'VoucherCodes']);
   });
 
   it('the uploads and downloads outside RTK Query refresh from the table too', () => {
     const calls = sourceFiles(SRC).flatMap((file) =>
-      [...readFileSync(file, 'utf8').matchAll(/api\.util\.invalidateTags\(([^)]*\)?)/g)].map((m) => `${relative(SRC, file)}: ${m[1]}`),
+      [...readFileSync(file, 'utf8').matchAll(/api\.util\.invalidateTags\(([^)]*\)?)/g)].map(
+        (m) => `${relative(SRC, file)}: ${m[1]}`,
+      ),
     );
     // Real-time events (docs/product.md §5.8's own table in realtime.tsx) are not changes the console made.
     const changes = calls.filter((c) => !c.startsWith('features/admin/realtime.tsx'));

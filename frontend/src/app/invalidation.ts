@@ -1,7 +1,8 @@
 import type { TagType } from './api';
 
 /** What a change can make stale: each is read by the queries that provide its tag type. */
-export type Stale = 'stats' | 'products' | 'redemptions' | 'codes' | 'keys' | 'me' | 'sessions' | 'webhooks' | 'apiTokens';
+export type Stale =
+  'stats' | 'products' | 'redemptions' | 'codes' | 'keys' | 'me' | 'sessions' | 'webhooks' | 'apiTokens';
 
 export const TAG_OF: Record<Stale, TagType> = {
   stats: 'Stats',

@@ -39,15 +39,19 @@ export function fakeServer(handlers: Record<string, Handler>) {
       headers: request.headers,
     };
     requests.push(req);
-    const handler = handlers[`${req.method} ${req.path}`] ?? Object.entries(handlers).find(([key]) => matches(key, req))?.[1];
+    const handler =
+      handlers[`${req.method} ${req.path}`] ?? Object.entries(handlers).find(([key]) => matches(key, req))?.[1];
     const answer: FakeAnswer = handler
       ? await handler(req)
       : { status: 404, body: { statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: 'Not Found' } };
     const raw = answer.body === undefined || typeof answer.body === 'string';
-    return new Response(answer.body === undefined ? null : raw ? (answer.body as string) : JSON.stringify(answer.body), {
-      status: answer.status,
-      headers: { ...(raw ? {} : { 'Content-Type': 'application/json' }), ...answer.headers },
-    });
+    return new Response(
+      answer.body === undefined ? null : raw ? (answer.body as string) : JSON.stringify(answer.body),
+      {
+        status: answer.status,
+        headers: { ...(raw ? {} : { 'Content-Type': 'application/json' }), ...answer.headers },
+      },
+    );
   };
   return {
     requests,
@@ -65,4 +69,8 @@ function matches(key: string, req: FakeRequest): boolean {
   return req.path.startsWith(pattern.slice(0, -1));
 }
 
-export const PUBLIC_CONFIG = { supportEmail: 'help@licences.test', companyName: 'Licence Desk Ltd', companyAddress: '1 Main St, Dover, DE 19901, USA' };
+export const PUBLIC_CONFIG = {
+  supportEmail: 'help@licences.test',
+  companyName: 'Licence Desk Ltd',
+  companyAddress: '1 Main St, Dover, DE 19901, USA',
+};

@@ -12,7 +12,10 @@ interface ExtendedRenderOptions extends Omit<RenderOptions, 'queries' | 'wrapper
 }
 
 /** Renders a component with the real store and theme (STYLE.md: `renderWithProviders`). */
-export function renderWithProviders(ui: ReactElement, { preloadedState, store = makeStore(preloadedState), ...options }: ExtendedRenderOptions = {}) {
+export function renderWithProviders(
+  ui: ReactElement,
+  { preloadedState, store = makeStore(preloadedState), ...options }: ExtendedRenderOptions = {},
+) {
   const Wrapper = ({ children }: { children: ReactNode }) => (
     <Provider store={store}>
       <AppTheme>{children}</AppTheme>

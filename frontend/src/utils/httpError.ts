@@ -10,7 +10,8 @@ export function httpErrorMessage(error: FetchBaseQueryError | SerializedError | 
   if (status === undefined) return undefined;
   // A body that is not JSON arrives as a PARSING_ERROR carrying the text.
   const { data } = error as { data?: unknown };
-  const text = data === undefined || data === null || data === '' ? '' : typeof data === 'string' ? data : JSON.stringify(data);
+  const text =
+    data === undefined || data === null || data === '' ? '' : typeof data === 'string' ? data : JSON.stringify(data);
   return `${status}: ${text || statusText(status)}`;
 }
 
@@ -26,7 +27,9 @@ export function httpStatus(error: FetchBaseQueryError | SerializedError | undefi
 export function bodyMessage(error: FetchBaseQueryError | SerializedError | undefined): string | undefined {
   if (!error || !('data' in error)) return undefined;
   const data = error.data as { message?: unknown } | undefined;
-  return data && typeof data === 'object' && typeof data.message === 'string' && data.message ? data.message : undefined;
+  return data && typeof data === 'object' && typeof data.message === 'string' && data.message
+    ? data.message
+    : undefined;
 }
 
 const STATUS_TEXT: Record<number, string> = {

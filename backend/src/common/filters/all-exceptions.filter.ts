@@ -92,7 +92,11 @@ export function toErrorBody(exception: unknown): ErrorBody {
     const error = STATUS_CODES[statusCode] ?? 'Error';
     if (typeof response === 'string') return { statusCode, message: response, error };
     const { message, error: _ignored, statusCode: _status, ...extra } = response as Record<string, unknown>;
-    const text = Array.isArray(message) ? String(message[0]) : typeof message === 'string' ? message : exception.message;
+    const text = Array.isArray(message)
+      ? String(message[0])
+      : typeof message === 'string'
+        ? message
+        : exception.message;
     return { statusCode, message: text, error: typeof _ignored === 'string' ? _ignored : error, ...extra };
   }
   // Other errors of a request that could not be read carry an HTTP status of their own.

@@ -20,7 +20,10 @@ export class ErrorResponse {
   @ApiProperty({ example: 'Bad Request' }) error: string;
   @ApiPropertyOptional({ type: [FieldErrorResponse], description: 'Validation failures: every field with its message' })
   errors?: FieldErrorResponse[];
-  @ApiPropertyOptional({ example: 'GEO_BLOCKED', description: 'A machine-readable reason where the client needs one (451)' })
+  @ApiPropertyOptional({
+    example: 'GEO_BLOCKED',
+    description: 'A machine-readable reason where the client needs one (451)',
+  })
   code?: string;
 }
 

@@ -8,10 +8,13 @@ describe('CachedValue', () => {
   it('reads once for concurrent callers, again after the TTL or an invalidate, handing the previous value to load', async () => {
     const seen: Array<number | undefined> = [];
     let reads = 0;
-    const cached = new CachedValue<number>(async (previous) => {
-      seen.push(previous);
-      return ++reads;
-    }, () => 100);
+    const cached = new CachedValue<number>(
+      async (previous) => {
+        seen.push(previous);
+        return ++reads;
+      },
+      () => 100,
+    );
     expect(cached.current()).toBeUndefined();
     expect(await Promise.all([cached.get(), cached.get(), cached.get()])).toEqual([1, 1, 1]);
     now += 99;

@@ -77,7 +77,10 @@ export function addressGroup(ip: string): string {
   const valid = validIp(ip);
   if (!valid) return 'invalid';
   if (isIP(valid) === 4) return valid;
-  return `${expandIpv6(valid).slice(0, 4).map((part) => part.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${expandIpv6(valid)
+    .slice(0, 4)
+    .map((part) => part.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an IPv6 address, each as 4 hex digits. */

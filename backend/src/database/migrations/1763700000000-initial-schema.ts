@@ -29,7 +29,9 @@ export class InitialSchema1763700000000 implements MigrationInterface {
         redeemed_at timestamptz,
         CONSTRAINT uq_voucher_codes_code UNIQUE (code)
       )`);
-    await q.query(`CREATE INDEX idx_voucher_codes_product_state ON voucher_codes (product_id, is_redeemed, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX idx_voucher_codes_product_state ON voucher_codes (product_id, is_redeemed, created_at DESC)`,
+    );
 
     await q.query(`
       CREATE TABLE customers (
@@ -64,10 +66,14 @@ export class InitialSchema1763700000000 implements MigrationInterface {
         CONSTRAINT chk_redemptions_email_status CHECK (email_status IN ('pending', 'sent', 'failed'))
       )`);
     await q.query(`CREATE INDEX idx_redemptions_list ON redemptions (exported, redeemed_at DESC, id)`);
-    await q.query(`CREATE INDEX idx_redemptions_status_list ON redemptions (exported, email_status, redeemed_at DESC, id)`);
+    await q.query(
+      `CREATE INDEX idx_redemptions_status_list ON redemptions (exported, email_status, redeemed_at DESC, id)`,
+    );
     await q.query(`CREATE INDEX idx_redemptions_product_redeemed ON redemptions (product_id, redeemed_at)`);
     await q.query(`CREATE INDEX idx_redemptions_redeemed_at ON redemptions (redeemed_at)`);
-    await q.query(`CREATE INDEX idx_redemptions_pending_mail ON redemptions (redeemed_at) WHERE email_status = 'pending'`);
+    await q.query(
+      `CREATE INDEX idx_redemptions_pending_mail ON redemptions (redeemed_at) WHERE email_status = 'pending'`,
+    );
 
     await q.query(`
       CREATE TABLE license_keys (

@@ -13,7 +13,9 @@ export class LicenseKeyListIndex1763700005010 implements MigrationInterface {
   name = 'LicenseKeyListIndex1763700005010';
 
   public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX idx_license_keys_list ON license_keys (${RANK}, created_at DESC, id DESC) WHERE ${NOT_MANUAL}`);
+    await q.query(
+      `CREATE INDEX idx_license_keys_list ON license_keys (${RANK}, created_at DESC, id DESC) WHERE ${NOT_MANUAL}`,
+    );
     await q.query(
       `CREATE INDEX idx_license_keys_product_list ON license_keys (product_id, ${RANK}, created_at DESC, id DESC) WHERE ${NOT_MANUAL}`,
     );

@@ -35,7 +35,9 @@ export class KeysAtRest1763700007000 implements MigrationInterface {
     await q.query(`CREATE INDEX idx_license_keys_key_trgm ON license_keys USING gin (key_last gin_trgm_ops)`);
     await q.query(`DROP INDEX idx_license_keys_list`);
     await q.query(`DROP INDEX idx_license_keys_product_list`);
-    await q.query(`CREATE INDEX idx_license_keys_list ON license_keys (${RANK}, created_at DESC, id DESC) WHERE NOT is_manual`);
+    await q.query(
+      `CREATE INDEX idx_license_keys_list ON license_keys (${RANK}, created_at DESC, id DESC) WHERE NOT is_manual`,
+    );
     await q.query(
       `CREATE INDEX idx_license_keys_product_list ON license_keys (product_id, ${RANK}, created_at DESC, id DESC) WHERE NOT is_manual`,
     );
@@ -49,8 +51,11 @@ export class KeysAtRest1763700007000 implements MigrationInterface {
 
   /** Only before any key was sealed (a sealed key cannot be put back without DATA_KEY); success tokens are lost. */
   public async down(q: QueryRunner): Promise<void> {
-    const [{ sealed }] = await q.query(`SELECT count(*)::int AS sealed FROM license_keys WHERE key_ciphertext IS NOT NULL`);
-    if (sealed > 0) throw new Error(`${sealed} licence keys are sealed under DATA_KEY; this migration cannot be undone`);
+    const [{ sealed }] = await q.query(
+      `SELECT count(*)::int AS sealed FROM license_keys WHERE key_ciphertext IS NOT NULL`,
+    );
+    if (sealed > 0)
+      throw new Error(`${sealed} licence keys are sealed under DATA_KEY; this migration cannot be undone`);
     await q.query(`DELETE FROM success_tokens`);
     await q.query(`ALTER TABLE success_tokens DROP CONSTRAINT uq_success_tokens_token_hash, DROP COLUMN token_hash`);
     await q.query(`ALTER TABLE success_tokens ADD COLUMN token varchar(64) NOT NULL`);
@@ -58,13 +63,19 @@ export class KeysAtRest1763700007000 implements MigrationInterface {
     await q.query(`DROP INDEX idx_license_keys_list`);
     await q.query(`DROP INDEX idx_license_keys_product_list`);
     await q.query(`DROP INDEX idx_license_keys_key_trgm`);
-    await q.query(`ALTER TABLE license_keys DROP CONSTRAINT chk_license_keys_sealed, DROP CONSTRAINT uq_license_keys_product_hash`);
+    await q.query(
+      `ALTER TABLE license_keys DROP CONSTRAINT chk_license_keys_sealed, DROP CONSTRAINT uq_license_keys_product_hash`,
+    );
     await q.query(`ALTER TABLE license_keys DROP COLUMN key_ciphertext, DROP COLUMN key_hash, DROP COLUMN key_last, DROP COLUMN is_manual,
       ALTER COLUMN license_key SET NOT NULL`);
-    await q.query(`ALTER TABLE license_keys ADD CONSTRAINT uq_license_keys_product_key UNIQUE (product_id, license_key)`);
+    await q.query(
+      `ALTER TABLE license_keys ADD CONSTRAINT uq_license_keys_product_key UNIQUE (product_id, license_key)`,
+    );
     await q.query(`CREATE INDEX idx_license_keys_key_trgm ON license_keys USING gin (license_key gin_trgm_ops)`);
     const notManual = `license_key NOT LIKE 'MANUAL_%'`;
-    await q.query(`CREATE INDEX idx_license_keys_list ON license_keys (${RANK}, created_at DESC, id DESC) WHERE ${notManual}`);
+    await q.query(
+      `CREATE INDEX idx_license_keys_list ON license_keys (${RANK}, created_at DESC, id DESC) WHERE ${notManual}`,
+    );
     await q.query(
       `CREATE INDEX idx_license_keys_product_list ON license_keys (product_id, ${RANK}, created_at DESC, id DESC) WHERE ${notManual}`,
     );

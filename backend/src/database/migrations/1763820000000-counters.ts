@@ -79,7 +79,11 @@ function deltaFunction(
 
 /** Statement triggers for INSERT, UPDATE, DELETE (each with its transition tables) and TRUNCATE. */
 function statementTriggers(table: string, fn: string, events: Array<'INSERT' | 'UPDATE' | 'DELETE'>): string[] {
-  const referencing = { INSERT: 'NEW TABLE AS new_rows', UPDATE: 'OLD TABLE AS old_rows NEW TABLE AS new_rows', DELETE: 'OLD TABLE AS old_rows' };
+  const referencing = {
+    INSERT: 'NEW TABLE AS new_rows',
+    UPDATE: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+    DELETE: 'OLD TABLE AS old_rows',
+  };
   return [
     ...events.map(
       (e) => `CREATE TRIGGER trg_${table}_count_${e.toLowerCase()} AFTER ${e} ON ${table}
@@ -107,7 +111,9 @@ const REDEMPTION_DELTAS = (source: string) => `
      GROUP BY d.day, d.product_id HAVING sum(d.sign) <> 0 ORDER BY d.day, d.product_id
     ON CONFLICT (day, product_id, shard) DO UPDATE SET redemptions = c.redemptions + EXCLUDED.redemptions;`;
 
-const REDEMPTION_COUNTER = (guard: string) => `CREATE OR REPLACE FUNCTION count_redemptions() RETURNS trigger LANGUAGE plpgsql AS $$
+const REDEMPTION_COUNTER = (
+  guard: string,
+) => `CREATE OR REPLACE FUNCTION count_redemptions() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN ${guard}
     IF TG_OP = 'INSERT' THEN ${REDEMPTION_DELTAS(`SELECT x.product_id, 1 AS sign, ${LOCAL_DAY} AS day FROM new_rows x, stats_settings z`)}
     ELSIF TG_OP = 'DELETE' THEN ${REDEMPTION_DELTAS(`SELECT x.product_id, -1 AS sign, ${LOCAL_DAY} AS day FROM old_rows x, stats_settings z`)}
@@ -162,7 +168,14 @@ const FOLD_DAYS = `CREATE FUNCTION fold_redemption_day_counts() RETURNS int LANG
 export function counterFunctions(guard = '', keyRoom = false): string[] {
   const keyFigures = ['total', 'active', 'available', 'partially_used', 'fully_used', ...(keyRoom ? ['room'] : [])];
   return [
-    deltaFunction('count_voucher_codes', 'product_counts', ['available', 'redeemed', 'void'], CODE_STATE, undefined, guard),
+    deltaFunction(
+      'count_voucher_codes',
+      'product_counts',
+      ['available', 'redeemed', 'void'],
+      CODE_STATE,
+      undefined,
+      guard,
+    ),
     REDEMPTION_COUNTER(guard),
     deltaFunction(
       'count_license_keys',

@@ -35,8 +35,12 @@ export class Webhooks1763821000000 implements MigrationInterface {
         CONSTRAINT chk_webhook_deliveries_status CHECK (status IN ('pending', 'delivered', 'failed')),
         CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX idx_webhook_deliveries_endpoint_created ON webhook_deliveries (endpoint_id, created_at)`);
-    await q.query(`CREATE INDEX idx_webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX idx_webhook_deliveries_endpoint_created ON webhook_deliveries (endpoint_id, created_at)`,
+    );
+    await q.query(
+      `CREATE INDEX idx_webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
   }
 
   public async down(q: QueryRunner): Promise<void> {

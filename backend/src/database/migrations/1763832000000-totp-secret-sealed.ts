@@ -15,8 +15,15 @@ export class TotpSecretSealed1763832000000 implements MigrationInterface {
 
   public async down(q: QueryRunner): Promise<void> {
     // Sealed secrets cannot be opened here (no DATA_KEY): going back would switch two-factor off, so refuse while any exist.
-    const [{ n }] = await q.query(`SELECT count(*)::int AS n FROM admin_users WHERE two_factor_secret_ciphertext IS NOT NULL`);
-    if (n > 0) throw new Error(`${n} admin users hold a sealed TOTP secret: disable their two-factor before reverting this migration`);
-    await q.query(`ALTER TABLE admin_users DROP CONSTRAINT chk_admin_users_totp_sealed, DROP COLUMN two_factor_secret_ciphertext`);
+    const [{ n }] = await q.query(
+      `SELECT count(*)::int AS n FROM admin_users WHERE two_factor_secret_ciphertext IS NOT NULL`,
+    );
+    if (n > 0)
+      throw new Error(
+        `${n} admin users hold a sealed TOTP secret: disable their two-factor before reverting this migration`,
+      );
+    await q.query(
+      `ALTER TABLE admin_users DROP CONSTRAINT chk_admin_users_totp_sealed, DROP COLUMN two_factor_secret_ciphertext`,
+    );
   }
 }

@@ -15,6 +15,8 @@ export class WebhookCircuitBreaker1763832000100 implements MigrationInterface {
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE webhook_endpoints DROP COLUMN paused_at, DROP COLUMN failing_since, DROP COLUMN consecutive_failures`);
+    await q.query(
+      `ALTER TABLE webhook_endpoints DROP COLUMN paused_at, DROP COLUMN failing_since, DROP COLUMN consecutive_failures`,
+    );
   }
 }

@@ -9,7 +9,9 @@ export class SsoAndApiTokens1763834000000 implements MigrationInterface {
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE admin_users ADD COLUMN oidc_issuer varchar(255), ADD COLUMN oidc_subject varchar(255)`);
-    await q.query(`ALTER TABLE admin_users ADD CONSTRAINT uq_admin_users_oidc_identity UNIQUE (oidc_issuer, oidc_subject)`);
+    await q.query(
+      `ALTER TABLE admin_users ADD CONSTRAINT uq_admin_users_oidc_identity UNIQUE (oidc_issuer, oidc_subject)`,
+    );
     await q.query(`
       CREATE TABLE api_tokens (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -11,7 +11,13 @@ export class AuditRepository {
 
   async insert(row: Omit<SecurityAuditLog, 'id' | 'createdAt'>, db: Db = this.database.manager): Promise<void> {
     // No RETURNING: nothing reads the generated id or timestamp back.
-    await db.createQueryBuilder().insert().into(SecurityAuditLog).values(row as QueryDeepPartialEntity<SecurityAuditLog>).updateEntity(false).execute();
+    await db
+      .createQueryBuilder()
+      .insert()
+      .into(SecurityAuditLog)
+      .values(row as QueryDeepPartialEntity<SecurityAuditLog>)
+      .updateEntity(false)
+      .execute();
   }
 
   /**
@@ -89,6 +95,12 @@ export class AuditRepository {
    * retention deletes in batches so no statement holds locks on the table for long.
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
-    return deleteBatch(this.database.manager, 'security_audit_log', 'created_at < now() - make_interval(days => $1)', [days], batch);
+    return deleteBatch(
+      this.database.manager,
+      'security_audit_log',
+      'created_at < now() - make_interval(days => $1)',
+      [days],
+      batch,
+    );
   }
 }

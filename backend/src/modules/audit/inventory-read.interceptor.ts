@@ -25,7 +25,10 @@ export class InventoryReadInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
-    const declared = this.reflector.get<InventoryReadDeclaration | undefined>(AUDIT_INVENTORY_READ, context.getHandler());
+    const declared = this.reflector.get<InventoryReadDeclaration | undefined>(
+      AUDIT_INVENTORY_READ,
+      context.getHandler(),
+    );
     if (!declared) return next.handle();
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     return next.handle().pipe(

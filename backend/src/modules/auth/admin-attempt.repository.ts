@@ -46,6 +46,12 @@ export class AdminAttemptRepository {
    * security audit log keeps the events themselves. Answers how many rows went.
    */
   async deleteOlderThan(hours: number, limit: number): Promise<number> {
-    return deleteBatch(this.database.manager, 'admin_attempts', 'created_at < now() - make_interval(hours => $1)', [hours], limit);
+    return deleteBatch(
+      this.database.manager,
+      'admin_attempts',
+      'created_at < now() - make_interval(hours => $1)',
+      [hours],
+      limit,
+    );
   }
 }

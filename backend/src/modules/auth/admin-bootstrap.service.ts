@@ -26,7 +26,8 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
         );
       }
     }
-    if (!(await this.users.existsWithUsername('operator'))) await this.create('operator', 'operator@localhost', 'operator', generatePassword());
+    if (!(await this.users.existsWithUsername('operator')))
+      await this.create('operator', 'operator@localhost', 'operator', generatePassword());
   }
 
   private async create(username: string, email: string, role: string, password: string): Promise<boolean> {

@@ -8,11 +8,16 @@ describe('parseAdminArgs', () => {
       role: 'operator',
       email: undefined,
     });
-    expect(parseAdminArgs(['create', '--username=shop', '--role=shop-manager', '--email', 'Shop@Example.com'])).toMatchObject({
+    expect(
+      parseAdminArgs(['create', '--username=shop', '--role=shop-manager', '--email', 'Shop@Example.com']),
+    ).toMatchObject({
       role: 'shop-manager',
       email: 'shop@example.com',
     });
-    expect(parseAdminArgs(['reset-password', '--username', 'admin'])).toEqual({ command: 'reset-password', username: 'admin' });
+    expect(parseAdminArgs(['reset-password', '--username', 'admin'])).toEqual({
+      command: 'reset-password',
+      username: 'admin',
+    });
   });
 
   it.each([

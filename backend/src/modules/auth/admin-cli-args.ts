@@ -19,7 +19,8 @@ export class CliUsageError extends Error {}
 export function parseAdminArgs(args: string[]): AdminCommand {
   const [command, ...rest] = args;
   if (command === 'rotate-data-key') {
-    if (rest.length) throw new CliUsageError(`rotate-data-key takes no arguments (the keys come from DATA_KEY and DATA_KEY_PREVIOUS)`);
+    if (rest.length)
+      throw new CliUsageError(`rotate-data-key takes no arguments (the keys come from DATA_KEY and DATA_KEY_PREVIOUS)`);
     return { command };
   }
   const options: Record<string, string> = {};

@@ -10,10 +10,10 @@ export class AdminRecoveryCodeRepository {
   /** Replaces the user's codes with these hashes (the old set stops working in the same transaction). */
   async replace(adminUserId: string, codeHashes: string[], db: Db = this.database.manager): Promise<void> {
     await db.query(`DELETE FROM admin_recovery_codes WHERE admin_user_id = $1`, [adminUserId]);
-    await db.query(
-      `INSERT INTO admin_recovery_codes (admin_user_id, code_hash) SELECT $1, unnest($2::varchar[])`,
-      [adminUserId, codeHashes],
-    );
+    await db.query(`INSERT INTO admin_recovery_codes (admin_user_id, code_hash) SELECT $1, unnest($2::varchar[])`, [
+      adminUserId,
+      codeHashes,
+    ]);
   }
 
   async deleteAllOf(adminUserId: string, db: Db = this.database.manager): Promise<void> {

@@ -33,7 +33,10 @@ export class AdminSessionRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /** The user of a live session (active, unexpired, user active): one primary-key lookup per request. */
-  async findLiveUser(sessionId: string, adminUserId: string): Promise<{ id: string; username: string; email: string; role: string } | undefined> {
+  async findLiveUser(
+    sessionId: string,
+    adminUserId: string,
+  ): Promise<{ id: string; username: string; email: string; role: string } | undefined> {
     const [user] = await this.database.manager.query(
       `SELECT u.id, u.username, u.email, u.role
          FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
@@ -57,7 +60,15 @@ export class AdminSessionRepository {
     const [row] = await db.query(
       `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, ip_address, user_agent, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => LEAST($6::int, $7::int))) RETURNING id`,
-      [session.adminUserId, session.token, session.refreshTokenHash, session.ipAddress, session.userAgent, session.ttlHours, session.maxHours],
+      [
+        session.adminUserId,
+        session.token,
+        session.refreshTokenHash,
+        session.ipAddress,
+        session.userAgent,
+        session.ttlHours,
+        session.maxHours,
+      ],
     );
     return row.id;
   }
@@ -154,6 +165,12 @@ export class AdminSessionRepository {
    * more. Sign-ins stay in the security audit log. Answers how many sessions went.
    */
   async deleteEndedBefore(days: number, limit: number): Promise<number> {
-    return deleteBatch(this.database.manager, 'admin_sessions', 'expires_at < now() - make_interval(days => $1)', [days], limit);
+    return deleteBatch(
+      this.database.manager,
+      'admin_sessions',
+      'expires_at < now() - make_interval(days => $1)',
+      [days],
+      limit,
+    );
   }
 }

@@ -165,7 +165,12 @@ export class AdminUserRepository {
   }
 
   /** A new password for `username` with any lock lifted; the user's id, or null when there is no such user. */
-  async resetPassword(username: string, passwordHash: string, salt: string, db: Db = this.database.manager): Promise<string | null> {
+  async resetPassword(
+    username: string,
+    passwordHash: string,
+    salt: string,
+    db: Db = this.database.manager,
+  ): Promise<string | null> {
     const [user] = await queryRows<{ id: string }>(
       db,
       `UPDATE admin_users SET password_hash = $2, salt = $3, failed_login_attempts = 0, locked_until = NULL, updated_at = now()

@@ -44,7 +44,13 @@ export class AttemptLimiterService {
     return this.users.existsWithEmail(email);
   }
 
-  private async guard<T>(adminUserId: string, limit: Limit, message: string, fn: () => Promise<T>, keepOnSuccess: boolean): Promise<T> {
+  private async guard<T>(
+    adminUserId: string,
+    limit: Limit,
+    message: string,
+    fn: () => Promise<T>,
+    keepOnSuccess: boolean,
+  ): Promise<T> {
     const id = await this.attempts.claim(adminUserId, limit.kind, limit.limit, limit.windowMinutes);
     if (!id) throw new HttpException(message, HttpStatus.TOO_MANY_REQUESTS);
     let result: T;

@@ -36,7 +36,10 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Sign in; with 2FA enabled and no code: {requiresTwoFactor:true} and no tokens' })
   @ApiOkResponse({ type: LoginResponse })
-  @ApiErrorResponses(400, { 401: 'Invalid username or password (or two-factor code)', 423: 'Account temporarily locked. Try again later.' })
+  @ApiErrorResponses(400, {
+    401: 'Invalid username or password (or two-factor code)',
+    423: 'Account temporarily locked. Try again later.',
+  })
   login(@Body() dto: LoginDto, @Req() req: Request) {
     return this.auth.login(dto, requestMeta(req));
   }
@@ -76,10 +79,14 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Change the own password; the account's other sessions end",
-    description: 'Wrong current password: 400. At most 5 wrong attempts per 15 minutes per user (shared with the 2FA calls), then 429.',
+    description:
+      'Wrong current password: 400. At most 5 wrong attempts per 15 minutes per user (shared with the 2FA calls), then 429.',
   })
   @ApiOkResponse({ type: MessageResponse })
-  @ApiErrorResponses({ 400: 'Current password is incorrect, or the new password breaks the policy', 429: 'Too many failed attempts. Please wait 15 minutes and try again.' })
+  @ApiErrorResponses({
+    400: 'Current password is incorrect, or the new password breaks the policy',
+    429: 'Too many failed attempts. Please wait 15 minutes and try again.',
+  })
   changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Req() req: Request) {
     return this.auth.changePassword(user, dto, requestMeta(req));
   }
@@ -109,10 +116,15 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Start TOTP enrolment with {currentPassword}: {secret, otpauthUrl, qrCodeDataUrl}',
-    description: 'Wrong password: 400 "Current password is incorrect", counted. 5 wrong attempts per 15 minutes per user, then 429.',
+    description:
+      'Wrong password: 400 "Current password is incorrect", counted. 5 wrong attempts per 15 minutes per user, then 429.',
   })
   @ApiOkResponse({ type: TwoFactorSetupResponse })
-  @ApiErrorResponses({ 400: 'Current password is incorrect', 409: 'Two-factor authentication is already enabled', 429: 'Too many failed attempts. Please wait 15 minutes and try again.' })
+  @ApiErrorResponses({
+    400: 'Current password is incorrect',
+    409: 'Two-factor authentication is already enabled',
+    429: 'Too many failed attempts. Please wait 15 minutes and try again.',
+  })
   setupTwoFactor(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorSetupDto, @Req() req: Request) {
     return this.twoFactor.setup(user, dto.currentPassword, requestMeta(req));
   }
@@ -122,10 +134,15 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Confirm enrolment with a current code: {twoFactorEnabled: true, recoveryCodes: [10 codes]}',
-    description: 'The recovery codes are shown this once (stored hashed). Wrong codes: 400, 5 per 15 minutes, then 429.',
+    description:
+      'The recovery codes are shown this once (stored hashed). Wrong codes: 400, 5 per 15 minutes, then 429.',
   })
   @ApiOkResponse({ type: TwoFactorEnabledResponse })
-  @ApiErrorResponses({ 400: 'Invalid two-factor code, or not set up yet', 409: 'Two-factor authentication is already enabled', 429: 'Too many failed attempts. Please wait 15 minutes and try again.' })
+  @ApiErrorResponses({
+    400: 'Invalid two-factor code, or not set up yet',
+    409: 'Two-factor authentication is already enabled',
+    429: 'Too many failed attempts. Please wait 15 minutes and try again.',
+  })
   enableTwoFactor(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorCodeDto, @Req() req: Request) {
     return this.twoFactor.enable(user, dto.code, requestMeta(req));
   }
@@ -135,7 +152,10 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Turn two-factor off with a current code (wrong codes: 400, 5 per 15 minutes, then 429)' })
   @ApiOkResponse({ type: TwoFactorStateResponse })
-  @ApiErrorResponses({ 400: 'Invalid two-factor code, or not enabled', 429: 'Too many failed attempts. Please wait 15 minutes and try again.' })
+  @ApiErrorResponses({
+    400: 'Invalid two-factor code, or not enabled',
+    429: 'Too many failed attempts. Please wait 15 minutes and try again.',
+  })
   disableTwoFactor(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorCodeDto, @Req() req: Request) {
     return this.twoFactor.disable(user, dto.code, requestMeta(req));
   }
@@ -145,10 +165,14 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'New recovery codes for a current code: {recoveryCodes: [10 codes]}; the old set stops working',
-    description: 'Two-factor must be on (else 400). Wrong codes: 400, counted with the other 2FA calls, 5 per 15 minutes, then 429.',
+    description:
+      'Two-factor must be on (else 400). Wrong codes: 400, counted with the other 2FA calls, 5 per 15 minutes, then 429.',
   })
   @ApiOkResponse({ type: RecoveryCodesResponse })
-  @ApiErrorResponses({ 400: 'Invalid two-factor code, or two-factor is off', 429: 'Too many failed attempts. Please wait 15 minutes and try again.' })
+  @ApiErrorResponses({
+    400: 'Invalid two-factor code, or two-factor is off',
+    429: 'Too many failed attempts. Please wait 15 minutes and try again.',
+  })
   regenerateRecoveryCodes(@CurrentUser() user: AuthUser, @Body() dto: TwoFactorCodeDto, @Req() req: Request) {
     return this.twoFactor.regenerateRecoveryCodes(user, dto.code, requestMeta(req));
   }

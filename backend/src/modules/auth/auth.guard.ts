@@ -66,7 +66,9 @@ export class AuthGuard implements CanActivate {
       req.customer = customer;
       return true;
     }
-    const user = isApiToken(token) ? await this.apiTokens.authenticate(token) : await this.sessions.verifyAccessToken(token);
+    const user = isApiToken(token)
+      ? await this.apiTokens.authenticate(token)
+      : await this.sessions.verifyAccessToken(token);
     if (!user) throw new UnauthorizedException(AUTH_MESSAGES.invalidToken);
     req.user = user;
     if (user.apiTokenId) await this.apiTokens.checkRateLimit(user.apiTokenId);
@@ -74,7 +76,11 @@ export class AuthGuard implements CanActivate {
     const missing = access ? access.filter((permission) => !user.permissions.includes(permission)) : null;
     // A role outside the matrix has no permission at all (docs/product.md §7.2), not even the signed-in-only routes.
     // An API token works on data routes only: never on the account's own routes (sessions, password, 2FA).
-    const allowed = missing !== null && missing.length === 0 && user.permissions.length > 0 && !(user.apiTokenId && access?.length === 0);
+    const allowed =
+      missing !== null &&
+      missing.length === 0 &&
+      user.permissions.length > 0 &&
+      !(user.apiTokenId && access?.length === 0);
     const resource = `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100);
     if (allowed && user.apiTokenId) {
       // Every call of an integration is on record with its token (docs/auth.md "API tokens").

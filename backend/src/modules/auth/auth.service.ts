@@ -66,7 +66,12 @@ export class AuthService {
     // in through the provider. Answered (and locked out) like an unknown user, so the answer tells nothing.
     const localLoginOff = !this.config.localLogin && dto.username !== this.config.adminUsername;
     const user = localLoginOff ? null : await this.users.findByUsername(dto.username);
-    if (!user) return this.unknownUser(dto, meta, localLoginOff ? 'password sign-in is off (LOCAL_LOGIN=false)' : 'unknown user');
+    if (!user)
+      return this.unknownUser(
+        dto,
+        meta,
+        localLoginOff ? 'password sign-in is off (LOCAL_LOGIN=false)' : 'unknown user',
+      );
     // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.
     const attempt = await this.users.claimLoginAttempt(user.id, this.lockout);
     if (attempt === null) {
@@ -92,12 +97,22 @@ export class AuthService {
       if (!dto.twoFactorCode) {
         // Right password, code still to come: this step is neither a failure nor a success.
         await this.users.releaseLoginAttempt(user.id);
-        await this.audit.record({ action: 'login.2fa-required', success: true, adminUserId: user.id, resource: 'admin_sessions', ...meta });
+        await this.audit.record({
+          action: 'login.2fa-required',
+          success: true,
+          adminUserId: user.id,
+          resource: 'admin_sessions',
+          ...meta,
+        });
         return { requiresTwoFactor: true };
       }
       if (!(await this.twoFactor.consume(user.id, user.twoFactorSecret, dto.twoFactorCode))) {
         const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout);
-        await this.failed('login.2fa-failure', user.id, meta, { username: dto.username, failedAttempts: attempt, lockedUntil });
+        await this.failed('login.2fa-failure', user.id, meta, {
+          username: dto.username,
+          failedAttempts: attempt,
+          lockedUntil,
+        });
         throw new UnauthorizedException(LOGIN_MESSAGES.invalidCode);
       }
     }
@@ -162,7 +177,11 @@ export class AuthService {
   async refresh(refreshToken: string, meta: RequestMeta): Promise<LoginResponse> {
     const outcome = await this.sessions.refresh(refreshToken, meta);
     if (outcome.kind === 'rotated') {
-      return { accessToken: outcome.tokens.accessToken, refreshToken: outcome.tokens.refreshToken, requiresTwoFactor: false };
+      return {
+        accessToken: outcome.tokens.accessToken,
+        refreshToken: outcome.tokens.refreshToken,
+        requiresTwoFactor: false,
+      };
     }
     if (outcome.kind === 'reused') {
       await this.audit.record({
@@ -180,7 +199,14 @@ export class AuthService {
 
   async logout(user: AuthUser, meta: RequestMeta): Promise<{ success: true }> {
     await this.sessions.revoke(user.sessionId);
-    await this.audit.record({ action: 'logout', success: true, adminUserId: user.id, resource: 'admin_sessions', resourceId: user.sessionId, ...meta });
+    await this.audit.record({
+      action: 'logout',
+      success: true,
+      adminUserId: user.id,
+      resource: 'admin_sessions',
+      resourceId: user.sessionId,
+      ...meta,
+    });
     return { success: true };
   }
 
@@ -188,7 +214,13 @@ export class AuthService {
    * A recovery code in place of the TOTP code: a wrong one is a failed sign-in (docs/product.md §13.2 lockout) and a
    * failed secret check of the user (docs/product.md §18.5: shared with the 2FA calls, 5 per 15 minutes, then 429).
    */
-  private async spendRecoveryCode(userId: string, username: string, code: string, attempt: number, meta: RequestMeta): Promise<number> {
+  private async spendRecoveryCode(
+    userId: string,
+    username: string,
+    code: string,
+    attempt: number,
+    meta: RequestMeta,
+  ): Promise<number> {
     try {
       return await this.limiter.secretCheck(userId, async () => {
         const left = await this.twoFactor.spendRecoveryCode(userId, code);
@@ -197,8 +229,16 @@ export class AuthService {
       });
     } catch (err) {
       const lockedUntil = await this.users.lockIfExhausted(userId, this.lockout);
-      const reason = err instanceof HttpException && err.getStatus() === HttpStatus.TOO_MANY_REQUESTS ? 'too many failed attempts' : 'invalid or used recovery code';
-      await this.failed('login.recovery-code', userId, meta, { username, reason, failedAttempts: attempt, lockedUntil });
+      const reason =
+        err instanceof HttpException && err.getStatus() === HttpStatus.TOO_MANY_REQUESTS
+          ? 'too many failed attempts'
+          : 'invalid or used recovery code';
+      await this.failed('login.recovery-code', userId, meta, {
+        username,
+        reason,
+        failedAttempts: attempt,
+        lockedUntil,
+      });
       throw err;
     }
   }
@@ -210,7 +250,8 @@ export class AuthService {
 
   /** Ends one of the caller's own sessions; another user's (or an ended) session is 404. Its tokens stop at once. */
   async endSession(user: AuthUser, sessionId: string, meta: RequestMeta): Promise<{ success: true }> {
-    if (!(await this.sessions.revokeOwn(user.id, sessionId))) throw new NotFoundException(LOGIN_MESSAGES.sessionNotFound);
+    if (!(await this.sessions.revokeOwn(user.id, sessionId)))
+      throw new NotFoundException(LOGIN_MESSAGES.sessionNotFound);
     await this.audit.record({
       action: 'session.revoke',
       success: true,
@@ -260,7 +301,13 @@ export class AuthService {
     }
     const row = await this.users.findById(user.id);
     if (!row) throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
-    const audit = { action: 'password.change', adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta };
+    const audit = {
+      action: 'password.change',
+      adminUserId: user.id,
+      resource: 'admin_users',
+      resourceId: user.id,
+      ...meta,
+    };
     // docs/product.md §18.5: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
     await this.limiter.secretCheck(user.id, async () => {
       if (await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt })) return;
@@ -315,7 +362,13 @@ export class AuthService {
     const email = dto.email?.trim().toLowerCase() ?? `${username.toLowerCase()}@localhost`;
     const password = generatePassword();
     const { hash, salt } = await hashPassword(password);
-    const createdId = await this.users.insertIfAbsent({ username, email, passwordHash: hash, salt, role: Role.ShopManager });
+    const createdId = await this.users.insertIfAbsent({
+      username,
+      email,
+      passwordHash: hash,
+      salt,
+      role: Role.ShopManager,
+    });
     if (!createdId) throw new ConflictException('A user with this username or e-mail already exists');
     await this.audit.record({
       action: 'admin-user.create',
@@ -338,7 +391,12 @@ export class AuthService {
     };
   }
 
-  private async failed(action: string, adminUserId: string | null, meta: RequestMeta, details: Record<string, unknown>) {
+  private async failed(
+    action: string,
+    adminUserId: string | null,
+    meta: RequestMeta,
+    details: Record<string, unknown>,
+  ) {
     await this.audit.record({ action, success: false, adminUserId, resource: 'admin_sessions', ...meta, details });
     await this.blockedIps.noteFailedLogin(meta.ipAddress, meta.userAgent);
   }

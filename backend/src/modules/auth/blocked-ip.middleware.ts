@@ -9,13 +9,10 @@ import { BlockedIpService } from './blocked-ip.service';
  */
 export function blockedIpMiddleware(blockedIps: BlockedIpService) {
   return (req: Request, res: Response, next: NextFunction) => {
-    blockedIps.blockOf(clientIp(req)).then(
-      (block) => {
-        // An address blocked for guessing codes still loads the web app; the API answers it 429 with the reason.
-        if (!block || block === 'guessing') return next();
-        res.status(403).json({ statusCode: 403, message: AUTH_MESSAGES.ipBlocked, error: 'Forbidden' });
-      },
-      next,
-    );
+    blockedIps.blockOf(clientIp(req)).then((block) => {
+      // An address blocked for guessing codes still loads the web app; the API answers it 429 with the reason.
+      if (!block || block === 'guessing') return next();
+      res.status(403).json({ statusCode: 403, message: AUTH_MESSAGES.ipBlocked, error: 'Forbidden' });
+    }, next);
   };
 }

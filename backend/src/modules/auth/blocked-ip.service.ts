@@ -96,7 +96,10 @@ export class BlockedIpService {
     try {
       const rows = await this.blockedIps.listActive(this.clock.now());
       return new Map(
-        rows.map((r) => [r.ipAddress, { until: r.expiresAt ? new Date(r.expiresAt).getTime() : Infinity, kind: kindOf(r.reason) }]),
+        rows.map((r) => [
+          r.ipAddress,
+          { until: r.expiresAt ? new Date(r.expiresAt).getTime() : Infinity, kind: kindOf(r.reason) },
+        ]),
       );
     } catch (err) {
       // Keep the last known list: a database hiccup must not take every route down with it.

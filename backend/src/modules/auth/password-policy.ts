@@ -14,4 +14,3 @@ export const PASSWORD_MESSAGES = {
   currentWrong: 'Current password is incorrect',
   unchanged: 'New password must be different from the current password',
 } as const;
-

@@ -1,7 +1,12 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'crypto';
 import { promisify } from 'util';
 
-const scrypt = promisify(scryptCb) as (password: string, salt: string, keylen: number, options: object) => Promise<Buffer>;
+const scrypt = promisify(scryptCb) as (
+  password: string,
+  salt: string,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>;
 
 /*
  * scrypt with N=2^14, r=8, p=5: one of OWASP's equivalent minimum settings for scrypt (the same work as

@@ -116,7 +116,14 @@ export class SessionService {
   /** The user's live sessions, the one of this request marked `current`. */
   async listOwn(adminUserId: string, currentSessionId: string): Promise<Array<OwnSession & { current: boolean }>> {
     const sessions = await this.sessions.listLive(adminUserId);
-    return sessions.map((s) => ({ id: s.id, current: s.id === currentSessionId, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, ip: s.ip, userAgent: s.userAgent }));
+    return sessions.map((s) => ({
+      id: s.id,
+      current: s.id === currentSessionId,
+      createdAt: s.createdAt,
+      lastUsedAt: s.lastUsedAt,
+      ip: s.ip,
+      userAgent: s.userAgent,
+    }));
   }
 
   /** Ends one of the user's own live sessions; false when there is no such session of theirs. */
@@ -135,7 +142,11 @@ export class SessionService {
 
   private signAccessToken(adminUserId: string, sessionId: string): Promise<string> {
     const payload: AccessTokenPayload = { sub: adminUserId, sid: sessionId, typ: 'access' };
-    return this.jwt.signAsync(payload, { secret: this.config.jwtSecret, algorithm: 'HS256', expiresIn: ACCESS_TOKEN_TTL });
+    return this.jwt.signAsync(payload, {
+      secret: this.config.jwtSecret,
+      algorithm: 'HS256',
+      expiresIn: ACCESS_TOKEN_TTL,
+    });
   }
 }
 

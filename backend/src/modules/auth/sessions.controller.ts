@@ -18,7 +18,8 @@ export class SessionsController {
   @RequirePermissions()
   @Get()
   @ApiOperation({
-    summary: "The caller's live sessions: [{id, current, createdAt, lastUsedAt, ip, userAgent}], most recently used first",
+    summary:
+      "The caller's live sessions: [{id, current, createdAt, lastUsedAt, ip, userAgent}], most recently used first",
     description: 'lastUsedAt is the sign-in or the last token renewal (access tokens live 15 minutes).',
   })
   @ApiOkResponse({ type: [OwnSessionResponse] })

@@ -71,9 +71,17 @@ export class TwoFactorService {
       });
     });
     const secret = newTotpSecret();
-    if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret))) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
+    if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret)))
+      throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     const url = otpauthUrl(user.username, this.config.companyName, secret);
-    await this.audit.record({ action: '2fa.setup', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta });
+    await this.audit.record({
+      action: '2fa.setup',
+      success: true,
+      adminUserId: user.id,
+      resource: 'admin_users',
+      resourceId: user.id,
+      ...meta,
+    });
     return { secret, otpauthUrl: url, qrCodeDataUrl: await toDataURL(url) };
   }
 
@@ -81,13 +89,23 @@ export class TwoFactorService {
     const state = await this.state(user.id);
     if (state.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     if (!state.twoFactorSecret) throw new BadRequestException(TWO_FACTOR_MESSAGES.notSetUp);
-    await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta));
+    await this.limiter.secretCheck(user.id, () =>
+      this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta),
+    );
     const recoveryCodes = newRecoveryCodes();
     await this.database.transaction(async (db) => {
       await this.users.enableTwoFactor(user.id, db);
       await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
       await this.audit.record(
-        { action: '2fa.enable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta, details: { recoveryCodes: recoveryCodes.length } },
+        {
+          action: '2fa.enable',
+          success: true,
+          adminUserId: user.id,
+          resource: 'admin_users',
+          resourceId: user.id,
+          ...meta,
+          details: { recoveryCodes: recoveryCodes.length },
+        },
         db,
       );
     });
@@ -98,12 +116,22 @@ export class TwoFactorService {
   async regenerateRecoveryCodes(user: AuthUser, code: string, meta: RequestMeta) {
     const state = await this.state(user.id);
     if (!state.twoFactorEnabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
-    await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.recovery-codes', meta));
+    await this.limiter.secretCheck(user.id, () =>
+      this.checkCode(user, state.twoFactorSecret, code, '2fa.recovery-codes', meta),
+    );
     const recoveryCodes = newRecoveryCodes();
     await this.database.transaction(async (db) => {
       await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
       await this.audit.record(
-        { action: '2fa.recovery-codes', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta, details: { recoveryCodes: recoveryCodes.length } },
+        {
+          action: '2fa.recovery-codes',
+          success: true,
+          adminUserId: user.id,
+          resource: 'admin_users',
+          resourceId: user.id,
+          ...meta,
+          details: { recoveryCodes: recoveryCodes.length },
+        },
         db,
       );
     });
@@ -118,11 +146,23 @@ export class TwoFactorService {
   async disable(user: AuthUser, code: string, meta: RequestMeta) {
     const state = await this.state(user.id);
     if (!state.twoFactorEnabled) throw new BadRequestException(TWO_FACTOR_MESSAGES.notEnabled);
-    await this.limiter.secretCheck(user.id, () => this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta));
+    await this.limiter.secretCheck(user.id, () =>
+      this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta),
+    );
     await this.database.transaction(async (db) => {
       await this.users.disableTwoFactor(user.id, db);
       await this.recoveryCodes.deleteAllOf(user.id, db);
-      await this.audit.record({ action: '2fa.disable', success: true, adminUserId: user.id, resource: 'admin_users', resourceId: user.id, ...meta }, db);
+      await this.audit.record(
+        {
+          action: '2fa.disable',
+          success: true,
+          adminUserId: user.id,
+          resource: 'admin_users',
+          resourceId: user.id,
+          ...meta,
+        },
+        db,
+      );
     });
     return { twoFactorEnabled: false };
   }

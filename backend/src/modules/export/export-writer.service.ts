@@ -129,7 +129,12 @@ export class ExportWriter {
       action: `export.${job.kind}`,
       success: true,
       resource: 'export',
-      details: { ...job.details, format: job.format, rows: rowCount, ...(exportedAt && { exportedAt: exportedAt.toISOString() }) },
+      details: {
+        ...job.details,
+        format: job.format,
+        rows: rowCount,
+        ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
+      },
     });
     if (job.marks) this.realtime.emit('voucherUpdate', `${rowCount} redemption(s) exported`);
   }

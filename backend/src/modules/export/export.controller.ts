@@ -7,7 +7,12 @@ import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { Permission } from '../../common/permissions';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
-import { FormatQuery, ProductExportQuery, RedeemedVouchersExportQuery, SelectedRedemptionsExportDto } from './dto/export.dto';
+import {
+  FormatQuery,
+  ProductExportQuery,
+  RedeemedVouchersExportQuery,
+  SelectedRedemptionsExportDto,
+} from './dto/export.dto';
 import { ExportService } from './export.service';
 
 @ApiTags('admin: exports')
@@ -20,7 +25,10 @@ export class ExportController {
   @RequirePermissions(Permission.ExportRedeemedVouchers)
   @ApiOperation({ summary: 'The selected redemptions as CSV/TXT; marks them exported' })
   @ApiFileResponse('The file (Content-Disposition: attachment)')
-  @ApiErrorResponses(400, { 404: 'No redemptions found to export.', 503: 'Too many uploads and exports at once: try again shortly' })
+  @ApiErrorResponses(400, {
+    404: 'No redemptions found to export.',
+    503: 'Too many uploads and exports at once: try again shortly',
+  })
   selected(
     @Body() dto: SelectedRedemptionsExportDto,
     @Req() req: Request,
@@ -40,7 +48,10 @@ export class ExportController {
   @RequirePermissions(Permission.ExportRedeemedData)
   @ApiOperation({ summary: 'Redemptions with customer data as filtered on screen; marks them exported' })
   @ApiFileResponse('The file (Content-Disposition: attachment)')
-  @ApiErrorResponses(400, { 404: 'No redeemed vouchers found to export.', 503: 'Too many uploads and exports at once: try again shortly' })
+  @ApiErrorResponses(400, {
+    404: 'No redeemed vouchers found to export.',
+    503: 'Too many uploads and exports at once: try again shortly',
+  })
   redeemed(
     @Query() query: RedeemedVouchersExportQuery,
     @Req() req: Request,
@@ -54,7 +65,10 @@ export class ExportController {
   @RequirePermissions(Permission.ExportRedeemedVouchers)
   @ApiOperation({ summary: 'Redeemed voucher codes (no customer data)' })
   @ApiFileResponse('The file (Content-Disposition: attachment)')
-  @ApiErrorResponses(400, { 404: 'No redeemed voucher codes found to export.', 503: 'Too many uploads and exports at once: try again shortly' })
+  @ApiErrorResponses(400, {
+    404: 'No redeemed voucher codes found to export.',
+    503: 'Too many uploads and exports at once: try again shortly',
+  })
   redeemedCodes(
     @Query() query: ProductExportQuery,
     @Req() req: Request,
@@ -68,7 +82,10 @@ export class ExportController {
   @RequirePermissions(Permission.ExportUnredeemedVouchers)
   @ApiOperation({ summary: 'Unredeemed voucher codes of a product (or all); 404 when there are none' })
   @ApiFileResponse('The file (Content-Disposition: attachment)')
-  @ApiErrorResponses(400, { 404: 'No unredeemed voucher codes found to export. / Product not found.', 503: 'Too many uploads and exports at once: try again shortly' })
+  @ApiErrorResponses(400, {
+    404: 'No unredeemed voucher codes found to export. / Product not found.',
+    503: 'Too many uploads and exports at once: try again shortly',
+  })
   unredeemed(
     @Query() query: ProductExportQuery,
     @Req() req: Request,

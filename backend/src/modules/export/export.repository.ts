@@ -154,14 +154,17 @@ export class ExportRepository {
    * of sorting them all), then opens the stream.
    */
   copyCsv<T>(sql: string, param: unknown, fn: (found: boolean, open: () => Readable) => Promise<T>): Promise<T> {
-    return this.database.withClient(async (client) => {
-      const inlined = sql.replace(
-        /\$1\b/g,
-        param === null || param === undefined ? 'NULL' : client.escapeLiteral(String(param)),
-      );
-      const [{ found }] = (await client.query(`SELECT EXISTS (${inlined.replace(/ORDER BY[\s\S]*$/, '')}) AS found`))
-        .rows;
-      return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));
-    }, { bulk: true });
+    return this.database.withClient(
+      async (client) => {
+        const inlined = sql.replace(
+          /\$1\b/g,
+          param === null || param === undefined ? 'NULL' : client.escapeLiteral(String(param)),
+        );
+        const [{ found }] = (await client.query(`SELECT EXISTS (${inlined.replace(/ORDER BY[\s\S]*$/, '')}) AS found`))
+          .rows;
+        return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));
+      },
+      { bulk: true },
+    );
   }
 }

@@ -4,7 +4,13 @@ import { Inventory, maskInventory } from '../../common/inventory/inventory';
 import { Permission } from '../../common/permissions';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
-import { batchExportSql, CODE_EXPORT_SQL, ExportRepository, markAndSelect, redemptionExportFilter } from './export.repository';
+import {
+  batchExportSql,
+  CODE_EXPORT_SQL,
+  ExportRepository,
+  markAndSelect,
+  redemptionExportFilter,
+} from './export.repository';
 import { ExportColumn, ExportWriter } from './export-writer.service';
 import { DataCipher } from '../../config/data-cipher';
 import { openStoredKey, StoredKeyColumns } from '../license/license.repository';

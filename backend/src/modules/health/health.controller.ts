@@ -40,7 +40,11 @@ export class HealthController implements OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     if (config.redisUrl) {
-      this.redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      this.redis = new Redis(config.redisUrl, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+      });
       this.redis.on('error', () => undefined);
     }
   }
@@ -52,7 +56,11 @@ export class HealthController implements OnModuleDestroy {
     description: 'Each dependency answers {status: "up" | "down"} only; the reason is logged, never returned.',
   })
   @ApiResponse({ status: 200, description: 'Every dependency up', type: HealthResponse })
-  @ApiResponse({ status: 503, description: 'A dependency down: e.g. error.database = {status:"down"}', type: HealthResponse })
+  @ApiResponse({
+    status: 503,
+    description: 'A dependency down: e.g. error.database = {status:"down"}',
+    type: HealthResponse,
+  })
   async check(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
     const checks: Array<[string, () => Promise<void>]> = [['database', () => this.pingDatabase()]];
     if (this.redis) checks.push(['redis', () => this.pingRedis()]);
@@ -83,12 +91,16 @@ export class HealthController implements OnModuleDestroy {
 
   /** Terminus reports "down" (with the driver's message) rather than throwing: both end as down here. */
   private async pingDatabase(): Promise<void> {
-    const result = (await this.db.pingCheck('database', { timeout: 3000 })) as Record<string, { status?: string; message?: unknown }>;
+    const result = (await this.db.pingCheck('database', { timeout: 3000 })) as Record<
+      string,
+      { status?: string; message?: unknown }
+    >;
     if (result.database?.status !== 'up') throw new Error(String(result.database?.message ?? 'database down'));
   }
 
   private async pingRedis(): Promise<void> {
-    if (this.redis!.status === 'wait' || this.redis!.status === 'end') await this.redis!.connect().catch(() => undefined);
+    if (this.redis!.status === 'wait' || this.redis!.status === 'end')
+      await this.redis!.connect().catch(() => undefined);
     await this.redis!.ping();
   }
 

@@ -15,8 +15,10 @@ export class RedemptionHistoryController {
   @Get(':id/history')
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({
-    summary: 'What happened to one redemption, oldest first: redeemed, keys assigned, e-mails, resends, export, refund, deletion',
-    description: 'Licence keys are masked (docs/product.md §10.6) for a caller without licenses.view. A deleted redemption keeps what the audit trail and e-mail log tell.',
+    summary:
+      'What happened to one redemption, oldest first: redeemed, keys assigned, e-mails, resends, export, refund, deletion',
+    description:
+      'Licence keys are masked (docs/product.md §10.6) for a caller without licenses.view. A deleted redemption keeps what the audit trail and e-mail log tell.',
   })
   @ApiOkResponse({ type: RedemptionHistoryResponse })
   @ApiErrorResponses({ 404: 'Redemption not found' })

@@ -53,7 +53,9 @@ export class RedemptionHistoryService {
       facts ? this.stock.assignmentsOf(id) : Promise.resolve([]),
       facts?.exportedAt ? this.audit.exportMarkedAt(facts.exportedAt) : Promise.resolve(undefined),
     ]);
-    const adminIds = [...trail, ...(exportRow ? [exportRow] : [])].map((r) => r.adminUserId).filter((u): u is string => !!u);
+    const adminIds = [...trail, ...(exportRow ? [exportRow] : [])]
+      .map((r) => r.adminUserId)
+      .filter((u): u is string => !!u);
     const names = await this.users.usernames([...new Set(adminIds)]);
     const who = (row: Pick<SecurityAuditLog, 'adminUserId'> | undefined) =>
       row?.adminUserId ? (names.get(row.adminUserId) ?? 'Deleted user') : null;
@@ -62,16 +64,14 @@ export class RedemptionHistoryService {
       ...(facts ? this.rowEvents(facts, exportRow && { actor: who(exportRow), kind: exportRow.action }) : []),
       ...this.assignmentEvents(facts, assignments, trail, who),
       ...this.auditEvents(trail, who),
-      ...logs.map(
-        (log): Event => ({
-          at: log.createdAt,
-          type: log.status === 'sent' ? 'email-sent' : 'email-failed',
-          actor: SYSTEM,
-          description: `${log.status === 'sent' ? 'E-mail sent' : 'E-mail attempt failed'} to ${log.recipient || '(erased)'} via ${log.provider}`,
-          provider: log.provider,
-          error: log.error,
-        }),
-      ),
+      ...logs.map((log): Event => ({
+        at: log.createdAt,
+        type: log.status === 'sent' ? 'email-sent' : 'email-failed',
+        actor: SYSTEM,
+        description: `${log.status === 'sent' ? 'E-mail sent' : 'E-mail attempt failed'} to ${log.recipient || '(erased)'} via ${log.provider}`,
+        provider: log.provider,
+        error: log.error,
+      })),
     ];
     return { redemptionId: id, exists: !!facts, events: ordered(events) };
   }
@@ -90,7 +90,12 @@ export class RedemptionHistoryService {
     if (!facts.isLicenseManaged) events.push(queued(facts.redeemedAt, SYSTEM, 'Order e-mail queued'));
     if (facts.exportedAt) {
       const how = exported ? ` (${exported.kind.replace(/^export\./, '')})` : '';
-      events.push({ at: facts.exportedAt, type: 'exported', actor: exported?.actor ?? null, description: `Exported${how}` });
+      events.push({
+        at: facts.exportedAt,
+        type: 'exported',
+        actor: exported?.actor ?? null,
+        description: `Exported${how}`,
+      });
     }
     if (facts.refundedAt) {
       events.push({
@@ -134,7 +139,12 @@ export class RedemptionHistoryService {
     }
     for (const row of assignRows.filter((r) => !matched.has(r))) {
       const keyEnd = typeof row.details?.keyEnd === 'string' ? ` ending in ${row.details.keyEnd}` : '';
-      events.push({ at: row.createdAt, type: 'key-assigned', actor: who(row), description: `License key${keyEnd} assigned by hand` });
+      events.push({
+        at: row.createdAt,
+        type: 'key-assigned',
+        actor: who(row),
+        description: `License key${keyEnd} assigned by hand`,
+      });
     }
     return events;
   }
@@ -159,10 +169,20 @@ export class RedemptionHistoryService {
     for (const row of trail.filter((r) => r.success)) {
       if (row.action === 'redemption.resend-email' || row.action === 'redemption.customer-resend') {
         const actor = row.action === 'redemption.customer-resend' ? CUSTOMER : who(row);
-        events.push({ at: row.createdAt, type: 'email-resent', actor, description: 'Order e-mail sent again on request' });
+        events.push({
+          at: row.createdAt,
+          type: 'email-resent',
+          actor,
+          description: 'Order e-mail sent again on request',
+        });
         events.push(queued(row.createdAt, SYSTEM, 'Order e-mail queued'));
       } else if (row.action === 'customer.erasure') {
-        events.push({ at: row.createdAt, type: 'erased', actor: CUSTOMER, description: 'Personal data erased at the customer’s request' });
+        events.push({
+          at: row.createdAt,
+          type: 'erased',
+          actor: CUSTOMER,
+          description: 'Personal data erased at the customer’s request',
+        });
       } else if (row.action === 'redemption.delete' || row.action === 'redemption.bulk-delete') {
         events.push({ at: row.createdAt, type: 'deleted', actor: who(row), description: 'Redemption deleted' });
       }

@@ -68,9 +68,16 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
         JOB.DELIVER_WEBHOOK,
         { deliveryId },
         // Retries are the handler's (it records each attempt and queues the next with its backoff): one Bull attempt.
-        { jobId: `webhook:${deliveryId}:${attempt}`, delay: Math.max(0, delayMs), removeOnComplete: true, removeOnFail: 1000 },
+        {
+          jobId: `webhook:${deliveryId}:${attempt}`,
+          delay: Math.max(0, delayMs),
+          removeOnComplete: true,
+          removeOnFail: 1000,
+        },
       )
-      .catch((err) => this.logger.warn(`Could not queue webhook delivery ${deliveryId} (the sweep will): ${err.message}`));
+      .catch((err) =>
+        this.logger.warn(`Could not queue webhook delivery ${deliveryId} (the sweep will): ${err.message}`),
+      );
   }
 
   async pendingWebhookJobs(): Promise<number> {
@@ -100,7 +107,11 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
       )
       .catch((err) => this.logger.warn(`Could not schedule the pending-mail sweep: ${err.message}`));
     this.maintenanceQueue
-      .add(JOB.SWEEP_WEBHOOKS, {}, { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 })
+      .add(
+        JOB.SWEEP_WEBHOOKS,
+        {},
+        { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
+      )
       .catch((err) => this.logger.warn(`Could not schedule the webhook sweep: ${err.message}`));
     this.scheduleDaily(JOB.RETENTION_CLEANUP, this.config.retentionIntervalMs, {}).catch((err) =>
       this.logger.warn(`Could not schedule the retention job: ${err.message}`),

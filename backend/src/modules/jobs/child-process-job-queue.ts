@@ -68,7 +68,10 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
   }
 
   async pendingMailJobs(): Promise<number> {
-    return ((await this.askDepth())?.mail ?? 0) + this.held.filter((m) => m.kind === 'mail' || m.kind === 'poolAlert' || m.kind === 'customerLink').length;
+    return (
+      ((await this.askDepth())?.mail ?? 0) +
+      this.held.filter((m) => m.kind === 'mail' || m.kind === 'poolAlert' || m.kind === 'customerLink').length
+    );
   }
 
   async pendingWebhookJobs(): Promise<number> {

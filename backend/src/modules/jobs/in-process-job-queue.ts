@@ -35,7 +35,9 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationBootstra
   }
 
   enqueueRedemptionMail(redemptionId: string): void {
-    this.enqueueMail(`mail:${redemptionId}`, (attempt, max) => this.handlers.sendRedemptionMail(redemptionId, attempt, max));
+    this.enqueueMail(`mail:${redemptionId}`, (attempt, max) =>
+      this.handlers.sendRedemptionMail(redemptionId, attempt, max),
+    );
   }
 
   enqueuePoolAlert(alertId: string): void {

@@ -72,7 +72,9 @@ export class JobHandlers {
     const links = await this.customerLinks.findStalePending(this.config.mailSweepAfterMs);
     for (const id of links) this.queue.enqueueCustomerLink(id);
     if (ids.length || alerts.length || links.length) {
-      this.logger.log(`Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s), ${links.length} sign-in link(s)`);
+      this.logger.log(
+        `Re-queued ${ids.length} pending e-mail(s), ${alerts.length} pool alert(s), ${links.length} sign-in link(s)`,
+      );
     }
     return ids.length + alerts.length + links.length;
   }
@@ -94,7 +96,9 @@ export class JobHandlers {
       redemptions: await inBatches((batch) =>
         this.redemptionRetention.deleteOlderThan(c.redemptionRetentionDays, batch),
       ),
-      customers: await inBatches((batch) => this.redemptionRetention.deleteUnusedCustomers(c.redemptionRetentionDays, batch)),
+      customers: await inBatches((batch) =>
+        this.redemptionRetention.deleteUnusedCustomers(c.redemptionRetentionDays, batch),
+      ),
       adminSessions: await inBatches((batch) => this.sessions.deleteEndedBefore(ENDED_SESSION_DAYS, batch)),
       // Attempt counters: per-user ones, and the sign-in counters of usernames with no account (docs/product.md).
       adminAttempts:
@@ -108,7 +112,12 @@ export class JobHandlers {
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).
     if (total) {
       this.logger.log(`Retention removed ${JSON.stringify(result)}`);
-      await this.audit.record({ action: 'system.retention', success: true, resource: 'system', details: { ...result } });
+      await this.audit.record({
+        action: 'system.retention',
+        success: true,
+        resource: 'system',
+        details: { ...result },
+      });
     }
     return result;
   }

@@ -34,11 +34,23 @@ export class JobsModule {
     const common: Provider[] = [JobHandlers];
     if (!config.redisUrl) {
       const queue: Provider[] = options.workerProcess
-        ? [{ provide: WORKER_PROCESS, useValue: options.workerProcess }, ChildProcessJobQueue, { provide: JobQueue, useExisting: ChildProcessJobQueue }]
+        ? [
+            { provide: WORKER_PROCESS, useValue: options.workerProcess },
+            ChildProcessJobQueue,
+            { provide: JobQueue, useExisting: ChildProcessJobQueue },
+          ]
         : [{ provide: JobQueue, useClass: InProcessJobQueue }];
       return {
         module: JobsModule,
-        imports: [AuthModule, CustomerCentreModule, MailModule, PoolModule, RedemptionModule, StatsModule, WebhookModule],
+        imports: [
+          AuthModule,
+          CustomerCentreModule,
+          MailModule,
+          PoolModule,
+          RedemptionModule,
+          StatsModule,
+          WebhookModule,
+        ],
         providers: [...common, ...queue],
         exports: [JobQueue, JobHandlers],
       };

@@ -50,7 +50,9 @@ export function serveApiProcess(app: INestApplicationContext): void {
   const queue = app.get(JobQueue);
   // Emits reach `server.to(room).emit(event, { type, message })`: the API emits them again to its sockets.
   const relay = {
-    to: () => ({ emit: (_event: string, data: { type: DataUpdateType; message: string }) => send({ kind: 'event', ...data }) }),
+    to: () => ({
+      emit: (_event: string, data: { type: DataUpdateType; message: string }) => send({ kind: 'event', ...data }),
+    }),
   };
   app.get(RealtimeService).attach(relay as unknown as Server);
   process.on('message', (message: ToWorker) => {

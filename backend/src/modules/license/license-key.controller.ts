@@ -21,7 +21,11 @@ import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { Permission } from '../../common/permissions';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery, UpdateLicenseKeyDto } from './dto/license-key.dto';
-import { LicenseKeyListResponse, LicenseKeyResponse, LicenseManagedProductResponse } from './dto/license-key-responses.dto';
+import {
+  LicenseKeyListResponse,
+  LicenseKeyResponse,
+  LicenseManagedProductResponse,
+} from './dto/license-key-responses.dto';
 import { LICENSE_KEY_MESSAGES, LicenseKeyService } from './license-key.service';
 
 const keyId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(LICENSE_KEY_MESSAGES.notFound) });
@@ -77,7 +81,10 @@ export class LicenseKeyController {
   @RequirePermissions(Permission.LicensesManage)
   @ApiOperation({ summary: 'Delete a key that was never assigned (409 otherwise)' })
   @ApiOkResponse({ type: SuccessMessageResponse })
-  @ApiErrorResponses({ 404: 'License key not found', 409: 'This license key has been assigned to N redemption(s) and cannot be deleted. Deactivate it instead.' })
+  @ApiErrorResponses({
+    404: 'License key not found',
+    409: 'This license key has been assigned to N redemption(s) and cannot be deleted. Deactivate it instead.',
+  })
   remove(@Param('id', keyId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.keys.remove(id, requestActor(req, user));
   }

@@ -217,7 +217,15 @@ export class LicenseRepository {
       `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, license_type, max_activations)
        SELECT p.id, $2, $3, $4, $5, $6, $7 FROM products p WHERE p.id = $1 AND p.is_license_managed
        RETURNING id`,
-      [key.productId, sealed.ciphertext, sealed.hash, sealed.last, key.downloadLink, key.licenseType, key.maxActivations],
+      [
+        key.productId,
+        sealed.ciphertext,
+        sealed.hash,
+        sealed.last,
+        key.downloadLink,
+        key.licenseType,
+        key.maxActivations,
+      ],
     );
     return row?.id;
   }
@@ -375,7 +383,15 @@ export class LicenseRepository {
                      current_activations = license_keys.current_activations + $3,
                      license_type = 'volume', download_link = EXCLUDED.download_link, updated_at = now()
        RETURNING id`,
-      [productId, downloadLink, n, sealed.ciphertext, sealed.hash, sealed.last, storedKey.startsWith(MANUAL_KEY_PREFIX)],
+      [
+        productId,
+        downloadLink,
+        n,
+        sealed.ciphertext,
+        sealed.hash,
+        sealed.last,
+        storedKey.startsWith(MANUAL_KEY_PREFIX),
+      ],
     );
     await db.query(`INSERT INTO license_assignments (license_key_id, redemption_id) SELECT $1, unnest($2::uuid[])`, [
       key.id,

@@ -37,7 +37,12 @@ export class EmailLogRepository {
   }
 
   /** One row per provider attempt of one send (order e-mails carry their redemption, pool alerts none). */
-  logAttempts(redemptionId: string | null, recipient: string, subject: string, attempts: ProviderAttempt[]): Promise<void> {
+  logAttempts(
+    redemptionId: string | null,
+    recipient: string,
+    subject: string,
+    attempts: ProviderAttempt[],
+  ): Promise<void> {
     return this.insert(
       attempts.map((a) => ({
         redemptionId,
@@ -79,18 +84,26 @@ export class EmailLogRepository {
    */
   async erase(db: Db, email: string, redemptionIds: string[]): Promise<number> {
     const quoted = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const rows = returnedRows(await db.query(
-      `UPDATE email_logs SET recipient = '', subject = '[erased]',
+    const rows = returnedRows(
+      await db.query(
+        `UPDATE email_logs SET recipient = '', subject = '[erased]',
               error = regexp_replace(error, $3, '[erased]', 'gi')
         WHERE redemption_id = ANY($1::uuid[]) OR recipient = $2
         RETURNING 1`,
-      [redemptionIds, email, quoted],
-    ));
+        [redemptionIds, email, quoted],
+      ),
+    );
     return rows.length;
   }
 
   /** docs/product.md §1.5 retention: one batch of logs older than `days` (found through idx_email_logs_created). */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
-    return deleteBatch(this.database.manager, 'email_logs', 'created_at < now() - make_interval(days => $1)', [days], batch);
+    return deleteBatch(
+      this.database.manager,
+      'email_logs',
+      'created_at < now() - make_interval(days => $1)',
+      [days],
+      batch,
+    );
   }
 }

@@ -10,11 +10,26 @@ describe('classifyMailError', () => {
     });
     expect(classifyMailError(rejected)).toEqual({ reason: 'rejected', smtpCode: 550 });
     expect(JSON.stringify(classifyMailError(rejected))).not.toContain('jane');
-    expect(classifyMailError(err('Greylisted', { code: 'EENVELOPE', responseCode: 451 }))).toEqual({ reason: 'rejected', smtpCode: 451 });
-    expect(classifyMailError(err('Invalid login: 535 5.7.8', { code: 'EAUTH', responseCode: 535 }))).toEqual({ reason: 'auth', smtpCode: 535 });
-    expect(classifyMailError(err('Greeting never received', { code: 'ETIMEDOUT' }))).toEqual({ reason: 'timeout', smtpCode: null });
-    expect(classifyMailError(err('Connection timeout', { code: 'ECONNECTION' }))).toEqual({ reason: 'timeout', smtpCode: null });
-    expect(classifyMailError(err('connect ECONNREFUSED 127.0.0.1:1', { code: 'ECONNECTION' }))).toEqual({ reason: 'connection', smtpCode: null });
+    expect(classifyMailError(err('Greylisted', { code: 'EENVELOPE', responseCode: 451 }))).toEqual({
+      reason: 'rejected',
+      smtpCode: 451,
+    });
+    expect(classifyMailError(err('Invalid login: 535 5.7.8', { code: 'EAUTH', responseCode: 535 }))).toEqual({
+      reason: 'auth',
+      smtpCode: 535,
+    });
+    expect(classifyMailError(err('Greeting never received', { code: 'ETIMEDOUT' }))).toEqual({
+      reason: 'timeout',
+      smtpCode: null,
+    });
+    expect(classifyMailError(err('Connection timeout', { code: 'ECONNECTION' }))).toEqual({
+      reason: 'timeout',
+      smtpCode: null,
+    });
+    expect(classifyMailError(err('connect ECONNREFUSED 127.0.0.1:1', { code: 'ECONNECTION' }))).toEqual({
+      reason: 'connection',
+      smtpCode: null,
+    });
     expect(classifyMailError('weird')).toEqual({ reason: 'other', smtpCode: null });
   });
 });

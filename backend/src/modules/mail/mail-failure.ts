@@ -11,15 +11,26 @@ export interface MailFailure {
   smtpCode: number | null;
 }
 
-const CONNECTION_CODES = new Set(['ECONNECTION', 'ECONNREFUSED', 'ECONNRESET', 'ESOCKET', 'EDNS', 'ENOTFOUND', 'EHOSTUNREACH', 'ETLS']);
+const CONNECTION_CODES = new Set([
+  'ECONNECTION',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ESOCKET',
+  'EDNS',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ETLS',
+]);
 
 /** Nodemailer's errors carry `code` (ECONNECTION, ETIMEDOUT, EAUTH, EENVELOPE, EMESSAGE…) and `responseCode`. */
 export function classifyMailError(err: unknown): MailFailure {
   const e = (err ?? {}) as { code?: unknown; responseCode?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
-  const smtpCode = typeof e.responseCode === 'number' && e.responseCode >= 200 && e.responseCode < 600 ? e.responseCode : null;
+  const smtpCode =
+    typeof e.responseCode === 'number' && e.responseCode >= 200 && e.responseCode < 600 ? e.responseCode : null;
   if (code === 'EAUTH') return { reason: 'auth', smtpCode };
-  if (code === 'ETIMEDOUT' || /timeout|timed out/i.test(String(e.message ?? ''))) return { reason: 'timeout', smtpCode };
+  if (code === 'ETIMEDOUT' || /timeout|timed out/i.test(String(e.message ?? '')))
+    return { reason: 'timeout', smtpCode };
   if (smtpCode !== null && smtpCode >= 400) return { reason: 'rejected', smtpCode };
   if (CONNECTION_CODES.has(code)) return { reason: 'connection', smtpCode };
   return { reason: 'other', smtpCode };

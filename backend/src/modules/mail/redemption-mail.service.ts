@@ -81,7 +81,8 @@ export class RedemptionMailService {
     await this.redemptions.finishEmail(redemptionId, status);
     // The admin lists show the e-mail status and are not polled: a settled status is announced (throttled, a
     // burst of sends refreshes the consoles once a second).
-    if (status !== 'pending') this.realtime.emitThrottled('emailStatus', `Order e-mail for voucher ${row.code} ${status}`);
+    if (status !== 'pending')
+      this.realtime.emitThrottled('emailStatus', `Order e-mail for voucher ${row.code} ${status}`);
     if (delivered) return 'sent';
     if (last) {
       this.logger.error(`Order e-mail for redemption ${redemptionId} failed after ${attempt} attempts`);
@@ -90,7 +91,11 @@ export class RedemptionMailService {
         voucherCode: row.code,
         attempts: attempt,
         // The class and SMTP code only: the provider's text quotes the customer's address (docs/security.md).
-        errors: attempts.map((a) => ({ provider: a.provider, reason: a.failure?.reason ?? 'other', smtpCode: a.failure?.smtpCode ?? null })),
+        errors: attempts.map((a) => ({
+          provider: a.provider,
+          reason: a.failure?.reason ?? 'other',
+          smtpCode: a.failure?.smtpCode ?? null,
+        })),
       });
       return 'failed';
     }

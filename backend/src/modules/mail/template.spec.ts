@@ -2,9 +2,9 @@ import { htmlToText, renderTemplate } from './template';
 
 describe('renderTemplate', () => {
   it('fills placeholders with or without spaces inside the braces', () => {
-    expect(renderTemplate('Hi {{customer_name}}, key {{ license_key }}', { customer_name: 'Ann', license_key: 'K-1' })).toBe(
-      'Hi Ann, key K-1',
-    );
+    expect(
+      renderTemplate('Hi {{customer_name}}, key {{ license_key }}', { customer_name: 'Ann', license_key: 'K-1' }),
+    ).toBe('Hi Ann, key K-1');
   });
 
   it('escapes values but not the template', () => {

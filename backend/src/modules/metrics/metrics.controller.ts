@@ -30,8 +30,14 @@ export class MetricsController {
   @Get('metrics')
   @Public()
   // Its bearer token is METRICS_TOKEN, not an admin session's: OpenAPI lists it as public (`@Public`) and says so.
-  @ApiOperation({ summary: 'Prometheus metrics: header "Authorization: Bearer <METRICS_TOKEN>"; 404 when METRICS_TOKEN is unset' })
-  @ApiResponse({ status: 200, description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiOperation({
+    summary: 'Prometheus metrics: header "Authorization: Bearer <METRICS_TOKEN>"; 404 when METRICS_TOKEN is unset',
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'Prometheus text exposition format',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   @ApiErrorResponses({ 401: METRICS_MESSAGES.token, 404: 'METRICS_TOKEN is not set' })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() res: Response): Promise<void> {
     const token = this.config.metricsToken;

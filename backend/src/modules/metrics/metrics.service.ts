@@ -48,7 +48,8 @@ export class MetricsService implements OnModuleInit {
       registers,
       async collect() {
         this.reset();
-        for (const r of await emailLogs.recentCounts(EMAIL_WINDOW_MINUTES)) this.set({ provider: r.provider, status: r.status }, r.n);
+        for (const r of await emailLogs.recentCounts(EMAIL_WINDOW_MINUTES))
+          this.set({ provider: r.provider, status: r.status }, r.n);
       },
     });
     new Gauge({
@@ -75,7 +76,7 @@ export class MetricsService implements OnModuleInit {
     });
     new Gauge({
       name: 'db_pool_connections',
-      help: 'Connections of the API process\'s PostgreSQL pool: in use, idle, and requests waiting for one',
+      help: "Connections of the API process's PostgreSQL pool: in use, idle, and requests waiting for one",
       labelNames: ['state'] as const,
       registers,
       collect() {

@@ -59,7 +59,14 @@ export class PoolAlertService {
    */
   onPoolLow(forecast: PoolForecast): void {
     const { productId, productName, availableActivations, redeemedLast7Days, perDay, daysLeft } = forecast;
-    void this.webhooks.emit('pool.low', { productId, productName, availableActivations, redeemedLast7Days, perDay, daysLeft });
+    void this.webhooks.emit('pool.low', {
+      productId,
+      productName,
+      availableActivations,
+      redeemedLast7Days,
+      perDay,
+      daysLeft,
+    });
   }
 
   /** One send of one alert; throws RetryableMailError while attempts remain, so the queue retries with backoff. */

@@ -35,7 +35,9 @@ export class PoolForecastService {
 
   /** Every licence-managed product, or only those given (the check after a redemption). */
   async forecast(productIds?: string[]): Promise<PoolForecast[]> {
-    const products = (await this.licenses.licenseManagedProducts()).filter((p) => !productIds || productIds.includes(p.id));
+    const products = (await this.licenses.licenseManagedProducts()).filter(
+      (p) => !productIds || productIds.includes(p.id),
+    );
     if (!products.length) return [];
     const ids = products.map((p) => p.id);
     const since = new Date(this.clock.now().getTime() - FORECAST_DAYS * DAY_MS);
@@ -56,7 +58,8 @@ export class PoolForecastService {
       redeemedLast7Days,
       perDay: Math.round((redeemedLast7Days / FORECAST_DAYS) * 100) / 100,
       daysLeft,
-      low: (daysLeft !== null && daysLeft < this.config.poolAlertDays) || availableActivations < this.config.poolAlertMin,
+      low:
+        (daysLeft !== null && daysLeft < this.config.poolAlertDays) || availableActivations < this.config.poolAlertMin,
     };
   }
 }

@@ -13,7 +13,8 @@ export class PoolController {
   @Get('forecast')
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({
-    summary: 'Per licence-managed product: available activations, the last 7 days’ redemptions and the days of keys left',
+    summary:
+      'Per licence-managed product: available activations, the last 7 days’ redemptions and the days of keys left',
   })
   @ApiOkResponse({ type: [PoolForecastResponse] })
   forecast(): Promise<PoolForecastResponse[]> {

@@ -28,7 +28,10 @@ export interface BatchCountsView {
 }
 
 export type ProductFields = Partial<
-  Pick<Product, 'name' | 'downloadLink' | 'productKey' | 'emailSubject' | 'emailTemplate' | 'status' | 'isLicenseManaged'>
+  Pick<
+    Product,
+    'name' | 'downloadLink' | 'productKey' | 'emailSubject' | 'emailTemplate' | 'status' | 'isLicenseManaged'
+  >
 >;
 
 /**
@@ -110,7 +113,10 @@ export class ProductRepository {
    * answers how many. A handful of rows: one statement each, guarded so a row changed meanwhile is left alone.
    */
   async sealPlainKeys(): Promise<number> {
-    const plain = await this.products.find({ where: { productKey: Not(IsNull()) }, select: { id: true, productKey: true } });
+    const plain = await this.products.find({
+      where: { productKey: Not(IsNull()) },
+      select: { id: true, productKey: true },
+    });
     let sealed = 0;
     for (const p of plain) {
       const result = await this.products.update(
@@ -157,6 +163,10 @@ export class ProductRepository {
   private sealed(fields: ProductFields): Partial<Product> {
     if (fields.productKey === undefined) return fields;
     const { productKey, ...rest } = fields;
-    return { ...rest, productKey: null, productKeyCiphertext: productKey === null ? null : this.cipher.seal(productKey) };
+    return {
+      ...rest,
+      productKey: null,
+      productKeyCiphertext: productKey === null ? null : this.cipher.seal(productKey),
+    };
   }
 }

@@ -125,7 +125,8 @@ export class ProductService {
       if (value === undefined || (value === null && field !== 'productKey')) continue;
       Object.assign(fields, { [field]: value });
     }
-    if (!Object.keys(fields).length) throw new BadRequestException('Nothing to update: send at least one product field.');
+    if (!Object.keys(fields).length)
+      throw new BadRequestException('Nothing to update: send at least one product field.');
     let updated: boolean;
     try {
       updated = await this.products.update(id, fields);
@@ -155,13 +156,21 @@ export class ProductService {
   async sendTestEmail(id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {
     const product = await this.get(id);
     if (!(await this.limiter.isStaffEmail(dto.to))) {
-      throw new BadRequestException({ message: ATTEMPT_MESSAGES.notStaff, errors: [{ field: 'to', message: ATTEMPT_MESSAGES.notStaff }] });
+      throw new BadRequestException({
+        message: ATTEMPT_MESSAGES.notStaff,
+        errors: [{ field: 'to', message: ATTEMPT_MESSAGES.notStaff }],
+      });
     }
     if (!ctx.adminUserId) throw new ForbiddenException(ATTEMPT_MESSAGES.notStaff);
     return this.limiter.testEmail(ctx.adminUserId, () => this.deliverTestEmail(product, id, dto, ctx));
   }
 
-  private async deliverTestEmail(product: ProductView, id: string, dto: TestEmailDto, ctx: RequestActor): Promise<{ message: string }> {
+  private async deliverTestEmail(
+    product: ProductView,
+    id: string,
+    dto: TestEmailDto,
+    ctx: RequestActor,
+  ): Promise<{ message: string }> {
     const values = {
       ...TEST_EMAIL_VALUES,
       product_name: product.name,

@@ -8,7 +8,12 @@ class PublicConfigResponse {
   @ApiProperty({ example: 'support@example.com' }) supportEmail: string;
   @ApiProperty({ example: 'Office Licences' }) companyName: string;
   @ApiProperty() companyAddress: string;
-  @ApiProperty({ type: String, nullable: true, example: 'Contoso', description: 'Single sign-on provider name; null when off' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Contoso',
+    description: 'Single sign-on provider name; null when off',
+  })
   ssoDisplayName: string | null;
 }
 
@@ -19,7 +24,9 @@ export class PublicConfigController {
 
   @Public()
   @Get()
-  @ApiOperation({ summary: "Support e-mail, company name and address for the pages' texts; the single sign-on provider's name" })
+  @ApiOperation({
+    summary: "Support e-mail, company name and address for the pages' texts; the single sign-on provider's name",
+  })
   @ApiOkResponse({ type: PublicConfigResponse })
   get(): PublicConfigResponse {
     return publicConfigOf(this.config);

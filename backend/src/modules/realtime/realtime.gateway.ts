@@ -48,7 +48,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
     // the handshake fails with connect_error before any event or join-admin is looked at.
     server.use((socket, next) => {
       const { headers } = socket.request;
-      const ip = forwardedClientIp(socket.request.socket.remoteAddress, headers['x-forwarded-for'], this.config.trustProxy);
+      const ip = forwardedClientIp(
+        socket.request.socket.remoteAddress,
+        headers['x-forwarded-for'],
+        this.config.trustProxy,
+      );
       this.blockedIps.blockOf(ip).then(
         (block) => next(block ? new Error(AUTH_MESSAGES.ipBlocked) : undefined),
         () => next(),
@@ -137,5 +141,4 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
       return null;
     }
   }
-
 }

@@ -74,7 +74,9 @@ export class RedisAttemptStore extends AttemptStore implements OnModuleDestroy {
       const count = await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, now.getTime(), windowMs, limit, member);
       return Number(count);
     } catch (err) {
-      this.logger.error(`Shared attempt counter unavailable, counting in this process: ${err instanceof Error ? err.message : err}`);
+      this.logger.error(
+        `Shared attempt counter unavailable, counting in this process: ${err instanceof Error ? err.message : err}`,
+      );
       return this.fallback.hit(key, now, windowMs, limit);
     }
   }

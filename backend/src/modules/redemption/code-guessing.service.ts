@@ -55,6 +55,9 @@ export class CodeGuessingService {
     this.logger.warn(
       `Blocked ${group} for ${minutes} minutes: ${failures} invalid voucher codes within ${window} minutes`,
     );
-    this.realtime.emit('ipBlocked', `Address ${group} blocked for ${minutes} minutes after ${failures} invalid voucher codes`);
+    this.realtime.emit(
+      'ipBlocked',
+      `Address ${group} blocked for ${minutes} minutes after ${failures} invalid voucher codes`,
+    );
   }
 }

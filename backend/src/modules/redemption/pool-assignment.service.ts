@@ -32,7 +32,8 @@ export class PoolAssignmentService {
         const redemption = await this.redemptions.lockAwaiting(db, redemptionId);
         if (!redemption) return 'not-waiting' as const;
         const key = await this.licenses.lockFreeKey(db, redemption.productId);
-        if (!key) return (await this.licenses.hasFreeKey(redemption.productId, db)) ? ('retry' as const) : ('none' as const);
+        if (!key)
+          return (await this.licenses.hasFreeKey(redemption.productId, db)) ? ('retry' as const) : ('none' as const);
         await this.licenses.assignPoolKey(db, key.id, redemptionId);
         await this.redemptions.clearAwaiting(db, redemptionId);
         return 'assigned' as const;

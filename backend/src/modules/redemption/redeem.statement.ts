@@ -162,4 +162,3 @@ export interface RedeemAgainRow {
   /** Set when a fresh token was written: the same key, code and e-mail within the lifetime. */
   repeated_redemption_id: string | null;
 }
-

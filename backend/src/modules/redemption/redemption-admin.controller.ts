@@ -1,14 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Req,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import {
@@ -93,7 +83,10 @@ export class RedemptionAdminController {
   @RequirePermissions(Permission.EmailsResend)
   @ApiOperation({ summary: 'Queue the order e-mail again' })
   @ApiOkResponse({ type: SuccessMessageResponse })
-  @ApiErrorResponses({ 404: 'Redemption not found', 409: 'This redemption has no license key yet. Assign one first; the e-mail is sent with it.' })
+  @ApiErrorResponses({
+    404: 'Redemption not found',
+    409: 'This redemption has no license key yet. Assign one first; the e-mail is sent with it.',
+  })
   resend(@Param('id', redemptionId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.resendEmail(id, requestActor(req, user));
   }
@@ -105,7 +98,10 @@ export class RedemptionAdminController {
     summary: 'Assign a key by hand (stored as MANUAL_<key>); the e-mail follows; answers the redemption',
   })
   @ApiOkResponse({ type: RedemptionResponse })
-  @ApiErrorResponses({ 400: 'Validation failures, or a Mac / not licence-managed product', 404: 'Redemption not found' })
+  @ApiErrorResponses({
+    400: 'Validation failures, or a Mac / not licence-managed product',
+    404: 'Redemption not found',
+  })
   assign(
     @Param('id', redemptionId) id: string,
     @Body() dto: AssignLicenseDto,

@@ -77,7 +77,9 @@ export class RedemptionAdminService {
       if (!r) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
       if (!r.isLicenseManaged) {
         throw new BadRequestException(
-          isMacProduct(r.productName) ? REDEMPTION_ADMIN_MESSAGES.macProduct : REDEMPTION_ADMIN_MESSAGES.notLicenseManaged,
+          isMacProduct(r.productName)
+            ? REDEMPTION_ADMIN_MESSAGES.macProduct
+            : REDEMPTION_ADMIN_MESSAGES.notLicenseManaged,
         );
       }
       const { keyId } = await this.licenses.assignManualKey(db, r.productId, stored, dto.downloadLink, id);

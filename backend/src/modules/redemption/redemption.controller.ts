@@ -68,12 +68,16 @@ export class RedemptionController {
   @HttpCode(202)
   @UseGuards(RedeemRateLimitGuard)
   @ApiOperation({
-    summary: "Didn't get the e-mail? Sends the order e-mail again when code and e-mail match a redemption with a licence",
+    summary:
+      "Didn't get the e-mail? Sends the order e-mail again when code and e-mail match a redemption with a licence",
     description:
       'Always the same answer, so it reveals nothing. At most 3 e-mails per redemption per 24 hours; an unknown code counts towards the code-guessing block.',
   })
   @ApiAcceptedResponse({ type: MessageResponse, description: `Always \`{message: "${RESEND_ANSWER.message}"}\`` })
-  @ApiErrorResponses({ 400: 'Validation failures (`errors`)', 429: 'Too many attempts from this address, or the address is blocked for guessing codes' })
+  @ApiErrorResponses({
+    400: 'Validation failures (`errors`)',
+    429: 'Too many attempts from this address, or the address is blocked for guessing codes',
+  })
   resendOrderEmail(@Body() dto: ResendOrderEmailDto, @Req() req: Request) {
     const meta = requestMeta(req);
     return this.resends.resend(dto, meta.ipAddress, meta.userAgent);

@@ -6,10 +6,7 @@ export const REGION_MESSAGE =
 /** 451 with the body the redeem page recognises (docs/product.md §9.2, §11.3). */
 export class GeoBlockedException extends HttpException {
   constructor() {
-    super(
-      { statusCode: 451, code: 'GEO_BLOCKED', error: 'Access Restricted', message: REGION_MESSAGE },
-      451,
-    );
+    super({ statusCode: 451, code: 'GEO_BLOCKED', error: 'Access Restricted', message: REGION_MESSAGE }, 451);
   }
 }
 

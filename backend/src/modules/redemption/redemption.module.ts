@@ -21,12 +21,7 @@ import { CustomerDataRepository } from './customer-data.repository';
 import { AttemptStore } from './attempt-store';
 
 @Module({
-  imports: [
-    GeoModule,
-    LicenseModule,
-    AuthModule,
-    WebhookModule,
-  ],
+  imports: [GeoModule, LicenseModule, AuthModule, WebhookModule],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,

@@ -88,17 +88,14 @@ export class RedemptionRepository {
     now: Date;
     idempotencyKey: string | null;
   }): Promise<RedeemAgainRow | undefined> {
-    const [row] = await this.database.manager.query(
-      REDEEM_AGAIN_SQL,
-      [
-        input.code,
-        input.email,
-        input.now,
-        successTokenHash(input.token),
-        input.ttlHours,
-        idempotencyKeyHash(input.idempotencyKey),
-      ],
-    );
+    const [row] = await this.database.manager.query(REDEEM_AGAIN_SQL, [
+      input.code,
+      input.email,
+      input.now,
+      successTokenHash(input.token),
+      input.ttlHours,
+      idempotencyKeyHash(input.idempotencyKey),
+    ]);
     return row;
   }
 
@@ -178,7 +175,9 @@ export class RedemptionRepository {
 
   /** Ends a claim with the attempt's outcome. */
   async finishEmail(id: string, status: EmailStatus): Promise<void> {
-    await this.database.manager.getRepository(Redemption).update({ id }, { emailStatus: status, emailLockedUntil: null });
+    await this.database.manager
+      .getRepository(Redemption)
+      .update({ id }, { emailStatus: status, emailLockedUntil: null });
   }
 
   /** Pending e-mails with no live claim whose last attempt is older than `olderThanMs` (idx_redemptions_pending_mail). */
@@ -243,12 +242,19 @@ export class RedemptionRepository {
       [code, email],
     );
     if (!row) return undefined;
-    return { redemptionId: row.id, hasLicence: row.id !== null && !row.awaiting_license, refunded: row.refunded_at !== null };
+    return {
+      redemptionId: row.id,
+      hasLicence: row.id !== null && !row.awaiting_license,
+      refunded: row.refunded_at !== null,
+    };
   }
 
   /** A redemption's resend state by id (the licence centre's resend; the caller checked whose it is). */
   async resendStateOf(id: string): Promise<{ hasLicence: boolean; refunded: boolean } | undefined> {
-    const [row] = await this.database.manager.query(`SELECT awaiting_license, refunded_at FROM redemptions WHERE id = $1`, [id]);
+    const [row] = await this.database.manager.query(
+      `SELECT awaiting_license, refunded_at FROM redemptions WHERE id = $1`,
+      [id],
+    );
     return row && { hasLicence: !row.awaiting_license, refunded: row.refunded_at !== null };
   }
 
@@ -284,9 +290,10 @@ export class RedemptionRepository {
 
   /** Locks a redemption that waits for a key (undefined when it does not): two fixers never assign two keys. */
   async lockAwaiting(db: Db, id: string): Promise<{ productId: string } | undefined> {
-    const [row] = await db.query(`SELECT id, product_id FROM redemptions WHERE id = $1 AND awaiting_license FOR UPDATE`, [
-      id,
-    ]);
+    const [row] = await db.query(
+      `SELECT id, product_id FROM redemptions WHERE id = $1 AND awaiting_license FOR UPDATE`,
+      [id],
+    );
     return row && { productId: row.product_id };
   }
 

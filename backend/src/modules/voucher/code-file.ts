@@ -28,7 +28,8 @@ export const CODE_FILE_MESSAGES = {
   foreignSeparator: (separator: string) =>
     `The file contains no valid voucher codes: its columns seem to be separated by "${separator === ' ' ? 'spaces' : separator}". ` +
     'Separate columns with commas, semicolons or tabs, or put one code on each line.',
-  quoteNotClosed: 'The file could not be read as CSV: a quotation mark (") opens a value that is never closed. Nothing was uploaded.',
+  quoteNotClosed:
+    'The file could not be read as CSV: a quotation mark (") opens a value that is never closed. Nothing was uploaded.',
   lineTooLong: 'The file could not be read as CSV: a line is longer than 10,000 characters. Nothing was uploaded.',
   unreadable: 'The upload could not be read.',
   badFileName: 'The file name contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate).',
@@ -47,7 +48,10 @@ export function isMultipart(req: Request): boolean {
  * Parses the multipart body and hands the first `file` part to `load`; settles once both the whole request has
  * been read and the load has finished. A refused file (type, size, unreadable) rejects with its 4xx.
  */
-export function receiveCodeFile<T>(req: Request, load: (source: Readable, info: CodeFileInfo) => Promise<T>): Promise<T> {
+export function receiveCodeFile<T>(
+  req: Request,
+  load: (source: Readable, info: CodeFileInfo) => Promise<T>,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {

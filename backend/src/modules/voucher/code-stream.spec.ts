@@ -1,7 +1,14 @@
 import { parse } from 'csv-parse';
 import { Readable, Transform } from 'stream';
 import { pipeline } from 'stream/promises';
-import { CodeFilter, foreignSeparator, LineRecords, TextOnly, UNREADABLE_FILE_MESSAGES, UnreadableFileError } from './code-stream';
+import {
+  CodeFilter,
+  foreignSeparator,
+  LineRecords,
+  TextOnly,
+  UNREADABLE_FILE_MESSAGES,
+  UnreadableFileError,
+} from './code-stream';
 
 async function run(input: Buffer[], records: Transform): Promise<{ out: string; filter: CodeFilter }> {
   const filter = new CodeFilter();

@@ -19,7 +19,8 @@ export class UnreadableFileError extends Error {}
 
 export const UNREADABLE_FILE_MESSAGES = {
   binary: 'The file is not a readable CSV or text file. Save it as UTF-8 CSV or plain text.',
-  notUtf8: 'The file is not UTF-8 text (it may have been saved as ANSI, Windows-1252 or Latin-1). Save it as UTF-8 CSV or plain text.',
+  notUtf8:
+    'The file is not UTF-8 text (it may have been saved as ANSI, Windows-1252 or Latin-1). Save it as UTF-8 CSV or plain text.',
 } as const;
 
 /**

@@ -56,7 +56,13 @@ export class UploadBatchService {
           counts:
             b.kind === 'void'
               ? null
-              : { uploaded: c.unredeemed + c.redeemed + c.void, redeemed: c.redeemed, unredeemed: c.unredeemed, void: c.void, exported: c.exported },
+              : {
+                  uploaded: c.unredeemed + c.redeemed + c.void,
+                  redeemed: c.redeemed,
+                  unredeemed: c.unredeemed,
+                  void: c.void,
+                  exported: c.exported,
+                },
         };
       })
       .filter((b) => b.kind !== 'before-batches' || (b.counts?.uploaded ?? 0) > 0);

@@ -70,7 +70,13 @@ export class VoucherUploadService {
         success: true,
         resource: 'product',
         resourceId: productId,
-        details: { filename, inserted: response.inserted, duplicates, invalid: response.invalid, batchId: response.batchId },
+        details: {
+          filename,
+          inserted: response.inserted,
+          duplicates,
+          invalid: response.invalid,
+          batchId: response.batchId,
+        },
       });
       if (response.inserted > 0) {
         this.realtime.emit('voucherUpdate', `${response.inserted} voucher code(s) uploaded for ${product.name}`);

@@ -63,7 +63,12 @@ export class VoucherVoidService {
   ) {}
 
   /** `codes` from a JSON body, or (multipart request) the codes of the uploaded file. */
-  async voidCodes(productId: string, req: Request, codes: string[] | undefined, ctx: RequestActor): Promise<VoidResult> {
+  async voidCodes(
+    productId: string,
+    req: Request,
+    codes: string[] | undefined,
+    ctx: RequestActor,
+  ): Promise<VoidResult> {
     let filename: string | undefined;
     try {
       const product = await this.products.find(productId);
@@ -73,17 +78,21 @@ export class VoucherVoidService {
       if (isMultipart(req)) {
         outcome = await receiveCodeFile(req, (source, info) => {
           filename = info.filename;
-          return this.run(
-            productId,
-            (copy) => copyCodesFromFile(source, info.kind, filter, copy, EMPTY_REPORT),
-            { fileName: info.filename, adminUserId: ctx.adminUserId, lines: () => filter.counts },
-          );
+          return this.run(productId, (copy) => copyCodesFromFile(source, info.kind, filter, copy, EMPTY_REPORT), {
+            fileName: info.filename,
+            adminUserId: ctx.adminUserId,
+            lines: () => filter.counts,
+          });
         });
       } else if (codes) {
-        outcome = await this.run(productId, async (copy) => {
-          await pipeline(Readable.from(codes.map((code) => [code])), filter, copy);
-          requireValidCodes(filter.counts, EMPTY_REPORT);
-        }, null);
+        outcome = await this.run(
+          productId,
+          async (copy) => {
+            await pipeline(Readable.from(codes.map((code) => [code])), filter, copy);
+            requireValidCodes(filter.counts, EMPTY_REPORT);
+          },
+          null,
+        );
       } else {
         throw new BadRequestException(VOID_MESSAGES.nothingSent);
       }
@@ -162,7 +171,12 @@ export class VoucherVoidService {
         const byCode = new Map(marked.map((m) => [m.voucherCodeId, m]));
         return redeemed.map((r): RefundedAfterRedemption => {
           const m = byCode.get(r.id);
-          return { code: r.code, redemptionId: m?.id ?? null, redeemedAt: m?.redeemedAt ?? null, refundedAt: m?.refundedAt ?? null };
+          return {
+            code: r.code,
+            redemptionId: m?.id ?? null,
+            redeemedAt: m?.redeemedAt ?? null,
+            refundedAt: m?.refundedAt ?? null,
+          };
         });
       },
       file,
@@ -175,7 +189,8 @@ const EMPTY_REPORT = { voided: 0, refundedAfterRedemption: [], unknown: 0, alrea
 
 function summary(o: { voided: number; refunded: unknown[]; unknown: number; alreadyVoid: number }): string {
   const parts = [`${o.voided} voucher code${o.voided === 1 ? '' : 's'} voided`];
-  if (o.refunded.length) parts.push(`${o.refunded.length} already redeemed (marked refunded, the customer keeps the key)`);
+  if (o.refunded.length)
+    parts.push(`${o.refunded.length} already redeemed (marked refunded, the customer keeps the key)`);
   if (o.alreadyVoid) parts.push(`${o.alreadyVoid} already void`);
   if (o.unknown) parts.push(`${o.unknown} unknown`);
   return `${parts.join(', ')}.`;

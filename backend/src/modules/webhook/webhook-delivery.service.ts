@@ -42,7 +42,11 @@ export class WebhookDeliveryService {
       // One budget of WEBHOOK_TIMEOUT_MS for the whole attempt: resolving the name, connecting, the answer and its body.
       const timeoutMs = this.config.webhookTimeoutMs;
       const deadline = Date.now() + timeoutMs;
-      const target = await withDeadline(resolveWebhookTarget(row.url, this.policy), timeoutMs, `No answer within ${timeoutMs} ms`);
+      const target = await withDeadline(
+        resolveWebhookTarget(row.url, this.policy),
+        timeoutMs,
+        `No answer within ${timeoutMs} ms`,
+      );
       const unix = Math.floor(this.clock.now().getTime() / 1000);
       answer = await postWebhook(
         target,
@@ -80,7 +84,8 @@ export class WebhookDeliveryService {
       this.jobs.enqueueWebhookDelivery(row.id, attempts, result.nextAttemptAt!.getTime() - now.getTime());
       return 'retry';
     }
-    if (result.status === 'failed') this.logger.warn(`Webhook delivery ${row.id} failed after ${attempts} attempts: ${error}`);
+    if (result.status === 'failed')
+      this.logger.warn(`Webhook delivery ${row.id} failed after ${attempts} attempts: ${error}`);
     return result.status === 'delivered' ? 'delivered' : 'failed';
   }
 

@@ -103,7 +103,9 @@ export class WebhookEndpointService {
 
   /** "Send test event": a `webhook.test` delivery through the same outbox, signing and retries as a real one. */
   async sendTest(id: string): Promise<{ message: string; deliveryId: string }> {
-    const deliveryId = await this.webhooks.insertForEndpoint(id, WEBHOOK_TEST_EVENT, { message: 'This is a test event.' });
+    const deliveryId = await this.webhooks.insertForEndpoint(id, WEBHOOK_TEST_EVENT, {
+      message: 'This is a test event.',
+    });
     if (!deliveryId) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
     this.jobs.enqueueWebhookDelivery(deliveryId, 0, 0);
     return { message: WEBHOOK_MESSAGES.testQueued, deliveryId };

@@ -17,7 +17,12 @@ describe('postWebhook timeout', () => {
     return (server.address() as AddressInfo).port;
   };
   const post = (port: number, timeoutMs: number) =>
-    postWebhook({ url: new URL(`http://127.0.0.1:${port}/hook`), address: '127.0.0.1', family: 4 }, {}, '{}', timeoutMs);
+    postWebhook(
+      { url: new URL(`http://127.0.0.1:${port}/hook`), address: '127.0.0.1', family: 4 },
+      {},
+      '{}',
+      timeoutMs,
+    );
   const timed = async (promise: Promise<unknown>) => {
     const started = Date.now();
     const error = await promise.then(
@@ -48,7 +53,9 @@ describe('postWebhook timeout', () => {
   });
 
   it('gives up on a receiver that sends its headers and then nothing', async () => {
-    const port = await listen(createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).flushHeaders()));
+    const port = await listen(
+      createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).flushHeaders()),
+    );
     const { error, ms } = await timed(post(port, 300));
     expect(error?.message).toBe('No answer within 300 ms');
     expect(ms).toBeLessThan(2000);

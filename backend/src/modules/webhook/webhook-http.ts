@@ -54,7 +54,10 @@ export function postWebhook(
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        finish(null, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8') });
+        finish(null, {
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+        });
         res.destroy();
       };
       res.on('data', (chunk: Buffer) => {

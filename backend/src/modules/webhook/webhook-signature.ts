@@ -9,7 +9,13 @@ export function signatureHeader(secret: string, unixSeconds: number, body: strin
 }
 
 /** A receiver's check (docs/operations.md shows the same in a receiver): right MAC, and not older than `toleranceSeconds`. */
-export function verifySignature(secret: string, header: string, body: string, nowSeconds: number, toleranceSeconds = 300): boolean {
+export function verifySignature(
+  secret: string,
+  header: string,
+  body: string,
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): boolean {
   const parts = Object.fromEntries(header.split(',').map((part) => part.split('=', 2) as [string, string]));
   const t = Number(parts.t);
   if (!Number.isInteger(t) || !parts.v1 || Math.abs(nowSeconds - t) > toleranceSeconds) return false;

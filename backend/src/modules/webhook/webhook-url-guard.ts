@@ -122,7 +122,10 @@ export interface WebhookUrlPolicy {
 function isInsecureTarget(address: string, policy: WebhookUrlPolicy): boolean {
   if (!policy.insecureTargets) return false;
   const a = judged(address);
-  return policy.insecureTargets.check(a.address, a.family) || policy.insecureTargets.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  return (
+    policy.insecureTargets.check(a.address, a.family) ||
+    policy.insecureTargets.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+  );
 }
 
 export interface WebhookTarget {
@@ -156,7 +159,11 @@ export function parseWebhookUrl(raw: string, policy: WebhookUrlPolicy): URL {
  * answer mixing a public and a private address must not reach the private one by chance). Checked at registration
  * and again at every delivery, which then connects to the address checked here.
  */
-export async function resolveWebhookTarget(raw: string, policy: WebhookUrlPolicy, lookup: Lookup = systemLookup): Promise<WebhookTarget> {
+export async function resolveWebhookTarget(
+  raw: string,
+  policy: WebhookUrlPolicy,
+  lookup: Lookup = systemLookup,
+): Promise<WebhookTarget> {
   const url = parseWebhookUrl(raw, policy);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: Array<{ address: string; family: number }>;
@@ -171,7 +178,8 @@ export async function resolveWebhookTarget(raw: string, policy: WebhookUrlPolicy
     if (!addresses.length) throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.unresolvable);
   }
   for (const { address } of addresses) {
-    if (!isInsecureTarget(address, policy) && isForbiddenAddress(address)) throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.private(address));
+    if (!isInsecureTarget(address, policy) && isForbiddenAddress(address))
+      throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.private(address));
   }
   if (url.protocol === 'http:' && !addresses.every((a) => isInsecureTarget(a.address, policy))) {
     throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.https);

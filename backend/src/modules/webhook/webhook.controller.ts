@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Req,
+} from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
@@ -34,7 +45,9 @@ export class WebhookController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Register an endpoint: https URL resolving to a public address, events; answers the secret once' })
+  @ApiOperation({
+    summary: 'Register an endpoint: https URL resolving to a public address, events; answers the secret once',
+  })
   @ApiCreatedResponse({ type: CreatedWebhookResponse })
   @ApiErrorResponses(400)
   create(@Body() dto: CreateWebhookDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {

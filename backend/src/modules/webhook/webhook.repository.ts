@@ -121,7 +121,10 @@ export class WebhookRepository {
   }
 
   listEndpoints(): Promise<WebhookEndpointView[]> {
-    return queryRows(this.database.manager, `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`);
+    return queryRows(
+      this.database.manager,
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`,
+    );
   }
 
   async findEndpoint(id: string): Promise<WebhookEndpointView | undefined> {
@@ -135,7 +138,9 @@ export class WebhookRepository {
 
   /** Its deliveries go with it (ON DELETE CASCADE); a job still queued for one finds nothing to claim. */
   async deleteEndpoint(id: string): Promise<boolean> {
-    const rows = await queryRows(this.database.manager, `DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id`, [id]);
+    const rows = await queryRows(this.database.manager, `DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id`, [
+      id,
+    ]);
     return rows.length > 0;
   }
 
@@ -156,7 +161,11 @@ export class WebhookRepository {
   }
 
   /** "Send test event": one delivery to this endpoint whatever it subscribed to. */
-  async insertForEndpoint(endpointId: string, event: string, payload: Record<string, unknown>): Promise<string | undefined> {
+  async insertForEndpoint(
+    endpointId: string,
+    event: string,
+    payload: Record<string, unknown>,
+  ): Promise<string | undefined> {
     const [row] = await queryRows<{ id: string }>(
       this.database.manager,
       `INSERT INTO webhook_deliveries (endpoint_id, event, payload) SELECT id, $2::text, $3::jsonb FROM webhook_endpoints WHERE id = $1
@@ -206,7 +215,15 @@ export class WebhookRepository {
               next_attempt_at = COALESCE($6::timestamptz, next_attempt_at), claimed_until = NULL,
               delivered_at = CASE WHEN $2::varchar = 'delivered' THEN $7::timestamptz END
         WHERE id = $1 RETURNING attempts`,
-      [id, result.status, result.responseStatus, result.responseBody, result.error?.slice(0, 500) ?? null, result.nextAttemptAt, result.now],
+      [
+        id,
+        result.status,
+        result.responseStatus,
+        result.responseBody,
+        result.error?.slice(0, 500) ?? null,
+        result.nextAttemptAt,
+        result.now,
+      ],
     );
     return row?.attempts ?? 0;
   }
@@ -215,7 +232,12 @@ export class WebhookRepository {
    * Counts an attempt's outcome on its endpoint (the circuit breaker): a success resets the run of failures, a failure
    * extends it and pauses the endpoint once `rule` says so. Answers the endpoint when this very attempt paused it.
    */
-  async noteOutcome(deliveryId: string, ok: boolean, now: Date, rule: PauseRule): Promise<{ id: string; url: string } | undefined> {
+  async noteOutcome(
+    deliveryId: string,
+    ok: boolean,
+    now: Date,
+    rule: PauseRule,
+  ): Promise<{ id: string; url: string } | undefined> {
     const [row] = await queryRows<{ id: string; url: string; paused: boolean }>(
       this.database.manager,
       `WITH old AS (

@@ -22,7 +22,12 @@ export function CopyButton({
   const iconSize = size === 'small' ? 'small' : 'medium';
   return (
     <Tooltip title={copied ? 'Copied' : 'Copy'}>
-      <IconButton size={size} aria-label={copied ? copiedLabel : label} onClick={onClick} color={copied ? 'success' : 'default'}>
+      <IconButton
+        size={size}
+        aria-label={copied ? copiedLabel : label}
+        onClick={onClick}
+        color={copied ? 'success' : 'default'}
+      >
         {copied ? <CheckIcon fontSize={iconSize} /> : <ContentCopyIcon fontSize={iconSize} />}
       </IconButton>
     </Tooltip>

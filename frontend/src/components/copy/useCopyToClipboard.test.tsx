@@ -37,7 +37,10 @@ describe('copying to the clipboard', () => {
     const { result } = renderHook(() => useCopyToClipboard());
     await act(() => result.current.copy('ABCDE-12345', { label: 'Product Key' }));
     expect(result.current.copied).toBe(true);
-    expect(getToasts()[0]).toMatchObject({ title: 'Copied!', description: 'Product Key has been copied to your clipboard' });
+    expect(getToasts()[0]).toMatchObject({
+      title: 'Copied!',
+      description: 'Product Key has been copied to your clipboard',
+    });
   });
 
   it('a refused copy says "Copy failed" / "Failed to copy license key to clipboard." for licence keys', async () => {
@@ -45,7 +48,11 @@ describe('copying to the clipboard', () => {
     const { result } = renderHook(() => useCopyToClipboard('Failed to copy license key to clipboard.'));
     await act(() => result.current.copy('ABCDE-12345', { id: 'key-1' }));
     expect(result.current.copiedId).toBeNull();
-    expect(getToasts()[0]).toMatchObject({ title: 'Copy failed', description: 'Failed to copy license key to clipboard.', variant: 'destructive' });
+    expect(getToasts()[0]).toMatchObject({
+      title: 'Copy failed',
+      description: 'Failed to copy license key to clipboard.',
+      variant: 'destructive',
+    });
   });
 
   it('a refused copy says "Copy failed" / "Please manually select and copy the text" by default', async () => {
@@ -53,6 +60,10 @@ describe('copying to the clipboard', () => {
     const { result } = renderHook(() => useCopyToClipboard());
     await act(() => result.current.copy('secret', { label: 'Operator password' }));
     expect(result.current.copied).toBe(false);
-    expect(getToasts()[0]).toMatchObject({ title: 'Copy failed', description: 'Please manually select and copy the text', variant: 'destructive' });
+    expect(getToasts()[0]).toMatchObject({
+      title: 'Copy failed',
+      description: 'Please manually select and copy the text',
+      variant: 'destructive',
+    });
   });
 });

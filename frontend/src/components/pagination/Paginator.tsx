@@ -31,8 +31,24 @@ interface Props {
 }
 
 /** Previous, page buttons or "Page x of y", Next, in a `nav`; with a `summary` on its left. */
-export function Paginator({ page, totalPages, totalExact = true, hasNext, onPage, pages, summary, label = 'Pagination', variant = 'outlined', sx }: Props) {
-  let items: PageItem[] = pages === 'window' ? pageWindow(page, totalPages) : pages === 'ellipsis' ? pageItemsWithEllipsis(page, totalPages) : [];
+export function Paginator({
+  page,
+  totalPages,
+  totalExact = true,
+  hasNext,
+  onPage,
+  pages,
+  summary,
+  label = 'Pagination',
+  variant = 'outlined',
+  sx,
+}: Props) {
+  let items: PageItem[] =
+    pages === 'window'
+      ? pageWindow(page, totalPages)
+      : pages === 'ellipsis'
+        ? pageItemsWithEllipsis(page, totalPages)
+        : [];
   // The last page of an estimate is a guess: the list ends with the gap instead.
   if (!totalExact && items.at(-2) === 'end-ellipsis') items = items.slice(0, -1);
   const controls = (
@@ -63,7 +79,12 @@ export function Paginator({ page, totalPages, totalExact = true, hasNext, onPage
           ),
         )
       )}
-      <Button size="small" variant={variant} disabled={totalExact || hasNext === undefined ? page >= totalPages : !hasNext} onClick={() => onPage(page + 1)}>
+      <Button
+        size="small"
+        variant={variant}
+        disabled={totalExact || hasNext === undefined ? page >= totalPages : !hasNext}
+        onClick={() => onPage(page + 1)}
+      >
         Next
       </Button>
     </Stack>

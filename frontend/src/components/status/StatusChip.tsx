@@ -18,6 +18,13 @@ export function StatusChip({
   capitalize?: boolean;
 }) {
   return (
-    <Chip size="small" label={label} color={color} data-color={color} variant={variant} sx={capitalize ? { textTransform: 'capitalize' } : undefined} />
+    <Chip
+      size="small"
+      label={label}
+      color={color}
+      data-color={color}
+      variant={variant}
+      sx={capitalize ? { textTransform: 'capitalize' } : undefined}
+    />
   );
 }

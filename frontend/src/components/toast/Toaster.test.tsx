@@ -28,7 +28,14 @@ describe('Toaster', () => {
 
   it('announces destructive toasts as alerts', () => {
     render(<Toaster />);
-    act(() => void toast({ title: 'Copy failed', description: 'Please manually select and copy the text', variant: 'destructive' }));
+    act(
+      () =>
+        void toast({
+          title: 'Copy failed',
+          description: 'Please manually select and copy the text',
+          variant: 'destructive',
+        }),
+    );
     expect(screen.getByRole('alert')).toHaveTextContent('Copy failed');
   });
 

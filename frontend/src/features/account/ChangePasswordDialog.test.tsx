@@ -14,7 +14,9 @@ afterEach(() => {
   act(() => resetToasts());
 });
 
-function open(answer: { status: number; body?: unknown } = { status: 200, body: { message: 'Password changed successfully' } }) {
+function open(
+  answer: { status: number; body?: unknown } = { status: 200, body: { message: 'Password changed successfully' } },
+) {
   server = adminServer({ 'POST /api/admin/change-password': () => answer });
   signIn();
   installAdminSession();
@@ -28,7 +30,8 @@ function open(answer: { status: number; body?: unknown } = { status: 200, body: 
   return { ...view, onClose };
 }
 
-const set = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label, { selector: 'input' }), { target: { value } });
+const set = (label: string, value: string) =>
+  fireEvent.change(screen.getByLabelText(label, { selector: 'input' }), { target: { value } });
 
 describe('Change Password modal', () => {
   it('toggles each field between hidden and shown', async () => {
@@ -49,24 +52,30 @@ describe('Change Password modal', () => {
     expect(level()).toBe('Weak');
     set('New Password', 'abcDEF1');
     expect(level()).toBe('Medium');
-    expect(screen.getByRole('progressbar', { name: 'Password strength: Medium (3 of 5 criteria met)' })).toBeInTheDocument();
+    expect(
+      screen.getByRole('progressbar', { name: 'Password strength: Medium (3 of 5 criteria met)' }),
+    ).toBeInTheDocument();
     set('New Password', 'abcDEF1!');
     expect(level()).toBe('Strong');
     expect(screen.getByText('At least 12 characters')).toHaveTextContent('(not met)');
     expect(screen.getByText('Special character')).toHaveTextContent('(met)');
   });
 
-  it('shows the policy\'s messages on the fields and sends nothing while they fail', async () => {
+  it("shows the policy's messages on the fields and sends nothing while they fail", async () => {
     const { user } = open();
     set('New Password', 'short');
     set('Confirm New Password', 'other');
     await user.click(screen.getByRole('button', { name: 'Change Password' }));
     expect(screen.getByText('Current password is required')).toBeInTheDocument();
     expect(screen.getByText('Password must be at least 12 characters')).toBeInTheDocument();
-    expect(screen.getByLabelText('Confirm New Password', { selector: 'input' })).toHaveAccessibleDescription("Passwords don't match");
+    expect(screen.getByLabelText('Confirm New Password', { selector: 'input' })).toHaveAccessibleDescription(
+      "Passwords don't match",
+    );
     set('New Password', 'nouppercase1!x');
     await user.click(screen.getByRole('button', { name: 'Change Password' }));
-    expect(screen.getByText('Password must contain uppercase, lowercase, number, and special character')).toBeInTheDocument();
+    expect(
+      screen.getByText('Password must contain uppercase, lowercase, number, and special character'),
+    ).toBeInTheDocument();
     expect(server.requests).toHaveLength(0);
   });
 
@@ -83,7 +92,10 @@ describe('Change Password modal', () => {
   });
 
   it('"Password Change Failed" with the server message', async () => {
-    const { user, onClose } = open({ status: 400, body: { statusCode: 400, message: 'Current password is incorrect', error: 'Bad Request' } });
+    const { user, onClose } = open({
+      status: 400,
+      body: { statusCode: 400, message: 'Current password is incorrect', error: 'Bad Request' },
+    });
     set('Current Password', 'Wrong!Passw0rd#1');
     set('New Password', 'N3w!Passw0rd#2026');
     set('Confirm New Password', 'N3w!Passw0rd#2026');

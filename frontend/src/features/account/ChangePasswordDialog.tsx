@@ -45,7 +45,11 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
       });
       return;
     }
-    toast({ title: 'Password Changed', description: 'Your password has been changed successfully.', variant: 'success' });
+    toast({
+      title: 'Password Changed',
+      description: 'Your password has been changed successfully.',
+      variant: 'success',
+    });
     close();
   };
 

@@ -17,7 +17,11 @@ export function PasswordField({ label, ...props }: TextFieldProps & { label: str
         input: {
           endAdornment: (
             <InputAdornment position="end">
-              <IconButton aria-label={`${visible ? 'Hide' : 'Show'} ${label.toLowerCase()}`} onClick={() => setVisible((v) => !v)} edge="end">
+              <IconButton
+                aria-label={`${visible ? 'Hide' : 'Show'} ${label.toLowerCase()}`}
+                onClick={() => setVisible((v) => !v)}
+                edge="end"
+              >
                 {visible ? <VisibilityOff /> : <Visibility />}
               </IconButton>
             </InputAdornment>

@@ -38,10 +38,17 @@ export function PasswordStrengthMeter({ password }: { password: string }) {
       <Stack component="ul" sx={{ listStyle: 'none', p: 0, m: 0, mt: 1 }} spacing={0.25}>
         {strength.criteria.map((c) => (
           <Stack component="li" key={c.id} direction="row" spacing={0.75} sx={{ alignItems: 'center' }}>
-            {c.met ? <CheckCircle fontSize="inherit" color="success" aria-hidden /> : <RadioButtonUnchecked fontSize="inherit" color="disabled" aria-hidden />}
+            {c.met ? (
+              <CheckCircle fontSize="inherit" color="success" aria-hidden />
+            ) : (
+              <RadioButtonUnchecked fontSize="inherit" color="disabled" aria-hidden />
+            )}
             <Typography variant="caption" sx={{ color: c.met ? 'text.primary' : 'text.secondary' }}>
               {c.label}
-              <Box component="span" sx={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
+              <Box
+                component="span"
+                sx={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}
+              >
                 {c.met ? ' (met)' : ' (not met)'}
               </Box>
             </Typography>

@@ -27,11 +27,19 @@ export function ResetOperatorDialog({ open, onClose }: { open: boolean; onClose:
   const confirm = async () => {
     const answer = await reset();
     if ('error' in answer) {
-      toast({ title: 'Failed to reset operator password', description: bodyMessage(answer.error), variant: 'destructive' });
+      toast({
+        title: 'Failed to reset operator password',
+        description: bodyMessage(answer.error),
+        variant: 'destructive',
+      });
       return;
     }
     setResult(answer.data);
-    toast({ title: 'Operator Password Reset', description: 'Copy the new password now: it is shown only once.', variant: 'success' });
+    toast({
+      title: 'Operator Password Reset',
+      description: 'Copy the new password now: it is shown only once.',
+      variant: 'success',
+    });
   };
 
   return (
@@ -44,16 +52,30 @@ export function ResetOperatorDialog({ open, onClose }: { open: boolean; onClose:
             <Typography variant="body2">
               Username: <strong>{result.username}</strong>
             </Typography>
-            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', p: 1.5, bgcolor: 'action.hover', borderRadius: 1 }}>
-              <Typography component="code" sx={{ fontFamily: 'monospace', fontSize: '1.05rem', flex: 1, wordBreak: 'break-all' }} data-testid="operator-password">
+            <Stack
+              direction="row"
+              spacing={1}
+              sx={{ alignItems: 'center', p: 1.5, bgcolor: 'action.hover', borderRadius: 1 }}
+            >
+              <Typography
+                component="code"
+                sx={{ fontFamily: 'monospace', fontSize: '1.05rem', flex: 1, wordBreak: 'break-all' }}
+                data-testid="operator-password"
+              >
                 {result.newPassword}
               </Typography>
-              <CopyButton copied={copied} label="Copy password" copiedLabel="Password copied" onClick={() => void copy(result.newPassword, { label: 'Operator password' })} />
+              <CopyButton
+                copied={copied}
+                label="Copy password"
+                copiedLabel="Password copied"
+                onClick={() => void copy(result.newPassword, { label: 'Operator password' })}
+              />
             </Stack>
           </Stack>
         ) : (
           <DialogContentText>
-            This generates a new password for the operator account, signs the operator out everywhere and lifts any lockout. Continue?
+            This generates a new password for the operator account, signs the operator out everywhere and lifts any
+            lockout. Continue?
           </DialogContentText>
         )}
       </DialogContent>

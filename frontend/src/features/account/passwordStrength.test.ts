@@ -33,11 +33,15 @@ describe('change password validation (docs/product.md §6.4 messages)', () => {
   });
 
   it('requires the current password', () => {
-    expect(validateChangePassword({ ...valid, currentPassword: '' }).currentPassword).toBe('Current password is required');
+    expect(validateChangePassword({ ...valid, currentPassword: '' }).currentPassword).toBe(
+      'Current password is required',
+    );
   });
 
   it('asks for 12 characters first, then for the character classes', () => {
-    expect(validateChangePassword({ ...valid, newPassword: 'Sh0rt!', confirmPassword: 'Sh0rt!' }).newPassword).toBe('Password must be at least 12 characters');
+    expect(validateChangePassword({ ...valid, newPassword: 'Sh0rt!', confirmPassword: 'Sh0rt!' }).newPassword).toBe(
+      'Password must be at least 12 characters',
+    );
     for (const weak of ['alllowercase1!', 'ALLUPPERCASE1!', 'NoDigitsHere!!', 'NoSpecial1234', 'Hash#Only1234']) {
       // Hash#Only1234: only @$!%*?& count as the required special character.
       expect(validateChangePassword({ ...valid, newPassword: weak, confirmPassword: weak }).newPassword).toBe(
@@ -46,7 +50,9 @@ describe('change password validation (docs/product.md §6.4 messages)', () => {
     }
   });
 
-  it("shows \"Passwords don't match\" on the confirmation", () => {
-    expect(validateChangePassword({ ...valid, confirmPassword: 'different' })).toEqual({ confirmPassword: "Passwords don't match" });
+  it('shows "Passwords don\'t match" on the confirmation', () => {
+    expect(validateChangePassword({ ...valid, confirmPassword: 'different' })).toEqual({
+      confirmPassword: "Passwords don't match",
+    });
   });
 });

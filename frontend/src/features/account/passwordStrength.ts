@@ -28,11 +28,20 @@ export interface ChangePasswordErrors {
   confirmPassword?: string;
 }
 
-export function validateChangePassword(v: { currentPassword: string; newPassword: string; confirmPassword: string }): ChangePasswordErrors {
+export function validateChangePassword(v: {
+  currentPassword: string;
+  newPassword: string;
+  confirmPassword: string;
+}): ChangePasswordErrors {
   const errors: ChangePasswordErrors = {};
   if (!v.currentPassword) errors.currentPassword = 'Current password is required';
   if (v.newPassword.length < 12) errors.newPassword = 'Password must be at least 12 characters';
-  else if (!/[a-z]/.test(v.newPassword) || !/[A-Z]/.test(v.newPassword) || !/\d/.test(v.newPassword) || !/[@$!%*?&]/.test(v.newPassword)) {
+  else if (
+    !/[a-z]/.test(v.newPassword) ||
+    !/[A-Z]/.test(v.newPassword) ||
+    !/\d/.test(v.newPassword) ||
+    !/[@$!%*?&]/.test(v.newPassword)
+  ) {
     errors.newPassword = 'Password must contain uppercase, lowercase, number, and special character';
   } else if (v.newPassword.length > 128) errors.newPassword = 'Password must be at most 128 characters';
   if (v.confirmPassword !== v.newPassword) errors.confirmPassword = "Passwords don't match";

@@ -9,7 +9,9 @@ const NotFoundPage = lazy(() => import('../errors/NotFoundPage'));
 // Chunks of their own: /admin/login loads neither the signed-in screens nor the socket.io client.
 const LiveLayout = lazy(() => import('./LiveLayout'));
 const DashboardPage = lazy(() => import('../dashboard/DashboardPage').then((m) => ({ default: m.DashboardPage })));
-const VoucherCodesPage = lazy(() => import('../vouchers/VoucherCodesPage').then((m) => ({ default: m.VoucherCodesPage })));
+const VoucherCodesPage = lazy(() =>
+  import('../vouchers/VoucherCodesPage').then((m) => ({ default: m.VoucherCodesPage })),
+);
 // The user-agent parser and the 2FA screens load only when someone opens Security.
 const SecurityPage = lazy(() => import('../security/SecurityPage'));
 

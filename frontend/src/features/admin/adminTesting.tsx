@@ -34,12 +34,34 @@ export const ALL_PERMISSIONS = [
   'webhooks.manage',
   'api-tokens.manage',
 ];
-const OPERATOR_DENIED = ['settings.access', 'redemptions.delete', 'system.cleanup', 'export.redeemed-data', 'export.unredeemed-vouchers', 'admin.reset-operator', 'admin.create-shop-manager', 'emails.fix-pending', 'webhooks.manage', 'api-tokens.manage'];
+const OPERATOR_DENIED = [
+  'settings.access',
+  'redemptions.delete',
+  'system.cleanup',
+  'export.redeemed-data',
+  'export.unredeemed-vouchers',
+  'admin.reset-operator',
+  'admin.create-shop-manager',
+  'emails.fix-pending',
+  'webhooks.manage',
+  'api-tokens.manage',
+];
 
 export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
   const permissions =
-    role === 'admin' ? ALL_PERMISSIONS : role === 'operator' ? ALL_PERMISSIONS.filter((p) => !OPERATOR_DENIED.includes(p)) : ['dashboard.view'];
-  return { id: `id-${role}`, username: role === 'shop-manager' ? 'shop_manager' : role, email: `${role}@example.com`, role, permissions, twoFactorEnabled: false };
+    role === 'admin'
+      ? ALL_PERMISSIONS
+      : role === 'operator'
+        ? ALL_PERMISSIONS.filter((p) => !OPERATOR_DENIED.includes(p))
+        : ['dashboard.view'];
+  return {
+    id: `id-${role}`,
+    username: role === 'shop-manager' ? 'shop_manager' : role,
+    email: `${role}@example.com`,
+    role,
+    permissions,
+    twoFactorEnabled: false,
+  };
 }
 
 /** The admin routes of AdminApp without the socket.io connection, plus the toast region. */
@@ -105,7 +127,14 @@ export const STATS = {
  * A page of voucher codes as the server answers it, with at most `rows` codes (a short page keeps jsdom
  * renders fast; the paging under test follows totalCount, limit and offset).
  */
-export function codesPage(offset: number, limit: number, total: number, redeemed = false, rows = 5, totalCountExact = true) {
+export function codesPage(
+  offset: number,
+  limit: number,
+  total: number,
+  redeemed = false,
+  rows = 5,
+  totalCountExact = true,
+) {
   const count = Math.max(0, Math.min(limit, rows, total - offset));
   return {
     codes: Array.from({ length: count }, (_, i) => ({
@@ -115,7 +144,12 @@ export function codesPage(offset: number, limit: number, total: number, redeemed
       createdAt: '2026-11-01T10:00:00.000Z',
       redeemedAt: redeemed ? '2026-11-02T10:00:00.000Z' : null,
       redemption: redeemed
-        ? { id: `r${i}`, redeemedAt: '2026-11-02T10:00:00.000Z', emailStatus: 'sent', customer: { id: `c${i}`, firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' } }
+        ? {
+            id: `r${i}`,
+            redeemedAt: '2026-11-02T10:00:00.000Z',
+            emailStatus: 'sent',
+            customer: { id: `c${i}`, firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' },
+          }
         : null,
     })),
     pagination: {

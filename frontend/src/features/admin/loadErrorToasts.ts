@@ -26,6 +26,10 @@ export const LOAD_ERROR_FALLBACK = 'Please try again.';
 export function installLoadErrorToasts(): void {
   setQueryErrorReporter((endpointName, error) => {
     if (endpointName === 'me' || httpStatus(error as never) === 401) return;
-    toast({ title: LOAD_ERROR_TITLES[endpointName] ?? LOAD_ERROR_DEFAULT, description: errorText(error, LOAD_ERROR_FALLBACK), variant: 'destructive' });
+    toast({
+      title: LOAD_ERROR_TITLES[endpointName] ?? LOAD_ERROR_DEFAULT,
+      description: errorText(error, LOAD_ERROR_FALLBACK),
+      variant: 'destructive',
+    });
   });
 }

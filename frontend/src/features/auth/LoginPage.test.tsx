@@ -27,7 +27,10 @@ async function fillCredentials(user: ReturnType<typeof renderRoutes>['user'], pa
 
 describe('admin login with single sign-on', () => {
   it('offers "Sign in with <provider>" when the server has a provider configured', async () => {
-    server = adminServer({ ...dashboardCalls, 'GET /api/public-config': () => ({ status: 200, body: { ssoDisplayName: 'Contoso' } }) });
+    server = adminServer({
+      ...dashboardCalls,
+      'GET /api/public-config': () => ({ status: 200, body: { ssoDisplayName: 'Contoso' } }),
+    });
     renderRoutes(adminRoutes(), '/admin/login');
     const link = await screen.findByRole('link', { name: 'Sign in with Contoso' });
     expect(link).toHaveAttribute('href', '/api/admin/oidc/login');
@@ -37,14 +40,22 @@ describe('admin login with single sign-on', () => {
   it('spends the handed-over refresh token at once, forgets the fragment and opens the dashboard', async () => {
     server = adminServer({
       ...dashboardCalls,
-      'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'access-sso', refreshToken: 'refresh-sso', requiresTwoFactor: false } }),
+      'POST /api/admin/refresh': () => ({
+        status: 200,
+        body: { accessToken: 'access-sso', refreshToken: 'refresh-sso', requiresTwoFactor: false },
+      }),
     });
     const { location } = renderRoutes(adminRoutes(), '/admin/login#sso=handed-over');
     expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
     expect(location.current.pathname).toBe('/admin');
     expect(location.current.hash).toBe('');
-    expect(server.requests.filter((r) => r.path === '/api/admin/refresh').map((r) => r.body)).toEqual([{ refreshToken: 'handed-over' }]);
-    expect([localStorage.getItem('adminToken'), localStorage.getItem('adminRefreshToken')]).toEqual(['access-sso', 'refresh-sso']);
+    expect(server.requests.filter((r) => r.path === '/api/admin/refresh').map((r) => r.body)).toEqual([
+      { refreshToken: 'handed-over' },
+    ]);
+    expect([localStorage.getItem('adminToken'), localStorage.getItem('adminRefreshToken')]).toEqual([
+      'access-sso',
+      'refresh-sso',
+    ]);
   });
 
   it('says why the provider sign-in was refused', async () => {
@@ -65,7 +76,10 @@ describe('admin login', () => {
       'POST /api/admin/login': (req) => {
         const body = req.body as { twoFactorCode?: string };
         if (!body.twoFactorCode) return { status: 200, body: { requiresTwoFactor: true } };
-        return { status: 200, body: { accessToken: 'access-2fa', refreshToken: 'refresh-2fa', requiresTwoFactor: false } };
+        return {
+          status: 200,
+          body: { accessToken: 'access-2fa', refreshToken: 'refresh-2fa', requiresTwoFactor: false },
+        };
       },
     });
     const { user, location } = renderRoutes(adminRoutes(), '/admin/login');
@@ -95,11 +109,11 @@ describe('admin login', () => {
       { username: 'alice', password: 'Str0ng!Passw0rd#1' },
       { username: 'alice', password: 'Str0ng!Passw0rd#1', twoFactorCode: '123456' },
     ]);
-    expect([localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]).toEqual([
-      'access-2fa',
-      'access-2fa',
-      'refresh-2fa',
-    ]);
+    expect([
+      localStorage.getItem('adminToken'),
+      localStorage.getItem('authToken'),
+      localStorage.getItem('adminRefreshToken'),
+    ]).toEqual(['access-2fa', 'access-2fa', 'refresh-2fa']);
     expect(server.requests.find((r) => r.path === '/api/admin/me')?.auth).toBe('Bearer access-2fa');
   });
 
@@ -109,7 +123,10 @@ describe('admin login', () => {
       'POST /api/admin/login': (req) => {
         const body = req.body as { recoveryCode?: string };
         if (!body.recoveryCode) return { status: 200, body: { requiresTwoFactor: true } };
-        return { status: 200, body: { accessToken: 'access-rc', refreshToken: 'refresh-rc', requiresTwoFactor: false } };
+        return {
+          status: 200,
+          body: { accessToken: 'access-rc', refreshToken: 'refresh-rc', requiresTwoFactor: false },
+        };
       },
     });
     const { user, location } = renderRoutes(adminRoutes(), '/admin/login');
@@ -131,12 +148,20 @@ describe('admin login', () => {
 
   it('shows "Authenticating..." while the login runs', async () => {
     let answer!: (v: { status: number; body: unknown }) => void;
-    server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => new Promise((resolve) => (answer = resolve)) });
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/login': () => new Promise((resolve) => (answer = resolve)),
+    });
     const { user } = renderRoutes(adminRoutes(), '/admin/login');
     await fillCredentials(user);
     await user.click(screen.getByRole('button', { name: 'Sign In' }));
     expect(await screen.findByRole('button', { name: 'Authenticating...' })).toBeDisabled();
-    await act(async () => answer({ status: 401, body: { statusCode: 401, message: 'Invalid username or password', error: 'Unauthorized' } }));
+    await act(async () =>
+      answer({
+        status: 401,
+        body: { statusCode: 401, message: 'Invalid username or password', error: 'Unauthorized' },
+      }),
+    );
     expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
   });
 
@@ -163,7 +188,7 @@ describe('admin login', () => {
     expect(localStorage.getItem('adminToken')).toBeNull();
   });
 
-  it('falls back to the catalogue\'s text when the server gives no message', async () => {
+  it("falls back to the catalogue's text when the server gives no message", async () => {
     server = adminServer({ ...dashboardCalls, 'POST /api/admin/login': () => ({ status: 500 }) });
     const { user } = renderRoutes(adminRoutes(), '/admin/login');
     await fillCredentials(user);
@@ -193,7 +218,10 @@ describe('RequireAuth', () => {
 
   it('shows the verifying-access screen while the me call runs', async () => {
     let answer!: (v: { status: number; body: unknown }) => void;
-    server = adminServer({ ...dashboardCalls, 'GET /api/admin/me': () => new Promise((resolve) => (answer = resolve)) });
+    server = adminServer({
+      ...dashboardCalls,
+      'GET /api/admin/me': () => new Promise((resolve) => (answer = resolve)),
+    });
     signIn();
     renderRoutes(adminRoutes(), '/admin');
     expect(await screen.findByText('Verifying access...')).toBeInTheDocument();
@@ -217,15 +245,24 @@ describe('RequireAuth', () => {
     renderRoutes(adminRoutes(), '/admin');
     expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
     expect(server.requests.filter((r) => r.path === '/api/admin/refresh')).toHaveLength(1);
-    expect(server.requests.filter((r) => r.path === '/api/admin/me').map((r) => r.auth)).toEqual(['Bearer access-1', 'Bearer access-2']);
+    expect(server.requests.filter((r) => r.path === '/api/admin/me').map((r) => r.auth)).toEqual([
+      'Bearer access-1',
+      'Bearer access-2',
+    ]);
     expect(localStorage.getItem('adminRefreshToken')).toBe('refresh-2');
   });
 
   it('goes to the login page and forgets the tokens when the session cannot be renewed', async () => {
     server = adminServer({
       ...dashboardCalls,
-      'GET /api/admin/me': () => ({ status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } }),
-      'POST /api/admin/refresh': () => ({ status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } }),
+      'GET /api/admin/me': () => ({
+        status: 401,
+        body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' },
+      }),
+      'POST /api/admin/refresh': () => ({
+        status: 401,
+        body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' },
+      }),
     });
     signIn('access-1', 'refresh-1');
     const { location } = renderRoutes(adminRoutes(), '/admin');

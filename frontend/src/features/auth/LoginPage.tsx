@@ -95,7 +95,11 @@ export function LoginPage() {
     handoff.current = true;
     navigate({ pathname: location.pathname, search: location.search }, { replace: true });
     if (error || !token) {
-      toast({ title: 'Login Failed', description: SSO_ERRORS[error ?? ''] ?? SSO_ERRORS.failed, variant: 'destructive' });
+      toast({
+        title: 'Login Failed',
+        description: SSO_ERRORS[error ?? ''] ?? SSO_ERRORS.failed,
+        variant: 'destructive',
+      });
       return;
     }
     void completeSsoSignIn(token).then((ok) => {
@@ -132,7 +136,10 @@ export function LoginPage() {
     if (requiresTwoFactor || !accessToken) {
       setNeedsCode(true);
       setCode('');
-      toast({ title: 'Two-Factor Authentication Required', description: 'Please enter your 6-digit authentication code.' });
+      toast({
+        title: 'Two-Factor Authentication Required',
+        description: 'Please enter your 6-digit authentication code.',
+      });
       return;
     }
     dispatch(api.util.resetApiState());
@@ -152,7 +159,10 @@ export function LoginPage() {
   if (signedIn && !succeeded) return <Navigate to={target} replace />;
   const busy = isLoading || succeeded;
   return (
-    <Box component="main" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2, bgcolor: 'background.default' }}>
+    <Box
+      component="main"
+      sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2, bgcolor: 'background.default' }}
+    >
       <Card sx={{ width: '100%', maxWidth: 420 }}>
         <CardContent sx={{ p: 4 }}>
           <Stack spacing={1} sx={{ alignItems: 'center', mb: 3 }}>
@@ -223,7 +233,10 @@ export function LoginPage() {
               type="submit"
               variant="contained"
               size="large"
-              disabled={busy || (needsCode ? (useRecovery ? !recoveryCode.trim() : code.length !== 6) : !username.trim() || !password)}
+              disabled={
+                busy ||
+                (needsCode ? (useRecovery ? !recoveryCode.trim() : code.length !== 6) : !username.trim() || !password)
+              }
             >
               {busy ? 'Authenticating...' : needsCode ? 'Verify Code' : 'Sign In'}
             </Button>

@@ -7,7 +7,11 @@ import { useAccessToken } from './useAccessToken';
 
 export function VerifyingAccess() {
   return (
-    <Box role="status" aria-live="polite" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', alignContent: 'center', gap: 2 }}>
+    <Box
+      role="status"
+      aria-live="polite"
+      sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', alignContent: 'center', gap: 2 }}
+    >
       <CircularProgress aria-hidden />
       <Typography sx={{ color: 'text.secondary' }}>Verifying access...</Typography>
     </Box>

@@ -54,4 +54,5 @@ export const authApi = api.injectEndpoints({
   }),
 });
 
-export const { useLoginMutation, useMeQuery, useLogoutMutation, useChangePasswordMutation, useResetOperatorMutation } = authApi;
+export const { useLoginMutation, useMeQuery, useLogoutMutation, useChangePasswordMutation, useResetOperatorMutation } =
+  authApi;

@@ -22,7 +22,14 @@ export function DailyRedemptionsChart({ data }: { data: Array<{ date: string; co
       <Typography variant="subtitle2" sx={{ color: 'text.secondary' }} gutterBottom>
         Daily Redemptions
       </Typography>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} role="img" aria-label={label} preserveAspectRatio="none">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        width="100%"
+        height={HEIGHT}
+        role="img"
+        aria-label={label}
+        preserveAspectRatio="none"
+      >
         <line x1={0} x2={WIDTH} y1={HEIGHT - PAD_BOTTOM} y2={HEIGHT - PAD_BOTTOM} stroke={theme.palette.divider} />
         {data.map((d, i) => {
           const h = (d.count / max) * plot;

@@ -24,7 +24,12 @@ export function DashboardHeader() {
   const [dialog, setDialog] = useState<'password' | 'operator' | null>(null);
   const [leaving, setLeaving] = useState(false);
   return (
-    <Paper component="header" square elevation={0} sx={{ borderBottom: 1, borderColor: 'divider', px: { xs: 2, md: 4 }, py: 2 }}>
+    <Paper
+      component="header"
+      square
+      elevation={0}
+      sx={{ borderBottom: 1, borderColor: 'divider', px: { xs: 2, md: 4 }, py: 2 }}
+    >
       <Stack
         direction={{ xs: 'column', md: 'row' }}
         sx={{ justifyContent: 'space-between', alignItems: { md: 'center' }, gap: 2 }}
@@ -70,7 +75,9 @@ export function DashboardHeader() {
         </Stack>
       </Stack>
       <ChangePasswordDialog open={dialog === 'password'} onClose={() => setDialog(null)} />
-      {can(PERMISSIONS.resetOperator) && <ResetOperatorDialog open={dialog === 'operator'} onClose={() => setDialog(null)} />}
+      {can(PERMISSIONS.resetOperator) && (
+        <ResetOperatorDialog open={dialog === 'operator'} onClose={() => setDialog(null)} />
+      )}
     </Paper>
   );
 }

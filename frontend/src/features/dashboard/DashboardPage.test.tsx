@@ -16,15 +16,39 @@ function calls(role: 'admin' | 'operator' | 'shop-manager'): Record<string, Admi
   return {
     'GET /api/public-config': () => ({ status: 200, body: {} }),
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
-    'GET /api/products': () => ({ status: 200, body: [PRODUCT, { ...PRODUCT, id: '22222222-2222-4222-8222-222222222222', name: 'Office 2024 Home & Business (Mac)', isLicenseManaged: false, status: 'inactive' }] }),
+    'GET /api/products': () => ({
+      status: 200,
+      body: [
+        PRODUCT,
+        {
+          ...PRODUCT,
+          id: '22222222-2222-4222-8222-222222222222',
+          name: 'Office 2024 Home & Business (Mac)',
+          isLicenseManaged: false,
+          status: 'inactive',
+        },
+      ],
+    }),
     'GET /api/license-pool/forecast': () => ({ status: 200, body: [forecastOf({ daysLeft: 22 })] }),
-    'GET /api/stats/*': (req) => ({ status: 200, body: { ...STATS, period: req.path.split('/').pop(), timeRange: `Range ${req.path.split('/').pop()}` } }),
+    'GET /api/stats/*': (req) => ({
+      status: 200,
+      body: { ...STATS, period: req.path.split('/').pop(), timeRange: `Range ${req.path.split('/').pop()}` },
+    }),
     'POST /api/admin/logout': () => ({ status: 200, body: { success: true } }),
   };
 }
 
 function forecastOf(overrides: Record<string, unknown> = {}) {
-  return { productId: PRODUCT.id, productName: PRODUCT.name, availableActivations: 45, redeemedLast7Days: 14, perDay: 2, daysLeft: 22, low: false, ...overrides };
+  return {
+    productId: PRODUCT.id,
+    productName: PRODUCT.name,
+    availableActivations: 45,
+    redeemedLast7Days: 14,
+    perDay: 2,
+    daysLeft: 22,
+    low: false,
+    ...overrides,
+  };
 }
 
 async function openDashboard(role: 'admin' | 'operator' | 'shop-manager', extra: Record<string, AdminHandler> = {}) {
@@ -47,12 +71,17 @@ describe('admin dashboard', () => {
     expect(line).toHaveTextContent('45 activations available in the key pool');
     expect(line).toHaveAttribute('data-low', 'false');
     // The Mac product takes no keys: no forecast line.
-    expect(within(screen.getByRole('region', { name: 'Office 2024 Home & Business (Mac)' })).queryByTestId('pool-forecast')).not.toBeInTheDocument();
+    expect(
+      within(screen.getByRole('region', { name: 'Office 2024 Home & Business (Mac)' })).queryByTestId('pool-forecast'),
+    ).not.toBeInTheDocument();
   });
 
   it('says when nothing was redeemed in the last 7 days, and warns about a low pool', async () => {
     await openDashboard('admin', {
-      'GET /api/license-pool/forecast': () => ({ status: 200, body: [forecastOf({ availableActivations: 1, redeemedLast7Days: 0, perDay: 0, daysLeft: null, low: true })] }),
+      'GET /api/license-pool/forecast': () => ({
+        status: 200,
+        body: [forecastOf({ availableActivations: 1, redeemedLast7Days: 0, perDay: 0, daysLeft: null, low: true })],
+      }),
     });
     const line = await within(screen.getByRole('region', { name: PRODUCT.name })).findByTestId('pool-forecast');
     expect(line).toHaveTextContent('no redemptions in the last 7 days');
@@ -64,7 +93,8 @@ describe('admin dashboard', () => {
   it('shows an admin the five tabs, the header buttons and Reset Operator', async () => {
     await openDashboard('admin');
     expect(tabNames()).toEqual(['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']);
-    for (const name of ['Change Password', 'Reset Operator', 'Logout']) expect(screen.getByRole('button', { name })).toBeInTheDocument();
+    for (const name of ['Change Password', 'Reset Operator', 'Logout'])
+      expect(screen.getByRole('button', { name })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Customer View' })).toHaveAttribute('href', '/');
     // Issue 16: the Security screen opens from beside Change Password.
     expect(screen.getByRole('link', { name: 'Security' })).toHaveAttribute('href', '/admin/security');
@@ -116,7 +146,7 @@ describe('admin dashboard', () => {
     expect(within(mac).queryByText('License Managed')).not.toBeInTheDocument();
   });
 
-  it('offers the seven periods and loads the stats of the chosen one, captioned with the selector\'s own label', async () => {
+  it("offers the seven periods and loads the stats of the chosen one, captioned with the selector's own label", async () => {
     const { user } = await openDashboard('admin');
     const total = screen.getByRole('generic', { name: 'Total Redemptions' });
     await waitFor(() => expect(screen.getByTestId('stat-Total Redemptions')).toHaveTextContent('4'));
@@ -124,7 +154,15 @@ describe('admin dashboard', () => {
     expect(screen.getByRole('img', { name: 'Daily redemptions: 4 over 1 day' })).toBeInTheDocument();
     await user.click(screen.getByRole('combobox', { name: 'Time Period' }));
     const options = screen.getAllByRole('option').map((o) => o.textContent);
-    expect(options).toEqual(['Today', 'Yesterday', 'Last 7 Days', 'Last 30 Days', 'This Month', 'Last Month', 'All Time']);
+    expect(options).toEqual([
+      'Today',
+      'Yesterday',
+      'Last 7 Days',
+      'Last 30 Days',
+      'This Month',
+      'Last Month',
+      'All Time',
+    ]);
     await user.click(screen.getByRole('option', { name: 'Last 30 Days' }));
     await waitFor(() => expect(server.requests.some((r) => r.path === '/api/stats/last30days')).toBe(true));
     // The server's `timeRange` (here "Range last30days") is not a second name for the period.
@@ -149,13 +187,19 @@ describe('admin dashboard', () => {
       ...calls('admin'),
       'DELETE /api/admin/cleanup-redeemed': () => ({
         status: 200,
-        body: { success: true, message: 'System cleaned successfully', deleted: { voucherCodes: 5, customers: 2, redemptions: 2, licenseAssignments: 1 } },
+        body: {
+          success: true,
+          message: 'System cleaned successfully',
+          deleted: { voucherCodes: 5, customers: 2, redemptions: 2, licenseAssignments: 1 },
+        },
       }),
     });
     await user.click(screen.getByRole('tab', { name: 'Settings' }));
     await user.click(await screen.findByRole('button', { name: 'Clean System' }));
     const dialog = screen.getByRole('dialog');
-    expect(within(dialog).getByText(/all voucher codes, customers, redemptions and license assignments/)).toBeInTheDocument();
+    expect(
+      within(dialog).getByText(/all voucher codes, customers, redemptions and license assignments/),
+    ).toBeInTheDocument();
     const confirm = within(dialog).getByRole('button', { name: 'Clean System' });
     expect(confirm).toBeDisabled();
     await user.click(within(dialog).getByLabelText('Confirmation'));
@@ -175,7 +219,11 @@ describe('admin dashboard', () => {
     await user.click(await screen.findByRole('button', { name: 'Logout' }));
     await waitFor(() => expect(location.current.pathname).toBe('/admin/login'));
     expect(server.requests.some((r) => r.path === '/api/admin/logout' && r.auth === 'Bearer access-1')).toBe(true);
-    expect([localStorage.getItem('adminToken'), localStorage.getItem('authToken'), localStorage.getItem('adminRefreshToken')]).toEqual([null, null, null]);
+    expect([
+      localStorage.getItem('adminToken'),
+      localStorage.getItem('authToken'),
+      localStorage.getItem('adminRefreshToken'),
+    ]).toEqual([null, null, null]);
   });
 
   describe('docs/product.md §9.3 "All admin errors surface as toasts", list loads included', () => {
@@ -184,7 +232,10 @@ describe('admin dashboard', () => {
     it('a failed products load toasts its title with the server message', async () => {
       server = adminServer({
         ...calls('admin'),
-        'GET /api/products': () => ({ status: 503, body: { statusCode: 503, message: 'The database is not reachable.', error: 'Service Unavailable' } }),
+        'GET /api/products': () => ({
+          status: 503,
+          body: { statusCode: 503, message: 'The database is not reachable.', error: 'Service Unavailable' },
+        }),
       });
       signIn();
       renderRoutes(adminRoutes(), '/admin');
@@ -193,7 +244,10 @@ describe('admin dashboard', () => {
     });
 
     it('a failed redemptions load toasts, with docs/product.md §9.1\'s "{status}: {body}" when the body has no message', async () => {
-      server = adminServer({ ...calls('admin'), 'GET /api/redemptions': () => ({ status: 500, body: 'upstream broke' }) });
+      server = adminServer({
+        ...calls('admin'),
+        'GET /api/redemptions': () => ({ status: 500, body: 'upstream broke' }),
+      });
       signIn();
       const { user } = renderRoutes(adminRoutes(), '/admin');
       await screen.findByRole('region', { name: PRODUCT.name });

@@ -34,7 +34,9 @@ export function DashboardPage() {
   const [tab, setTab] = useState<DashboardTab>('products');
   // The pool list needs licenses.view, Settings settings.access (docs/product.md §7.4): what the server refuses is not offered.
   const tabs = TABS.filter(
-    (t) => (t.value !== 'settings' || can(PERMISSIONS.settingsAccess)) && (t.value !== 'licenses' || can(PERMISSIONS.licensesView)),
+    (t) =>
+      (t.value !== 'settings' || can(PERMISSIONS.settingsAccess)) &&
+      (t.value !== 'licenses' || can(PERMISSIONS.licensesView)),
   );
   const current = tabs.some((t) => t.value === tab) ? tab : 'products';
 
@@ -54,14 +56,27 @@ export function DashboardPage() {
               sx={{ borderBottom: 1, borderColor: 'divider', px: 1 }}
             >
               {tabs.map((t) => (
-                <Tab key={t.value} value={t.value} label={t.label} id={`tab-${t.value}`} aria-controls={`panel-${t.value}`} />
+                <Tab
+                  key={t.value}
+                  value={t.value}
+                  label={t.label}
+                  id={`tab-${t.value}`}
+                  aria-controls={`panel-${t.value}`}
+                />
               ))}
             </Tabs>
-            <Box role="tabpanel" id={`panel-${current}`} aria-labelledby={`tab-${current}`} sx={{ p: { xs: 2, md: 3 } }}>
+            <Box
+              role="tabpanel"
+              id={`panel-${current}`}
+              aria-labelledby={`tab-${current}`}
+              sx={{ p: { xs: 2, md: 3 } }}
+            >
               {current === 'products' && <ProductsTab />}
               {current === 'licenses' && <LicenseManagerTab />}
               {/* key={tab}: switching between the two lists remounts them (page 1, filter all, search empty). */}
-              {(current === 'redemptions' || current === 'exported') && <RedemptionsTab key={current} showExported={current === 'exported'} />}
+              {(current === 'redemptions' || current === 'exported') && (
+                <RedemptionsTab key={current} showExported={current === 'exported'} />
+              )}
               {current === 'settings' && <SettingsTab />}
             </Box>
           </Paper>

@@ -29,7 +29,15 @@ function StatCard({ title, value, caption }: { title: string; value: number | un
 }
 
 /** The period selector, the stat cards (refetched every 10 s) and the daily chart. */
-export function StatsPanel({ period, onPeriodChange, notice }: { period: Period; onPeriodChange: (p: Period) => void; notice?: ReactNode }) {
+export function StatsPanel({
+  period,
+  onPeriodChange,
+  notice,
+}: {
+  period: Period;
+  onPeriodChange: (p: Period) => void;
+  notice?: ReactNode;
+}) {
   const { data } = useStatsQuery(period, { pollingInterval: STATS_POLL_MS });
   return (
     <Stack spacing={2}>
@@ -62,12 +70,22 @@ export function StatsPanel({ period, onPeriodChange, notice }: { period: Period;
           <StatCard
             title="Active Vouchers"
             value={data?.activeVouchers}
-            caption={data?.voidVouchers ? `Unredeemed codes available (${data.voidVouchers.toLocaleString('en-US')} void not counted)` : 'Unredeemed codes available'}
+            caption={
+              data?.voidVouchers
+                ? `Unredeemed codes available (${data.voidVouchers.toLocaleString('en-US')} void not counted)`
+                : 'Unredeemed codes available'
+            }
           />
         </Grid>
         <Grid size={{ xs: 12, md: 6 }}>
           <Card sx={{ height: '100%' }}>
-            <CardContent>{data ? <DailyRedemptionsChart data={data.dailyRedemptions} /> : <Skeleton variant="rectangular" height={160} />}</CardContent>
+            <CardContent>
+              {data ? (
+                <DailyRedemptionsChart data={data.dailyRedemptions} />
+              ) : (
+                <Skeleton variant="rectangular" height={160} />
+              )}
+            </CardContent>
           </Card>
         </Grid>
       </Grid>

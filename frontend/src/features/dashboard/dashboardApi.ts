@@ -32,7 +32,10 @@ export const dashboardApi = api.injectEndpoints({
   endpoints: (build) => ({
     stats: build.query<Stats, Period>({
       query: (period) => `stats/${period}`,
-      providesTags: (_r, _e, period) => [{ type: 'Stats', id: 'LIST' }, { type: 'Stats', id: period }],
+      providesTags: (_r, _e, period) => [
+        { type: 'Stats', id: 'LIST' },
+        { type: 'Stats', id: period },
+      ],
     }),
   }),
 });

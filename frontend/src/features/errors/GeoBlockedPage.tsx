@@ -7,7 +7,8 @@ import { PublicLayout } from '../site/PublicLayout';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { usePublicConfig } from '../site/usePublicConfig';
 
-export const REGION_MESSAGE = "We're sorry, but this service is currently not available in your region due to regulatory requirements.";
+export const REGION_MESSAGE =
+  "We're sorry, but this service is currently not available in your region due to regulatory requirements.";
 
 /** `/geo-blocked` (docs/product.md §2.6 Region page). */
 export function GeoBlockedPage() {
@@ -27,7 +28,16 @@ export function GeoBlockedPage() {
         <Typography sx={{ mt: 2 }}>
           Questions? Contact {supportEmail && <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>}
         </Typography>
-        <Box component="p" sx={{ mt: 3, mb: 0, color: 'text.secondary', fontFamily: 'ui-monospace, Menlo, Consolas, monospace', fontSize: 14 }}>
+        <Box
+          component="p"
+          sx={{
+            mt: 3,
+            mb: 0,
+            color: 'text.secondary',
+            fontFamily: 'ui-monospace, Menlo, Consolas, monospace',
+            fontSize: 14,
+          }}
+        >
           Error Code: GEO_BLOCKED
         </Box>
       </Paper>

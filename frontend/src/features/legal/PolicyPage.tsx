@@ -29,11 +29,13 @@ export function PolicyPage({
   const id = (i: number) => `section-${i + 1}`;
   return (
     <PublicLayout maxWidth="md">
-      <Paper variant="outlined" component="article" sx={{ p: { xs: 3, sm: 5 }, '& p': { mt: 0, mb: 1.5 }, '& ul': { mt: 0, mb: 1.5 } }}>
+      <Paper
+        variant="outlined"
+        component="article"
+        sx={{ p: { xs: 3, sm: 5 }, '& p': { mt: 0, mb: 1.5 }, '& ul': { mt: 0, mb: 1.5 } }}
+      >
         <Typography variant="h1">{title}</Typography>
-        <Typography sx={{ color: 'text.secondary', mt: 1, mb: 3 }}>
-          Effective date: {EFFECTIVE_DATE}
-        </Typography>
+        <Typography sx={{ color: 'text.secondary', mt: 1, mb: 3 }}>Effective date: {EFFECTIVE_DATE}</Typography>
         <Box sx={{ mb: 3 }}>{intro}</Box>
         <Box component="nav" aria-label="Contents" sx={{ mb: 4 }}>
           <Typography variant="h2" sx={{ fontSize: '1.1rem', mb: 1 }}>
@@ -48,7 +50,13 @@ export function PolicyPage({
           </Box>
         </Box>
         {sections.map((s, i) => (
-          <Box component="section" key={s.heading} id={id(i)} aria-labelledby={`${id(i)}-title`} sx={{ mb: 3, scrollMarginTop: 16 }}>
+          <Box
+            component="section"
+            key={s.heading}
+            id={id(i)}
+            aria-labelledby={`${id(i)}-title`}
+            sx={{ mb: 3, scrollMarginTop: 16 }}
+          >
             <Typography id={`${id(i)}-title`} variant="h2" sx={{ fontSize: '1.25rem', mb: 1 }}>
               {i + 1}. {s.heading}
             </Typography>

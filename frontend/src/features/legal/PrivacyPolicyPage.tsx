@@ -13,8 +13,8 @@ export function PrivacyPolicyPage() {
       body: (
         <p>
           {companyName} operates this voucher redemption service for office-suite 2024 licences bought through a coupon
-          marketplace. {companyName} is the controller of the personal data described here. Postal address: {companyAddress}.
-          Contact: {mail}.
+          marketplace. {companyName} is the controller of the personal data described here. Postal address:{' '}
+          {companyAddress}. Contact: {mail}.
         </p>
       ),
     },
@@ -23,10 +23,12 @@ export function PrivacyPolicyPage() {
       body: (
         <ul>
           <li>Your first and last name, e-mail address and, if you give it, your phone number.</li>
-          <li>The voucher code you redeem, the product it belongs to and the licence key or download link we deliver.</li>
           <li>
-            Technical data sent with each request: your IP address, the country derived from it, your browser's user agent
-            and the time the form was loaded and submitted.
+            The voucher code you redeem, the product it belongs to and the licence key or download link we deliver.
+          </li>
+          <li>
+            Technical data sent with each request: your IP address, the country derived from it, your browser's user
+            agent and the time the form was loaded and submitted.
           </li>
           <li>Records of the e-mails we send you (address, subject, time and delivery status).</li>
         </ul>
@@ -50,8 +52,9 @@ export function PrivacyPolicyPage() {
       heading: 'E-mail delivery',
       body: (
         <p>
-          We use a dual e-mail system with two e-mail providers: if the first provider cannot deliver a message, the second
-          one sends it. Both providers process your e-mail address and the message contents only to deliver our e-mails.
+          We use a dual e-mail system with two e-mail providers: if the first provider cannot deliver a message, the
+          second one sends it. Both providers process your e-mail address and the message contents only to deliver our
+          e-mails.
         </p>
       ),
     },
@@ -97,7 +100,8 @@ export function PrivacyPolicyPage() {
       body: (
         <p>
           You may ask for a copy of your data, its correction or deletion, or object to or restrict its use, within the
-          limits of the retention periods above. Write to {mail}; we usually answer within 2-4 hours during business hours.
+          limits of the retention periods above. Write to {mail}; we usually answer within 2-4 hours during business
+          hours.
         </p>
       ),
     },
@@ -105,8 +109,8 @@ export function PrivacyPolicyPage() {
       heading: 'Children',
       body: (
         <p>
-          The service is meant for people aged 18 or over. Younger customers may only use it with the consent of a parent
-          or guardian (see our{' '}
+          The service is meant for people aged 18 or over. Younger customers may only use it with the consent of a
+          parent or guardian (see our{' '}
           <Link component={RouterLink} to="/terms-conditions">
             Terms & Conditions
           </Link>
@@ -123,7 +127,11 @@ export function PrivacyPolicyPage() {
     <PolicyPage
       title="Privacy Policy"
       description="Which personal data we process when you redeem a voucher code, why, and for how long."
-      intro={<p>This policy explains which personal data we process when you redeem a voucher code, why, and for how long.</p>}
+      intro={
+        <p>
+          This policy explains which personal data we process when you redeem a voucher code, why, and for how long.
+        </p>
+      }
       sections={sections}
     />
   );

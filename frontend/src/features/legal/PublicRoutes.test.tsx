@@ -28,9 +28,15 @@ describe('public routes', () => {
     renderRoutes(routes, '/terms-conditions');
     expect(await screen.findByRole('heading', { level: 1, name: 'Terms & Conditions' })).toBeInTheDocument();
     expect(screen.getByText('Effective date: August 15, 2025')).toBeInTheDocument();
-    expect(screen.getByRole('region', { name: /Voucher codes/ })).toHaveTextContent('Each voucher code can be redeemed once');
-    expect(screen.getByRole('region', { name: /One licence per customer/ })).toHaveTextContent('One licence key is issued per customer e-mail address per product');
-    expect(screen.getByRole('region', { name: /Eligibility/ })).toHaveTextContent('at least 18 years old, or have the consent of a parent or guardian');
+    expect(screen.getByRole('region', { name: /Voucher codes/ })).toHaveTextContent(
+      'Each voucher code can be redeemed once',
+    );
+    expect(screen.getByRole('region', { name: /One licence per customer/ })).toHaveTextContent(
+      'One licence key is issued per customer e-mail address per product',
+    );
+    expect(screen.getByRole('region', { name: /Eligibility/ })).toHaveTextContent(
+      'at least 18 years old, or have the consent of a parent or guardian',
+    );
     const footer = screen.getByRole('contentinfo');
     expect(await within(footer).findByText(PUBLIC_CONFIG.companyAddress)).toBeInTheDocument();
   });
@@ -38,15 +44,34 @@ describe('public routes', () => {
   it('region page texts', async () => {
     renderRoutes(routes, '/geo-blocked');
     expect(await screen.findByRole('heading', { name: 'Access Restricted' })).toBeInTheDocument();
-    expect(screen.getByText("We're sorry, but this service is currently not available in your region due to regulatory requirements.")).toBeInTheDocument();
-    expect(await screen.findByRole('link', { name: 'help@licences.test' })).toHaveAttribute('href', 'mailto:help@licences.test');
+    expect(
+      screen.getByText(
+        "We're sorry, but this service is currently not available in your region due to regulatory requirements.",
+      ),
+    ).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'help@licences.test' })).toHaveAttribute(
+      'href',
+      'mailto:help@licences.test',
+    );
   });
 
   it.each([
-    ['/privacy-policy', 'Privacy Policy', 'Which personal data we process when you redeem a voucher code, why, and for how long.'],
-    ['/terms-conditions', 'Terms & Conditions', 'The terms that apply to every redemption of an office-suite voucher code on this service.'],
+    [
+      '/privacy-policy',
+      'Privacy Policy',
+      'Which personal data we process when you redeem a voucher code, why, and for how long.',
+    ],
+    [
+      '/terms-conditions',
+      'Terms & Conditions',
+      'The terms that apply to every redemption of an office-suite voucher code on this service.',
+    ],
     ['/geo-blocked', 'Access Restricted', 'Voucher redemption is not available in your region.'],
-    ['/no/such/page', '404 Page Not Found', 'This page does not exist. Redeem your office-suite voucher code on the home page.'],
+    [
+      '/no/such/page',
+      '404 Page Not Found',
+      'This page does not exist. Redeem your office-suite voucher code on the home page.',
+    ],
   ])('%s has its own title and meta description', async (path, title, description) => {
     renderRoutes(routes, path);
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();

@@ -12,8 +12,9 @@ export function TermsPage() {
       heading: 'The service',
       body: (
         <p>
-          {companyName} lets customers who bought an office-suite 2024 deal through a coupon marketplace redeem their voucher
-          code for a perpetual licence: Professional Plus (Windows), Home & Business (Mac) or Home & Business (Windows).
+          {companyName} lets customers who bought an office-suite 2024 deal through a coupon marketplace redeem their
+          voucher code for a perpetual licence: Professional Plus (Windows), Home & Business (Mac) or Home & Business
+          (Windows).
         </p>
       ),
     },
@@ -30,8 +31,8 @@ export function TermsPage() {
       heading: 'One licence per customer',
       body: (
         <p>
-          One licence key is issued per customer e-mail address per product. A second redemption of the same product for the
-          same e-mail address is refused and the voucher code stays unused.
+          One licence key is issued per customer e-mail address per product. A second redemption of the same product for
+          the same e-mail address is refused and the voucher code stays unused.
         </p>
       ),
     },
@@ -50,10 +51,13 @@ export function TermsPage() {
         <ul>
           <li>
             Licences are assigned automatically. Windows products show the licence key and download link right after
-            redemption; Mac products are delivered as a set of installation packages and activate without manual key entry.
+            redemption; Mac products are delivered as a set of installation packages and activate without manual key
+            entry.
           </li>
           <li>An e-mail with your order details follows within 2-3 hours. Please check your spam or junk folder.</li>
-          <li>Some redemptions are processed manually; your licence key and download link then arrive within 2-3 hours.</li>
+          <li>
+            Some redemptions are processed manually; your licence key and download link then arrive within 2-3 hours.
+          </li>
           <li>If nothing arrives within that time, contact support at {mail}.</li>
         </ul>
       ),
@@ -62,8 +66,8 @@ export function TermsPage() {
       heading: 'Licence and use',
       body: (
         <p>
-          Licences are perpetual and subject to the software vendor's licence terms. Keep your product key secure: you need
-          it to install, activate and reinstall. Sharing, reselling or publishing a key is not permitted.
+          Licences are perpetual and subject to the software vendor's licence terms. Keep your product key secure: you
+          need it to install, activate and reinstall. Sharing, reselling or publishing a key is not permitted.
         </p>
       ),
     },
@@ -75,8 +79,8 @@ export function TermsPage() {
       heading: 'Liability',
       body: (
         <p>
-          We are responsible for delivering a valid licence for each valid voucher code. To the extent permitted by law, we
-          are not liable for indirect losses, and our liability is limited to the price paid for the voucher.
+          We are responsible for delivering a valid licence for each valid voucher code. To the extent permitted by law,
+          we are not liable for indirect losses, and our liability is limited to the price paid for the voucher.
         </p>
       ),
     },
@@ -106,7 +110,11 @@ export function TermsPage() {
     <PolicyPage
       title="Terms & Conditions"
       description="The terms that apply to every redemption of an office-suite voucher code on this service."
-      intro={<p>These terms apply to every redemption of a voucher code on this service. By redeeming a code you accept them.</p>}
+      intro={
+        <p>
+          These terms apply to every redemption of a voucher code on this service. By redeeming a code you accept them.
+        </p>
+      }
       sections={sections}
     />
   );

@@ -68,7 +68,13 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
       return;
     }
     if (keys.length === 0) {
-      toast({ title: 'Failed to add license key', description: batch ? 'Enter at least one license key, one per line.' : 'License key must be at least 5 characters', variant: 'destructive' });
+      toast({
+        title: 'Failed to add license key',
+        description: batch
+          ? 'Enter at least one license key, one per line.'
+          : 'License key must be at least 5 characters',
+        variant: 'destructive',
+      });
       return;
     }
     setBusy(true);
@@ -95,8 +101,18 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
       setResults(lineResults);
       // Keep only the lines that failed, to fix and send again.
       setBatchKeys(failed.map((r) => r.key).join('\n'));
-      if (failed.length === 0) toast({ title: 'License keys added', description: `${added} of ${lineResults.length} license keys added.`, variant: 'success' });
-      else toast({ title: 'Failed to add license key', description: `${failed.length} of ${lineResults.length} license keys could not be added.`, variant: 'destructive' });
+      if (failed.length === 0)
+        toast({
+          title: 'License keys added',
+          description: `${added} of ${lineResults.length} license keys added.`,
+          variant: 'success',
+        });
+      else
+        toast({
+          title: 'Failed to add license key',
+          description: `${failed.length} of ${lineResults.length} license keys could not be added.`,
+          variant: 'destructive',
+        });
     } else if (failed.length === 0) {
       setResults([]);
       setLicenseKey('');
@@ -139,7 +155,12 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
       <Stack spacing={2}>
         <FormControl size="small" error={!!productError} required>
           <InputLabel id="license-product-label">Product</InputLabel>
-          <Select labelId="license-product-label" label="Product" value={productId} onChange={(e) => chooseProduct(e.target.value)}>
+          <Select
+            labelId="license-product-label"
+            label="Product"
+            value={productId}
+            onChange={(e) => chooseProduct(e.target.value)}
+          >
             {products.map((p) => (
               <MenuItem key={p.id} value={p.id}>
                 {p.name}
@@ -168,11 +189,24 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
             slotProps={{ htmlInput: { maxLength: 29, style: { fontFamily: 'monospace' } } }}
           />
         )}
-        <TextField label="Download Link" size="small" type="url" value={downloadLink} onChange={(e) => setDownloadLink(e.target.value)} placeholder="https://" required />
+        <TextField
+          label="Download Link"
+          size="small"
+          type="url"
+          value={downloadLink}
+          onChange={(e) => setDownloadLink(e.target.value)}
+          placeholder="https://"
+          required
+        />
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
           <FormControl size="small" sx={{ minWidth: 200 }}>
             <InputLabel id="license-type-label">License Type</InputLabel>
-            <Select labelId="license-type-label" label="License Type" value={licenseType} onChange={(e) => setLicenseType(e.target.value as LicenseType)}>
+            <Select
+              labelId="license-type-label"
+              label="License Type"
+              value={licenseType}
+              onChange={(e) => setLicenseType(e.target.value as LicenseType)}
+            >
               <MenuItem value="single-user">{LICENSE_TYPE_LABELS['single-user']}</MenuItem>
               <MenuItem value="volume">{LICENSE_TYPE_LABELS.volume}</MenuItem>
             </Select>
@@ -203,8 +237,18 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
           <List dense aria-label="Batch results">
             {results.map((r, i) => (
               <ListItem key={`${i}-${r.key}`} disableGutters>
-                <ListItemIcon sx={{ minWidth: 32 }}>{r.ok ? <CheckCircleIcon color="success" fontSize="small" /> : <ErrorIcon color="error" fontSize="small" />}</ListItemIcon>
-                <ListItemText primary={r.key} secondary={r.message} slotProps={{ primary: { sx: { fontFamily: 'monospace' } } }} />
+                <ListItemIcon sx={{ minWidth: 32 }}>
+                  {r.ok ? (
+                    <CheckCircleIcon color="success" fontSize="small" />
+                  ) : (
+                    <ErrorIcon color="error" fontSize="small" />
+                  )}
+                </ListItemIcon>
+                <ListItemText
+                  primary={r.key}
+                  secondary={r.message}
+                  slotProps={{ primary: { sx: { fontFamily: 'monospace' } } }}
+                />
               </ListItem>
             ))}
           </List>

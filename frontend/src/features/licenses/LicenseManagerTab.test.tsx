@@ -19,8 +19,20 @@ afterEach(() => {
 
 const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
 const PRODUCTS = [
-  { id: '11111111-1111-4111-8111-111111111111', name: 'Office 2024 Home & Business (Windows)', status: 'active', downloadLink: 'https://dl.example.com/hb.exe', isLicenseManaged: true },
-  { id: '22222222-2222-4222-8222-222222222222', name: 'Office 2024 Professional Plus (Windows)', status: 'active', downloadLink: 'https://dl.example.com/pp.exe', isLicenseManaged: true },
+  {
+    id: '11111111-1111-4111-8111-111111111111',
+    name: 'Office 2024 Home & Business (Windows)',
+    status: 'active',
+    downloadLink: 'https://dl.example.com/hb.exe',
+    isLicenseManaged: true,
+  },
+  {
+    id: '22222222-2222-4222-8222-222222222222',
+    name: 'Office 2024 Professional Plus (Windows)',
+    status: 'active',
+    downloadLink: 'https://dl.example.com/pp.exe',
+    isLicenseManaged: true,
+  },
 ];
 
 let n = 0;
@@ -46,11 +58,23 @@ function pageOf(keys: LicenseKey[], pagination: Partial<LicenseKeysPage['paginat
   return {
     licenseKeys: keys,
     summary: { totalKeys: 12, active: 11, available: 6, partiallyUsed: 2, fullyUsed: 4 },
-    pagination: { currentPage: 1, limit: 50, totalCount: keys.length, totalPages: 1, hasPreviousPage: false, hasNextPage: false, ...pagination },
+    pagination: {
+      currentPage: 1,
+      limit: 50,
+      totalCount: keys.length,
+      totalPages: 1,
+      hasPreviousPage: false,
+      hasNextPage: false,
+      ...pagination,
+    },
   };
 }
 
-function open(keys: LicenseKey[], extra: Record<string, AdminHandler> = {}, role: 'admin' | 'operator' | 'shop-manager' = 'admin') {
+function open(
+  keys: LicenseKey[],
+  extra: Record<string, AdminHandler> = {},
+  role: 'admin' | 'operator' | 'shop-manager' = 'admin',
+) {
   server = adminServer({
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
     'GET /api/license-managed-products': () => ({ status: 200, body: PRODUCTS }),
@@ -84,7 +108,11 @@ describe('License Manager tab', () => {
 
     const texts = rows().map((r) => within(r).getByTestId('license-key-text').textContent);
     expect(texts).toEqual(['*'.repeat(15), '*'.repeat(17), '*'.repeat(29)]);
-    expect(rows().map((r) => within(r).getByText(/^(Available|Partially Used|Fully Used)$/).textContent)).toEqual(['Available', 'Partially Used', 'Fully Used']);
+    expect(rows().map((r) => within(r).getByText(/^(Available|Partially Used|Fully Used)$/).textContent)).toEqual([
+      'Available',
+      'Partially Used',
+      'Fully Used',
+    ]);
     expect(within(rows()[1]).getByText('Volume License')).toBeInTheDocument();
     expect(within(rows()[2]).getByText('Single User')).toBeInTheDocument();
     expect(document.body).not.toHaveTextContent('AVAILKEY1234567');
@@ -98,13 +126,25 @@ describe('License Manager tab', () => {
   it('shows an estimated total as one ("Showing 1-100 of about 150,000"), an exact one as the count', async () => {
     const keys = [aKey('ESTIM-12345-ABCDE')];
     open([], {
-      'GET /api/license-keys': () => ({ status: 200, body: pageOf(keys, { limit: 100, totalCount: 150000, totalPages: 1500, hasNextPage: true, totalCountExact: false }) }),
+      'GET /api/license-keys': () => ({
+        status: 200,
+        body: pageOf(keys, {
+          limit: 100,
+          totalCount: 150000,
+          totalPages: 1500,
+          hasNextPage: true,
+          totalCountExact: false,
+        }),
+      }),
     });
     const nav = await screen.findByRole('navigation', { name: 'Pagination' });
     expect(nav).toHaveTextContent('Showing 1-100 of about 150,000');
     server.restore();
     open([], {
-      'GET /api/license-keys': () => ({ status: 200, body: pageOf(keys, { limit: 100, totalCount: 250, totalPages: 3, hasNextPage: true, totalCountExact: true }) }),
+      'GET /api/license-keys': () => ({
+        status: 200,
+        body: pageOf(keys, { limit: 100, totalCount: 250, totalPages: 3, hasNextPage: true, totalCountExact: true }),
+      }),
     });
     await waitFor(() => expect(screen.getAllByRole('navigation', { name: 'Pagination' })).toHaveLength(2));
     expect(screen.getAllByRole('navigation', { name: 'Pagination' })[1]).toHaveTextContent('Showing 1-100 of 250');
@@ -131,9 +171,15 @@ describe('License Manager tab', () => {
     await waitFor(() => expect(server.of('GET', '/api/license-keys').at(-1)!.query.get('search')).toBe('key33'));
     jest.useRealTimers();
     await user.click(screen.getByRole('combobox', { name: 'Product' }));
-    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual(['All Products', PRODUCTS[0].name, PRODUCTS[1].name]);
+    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual([
+      'All Products',
+      PRODUCTS[0].name,
+      PRODUCTS[1].name,
+    ]);
     await user.click(screen.getByRole('option', { name: PRODUCTS[0].name }));
-    await waitFor(() => expect(server.of('GET', '/api/license-keys').at(-1)!.query.get('productId')).toBe(PRODUCTS[0].id));
+    await waitFor(() =>
+      expect(server.of('GET', '/api/license-keys').at(-1)!.query.get('productId')).toBe(PRODUCTS[0].id),
+    );
   });
 
   it('Batch Entry sends one create request per non-empty line and shows a result per line', async () => {
@@ -142,7 +188,15 @@ describe('License Manager tab', () => {
       'POST /api/license-keys': (req) => {
         const body = req.body as { licenseKey: string };
         created.push(body);
-        if (body.licenseKey === 'BAD KEY') return { status: 400, body: { statusCode: 400, message: 'License key must contain only uppercase letters, numbers, and hyphens', error: 'Bad Request' } };
+        if (body.licenseKey === 'BAD KEY')
+          return {
+            status: 400,
+            body: {
+              statusCode: 400,
+              message: 'License key must contain only uppercase letters, numbers, and hyphens',
+              error: 'Bad Request',
+            },
+          };
         return { status: 201, body: aKey(body.licenseKey.toUpperCase()) };
       },
     });
@@ -152,7 +206,9 @@ describe('License Manager tab', () => {
     await user.click(screen.getByRole('option', { name: PRODUCTS[1].name }));
     expect(within(form).getByRole('textbox', { name: /Download Link/ })).toHaveValue('https://dl.example.com/pp.exe');
     await user.click(within(form).getByRole('switch', { name: 'Batch Entry' }));
-    fireEvent.change(within(form).getByRole('textbox', { name: 'License Keys (one per line)' }), { target: { value: 'AAAAA-11111\n\n   BBBBB-22222  \nBAD KEY\n  \n' } });
+    fireEvent.change(within(form).getByRole('textbox', { name: 'License Keys (one per line)' }), {
+      target: { value: 'AAAAA-11111\n\n   BBBBB-22222  \nBAD KEY\n  \n' },
+    });
     expect(form).toHaveTextContent('3 key(s) to add');
     await user.click(within(form).getByRole('button', { name: 'Add 3 License Key(s)' }));
 
@@ -164,7 +220,12 @@ describe('License Manager tab', () => {
       'BAD KEYLicense key must contain only uppercase letters, numbers, and hyphens',
     ]);
     expect(created).toEqual(
-      ['AAAAA-11111', 'BBBBB-22222', 'BAD KEY'].map((licenseKey) => ({ productId: PRODUCTS[1].id, licenseKey, downloadLink: 'https://dl.example.com/pp.exe', licenseType: 'single-user' })),
+      ['AAAAA-11111', 'BBBBB-22222', 'BAD KEY'].map((licenseKey) => ({
+        productId: PRODUCTS[1].id,
+        licenseKey,
+        downloadLink: 'https://dl.example.com/pp.exe',
+        licenseType: 'single-user',
+      })),
     );
     expect(within(form).getByRole('textbox', { name: 'License Keys (one per line)' })).toHaveValue('BAD KEY');
     expect(toasts()).toHaveTextContent('Failed to add license key');
@@ -173,7 +234,10 @@ describe('License Manager tab', () => {
 
   it('Max Activations appears only for volume licences and is sent with them; a refused key says "Failed to add license key"', async () => {
     const { user } = open([], {
-      'POST /api/license-keys': () => ({ status: 409, body: { statusCode: 409, message: 'This license key already exists for this product', error: 'Conflict' } }),
+      'POST /api/license-keys': () => ({
+        status: 409,
+        body: { statusCode: 409, message: 'This license key already exists for this product', error: 'Conflict' },
+      }),
     });
     await user.click(await screen.findByRole('button', { name: 'Add License Key' }));
     const form = screen.getByRole('form', { name: 'Add License Key' });
@@ -189,7 +253,9 @@ describe('License Manager tab', () => {
     const max = within(form).getByRole('spinbutton', { name: 'Max Activations' });
     expect(max).toHaveAttribute('min', '1');
     fireEvent.change(max, { target: { value: '25' } });
-    fireEvent.change(within(form).getByRole('textbox', { name: 'License Key' }), { target: { value: 'vol-key-12345' } });
+    fireEvent.change(within(form).getByRole('textbox', { name: 'License Key' }), {
+      target: { value: 'vol-key-12345' },
+    });
     await user.click(within(form).getByRole('button', { name: 'Add License Key' }));
     await waitFor(() => expect(toasts()).toHaveTextContent('Failed to add license key'));
     expect(toasts()).toHaveTextContent('This license key already exists for this product');
@@ -212,7 +278,12 @@ describe('License Manager tab', () => {
       [`PUT /api/license-keys/${key.id}`]: (req) => ({ status: 200, body: { ...key, ...(req.body as object) } }),
       [`DELETE /api/license-keys/${key.id}`]: () => ({
         status: 409,
-        body: { statusCode: 409, message: 'This license key has been assigned to 1 redemption(s) and cannot be deleted. Deactivate it instead.', error: 'Conflict' },
+        body: {
+          statusCode: 409,
+          message:
+            'This license key has been assigned to 1 redemption(s) and cannot be deleted. Deactivate it instead.',
+          error: 'Conflict',
+        },
       }),
     });
     await waitFor(() => expect(rows()).toHaveLength(1));

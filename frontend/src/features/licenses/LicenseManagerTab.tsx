@@ -64,16 +64,31 @@ function KeyCell({ licenseKey, copied, onCopy }: { licenseKey: LicenseKey; copie
   const [revealed, setRevealed] = useState(false);
   return (
     <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
-      <Typography data-testid="license-key-text" variant="body2" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
+      <Typography
+        data-testid="license-key-text"
+        variant="body2"
+        sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}
+      >
         {/* docs/product.md §3.9: the list masks the whole key with asterisks until revealed. */}
         {revealed ? licenseKey.licenseKey : '*'.repeat(licenseKey.licenseKey.length)}
       </Typography>
       <Tooltip title={revealed ? 'Hide' : 'Reveal'}>
-        <IconButton size="small" aria-label={revealed ? 'Hide license key' : 'Reveal license key'} aria-pressed={revealed} onClick={() => setRevealed((r) => !r)}>
+        <IconButton
+          size="small"
+          aria-label={revealed ? 'Hide license key' : 'Reveal license key'}
+          aria-pressed={revealed}
+          onClick={() => setRevealed((r) => !r)}
+        >
           {revealed ? <VisibilityOffIcon fontSize="small" /> : <VisibilityIcon fontSize="small" />}
         </IconButton>
       </Tooltip>
-      <CopyButton size="small" copied={copied} label="Copy license key" copiedLabel="License key copied" onClick={onCopy} />
+      <CopyButton
+        size="small"
+        copied={copied}
+        label="Copy license key"
+        copiedLabel="License key copied"
+        onClick={onCopy}
+      />
     </Stack>
   );
 }
@@ -101,7 +116,11 @@ export function LicenseManagerTab() {
     try {
       await update({ id: key.id, isActive: !key.isActive }).unwrap();
     } catch (err) {
-      toast({ title: 'Failed to update license key', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to update license key',
+        description: errorText(err, 'Please try again.'),
+        variant: 'destructive',
+      });
     }
   }
 
@@ -111,7 +130,11 @@ export function LicenseManagerTab() {
       await remove(toDelete.id).unwrap();
       toast({ title: 'License key deleted', variant: 'success' });
     } catch (err) {
-      toast({ title: 'Failed to delete license key', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to delete license key',
+        description: errorText(err, 'Please try again.'),
+        variant: 'destructive',
+      });
     } finally {
       setToDelete(null);
     }
@@ -141,7 +164,12 @@ export function LicenseManagerTab() {
         />
         <FormControl size="small" sx={{ minWidth: 260 }}>
           <InputLabel id="license-filter-product">Product</InputLabel>
-          <Select labelId="license-filter-product" label="Product" value={filters.productId} onChange={(e) => setFilter('productId', e.target.value)}>
+          <Select
+            labelId="license-filter-product"
+            label="Product"
+            value={filters.productId}
+            onChange={(e) => setFilter('productId', e.target.value)}
+          >
             <MenuItem value="">All Products</MenuItem>
             {(products.data ?? []).map((p) => (
               <MenuItem key={p.id} value={p.id}>
@@ -151,7 +179,12 @@ export function LicenseManagerTab() {
           </Select>
         </FormControl>
         {canManage && (
-          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setAdding((a) => !a)} aria-expanded={adding}>
+          <Button
+            variant="contained"
+            startIcon={<AddIcon />}
+            onClick={() => setAdding((a) => !a)}
+            aria-expanded={adding}
+          >
             Add License Key
           </Button>
         )}
@@ -177,7 +210,9 @@ export function LicenseManagerTab() {
           {
             key: 'key',
             header: 'License Key',
-            render: (k) => <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.licenseKey, { id: k.id })} />,
+            render: (k) => (
+              <KeyCell licenseKey={k} copied={copiedId === k.id} onCopy={() => void copy(k.licenseKey, { id: k.id })} />
+            ),
           },
           { key: 'product', header: 'Product', render: (k) => k.productName },
           { key: 'type', header: 'Type', render: (k) => LICENSE_TYPE_LABELS[k.licenseType] ?? k.licenseType },
@@ -189,7 +224,10 @@ export function LicenseManagerTab() {
               return (
                 <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
                   <StatusChip label={USAGE_LABELS[usage]} color={USAGE_COLORS[usage]} variant="outlined" />
-                  <Typography variant="caption" sx={{ color: 'text.secondary' }}>{`${k.currentActivations}/${k.maxActivations}`}</Typography>
+                  <Typography
+                    variant="caption"
+                    sx={{ color: 'text.secondary' }}
+                  >{`${k.currentActivations}/${k.maxActivations}`}</Typography>
                 </Stack>
               );
             },
@@ -197,7 +235,9 @@ export function LicenseManagerTab() {
           {
             key: 'status',
             header: 'Status',
-            render: (k) => <StatusChip label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />,
+            render: (k) => (
+              <StatusChip label={k.isActive ? 'Active' : 'Inactive'} color={k.isActive ? 'success' : 'default'} />
+            ),
           },
           { key: 'created', header: 'Created', render: (k) => formatDateTime(k.createdAt) },
           ...(canManage
@@ -214,7 +254,11 @@ export function LicenseManagerTab() {
                           size="small"
                           checked={k.isActive}
                           onChange={() => void toggleActive(k)}
-                          slotProps={{ input: { 'aria-label': `${k.isActive ? 'Deactivate' : 'Activate'} ${maskLicenseKey(k.licenseKey)}` } }}
+                          slotProps={{
+                            input: {
+                              'aria-label': `${k.isActive ? 'Deactivate' : 'Activate'} ${maskLicenseKey(k.licenseKey)}`,
+                            },
+                          }}
                         />
                       </Tooltip>
                       <DeleteButton label={maskLicenseKey(k.licenseKey)} onClick={() => setToDelete(k)} />

@@ -2,7 +2,11 @@ import { parseBatchKeys, sortByUsage, usageStatusOf } from './licenseRules';
 
 describe('batch entry parsing', () => {
   it('takes one key a line, trimmed, without empty lines', () => {
-    expect(parseBatchKeys('AAAAA-11111\r\n\n   BBBBB-22222   \n \t \nccccc-33333\n')).toEqual(['AAAAA-11111', 'BBBBB-22222', 'ccccc-33333']);
+    expect(parseBatchKeys('AAAAA-11111\r\n\n   BBBBB-22222   \n \t \nccccc-33333\n')).toEqual([
+      'AAAAA-11111',
+      'BBBBB-22222',
+      'ccccc-33333',
+    ]);
     expect(parseBatchKeys('')).toEqual([]);
     expect(parseBatchKeys('\n  \n')).toEqual([]);
   });
@@ -19,7 +23,12 @@ describe('licence usage', () => {
   });
 
   it('orders available, then partially used, then fully used, newest first within each group', () => {
-    const key = (name: string, currentActivations: number, maxActivations: number, createdAt: string) => ({ name, currentActivations, maxActivations, createdAt });
+    const key = (name: string, currentActivations: number, maxActivations: number, createdAt: string) => ({
+      name,
+      currentActivations,
+      maxActivations,
+      createdAt,
+    });
     const sorted = sortByUsage([
       key('full-old', 1, 1, '2025-01-01T00:00:00Z'),
       key('avail-old', 0, 1, '2025-01-01T00:00:00Z'),
@@ -28,6 +37,13 @@ describe('licence usage', () => {
       key('avail-new', 0, 3, '2025-03-01T00:00:00Z'),
       key('part-old', 1, 5, '2025-01-01T00:00:00Z'),
     ]);
-    expect(sorted.map((k) => k.name)).toEqual(['avail-new', 'avail-old', 'part-new', 'part-old', 'full-new', 'full-old']);
+    expect(sorted.map((k) => k.name)).toEqual([
+      'avail-new',
+      'avail-old',
+      'part-new',
+      'part-old',
+      'full-new',
+      'full-old',
+    ]);
   });
 });

@@ -24,8 +24,13 @@ export const USAGE_LABELS: Record<UsageStatus, string> = {
 const USAGE_RANK: Record<UsageStatus, number> = { available: 0, 'partially-used': 1, 'fully-used': 2 };
 
 /** docs/product.md §5.5 list order: available, then partially used, then fully used; newest first within each group. */
-export function sortByUsage<T extends Pick<LicenseKey, 'currentActivations' | 'maxActivations' | 'createdAt'>>(keys: readonly T[]): T[] {
-  return [...keys].sort((a, b) => USAGE_RANK[usageStatusOf(a)] - USAGE_RANK[usageStatusOf(b)] || Date.parse(b.createdAt) - Date.parse(a.createdAt));
+export function sortByUsage<T extends Pick<LicenseKey, 'currentActivations' | 'maxActivations' | 'createdAt'>>(
+  keys: readonly T[],
+): T[] {
+  return [...keys].sort(
+    (a, b) =>
+      USAGE_RANK[usageStatusOf(a)] - USAGE_RANK[usageStatusOf(b)] || Date.parse(b.createdAt) - Date.parse(a.createdAt),
+  );
 }
 
 export const LICENSE_TYPE_LABELS = { 'single-user': 'Single User', volume: 'Volume License' } as const;

@@ -72,7 +72,10 @@ export const licensesApi = api.injectEndpoints({
         if (search.trim()) params.search = search.trim();
         return { url: 'license-keys', params };
       },
-      providesTags: (result) => [LIST, ...(result?.licenseKeys ?? []).map((k) => ({ type: 'LicenseKeys' as const, id: k.id }))],
+      providesTags: (result) => [
+        LIST,
+        ...(result?.licenseKeys ?? []).map((k) => ({ type: 'LicenseKeys' as const, id: k.id })),
+      ],
     }),
     createLicenseKey: build.mutation<LicenseKey, CreateLicenseKeyRequest>({
       query: (body) => ({ url: 'license-keys', method: 'POST', body }),

@@ -18,7 +18,15 @@ import { useSendTestEmailMutation, useUpdateEmailTemplateMutation, type Product 
 import { renderTemplatePreview, SAMPLE_VALUES } from './templatePreview';
 
 /** docs/product.md §3.10 email template editor: subject, template, live preview with sample values, Send Test Email. */
-export function EmailTemplateEditor({ product, open, onClose }: { product: Product; open: boolean; onClose: () => void }) {
+export function EmailTemplateEditor({
+  product,
+  open,
+  onClose,
+}: {
+  product: Product;
+  open: boolean;
+  onClose: () => void;
+}) {
   const { data: me } = useMeQuery();
   const [subject, setSubject] = useState(product.emailSubject);
   const [template, setTemplate] = useState(product.emailTemplate);
@@ -26,24 +34,43 @@ export function EmailTemplateEditor({ product, open, onClose }: { product: Produ
   const [save, { isLoading: saving }] = useUpdateEmailTemplateMutation();
   const [sendTest, { isLoading: sending }] = useSendTestEmailMutation();
 
-  const values = useMemo(() => ({ ...SAMPLE_VALUES, product_name: product.name, download_link: product.downloadLink || SAMPLE_VALUES.download_link }), [product]);
+  const values = useMemo(
+    () => ({
+      ...SAMPLE_VALUES,
+      product_name: product.name,
+      download_link: product.downloadLink || SAMPLE_VALUES.download_link,
+    }),
+    [product],
+  );
   const previewHtml = useMemo(() => renderTemplatePreview(template, values), [template, values]);
   const previewSubject = useMemo(() => renderTemplatePreview(subject, values, false), [subject, values]);
 
   const onSave = async () => {
     const result = await save({ id: product.id, emailSubject: subject, emailTemplate: template });
     if ('error' in result) {
-      toast({ title: 'Update Failed', description: 'Failed to update email template. Please try again.', variant: 'destructive' });
+      toast({
+        title: 'Update Failed',
+        description: 'Failed to update email template. Please try again.',
+        variant: 'destructive',
+      });
       return;
     }
-    toast({ title: 'Template Updated', description: `The email template of ${product.name} has been saved.`, variant: 'success' });
+    toast({
+      title: 'Template Updated',
+      description: `The email template of ${product.name} has been saved.`,
+      variant: 'success',
+    });
     onClose();
   };
 
   const onSendTest = async () => {
     const result = await sendTest({ id: product.id, to: to.trim(), emailSubject: subject, emailTemplate: template });
     if ('error' in result) {
-      toast({ title: 'Test Email Failed', description: bodyMessage(result.error) ?? 'The test email could not be sent.', variant: 'destructive' });
+      toast({
+        title: 'Test Email Failed',
+        description: bodyMessage(result.error) ?? 'The test email could not be sent.',
+        variant: 'destructive',
+      });
       return;
     }
     toast({ title: 'Test Email Sent', description: result.data.message, variant: 'success' });
@@ -88,7 +115,15 @@ export function EmailTemplateEditor({ product, open, onClose }: { product: Produ
                 title="Email preview"
                 sandbox=""
                 srcDoc={previewHtml}
-                sx={{ flex: 1, minHeight: 320, width: '100%', border: 1, borderColor: 'divider', borderRadius: 1, bgcolor: '#fff' }}
+                sx={{
+                  flex: 1,
+                  minHeight: 320,
+                  width: '100%',
+                  border: 1,
+                  borderColor: 'divider',
+                  borderRadius: 1,
+                  bgcolor: '#fff',
+                }}
               />
               <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
                 <TextField

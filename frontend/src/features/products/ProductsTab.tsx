@@ -44,15 +44,25 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
   const [dialog, setDialog] = useState<'codes' | 'template' | 'void' | null>(null);
   const active = product.status === 'active';
   return (
-    <Card variant="outlined" sx={{ height: '100%', display: 'flex', flexDirection: 'column' }} aria-label={product.name} component="section">
+    <Card
+      variant="outlined"
+      sx={{ height: '100%', display: 'flex', flexDirection: 'column' }}
+      aria-label={product.name}
+      component="section"
+    >
       <CardContent sx={{ flex: 1 }}>
         <Stack spacing={1.5}>
           <Typography variant="h3" component="h3">
             {product.name}
           </Typography>
           <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
-            <StatusChip color={active ? 'success' : 'default'} label={active ? 'Active' : product.status.charAt(0).toUpperCase() + product.status.slice(1)} />
-            {product.isLicenseManaged && <Chip size="small" color="secondary" variant="outlined" label="License Managed" />}
+            <StatusChip
+              color={active ? 'success' : 'default'}
+              label={active ? 'Active' : product.status.charAt(0).toUpperCase() + product.status.slice(1)}
+            />
+            {product.isLicenseManaged && (
+              <Chip size="small" color="secondary" variant="outlined" label="License Managed" />
+            )}
           </Stack>
           <Stack direction="row" spacing={4}>
             <Count label="Unredeemed" value={product.unredeemedCount} />
@@ -75,7 +85,11 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
               View Voucher Codes
             </Button>
             <Tooltip title="Open the voucher codes page">
-              <IconButton component={RouterLink} to={`/admin/voucher-codes/${product.id}`} aria-label={`Voucher codes page of ${product.name}`}>
+              <IconButton
+                component={RouterLink}
+                to={`/admin/voucher-codes/${product.id}`}
+                aria-label={`Voucher codes page of ${product.name}`}
+              >
                 <OpenInNew />
               </IconButton>
             </Tooltip>
@@ -92,9 +106,13 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
           </Button>
         )}
       </CardActions>
-      {dialog === 'codes' && can(PERMISSIONS.vouchersView) && <VoucherCodesModal product={product} open onClose={() => setDialog(null)} />}
+      {dialog === 'codes' && can(PERMISSIONS.vouchersView) && (
+        <VoucherCodesModal product={product} open onClose={() => setDialog(null)} />
+      )}
       {dialog === 'template' && <EmailTemplateEditor product={product} open onClose={() => setDialog(null)} />}
-      {dialog === 'void' && can(PERMISSIONS.vouchersVoid) && <VoidCodesDialog product={product} open onClose={() => setDialog(null)} />}
+      {dialog === 'void' && can(PERMISSIONS.vouchersVoid) && (
+        <VoidCodesDialog product={product} open onClose={() => setDialog(null)} />
+      )}
     </Card>
   );
 }

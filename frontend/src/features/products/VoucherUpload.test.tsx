@@ -16,7 +16,8 @@ function open() {
   );
 }
 
-const drop = (file: File) => fireEvent.drop(screen.getByTestId(`dropzone-${PRODUCT.id}`), { dataTransfer: { files: [file] } });
+const drop = (file: File) =>
+  fireEvent.drop(screen.getByTestId(`dropzone-${PRODUCT.id}`), { dataTransfer: { files: [file] } });
 
 describe('voucher upload control', () => {
   it('takes a CSV or TXT file dropped on it and enables "Upload Codes"', () => {
@@ -29,7 +30,9 @@ describe('voucher upload control', () => {
 
   it('takes a file chosen by click', () => {
     open();
-    fireEvent.change(screen.getByLabelText(`Voucher file for ${PRODUCT.name}`), { target: { files: [new File(['code\nA-1'], 'list.csv', { type: 'text/csv' })] } });
+    fireEvent.change(screen.getByLabelText(`Voucher file for ${PRODUCT.name}`), {
+      target: { files: [new File(['code\nA-1'], 'list.csv', { type: 'text/csv' })] },
+    });
     expect(screen.getByText('list.csv')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Upload Codes' })).toBeEnabled();
   });

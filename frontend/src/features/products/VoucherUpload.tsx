@@ -39,7 +39,11 @@ export function VoucherUpload({ product }: { product: Product }) {
       if (input.current) input.current.value = '';
       dispatch(api.util.invalidateTags(invalidatesFor('uploadVoucherCodes')));
     } catch (err) {
-      toast({ title: 'Upload Failed', description: (err as Error).message || 'Failed to upload voucher codes.', variant: 'destructive' });
+      toast({
+        title: 'Upload Failed',
+        description: (err as Error).message || 'Failed to upload voucher codes.',
+        variant: 'destructive',
+      });
     } finally {
       setProgress(null);
     }
@@ -59,7 +63,11 @@ export function VoucherUpload({ product }: { product: Product }) {
       />
       {uploading && (
         <Box>
-          <LinearProgress variant="determinate" value={Math.round((progress ?? 0) * 100)} aria-label="Upload progress" />
+          <LinearProgress
+            variant="determinate"
+            value={Math.round((progress ?? 0) * 100)}
+            aria-label="Upload progress"
+          />
           <Typography variant="caption" sx={{ color: 'text.secondary' }}>
             Uploading... {Math.round((progress ?? 0) * 100)}%
           </Typography>
@@ -69,9 +77,13 @@ export function VoucherUpload({ product }: { product: Product }) {
         {uploading ? 'Uploading...' : 'Upload Codes'}
       </Button>
       {report && (
-        <Alert severity={report.inserted > 0 ? 'success' : 'info'} data-testid="upload-report" onClose={() => setReport(null)}>
-          <strong>{report.inserted}</strong> inserted, <strong>{report.duplicates}</strong> duplicate{report.duplicates === 1 ? '' : 's'},{' '}
-          <strong>{report.invalid}</strong> invalid
+        <Alert
+          severity={report.inserted > 0 ? 'success' : 'info'}
+          data-testid="upload-report"
+          onClose={() => setReport(null)}
+        >
+          <strong>{report.inserted}</strong> inserted, <strong>{report.duplicates}</strong> duplicate
+          {report.duplicates === 1 ? '' : 's'}, <strong>{report.invalid}</strong> invalid
           {report.invalidSamples.length > 0 && (
             <Typography variant="caption" component="div">
               Invalid examples: {report.invalidSamples.slice(0, 5).join(', ')}

@@ -30,7 +30,12 @@ export interface UploadReport {
 export interface VoidReport {
   message: string;
   voided: number;
-  refundedAfterRedemption: Array<{ code: string; redemptionId: string | null; redeemedAt: string | null; refundedAt: string | null }>;
+  refundedAfterRedemption: Array<{
+    code: string;
+    redemptionId: string | null;
+    redeemedAt: string | null;
+    refundedAt: string | null;
+  }>;
   unknown: number;
   alreadyVoid: number;
   invalid: number;
@@ -54,7 +59,10 @@ export const productsApi = api.injectEndpoints({
   endpoints: (build) => ({
     products: build.query<Product[], void>({
       query: () => 'products',
-      providesTags: (result) => [{ type: 'Products', id: 'LIST' }, ...(result ?? []).map((p) => ({ type: 'Products' as const, id: p.id }))],
+      providesTags: (result) => [
+        { type: 'Products', id: 'LIST' },
+        ...(result ?? []).map((p) => ({ type: 'Products' as const, id: p.id })),
+      ],
     }),
     // Tagged as products: whatever refreshes the product cards (a redemption, a key added) refreshes the forecast.
     poolForecast: build.query<PoolForecast[], void>({
@@ -69,11 +77,20 @@ export const productsApi = api.injectEndpoints({
       query: ({ id, ...body }) => ({ url: `products/${id}`, method: 'PUT', body }),
       invalidatesTags: invalidatesFor('updateEmailTemplate'),
     }),
-    sendTestEmail: build.mutation<{ message: string }, { id: string; to: string; emailSubject: string; emailTemplate: string }>({
+    sendTestEmail: build.mutation<
+      { message: string },
+      { id: string; to: string; emailSubject: string; emailTemplate: string }
+    >({
       query: ({ id, ...body }) => ({ url: `products/${id}/test-email`, method: 'POST', body }),
       invalidatesTags: invalidatesFor('sendTestEmail'),
     }),
   }),
 });
 
-export const { useProductsQuery, usePoolForecastQuery, useProductQuery, useUpdateEmailTemplateMutation, useSendTestEmailMutation } = productsApi;
+export const {
+  useProductsQuery,
+  usePoolForecastQuery,
+  useProductQuery,
+  useUpdateEmailTemplateMutation,
+  useSendTestEmailMutation,
+} = productsApi;

@@ -6,7 +6,8 @@ export const SAMPLE_VALUES = {
   license_key: 'XXXXX-XXXXX-XXXXX-XXXXX-XXXXX',
 } as const;
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /** Replaces `{{ name }}` placeholders (spaces inside the braces allowed, docs/product.md §12.1); unknown ones stay. */
 export function renderTemplatePreview(template: string, values: Record<string, string>, html = true): string {

@@ -15,7 +15,12 @@ export function isAcceptedVoucherFile(file: File): boolean {
   return /\.(csv|txt)$/i.test(file.name);
 }
 
-function send(path: string, file: File, onProgress: (fraction: number) => void, failed: string): Promise<{ status: number; body: unknown }> {
+function send(
+  path: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+  failed: string,
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', path);
@@ -46,7 +51,12 @@ function send(path: string, file: File, onProgress: (fraction: number) => void, 
  * 401 renews the access token once and sends again (`withSessionRenewal`, as for every API call). Resolves with
  * the server's report, rejects with its message (`failed` when there is none).
  */
-export async function postCodeFile<T>(path: string, file: File, onProgress: (fraction: number) => void, failed: string): Promise<T> {
+export async function postCodeFile<T>(
+  path: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+  failed: string,
+): Promise<T> {
   let attempts = 0;
   const answer = await withSessionRenewal(
     () => {
@@ -62,6 +72,15 @@ export async function postCodeFile<T>(path: string, file: File, onProgress: (fra
 }
 
 /** The upload of a voucher file to a product (docs/product.md §15.1). */
-export function uploadVoucherFile(productId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadReport> {
-  return postCodeFile(`/api/products/${encodeURIComponent(productId)}/voucher-codes`, file, onProgress, 'Failed to upload voucher codes.');
+export function uploadVoucherFile(
+  productId: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<UploadReport> {
+  return postCodeFile(
+    `/api/products/${encodeURIComponent(productId)}/voucher-codes`,
+    file,
+    onProgress,
+    'Failed to upload voucher codes.',
+  );
 }

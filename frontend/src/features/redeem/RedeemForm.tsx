@@ -30,11 +30,21 @@ import {
 } from './redeemRules';
 
 // Loaded with the first failure: most visitors never see it.
-const RedemptionFailedDialog = lazy(() => import('./RedemptionFailedDialog').then((m) => ({ default: m.RedemptionFailedDialog })));
+const RedemptionFailedDialog = lazy(() =>
+  import('./RedemptionFailedDialog').then((m) => ({ default: m.RedemptionFailedDialog })),
+);
 
-export const SUCCESS_NOTICE = 'Voucher successfully redeemed! Check your email for the download link and product license.';
+export const SUCCESS_NOTICE =
+  'Voucher successfully redeemed! Check your email for the download link and product license.';
 
-const EMPTY: RedeemFormValues = { firstName: '', lastName: '', email: '', phone: '', voucherCode: '', acceptPrivacyPolicy: false };
+const EMPTY: RedeemFormValues = {
+  firstName: '',
+  lastName: '',
+  email: '',
+  phone: '',
+  voucherCode: '',
+  acceptPrivacyPolicy: false,
+};
 
 type TextFieldName = Exclude<RedeemField, 'acceptPrivacyPolicy'>;
 
@@ -50,8 +60,8 @@ function typedBeforeLoad(): Partial<RedeemFormValues> {
     if (!element) continue;
     if (field === 'acceptPrivacyPolicy') {
       if (element.checked) typed.acceptPrivacyPolicy = true;
-    }
-    else if (element.value) typed[field] = field === 'voucherCode' ? normaliseVoucherInput(element.value) : element.value;
+    } else if (element.value)
+      typed[field] = field === 'voucherCode' ? normaliseVoucherInput(element.value) : element.value;
   }
   return typed;
 }
@@ -122,7 +132,14 @@ export function RedeemForm() {
     if (submitting) return;
     const found = validateForm(values);
     setErrors(found);
-    setTouched({ firstName: true, lastName: true, email: true, phone: true, voucherCode: true, acceptPrivacyPolicy: true });
+    setTouched({
+      firstName: true,
+      lastName: true,
+      email: true,
+      phone: true,
+      voucherCode: true,
+      acceptPrivacyPolicy: true,
+    });
     const first = FIELD_ORDER.find((f) => found[f]);
     if (first) {
       inputs.current[first]?.focus();
@@ -162,7 +179,11 @@ export function RedeemForm() {
     retry.current = false;
   };
 
-  const text = (field: TextFieldName, label: string, extra: { hint?: string; type?: string; autoComplete?: string; ok?: boolean; okLabel?: string }) => {
+  const text = (
+    field: TextFieldName,
+    label: string,
+    extra: { hint?: string; type?: string; autoComplete?: string; ok?: boolean; okLabel?: string },
+  ) => {
     const error = errors[field];
     return (
       <OutlinedTextField
@@ -188,7 +209,13 @@ export function RedeemForm() {
   const voucher = values.voucherCode.trim();
   const phone = values.phone.trim();
   return (
-    <Box component="form" noValidate onSubmit={onSubmit} aria-label="Redeem your voucher" data-ready={ready || undefined}>
+    <Box
+      component="form"
+      noValidate
+      onSubmit={onSubmit}
+      aria-label="Redeem your voucher"
+      data-ready={ready || undefined}
+    >
       <Stack spacing={1}>
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
           {text('firstName', 'First Name', { autoComplete: 'given-name' })}
@@ -214,7 +241,10 @@ export function RedeemForm() {
         })}
 
         {/* Honeypots: invisible to people and to assistive technology; bots fill them in. */}
-        <Box aria-hidden sx={{ position: 'absolute', left: '-10000px', top: 'auto', width: '1px', height: '1px', overflow: 'hidden' }}>
+        <Box
+          aria-hidden
+          sx={{ position: 'absolute', left: '-10000px', top: 'auto', width: '1px', height: '1px', overflow: 'hidden' }}
+        >
           <label htmlFor="redeem-website">Website</label>
           <input
             id="redeem-website"
@@ -290,7 +320,13 @@ export function RedeemForm() {
 
       {dialogMounted && (
         <Suspense fallback={null}>
-          <RedemptionFailedDialog open={failure !== null} message={failure ?? ''} onClose={closeDialog} onTryAgain={tryAgain} onExited={afterDialog} />
+          <RedemptionFailedDialog
+            open={failure !== null}
+            message={failure ?? ''}
+            onClose={closeDialog}
+            onTryAgain={tryAgain}
+            onExited={afterDialog}
+          />
         </Suspense>
       )}
     </Box>

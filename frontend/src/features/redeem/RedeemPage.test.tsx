@@ -13,7 +13,12 @@ afterEach(() => {
   act(() => resetToasts());
 });
 
-async function openRedeemPage(redeem: Handler = () => ({ status: 201, body: { success: true, productName: 'Office 2024 Professional Plus (Windows)', successToken: 'tok123' } })) {
+async function openRedeemPage(
+  redeem: Handler = () => ({
+    status: 201,
+    body: { success: true, productName: 'Office 2024 Professional Plus (Windows)', successToken: 'tok123' },
+  }),
+) {
   server = fakeServer({ 'GET /api/public-config': config, 'POST /api/redeem-voucher': redeem });
   const view = renderRoutes(routes, '/');
   await screen.findByRole('heading', { level: 1, name: /Redeem Your Office License/ });
@@ -24,7 +29,13 @@ const field = (name: RegExp) => screen.getByRole('textbox', { name }) as HTMLInp
 
 async function fillValid(user: ReturnType<typeof renderRoutes>['user'], code = 'win-code-0001') {
   // Pasting is one change event per field; typing is covered by the live-validation tests.
-  for (const [name, value] of [[/First Name/, 'Ann'], [/Last Name/, 'Lee'], [/Email Address/, 'Ann@Example.com'], [/Phone Number/, '+1 302 555 0100'], [/Voucher Code/, code.toLowerCase()]] as const) {
+  for (const [name, value] of [
+    [/First Name/, 'Ann'],
+    [/Last Name/, 'Lee'],
+    [/Email Address/, 'Ann@Example.com'],
+    [/Phone Number/, '+1 302 555 0100'],
+    [/Voucher Code/, code.toLowerCase()],
+  ] as const) {
     await user.click(field(name));
     await user.paste(value);
   }
@@ -34,7 +45,9 @@ async function fillValid(user: ReturnType<typeof renderRoutes>['user'], code = '
 describe('redeem page', () => {
   it('shows the company name, support e-mail and address from /api/public-config', async () => {
     await openRedeemPage();
-    expect(await screen.findByRole('heading', { level: 1, name: 'Redeem Your Office License | Licence Desk Ltd' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { level: 1, name: 'Redeem Your Office License | Licence Desk Ltd' }),
+    ).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Contact Support' })).toHaveAttribute('href', 'mailto:help@licences.test');
     expect(screen.getByText('1 Main St, Dover, DE 19901, USA')).toBeInTheDocument();
     expect(document.title).toBe('Redeem Your Office License | Licence Desk Ltd');
@@ -51,7 +64,10 @@ describe('redeem page', () => {
     expect(phone).toHaveAccessibleDescription(/country code/);
     const consent = screen.getByRole('checkbox', { name: /Privacy Policy/ }).closest('label')!;
     expect(within(consent).getByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('target', '_blank');
-    expect(within(consent).getByRole('link', { name: 'Terms & Conditions' })).toHaveAttribute('href', '/terms-conditions');
+    expect(within(consent).getByRole('link', { name: 'Terms & Conditions' })).toHaveAttribute(
+      'href',
+      '/terms-conditions',
+    );
     expect(screen.getAllByRole('listitem').length).toBeGreaterThanOrEqual(4);
     expect(screen.getByText('Reveal the voucher code')).toBeInTheDocument();
   });
@@ -136,14 +152,24 @@ describe('redeem page', () => {
     expect(document.querySelector('input[name="website"]')).toHaveAttribute('tabindex', '-1');
     expect(document.querySelector('input[name="company_website"]')).toBeInTheDocument();
 
-    act(() => answer({ status: 201, body: { success: true, productName: 'Office 2024 Home & Business (Windows)', successToken: 'tok-win' } }));
+    act(() =>
+      answer({
+        status: 201,
+        body: { success: true, productName: 'Office 2024 Home & Business (Windows)', successToken: 'tok-win' },
+      }),
+    );
     await waitFor(() => expect(location.current.pathname).toBe('/success/windows'));
     expect(location.current.search).toBe('?token=tok-win');
-    expect(screen.getByText('Voucher successfully redeemed! Check your email for the download link and product license.')).toBeInTheDocument();
+    expect(
+      screen.getByText('Voucher successfully redeemed! Check your email for the download link and product license.'),
+    ).toBeInTheDocument();
   });
 
   it('goes to the Mac page when the product name contains "mac" in any case', async () => {
-    const { user, location } = await openRedeemPage(() => ({ status: 201, body: { success: true, productName: 'Office 2024 Home & Business (MAC)', successToken: 'tok-mac' } }));
+    const { user, location } = await openRedeemPage(() => ({
+      status: 201,
+      body: { success: true, productName: 'Office 2024 Home & Business (MAC)', successToken: 'tok-mac' },
+    }));
     await fillValid(user);
     await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
     await waitFor(() => expect(location.current.pathname).toBe('/success/mac'));
@@ -167,7 +193,14 @@ describe('redeem page', () => {
   });
 
   it('Close keeps the form as it was', async () => {
-    const { user } = await openRedeemPage(() => ({ status: 500, body: { statusCode: 500, message: 'Something went wrong on our side. Please try again later.', error: 'Internal Server Error' } }));
+    const { user } = await openRedeemPage(() => ({
+      status: 500,
+      body: {
+        statusCode: 500,
+        message: 'Something went wrong on our side. Please try again later.',
+        error: 'Internal Server Error',
+      },
+    }));
     await fillValid(user, 'KEEP-ME-123');
     await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
     const dialog = await screen.findByRole('dialog', { name: 'Redemption Failed' });
@@ -182,8 +215,18 @@ describe('redeem page', () => {
     let calls = 0;
     const { user, location } = await openRedeemPage(() =>
       ++calls === 1
-        ? { status: 500, body: { statusCode: 500, message: 'Something went wrong on our side. Please try again later.', error: 'Internal Server Error' } }
-        : { status: 200, body: { success: true, productName: 'Office 2024 Professional Plus (Windows)', successToken: 'tok-again' } },
+        ? {
+            status: 500,
+            body: {
+              statusCode: 500,
+              message: 'Something went wrong on our side. Please try again later.',
+              error: 'Internal Server Error',
+            },
+          }
+        : {
+            status: 200,
+            body: { success: true, productName: 'Office 2024 Professional Plus (Windows)', successToken: 'tok-again' },
+          },
     );
     await fillValid(user);
     await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
@@ -210,15 +253,22 @@ describe('redeem page', () => {
     await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
     await waitFor(() => expect(server.of('POST', '/api/redeem-voucher')).toHaveLength(1));
     // A key left by this tab's unfinished form (the page was reloaded) is that form's: sent again.
-    expect(server.of('POST', '/api/redeem-voucher')[0].headers.get('Idempotency-Key')).toBe('an-earlier-forms-key-0001');
+    expect(server.of('POST', '/api/redeem-voucher')[0].headers.get('Idempotency-Key')).toBe(
+      'an-earlier-forms-key-0001',
+    );
     await waitFor(() => expect(sessionStorage.getItem('redeem-idempotency-key')).toBeNull());
   });
 
   it('a success answer without a token fails with "Authentication token missing. Please try again."', async () => {
-    const { user, location } = await openRedeemPage(() => ({ status: 201, body: { success: true, productName: 'Office 2024 Professional Plus (Windows)' } }));
+    const { user, location } = await openRedeemPage(() => ({
+      status: 201,
+      body: { success: true, productName: 'Office 2024 Professional Plus (Windows)' },
+    }));
     await fillValid(user);
     await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));
-    expect(await screen.findByRole('dialog', { name: 'Redemption Failed' })).toHaveTextContent('Authentication token missing. Please try again.');
+    expect(await screen.findByRole('dialog', { name: 'Redemption Failed' })).toHaveTextContent(
+      'Authentication token missing. Please try again.',
+    );
     expect(location.current.pathname).toBe('/');
   });
 

@@ -16,7 +16,10 @@ export const PAGE_TITLE = 'Redeem Your Office License';
 /** `/`: the customer redeems a voucher code (docs/product.md §2.2 Redeem page). */
 export function RedeemPage() {
   const { supportEmail, companyName } = usePublicConfig();
-  useDocumentTitle(PAGE_TITLE, 'Redeem your office-suite 2024 voucher code and receive your licence key and download link at once.');
+  useDocumentTitle(
+    PAGE_TITLE,
+    'Redeem your office-suite 2024 voucher code and receive your licence key and download link at once.',
+  );
   return (
     <PublicLayout>
       <Box sx={{ mb: 3 }}>
@@ -34,8 +37,8 @@ export function RedeemPage() {
         </Typography>
       </Box>
       <Alert severity="info" sx={{ mb: 3 }}>
-        Your order details will be sent to your e-mail within 2-3 hours. If nothing arrives by then, please contact
-        our support team{supportEmail ? ' at ' : ''}
+        Your order details will be sent to your e-mail within 2-3 hours. If nothing arrives by then, please contact our
+        support team{supportEmail ? ' at ' : ''}
         {supportEmail && <Link href={`mailto:${supportEmail}`}>{supportEmail}</Link>}.
       </Alert>
       <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', md: '3fr 2fr' }, alignItems: 'start' }}>

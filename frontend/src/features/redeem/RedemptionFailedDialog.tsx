@@ -28,7 +28,10 @@ export function RedemptionFailedDialog({ open, message, onClose, onTryAgain, onE
       maxWidth="xs"
       fullWidth
     >
-      <DialogTitle id="redemption-failed-title" sx={{ display: 'flex', alignItems: 'center', gap: 1, color: 'error.main' }}>
+      <DialogTitle
+        id="redemption-failed-title"
+        sx={{ display: 'flex', alignItems: 'center', gap: 1, color: 'error.main' }}
+      >
         <ErrorOutlinedIcon aria-hidden />
         Redemption Failed
       </DialogTitle>

@@ -18,7 +18,12 @@ export function SupportPanel() {
         Our support team answers by e-mail{supportEmail ? ` at ${supportEmail}` : ''}, usually within 2-4 hours during
         business hours.
       </Typography>
-      <Button variant="outlined" startIcon={<MailOutlinedIcon />} href={supportEmail ? `mailto:${supportEmail}` : undefined} disabled={!supportEmail}>
+      <Button
+        variant="outlined"
+        startIcon={<MailOutlinedIcon />}
+        href={supportEmail ? `mailto:${supportEmail}` : undefined}
+        disabled={!supportEmail}
+      >
         Contact Support
       </Button>
       <Box sx={{ mt: 2 }}>

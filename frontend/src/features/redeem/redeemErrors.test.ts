@@ -2,9 +2,11 @@ import { describeRedeemFailure, redemptionFailureText } from './redeemErrors';
 
 describe('redemption failure messages (docs/product.md §9.2 Public)', () => {
   it('strips a leading status prefix and reads the message of a JSON body', () => {
-    expect(redemptionFailureText('409: {"statusCode":409,"message":"This voucher code has already been redeemed.","error":"Conflict"}')).toBe(
-      'This voucher code has already been redeemed.',
-    );
+    expect(
+      redemptionFailureText(
+        '409: {"statusCode":409,"message":"This voucher code has already been redeemed.","error":"Conflict"}',
+      ),
+    ).toBe('This voucher code has already been redeemed.');
     expect(redemptionFailureText('400: {"message":"Invalid voucher code format"}')).toBe('Invalid voucher code format');
   });
 
@@ -21,11 +23,22 @@ describe('redemption failure messages (docs/product.md §9.2 Public)', () => {
 
   it('sends 451 and GEO_BLOCKED bodies to the region page', () => {
     expect(describeRedeemFailure({ status: 451, data: { message: 'x' } })).toEqual({ kind: 'geo-blocked' });
-    expect(describeRedeemFailure({ status: 403, data: { code: 'GEO_BLOCKED', error: 'Access Restricted', message: 'x' } })).toEqual({ kind: 'geo-blocked' });
+    expect(
+      describeRedeemFailure({ status: 403, data: { code: 'GEO_BLOCKED', error: 'Access Restricted', message: 'x' } }),
+    ).toEqual({ kind: 'geo-blocked' });
   });
 
   it('turns an HTTP error into the modal text, and a network failure into the default', () => {
-    expect(describeRedeemFailure({ status: 404, data: { statusCode: 404, message: 'Invalid voucher code. Please check the code and try again.', error: 'Not Found' } })).toEqual({
+    expect(
+      describeRedeemFailure({
+        status: 404,
+        data: {
+          statusCode: 404,
+          message: 'Invalid voucher code. Please check the code and try again.',
+          error: 'Not Found',
+        },
+      }),
+    ).toEqual({
       kind: 'failed',
       message: 'Invalid voucher code. Please check the code and try again.',
     });

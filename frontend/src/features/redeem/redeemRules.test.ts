@@ -1,4 +1,11 @@
-import { MESSAGES, normaliseVoucherInput, toRedeemRequest, validateField, validateForm, type RedeemFormValues } from './redeemRules';
+import {
+  MESSAGES,
+  normaliseVoucherInput,
+  toRedeemRequest,
+  validateField,
+  validateForm,
+  type RedeemFormValues,
+} from './redeemRules';
 
 const valid: RedeemFormValues = {
   firstName: 'Ann',
@@ -66,7 +73,9 @@ describe('redemption form rules (docs/product.md §6.1)', () => {
   });
 
   it('the privacy policy and terms must be accepted', () => {
-    expect(validateField('acceptPrivacyPolicy', false)).toBe('You must accept the privacy policy and terms & conditions to proceed');
+    expect(validateField('acceptPrivacyPolicy', false)).toBe(
+      'You must accept the privacy policy and terms & conditions to proceed',
+    );
     expect(validateField('acceptPrivacyPolicy', true)).toBeUndefined();
   });
 

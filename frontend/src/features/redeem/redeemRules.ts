@@ -79,7 +79,14 @@ export function validateField<F extends RedeemField>(field: F, raw: RedeemFormVa
 }
 
 /** Fields in the server's checking order. */
-export const FIELD_ORDER: RedeemField[] = ['voucherCode', 'firstName', 'lastName', 'email', 'phone', 'acceptPrivacyPolicy'];
+export const FIELD_ORDER: RedeemField[] = [
+  'voucherCode',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'acceptPrivacyPolicy',
+];
 
 export function validateForm(values: RedeemFormValues): RedeemErrors {
   const errors: RedeemErrors = {};

@@ -51,8 +51,8 @@ export function BulkAssignDialog({ count, busy, onSubmit, onClose }: Props) {
         <DialogContent>
           <Stack spacing={2} sx={{ pt: 1 }}>
             <Alert severity="warning">
-              The same license key and download link will be assigned to all {count} selected redemptions. Make sure the license supports
-              multiple activations.
+              The same license key and download link will be assigned to all {count} selected redemptions. Make sure the
+              license supports multiple activations.
             </Alert>
             <TextField
               label="License Key"

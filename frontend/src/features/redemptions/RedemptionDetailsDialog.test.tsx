@@ -18,7 +18,11 @@ afterEach(() => {
 
 const toasts = () => document.querySelector('[aria-label="Notifications (F8)"]')!;
 
-function open(redemption: AdminRedemption, extra: Record<string, AdminHandler> = {}, role: 'admin' | 'operator' | 'shop-manager' = 'admin') {
+function open(
+  redemption: AdminRedemption,
+  extra: Record<string, AdminHandler> = {},
+  role: 'admin' | 'operator' | 'shop-manager' = 'admin',
+) {
   server = adminServer({
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
     [`GET /api/redemptions/${redemption.id}`]: () => ({ status: 200, body: redemption }),
@@ -41,7 +45,14 @@ describe('redemption details modal', () => {
   it('shows the History newest first, with what happened, who and when (keys without the MANUAL_ prefix)', async () => {
     const r = aRedemption({ code: 'HIST-001', emailStatus: 'sent' });
     const event = (at: string, type: string, actor: string | null, description: string, more = {}) => ({
-      at, type, actor, description, provider: null, error: null, licenseKey: null, ...more,
+      at,
+      type,
+      actor,
+      description,
+      provider: null,
+      error: null,
+      licenseKey: null,
+      ...more,
     });
     open(r, {
       [`GET /api/redemptions/${r.id}/history`]: () => ({
@@ -50,18 +61,39 @@ describe('redemption details modal', () => {
           redemptionId: r.id,
           exists: true,
           events: [
-            event('2025-09-01T10:00:00.000Z', 'redeemed', 'Customer', `Voucher HIST-001 redeemed by ${r.customer.email}`),
-            event('2025-09-01T11:00:00.000Z', 'key-assigned', 'operator', 'License key assigned by hand', { licenseKey: 'MANUAL_ABCDE-•••••-UVWXY' }),
-            event('2025-09-01T11:00:01.000Z', 'email-failed', 'System', `E-mail attempt failed to ${r.customer.email} via primary`, { provider: 'primary', error: 'connection refused' }),
+            event(
+              '2025-09-01T10:00:00.000Z',
+              'redeemed',
+              'Customer',
+              `Voucher HIST-001 redeemed by ${r.customer.email}`,
+            ),
+            event('2025-09-01T11:00:00.000Z', 'key-assigned', 'operator', 'License key assigned by hand', {
+              licenseKey: 'MANUAL_ABCDE-•••••-UVWXY',
+            }),
+            event(
+              '2025-09-01T11:00:01.000Z',
+              'email-failed',
+              'System',
+              `E-mail attempt failed to ${r.customer.email} via primary`,
+              { provider: 'primary', error: 'connection refused' },
+            ),
             event('2025-09-02T09:30:00.000Z', 'email-resent', 'admin', 'Order e-mail sent again on request'),
             event('2025-09-03T08:00:00.000Z', 'exported', null, 'Exported (selected-redemptions)'),
           ],
         },
       }),
     });
-    const history = await within(await screen.findByRole('region', { name: 'History' })).findByRole('list', { name: 'Redemption history' });
+    const history = await within(await screen.findByRole('region', { name: 'History' })).findByRole('list', {
+      name: 'Redemption history',
+    });
     const items = within(history).getAllByRole('listitem');
-    expect(items.map((item) => item.getAttribute('data-event-type'))).toEqual(['exported', 'email-resent', 'email-failed', 'key-assigned', 'redeemed']);
+    expect(items.map((item) => item.getAttribute('data-event-type'))).toEqual([
+      'exported',
+      'email-resent',
+      'email-failed',
+      'key-assigned',
+      'redeemed',
+    ]);
     expect(items[0]).toHaveTextContent('Exported (selected-redemptions)');
     expect(items[0]).toHaveTextContent('by an unknown user');
     expect(items[0]).toHaveTextContent(new Date('2025-09-03T08:00:00.000Z').toLocaleString());
@@ -76,8 +108,17 @@ describe('redemption details modal', () => {
 
   it('says so when the History cannot be loaded, and the rest of the modal stays', async () => {
     const r = aRedemption({ code: 'HIST-002' });
-    open(r, { [`GET /api/redemptions/${r.id}/history`]: () => ({ status: 500, body: { statusCode: 500, message: 'boom', error: 'Internal Server Error' } }) });
-    expect(await within(await screen.findByRole('region', { name: 'History' })).findByText('The history could not be loaded.')).toBeInTheDocument();
+    open(r, {
+      [`GET /api/redemptions/${r.id}/history`]: () => ({
+        status: 500,
+        body: { statusCode: 500, message: 'boom', error: 'Internal Server Error' },
+      }),
+    });
+    expect(
+      await within(await screen.findByRole('region', { name: 'History' })).findByText(
+        'The history could not be loaded.',
+      ),
+    ).toBeInTheDocument();
     expect(section('Product Information')).toHaveTextContent('HIST-002');
   });
 
@@ -97,9 +138,14 @@ describe('redemption details modal', () => {
     expect(within(section('License Key')).getByTestId('details-license-key')).toHaveTextContent(/^ABCDE-12345-FGHIJ$/);
     expect(screen.getByRole('dialog')).not.toHaveTextContent('MANUAL_');
     expect(screen.queryByRole('region', { name: 'License Activation' })).not.toBeInTheDocument();
-    expect(within(section('Download Link')).getByRole('link')).toHaveAttribute('href', 'https://dl.example.com/office.exe');
+    expect(within(section('Download Link')).getByRole('link')).toHaveAttribute(
+      'href',
+      'https://dl.example.com/office.exe',
+    );
     expect(section('Redemption Status')).toHaveTextContent('sent');
-    await waitFor(() => expect(within(section('Redemption Status')).getByRole('button', { name: 'Resend Email' })).toBeInTheDocument());
+    await waitFor(() =>
+      expect(within(section('Redemption Status')).getByRole('button', { name: 'Resend Email' })).toBeInTheDocument(),
+    );
   });
 
   it('Mac products have no licence key section but a License Activation section', async () => {
@@ -112,7 +158,12 @@ describe('redemption details modal', () => {
 
   it('manual assignment: Save is disabled while a field is empty, blanks alone say "Invalid input", sends trimmed values, Cancel returns to view', async () => {
     const r = aRedemption({ code: 'MANUAL-001', isManualProcessing: true });
-    const assigned = { ...r, isManualProcessing: false, emailStatus: 'pending', assignedLicenseKey: { licenseKey: 'MANUAL_NEW-KEY-777', downloadLink: 'https://dl.example.com/new.exe' } };
+    const assigned = {
+      ...r,
+      isManualProcessing: false,
+      emailStatus: 'pending',
+      assignedLicenseKey: { licenseKey: 'MANUAL_NEW-KEY-777', downloadLink: 'https://dl.example.com/new.exe' },
+    };
     let current: AdminRedemption = r;
     const { user } = open(r, {
       [`GET /api/redemptions/${r.id}`]: () => ({ status: 200, body: current }),
@@ -153,36 +204,61 @@ describe('redemption details modal', () => {
     expect(server.of('POST', `/api/redemptions/${r.id}/assign-license`)).toHaveLength(0);
 
     await user.click(screen.getByRole('button', { name: 'Assign License' }));
-    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /License Key/ }), { target: { value: '  NEW-KEY-777 ' } });
-    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /Download Link/ }), { target: { value: ' https://dl.example.com/new.exe ' } });
+    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /License Key/ }), {
+      target: { value: '  NEW-KEY-777 ' },
+    });
+    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /Download Link/ }), {
+      target: { value: ' https://dl.example.com/new.exe ' },
+    });
     await user.click(within(section('License Key')).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(toasts()).toHaveTextContent('License assigned successfully'));
-    expect(server.of('POST', `/api/redemptions/${r.id}/assign-license`)[0].body).toEqual({ licenseKey: 'NEW-KEY-777', downloadLink: 'https://dl.example.com/new.exe' });
-    await waitFor(() => expect(within(section('License Key')).getByTestId('details-license-key')).toHaveTextContent(/^NEW-KEY-777$/));
+    expect(server.of('POST', `/api/redemptions/${r.id}/assign-license`)[0].body).toEqual({
+      licenseKey: 'NEW-KEY-777',
+      downloadLink: 'https://dl.example.com/new.exe',
+    });
+    await waitFor(() =>
+      expect(within(section('License Key')).getByTestId('details-license-key')).toHaveTextContent(/^NEW-KEY-777$/),
+    );
   });
 
   it('editing an assigned key starts from the key without MANUAL_; a refused assignment toasts the server message', async () => {
-    const r = aRedemption({ code: 'EDIT-0001', assignedLicenseKey: { licenseKey: 'MANUAL_OLD-KEY-1', downloadLink: 'https://dl.example.com/old.exe' } });
+    const r = aRedemption({
+      code: 'EDIT-0001',
+      assignedLicenseKey: { licenseKey: 'MANUAL_OLD-KEY-1', downloadLink: 'https://dl.example.com/old.exe' },
+    });
     const { user } = open(r, {
-      [`POST /api/redemptions/${r.id}/assign-license`]: () => ({ status: 400, body: { statusCode: 400, message: 'Must be a valid URL', error: 'Bad Request' } }),
+      [`POST /api/redemptions/${r.id}/assign-license`]: () => ({
+        status: 400,
+        body: { statusCode: 400, message: 'Must be a valid URL', error: 'Bad Request' },
+      }),
     });
     await user.click(await screen.findByRole('button', { name: 'Edit License' }));
     expect(within(section('License Key')).getByRole('textbox', { name: /License Key/ })).toHaveValue('OLD-KEY-1');
-    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /Download Link/ }), { target: { value: 'not a url' } });
+    fireEvent.change(within(section('License Key')).getByRole('textbox', { name: /Download Link/ }), {
+      target: { value: 'not a url' },
+    });
     await user.click(within(section('License Key')).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(toasts()).toHaveTextContent('Failed to assign license'));
     expect(toasts()).toHaveTextContent('Must be a valid URL');
     // Still editing, with the typed values kept (the details may refetch meanwhile).
-    await waitFor(() => expect(within(section('License Key')).getByRole('button', { name: 'Save' })).toBeInTheDocument());
+    await waitFor(() =>
+      expect(within(section('License Key')).getByRole('button', { name: 'Save' })).toBeInTheDocument(),
+    );
   });
 
   it('Resend Email says "Email sent successfully", or docs/product.md §9.3\'s modal wording "Failed to send email" with the reason or its fallback', async () => {
-    const r = aRedemption({ code: 'RESEND-01', assignedLicenseKey: { licenseKey: 'POOL-KEY-1', downloadLink: 'https://dl.example.com/a.exe' } });
+    const r = aRedemption({
+      code: 'RESEND-01',
+      assignedLicenseKey: { licenseKey: 'POOL-KEY-1', downloadLink: 'https://dl.example.com/a.exe' },
+    });
     let fail: 'no' | 'message' | 'bare' = 'no';
     const { user } = open(r, {
       [`POST /api/redemptions/${r.id}/resend-email`]: () =>
         fail === 'message'
-          ? { status: 409, body: { statusCode: 409, message: 'This redemption has no license key yet.', error: 'Conflict' } }
+          ? {
+              status: 409,
+              body: { statusCode: 409, message: 'This redemption has no license key yet.', error: 'Conflict' },
+            }
           : fail === 'bare'
             ? Promise.reject(new TypeError('Failed to fetch'))
             : { status: 200, body: { success: true, message: 'Email queued for sending' } },

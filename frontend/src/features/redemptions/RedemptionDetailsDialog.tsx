@@ -85,7 +85,11 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
       toast({ title: 'License assigned successfully', variant: 'success' });
       onDone();
     } catch (err) {
-      toast({ title: 'Failed to assign license', description: errorText(err, 'There was an error assigning the license key.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to assign license',
+        description: errorText(err, 'There was an error assigning the license key.'),
+        variant: 'destructive',
+      });
     }
   }
 
@@ -141,7 +145,13 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
 }
 
 /** docs/product.md §3.7 redemption details modal. */
-export function RedemptionDetailsDialog({ redemption: initial, onClose }: { redemption: AdminRedemption; onClose: () => void }) {
+export function RedemptionDetailsDialog({
+  redemption: initial,
+  onClose,
+}: {
+  redemption: AdminRedemption;
+  onClose: () => void;
+}) {
   const { data } = useGetRedemptionQuery(initial.id);
   const redemption = data ?? initial;
   const { can } = usePermissions();
@@ -157,7 +167,11 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
       toast({ title: 'Email sent successfully', variant: 'success' });
     } catch (err) {
       // docs/product.md §9.3: the modal's wording (the dashboard row says "Failed to Send Email").
-      toast({ title: 'Failed to send email', description: errorText(err, 'There was an error sending the email.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to send email',
+        description: errorText(err, 'There was an error sending the email.'),
+        variant: 'destructive',
+      });
     }
   }
 
@@ -200,7 +214,8 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
         {mac ? (
           <Section title="License Activation">
             <Alert severity="info">
-              Mac products are activated automatically by the License Activation package sent to the customer. No license key needs to be entered.
+              Mac products are activated automatically by the License Activation package sent to the customer. No
+              license key needs to be entered.
             </Alert>
           </Section>
         ) : (
@@ -210,12 +225,17 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
             ) : (
               <Stack direction="row" spacing={2} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
                 {assigned ? (
-                  <Typography data-testid="details-license-key" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
+                  <Typography
+                    data-testid="details-license-key"
+                    sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}
+                  >
                     {displayLicenseKey(assigned.licenseKey)}
                   </Typography>
                 ) : (
                   <Typography sx={{ color: 'text.secondary' }}>
-                    {redemption.isManualProcessing ? 'No license key assigned yet (manual processing).' : 'No license key assigned.'}
+                    {redemption.isManualProcessing
+                      ? 'No license key assigned yet (manual processing).'
+                      : 'No license key assigned.'}
                   </Typography>
                 )}
                 {can('licenses.assign') && (
@@ -230,7 +250,12 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
         <Divider />
         <Section title="Download Link">
           {assigned?.downloadLink ? (
-            <Link href={assigned.downloadLink} target="_blank" rel="noopener noreferrer" sx={{ wordBreak: 'break-all' }}>
+            <Link
+              href={assigned.downloadLink}
+              target="_blank"
+              rel="noopener noreferrer"
+              sx={{ wordBreak: 'break-all' }}
+            >
               {assigned.downloadLink}
             </Link>
           ) : (
@@ -244,15 +269,23 @@ export function RedemptionDetailsDialog({ redemption: initial, onClose }: { rede
           <Field label="Email Status">
             <EmailStatusChip status={redemption.emailStatus} />
           </Field>
-          <Field label="Exported">{redemption.exported ? `Yes (${formatDateTime(redemption.exportedAt) || 'Not available'})` : 'No'}</Field>
+          <Field label="Exported">
+            {redemption.exported ? `Yes (${formatDateTime(redemption.exportedAt) || 'Not available'})` : 'No'}
+          </Field>
           {redemption.refundedAt && (
             <Field label="Refunded">
-              <StatusChip color="warning" variant="outlined" label="Refunded" /> {formatDateTime(redemption.refundedAt)}: the voucher was
-              refunded after redemption; the customer keeps the licence.
+              <StatusChip color="warning" variant="outlined" label="Refunded" /> {formatDateTime(redemption.refundedAt)}
+              : the voucher was refunded after redemption; the customer keeps the licence.
             </Field>
           )}
           {can('emails.resend') && (
-            <Button sx={{ mt: 1 }} variant="contained" startIcon={<SendIcon />} onClick={() => void resendEmail()} disabled={resending}>
+            <Button
+              sx={{ mt: 1 }}
+              variant="contained"
+              startIcon={<SendIcon />}
+              onClick={() => void resendEmail()}
+              disabled={resending}
+            >
               {resending ? 'Sending...' : 'Resend Email'}
             </Button>
           )}

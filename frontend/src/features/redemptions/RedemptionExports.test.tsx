@@ -9,7 +9,13 @@ describe('Recent Redemptions exports: what is asked for', () => {
     jest.useFakeTimers();
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'ONLY-0001' })]) }),
-      extra: { 'GET /api/export/redeemed-vouchers': () => ({ status: 200, body: 'Voucher Code\r\n', headers: { 'Content-Type': 'text/csv' } }) },
+      extra: {
+        'GET /api/export/redeemed-vouchers': () => ({
+          status: 200,
+          body: 'Voucher Code\r\n',
+          headers: { 'Content-Type': 'text/csv' },
+        }),
+      },
     });
     Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => undefined });
     const click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
@@ -32,7 +38,12 @@ describe('Recent Redemptions exports: what is asked for', () => {
   it('a failed export shows the server message', async () => {
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXP-00001' })]) }),
-      extra: { 'GET /api/export/redeemed-vouchers': () => ({ status: 404, body: { statusCode: 404, message: 'No redeemed vouchers found to export.', error: 'Not Found' } }) },
+      extra: {
+        'GET /api/export/redeemed-vouchers': () => ({
+          status: 404,
+          body: { statusCode: 404, message: 'No redeemed vouchers found to export.', error: 'Not Found' },
+        }),
+      },
     });
     await screen.findByText('EXP-00001');
     await user.click(await screen.findByRole('button', { name: 'Export CSV' }));
@@ -57,9 +68,13 @@ describe('Recent Redemptions exports: the saved file', () => {
   });
   afterEach(() => click.mockRestore());
 
-  const csvFile = (name: string) => ({ status: 200, body: 'Voucher Code\r\nX\r\n', headers: { 'Content-Type': 'text/csv', 'Content-Disposition': `attachment; filename="${name}"` } });
+  const csvFile = (name: string) => ({
+    status: 200,
+    body: 'Voucher Code\r\nX\r\n',
+    headers: { 'Content-Type': 'text/csv', 'Content-Disposition': `attachment; filename="${name}"` },
+  });
 
-  it('Export Selected TXT posts the selected ids, saves the server\'s filename, clears the selection and reloads the list', async () => {
+  it("Export Selected TXT posts the selected ids, saves the server's filename, clears the selection and reloads the list", async () => {
     const a = aRedemption({ code: 'SEL-00001' });
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([a]) }),
@@ -70,32 +85,48 @@ describe('Recent Redemptions exports: the saved file', () => {
     const listCalls = server.of('GET', '/api/redemptions').length;
     await user.click(screen.getByRole('button', { name: 'Export Selected TXT' }));
     await waitFor(() => expect(saved).toEqual(['selected-redemptions-2025-09-01.txt']));
-    expect(server.of('POST', '/api/export/selected-redemptions')[0].body).toEqual({ redemptionIds: [a.id], format: 'txt' });
+    expect(server.of('POST', '/api/export/selected-redemptions')[0].body).toEqual({
+      redemptionIds: [a.id],
+      format: 'txt',
+    });
     await waitFor(() => expect(toasts()).toHaveTextContent('Export Successful'));
     expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
     await waitFor(() => expect(server.of('GET', '/api/redemptions').length).toBeGreaterThan(listCalls));
   });
 
-  it.each(['csv', 'txt'])('Export Redeemed Codes %s asks for that format and saves the server\'s file', async (format) => {
-    const { user } = open(false, {
-      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'RCD-00001' })]) }),
-      extra: { 'GET /api/export/redeemed-voucher-codes': () => csvFile(`redeemed-voucher-codes-2025-09-01.${format}`) },
-    });
-    await screen.findByText('RCD-00001');
-    await user.click(await screen.findByRole('button', { name: `Export Redeemed Codes ${format.toUpperCase()}` }));
-    await waitFor(() => expect(saved).toEqual([`redeemed-voucher-codes-2025-09-01.${format}`]));
-    expect(server.of('GET', '/api/export/redeemed-voucher-codes')[0].query.toString()).toBe(`format=${format}`);
-    await waitFor(() => expect(toasts()).toHaveTextContent('Export Successful'));
-  });
+  it.each(['csv', 'txt'])(
+    "Export Redeemed Codes %s asks for that format and saves the server's file",
+    async (format) => {
+      const { user } = open(false, {
+        list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'RCD-00001' })]) }),
+        extra: {
+          'GET /api/export/redeemed-voucher-codes': () => csvFile(`redeemed-voucher-codes-2025-09-01.${format}`),
+        },
+      });
+      await screen.findByText('RCD-00001');
+      await user.click(await screen.findByRole('button', { name: `Export Redeemed Codes ${format.toUpperCase()}` }));
+      await waitFor(() => expect(saved).toEqual([`redeemed-voucher-codes-2025-09-01.${format}`]));
+      expect(server.of('GET', '/api/export/redeemed-voucher-codes')[0].query.toString()).toBe(`format=${format}`);
+      await waitFor(() => expect(toasts()).toHaveTextContent('Export Successful'));
+    },
+  );
 
   it('Export CSV of the exported tab sends its filter; a 401 renews the access token once and tries again', async () => {
     let calls = 0;
     const { user } = open(true, {
-      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'EXPD-0009', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' })]) }),
+      list: () => ({
+        status: 200,
+        body: pageOf([aRedemption({ code: 'EXPD-0009', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' })]),
+      }),
       extra: {
         'GET /api/export/redeemed-vouchers': () =>
-          ++calls === 1 ? { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } } : csvFile('redeemed-vouchers-2025-09-01.csv'),
-        'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'test-token-2', refreshToken: 'refresh-2', requiresTwoFactor: false } }),
+          ++calls === 1
+            ? { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } }
+            : csvFile('redeemed-vouchers-2025-09-01.csv'),
+        'POST /api/admin/refresh': () => ({
+          status: 200,
+          body: { accessToken: 'test-token-2', refreshToken: 'refresh-2', requiresTwoFactor: false },
+        }),
       },
     });
     await screen.findByText('EXPD-0009');

@@ -25,8 +25,12 @@ describe('page buttons and "showing" text', () => {
   });
 
   it('says "about N" for an estimated total, the count as it is for an exact one', () => {
-    expect(showingText({ currentPage: 1, limit: 50, totalCount: 150000, totalCountExact: false })).toBe('Showing 1-50 of about 150,000');
-    expect(showingText({ currentPage: 1, limit: 50, totalCount: 1200, totalCountExact: true })).toBe('Showing 1-50 of 1200');
+    expect(showingText({ currentPage: 1, limit: 50, totalCount: 150000, totalCountExact: false })).toBe(
+      'Showing 1-50 of about 150,000',
+    );
+    expect(showingText({ currentPage: 1, limit: 50, totalCount: 1200, totalCountExact: true })).toBe(
+      'Showing 1-50 of 1200',
+    );
     expect(pageOfText(1, 1500, false)).toBe('Page 1 of about 1,500');
     expect(pageOfText(2, 3)).toBe('Page 2 of 3');
   });
@@ -41,19 +45,39 @@ describe('Recent Redemptions tab', () => {
       aRedemption({ code: 'ODD-00001', emailStatus: 'queued' }),
       aRedemption({ code: 'PLAIN-001', voucherCode: 'PLAIN-001' } as Partial<AdminRedemption>),
     ];
-    const { user } = open(false, { list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 120 }) }) });
+    const { user } = open(false, {
+      list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 120 }) }),
+    });
     await screen.findByText('SENT-0001');
-    const headers = within(table()).getAllByRole('columnheader').map((h) => h.textContent);
+    const headers = within(table())
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent);
     expect(headers).toEqual(['', 'Voucher Code', 'Customer', 'Product', 'Email Status', 'Redeemed At', 'Actions']);
-    expect(within(rowOf('SENT-0001')).getByText('sent').closest('[data-color]')).toHaveAttribute('data-color', 'success');
-    expect(within(rowOf('FAIL-0001')).getByText('failed').closest('[data-color]')).toHaveAttribute('data-color', 'error');
-    expect(within(rowOf('PEND-0001')).getByText('pending').closest('[data-color]')).toHaveAttribute('data-color', 'warning');
-    expect(within(rowOf('ODD-00001')).getByText('queued').closest('[data-color]')).toHaveAttribute('data-color', 'default');
+    expect(within(rowOf('SENT-0001')).getByText('sent').closest('[data-color]')).toHaveAttribute(
+      'data-color',
+      'success',
+    );
+    expect(within(rowOf('FAIL-0001')).getByText('failed').closest('[data-color]')).toHaveAttribute(
+      'data-color',
+      'error',
+    );
+    expect(within(rowOf('PEND-0001')).getByText('pending').closest('[data-color]')).toHaveAttribute(
+      'data-color',
+      'warning',
+    );
+    expect(within(rowOf('ODD-00001')).getByText('queued').closest('[data-color]')).toHaveAttribute(
+      'data-color',
+      'default',
+    );
     expect(within(rowOf('PLAIN-001')).getByText(rows[4].customer.email)).toBeInTheDocument();
 
     const nav = screen.getByRole('navigation', { name: 'Pagination' });
     expect(nav).toHaveTextContent('Showing 1-50 of 120');
-    expect(within(nav).getAllByRole('button', { name: /^Page \d+$/ }).map((b) => b.textContent)).toEqual(['1', '2', '3']);
+    expect(
+      within(nav)
+        .getAllByRole('button', { name: /^Page \d+$/ })
+        .map((b) => b.textContent),
+    ).toEqual(['1', '2', '3']);
     expect(within(nav).getByRole('button', { name: 'Previous' })).toBeDisabled();
     expect(server.of('GET', '/api/redemptions')[0].query.toString()).toBe('page=1&limit=50&showExported=false');
 
@@ -65,7 +89,12 @@ describe('Recent Redemptions tab', () => {
 
   it('shows an estimated total as one: "Showing 1-50 of about 150,000", pages followed by hasNextPage', async () => {
     const rows = [aRedemption({ code: 'MANY-0001' })];
-    open(false, { list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 150000, totalCountExact: false }) }) });
+    open(false, {
+      list: (req) => ({
+        status: 200,
+        body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 150000, totalCountExact: false }),
+      }),
+    });
     await screen.findByText('MANY-0001');
     const nav = screen.getByRole('navigation', { name: 'Pagination' });
     expect(nav).toHaveTextContent('Showing 1-50 of about 150,000');
@@ -75,7 +104,11 @@ describe('Recent Redemptions tab', () => {
 
   it('shows the empty message', async () => {
     open(false, { list: () => ({ status: 200, body: pageOf([]) }) });
-    expect(await screen.findByText('No redemptions found. Redemptions will appear here once customers start redeeming vouchers.')).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'No redemptions found. Redemptions will appear here once customers start redeeming vouchers.',
+      ),
+    ).toBeInTheDocument();
     expect(screen.queryByRole('navigation', { name: 'Pagination' })).not.toBeInTheDocument();
   });
 
@@ -94,9 +127,17 @@ describe('Recent Redemptions tab', () => {
     // Blank text means no search: well past the debounce, no request carries a blank search.
     fireEvent.change(screen.getByRole('textbox', { name: 'Search redemptions' }), { target: { value: '   ' } });
     act(() => jest.advanceTimersByTime(1000));
-    expect(server.of('GET', '/api/redemptions').every((r) => r.query.get('search') !== '' && r.query.get('search') !== '   ')).toBe(true);
-    expect(redemptionListParams({ emailStatus: 'all', showExported: false, search: '   ' })).toEqual({ showExported: 'false' });
-    expect(redemptionListParams({ emailStatus: 'sent', showExported: true, search: ' x ', page: 2, limit: 50 })).toEqual({ page: '2', limit: '50', emailStatus: 'sent', showExported: 'true', search: 'x' });
+    expect(
+      server
+        .of('GET', '/api/redemptions')
+        .every((r) => r.query.get('search') !== '' && r.query.get('search') !== '   '),
+    ).toBe(true);
+    expect(redemptionListParams({ emailStatus: 'all', showExported: false, search: '   ' })).toEqual({
+      showExported: 'false',
+    });
+    expect(
+      redemptionListParams({ emailStatus: 'sent', showExported: true, search: ' x ', page: 2, limit: 50 }),
+    ).toEqual({ page: '2', limit: '50', emailStatus: 'sent', showExported: 'true', search: 'x' });
 
     await user.click(screen.getByRole('combobox', { name: 'Email Status' }));
     expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual(['All', 'Pending', 'Sent', 'Failed']);
@@ -108,10 +149,18 @@ describe('Recent Redemptions tab', () => {
   it('a redemption with a licence key cannot be selected; select-all takes the others; Delete Selected asks with the confirmation text', async () => {
     const free1 = aRedemption({ code: 'FREE-0001' });
     const free2 = aRedemption({ code: 'FREE-0002' });
-    const keyed = aRedemption({ code: 'KEYED-001', assignedLicenseKey: { licenseKey: 'ABCDE-12345', downloadLink: 'https://dl.example.com/x' } });
+    const keyed = aRedemption({
+      code: 'KEYED-001',
+      assignedLicenseKey: { licenseKey: 'ABCDE-12345', downloadLink: 'https://dl.example.com/x' },
+    });
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([free1, keyed, free2]) }),
-      extra: { 'POST /api/redemptions/bulk-delete': (req) => ({ status: 200, body: { deletedCount: (req.body as { redemptionIds: string[] }).redemptionIds.length } }) },
+      extra: {
+        'POST /api/redemptions/bulk-delete': (req) => ({
+          status: 200,
+          body: { deletedCount: (req.body as { redemptionIds: string[] }).redemptionIds.length },
+        }),
+      },
     });
     await screen.findByText('FREE-0001');
     expect(within(rowOf('KEYED-001')).getByRole('checkbox')).toBeDisabled();
@@ -121,7 +170,13 @@ describe('Recent Redemptions tab', () => {
     const bar = screen.getByRole('region', { name: 'Selection' });
     expect(bar).toHaveTextContent('2 selected');
     expect(within(rowOf('KEYED-001')).getByRole('checkbox')).not.toBeChecked();
-    for (const name of ['Clear Selection', 'Export Selected CSV', 'Export Selected TXT', 'Assign Licenses', 'Delete Selected']) {
+    for (const name of [
+      'Clear Selection',
+      'Export Selected CSV',
+      'Export Selected TXT',
+      'Assign Licenses',
+      'Delete Selected',
+    ]) {
       expect(within(bar).getByRole('button', { name })).toBeInTheDocument();
     }
 
@@ -153,7 +208,9 @@ describe('Recent Redemptions tab', () => {
     await user.click(screen.getByRole('checkbox', { name: 'Select all on this page' }));
     await user.click(screen.getByRole('button', { name: 'Assign Licenses' }));
     const dialog = screen.getByRole('dialog', { name: 'Assign Licenses' });
-    expect(dialog).toHaveTextContent(/same license key and download link will be assigned to all 2 selected redemptions/);
+    expect(dialog).toHaveTextContent(
+      /same license key and download link will be assigned to all 2 selected redemptions/,
+    );
     expect(dialog).toHaveTextContent(/multiple activations/);
     const submit = within(dialog).getByRole('button', { name: 'Assign to 2 Redemptions' });
     expect(submit).toBeDisabled();
@@ -194,7 +251,12 @@ describe('Recent Redemptions tab', () => {
   it('a failed bulk assignment says so with the server message', async () => {
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'WAIT-0003' })]) }),
-      extra: { 'POST /api/redemptions/bulk-assign-license': () => ({ status: 400, body: { statusCode: 400, message: 'Must be a valid URL', error: 'Bad Request' } }) },
+      extra: {
+        'POST /api/redemptions/bulk-assign-license': () => ({
+          status: 400,
+          body: { statusCode: 400, message: 'Must be a valid URL', error: 'Bad Request' },
+        }),
+      },
     });
     await screen.findByText('WAIT-0003');
     await user.click(within(rowOf('WAIT-0003')).getByRole('checkbox'));
@@ -214,7 +276,10 @@ describe('Recent Redemptions tab', () => {
       list: () => ({ status: 200, body: pageOf([r]) }),
       extra: {
         'POST /api/admin/fix-pending-emails': () => ({ status: 200, body: { fixedCount: 3, assignedCount: 1 } }),
-        [`POST /api/redemptions/${r.id}/resend-email`]: () => ({ status: 500, body: { statusCode: 500, message: 'SMTP down', error: 'Internal Server Error' } }),
+        [`POST /api/redemptions/${r.id}/resend-email`]: () => ({
+          status: 500,
+          body: { statusCode: 500, message: 'SMTP down', error: 'Internal Server Error' },
+        }),
       },
     });
     await screen.findByText('ADM-00001');
@@ -232,7 +297,7 @@ describe('Recent Redemptions tab', () => {
     expect(alert).toHaveTextContent('There was an error sending the email. Please try again. SMTP down');
   });
 
-  it('a resend from the row that gets no answer says docs/product.md §9.3\'s dashboard fallback', async () => {
+  it("a resend from the row that gets no answer says docs/product.md §9.3's dashboard fallback", async () => {
     const r = aRedemption({ code: 'NET-00001' });
     const { user } = open(false, {
       list: () => ({ status: 200, body: pageOf([r]) }),
@@ -248,7 +313,7 @@ describe('Recent Redemptions tab', () => {
     expect(toasts()).toHaveTextContent('There was an error sending the email. Please try again.');
   });
 
-  it('is not polled: only socket events and the user\'s own changes read the list again (docs/product.md §8.1)', async () => {
+  it("is not polled: only socket events and the user's own changes read the list again (docs/product.md §8.1)", async () => {
     jest.useFakeTimers();
     open(false, { list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'POLL-0001' })]) }) });
     await screen.findByText('POLL-0001');
@@ -263,7 +328,10 @@ describe('Recent Redemptions tab', () => {
   });
 
   it('an operator sees no delete, no customer-data export and no Fix Pending Emails, but may export selected rows and assign', async () => {
-    const { user } = open(false, { role: 'operator', list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'OPS-00001' })]) }) });
+    const { user } = open(false, {
+      role: 'operator',
+      list: () => ({ status: 200, body: pageOf([aRedemption({ code: 'OPS-00001' })]) }),
+    });
     await screen.findByText('OPS-00001');
     await waitFor(() => expect(screen.getByRole('button', { name: 'Export Redeemed Codes CSV' })).toBeInTheDocument());
     expect(screen.getByRole('button', { name: 'Export Redeemed Codes TXT' })).toBeInTheDocument();
@@ -276,7 +344,6 @@ describe('Recent Redemptions tab', () => {
     expect(within(bar).getByRole('button', { name: 'Assign Licenses' })).toBeInTheDocument();
     expect(within(bar).queryByRole('button', { name: 'Delete Selected' })).not.toBeInTheDocument();
   });
-
 });
 
 describe('Exported Vouchers tab', () => {
@@ -285,14 +352,30 @@ describe('Exported Vouchers tab', () => {
       aRedemption({ code: 'EXPD-0001', exported: true, exportedAt: '2025-09-02T12:00:00.000Z' }),
       aRedemption({ code: 'EXPD-0002', exported: true, exportedAt: null }),
     ];
-    const { user } = open(true, { list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 140 }) }) });
+    const { user } = open(true, {
+      list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 140 }) }),
+    });
     await screen.findByText('EXPD-0001');
-    const headers = within(table()).getAllByRole('columnheader').map((h) => h.textContent);
-    expect(headers).toEqual(['Voucher Code', 'Customer', 'Product', 'Email Status', 'Redeemed At', 'Exported At', 'Actions']);
+    const headers = within(table())
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent);
+    expect(headers).toEqual([
+      'Voucher Code',
+      'Customer',
+      'Product',
+      'Email Status',
+      'Redeemed At',
+      'Exported At',
+      'Actions',
+    ]);
     expect(within(rowOf('EXPD-0002')).getByText('Not available')).toBeInTheDocument();
     expect(within(rowOf('EXPD-0001')).queryByText('Not available')).not.toBeInTheDocument();
     expect(screen.queryByRole('checkbox')).not.toBeInTheDocument();
-    await waitFor(() => expect(within(rowOf('EXPD-0001')).getByRole('button', { name: 'Resend email for EXPD-0001' })).toBeInTheDocument());
+    await waitFor(() =>
+      expect(
+        within(rowOf('EXPD-0001')).getByRole('button', { name: 'Resend email for EXPD-0001' }),
+      ).toBeInTheDocument(),
+    );
     expect(within(rowOf('EXPD-0001')).getByRole('button', { name: 'View details of EXPD-0001' })).toBeInTheDocument();
     expect(within(rowOf('EXPD-0001')).queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
     expect(server.of('GET', '/api/redemptions')[0].query.get('showExported')).toBe('true');
@@ -327,6 +410,8 @@ describe('Exported Vouchers tab', () => {
 
   it('shows the empty message', async () => {
     open(true, { list: () => ({ status: 200, body: pageOf([]) }) });
-    expect(await screen.findByText('No exported vouchers found. Vouchers will appear here after they have been exported.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('No exported vouchers found. Vouchers will appear here after they have been exported.'),
+    ).toBeInTheDocument();
   });
 });

@@ -54,7 +54,12 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
         </Alert>
       )}
 
-      <RedemptionsTable list={list} onDetails={setDetails} onResend={(id) => void actions.resendEmail(id)} onDelete={(id) => actions.askDelete([id], false)} />
+      <RedemptionsTable
+        list={list}
+        onDetails={setDetails}
+        onResend={(id) => void actions.resendEmail(id)}
+        onDelete={(id) => actions.askDelete([id], false)}
+      />
 
       {data && data.pagination.totalCount > 0 && (
         <Paginator

@@ -13,7 +13,8 @@ import { erasedOn, formatDateTime } from './formatDate';
 import { voucherCodeOf, type AdminRedemption } from './redemptionsApi';
 import type { RedemptionList } from './useRedemptionList';
 
-export const EMPTY_RECENT = 'No redemptions found. Redemptions will appear here once customers start redeeming vouchers.';
+export const EMPTY_RECENT =
+  'No redemptions found. Redemptions will appear here once customers start redeeming vouchers.';
 export const EMPTY_EXPORTED = 'No exported vouchers found. Vouchers will appear here after they have been exported.';
 
 /**
@@ -130,7 +131,9 @@ export function RedemptionsTable({
                   <span>
                     <Checkbox
                       disabled
-                      slotProps={{ input: { 'aria-label': `Select ${voucherCodeOf(r)} (license key already assigned)` } }}
+                      slotProps={{
+                        input: { 'aria-label': `Select ${voucherCodeOf(r)} (license key already assigned)` },
+                      }}
                     />
                   </span>
                 </Tooltip>

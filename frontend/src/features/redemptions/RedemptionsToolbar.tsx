@@ -39,16 +39,29 @@ export function RedemptionsToolbar({
         </Typography>
         <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
           {!showExported && role === 'admin' && (
-            <Button variant="outlined" color="warning" onClick={() => void actions.runFixPending()} disabled={actions.fixingPending}>
+            <Button
+              variant="outlined"
+              color="warning"
+              onClick={() => void actions.runFixPending()}
+              disabled={actions.fixingPending}
+            >
               {actions.fixingPending ? 'Fixing...' : 'Fix Pending Emails'}
             </Button>
           )}
           {!showExported && can('export.redeemed-vouchers') && (
             <>
-              <Button variant="outlined" onClick={() => void exports.exportRedeemedCodes('csv')} disabled={exports.exporting}>
+              <Button
+                variant="outlined"
+                onClick={() => void exports.exportRedeemedCodes('csv')}
+                disabled={exports.exporting}
+              >
                 Export Redeemed Codes CSV
               </Button>
-              <Button variant="outlined" onClick={() => void exports.exportRedeemedCodes('txt')} disabled={exports.exporting}>
+              <Button
+                variant="outlined"
+                onClick={() => void exports.exportRedeemedCodes('txt')}
+                disabled={exports.exporting}
+              >
                 Export Redeemed Codes TXT
               </Button>
             </>
@@ -78,7 +91,12 @@ export function RedemptionsToolbar({
         />
         <FormControl size="small" sx={{ minWidth: 180 }}>
           <InputLabel id="email-status-label">Email Status</InputLabel>
-          <Select labelId="email-status-label" label="Email Status" value={list.emailStatus} onChange={(e) => list.setEmailStatus(e.target.value as EmailStatusFilter)}>
+          <Select
+            labelId="email-status-label"
+            label="Email Status"
+            value={list.emailStatus}
+            onChange={(e) => list.setEmailStatus(e.target.value as EmailStatusFilter)}
+          >
             {STATUS_OPTIONS.map((o) => (
               <MenuItem key={o.value} value={o.value}>
                 {o.label}

@@ -16,13 +16,32 @@ interface Props {
 }
 
 /** docs/product.md §3.5 selection bar: count, clear selection, Export Selected (CSV/TXT), Delete Selected, Assign Licenses. */
-export function SelectionBar({ count, canExport, canDelete, canAssign, busy, onClear, onExport, onDelete, onAssign }: Props) {
+export function SelectionBar({
+  count,
+  canExport,
+  canDelete,
+  canAssign,
+  busy,
+  onClear,
+  onExport,
+  onDelete,
+  onAssign,
+}: Props) {
   return (
     <Paper
       role="region"
       aria-label="Selection"
       variant="outlined"
-      sx={{ p: 1.5, mb: 2, display: 'flex', flexWrap: 'wrap', gap: 1, alignItems: 'center', bgcolor: 'primary.50', borderColor: 'primary.light' }}
+      sx={{
+        p: 1.5,
+        mb: 2,
+        display: 'flex',
+        flexWrap: 'wrap',
+        gap: 1,
+        alignItems: 'center',
+        bgcolor: 'primary.50',
+        borderColor: 'primary.light',
+      }}
     >
       <Typography sx={{ fontWeight: 600, mr: 1 }}>{count} selected</Typography>
       <Button size="small" onClick={onClear}>

@@ -17,7 +17,15 @@ export function aRedemption(overrides: Partial<AdminRedemption> & { code?: strin
     customerId: `c-${seq}`,
     productId: 'p-win',
     voucherCode: { id: `v-${seq}`, code },
-    customer: { id: `c-${seq}`, firstName: 'Ann', lastName: `Lee${seq}`, email: `ann${seq}@example.com`, phone: '+1 302 555 0100', country: 'US', zipCode: null },
+    customer: {
+      id: `c-${seq}`,
+      firstName: 'Ann',
+      lastName: `Lee${seq}`,
+      email: `ann${seq}@example.com`,
+      phone: '+1 302 555 0100',
+      country: 'US',
+      zipCode: null,
+    },
     product: { id: 'p-win', name: 'Office 2024 Professional Plus (Windows)' },
     emailStatus: 'pending',
     isManualProcessing: false,
@@ -30,10 +38,21 @@ export function aRedemption(overrides: Partial<AdminRedemption> & { code?: strin
 }
 
 /** A page of the list; `totalCountExact: false` makes `totalCount` an estimate, as the server answers beyond its exact-count limit. */
-export function pageOf(redemptions: AdminRedemption[], { page = 1, limit = 50, totalCount = redemptions.length, totalCountExact = true } = {}): RedemptionsPage {
+export function pageOf(
+  redemptions: AdminRedemption[],
+  { page = 1, limit = 50, totalCount = redemptions.length, totalCountExact = true } = {},
+): RedemptionsPage {
   const totalPages = Math.ceil(totalCount / limit);
   return {
     redemptions,
-    pagination: { currentPage: page, limit, totalCount, totalPages, hasPreviousPage: page > 1, hasNextPage: page < totalPages, totalCountExact },
+    pagination: {
+      currentPage: page,
+      limit,
+      totalCount,
+      totalPages,
+      hasPreviousPage: page > 1,
+      hasNextPage: page < totalPages,
+      totalCountExact,
+    },
   };
 }

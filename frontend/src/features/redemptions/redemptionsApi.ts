@@ -51,7 +51,9 @@ export interface RedemptionsQuery {
 }
 
 /** The query string of a redemption list (and of the matching export): empty search and "all" are left out. */
-export function redemptionListParams(q: Omit<RedemptionsQuery, 'page' | 'limit'> & Partial<Pick<RedemptionsQuery, 'page' | 'limit'>>) {
+export function redemptionListParams(
+  q: Omit<RedemptionsQuery, 'page' | 'limit'> & Partial<Pick<RedemptionsQuery, 'page' | 'limit'>>,
+) {
   const params: Record<string, string> = {};
   if (q.page !== undefined) params.page = String(q.page);
   if (q.limit !== undefined) params.limit = String(q.limit);
@@ -67,7 +69,18 @@ const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 /** docs/product.md §20.3: one event of `GET /api/redemptions/{id}/history`. */
 export interface RedemptionHistoryEvent {
   at: string;
-  type: 'redeemed' | 'redeem-repeated' | 'key-assigned' | 'email-queued' | 'email-sent' | 'email-failed' | 'email-resent' | 'exported' | 'refunded' | 'erased' | 'deleted';
+  type:
+    | 'redeemed'
+    | 'redeem-repeated'
+    | 'key-assigned'
+    | 'email-queued'
+    | 'email-sent'
+    | 'email-failed'
+    | 'email-resent'
+    | 'exported'
+    | 'refunded'
+    | 'erased'
+    | 'deleted';
   /** A staff username, "Customer" or "System"; null when the audit trail does not say. */
   actor: string | null;
   description: string;
@@ -88,7 +101,10 @@ export const redemptionsApi = api.injectEndpoints({
   endpoints: (build) => ({
     getRedemptions: build.query<RedemptionsPage, RedemptionsQuery>({
       query: (q) => ({ url: 'redemptions', params: redemptionListParams(q) }),
-      providesTags: (result) => [LIST, ...(result?.redemptions ?? []).map((r) => ({ type: 'Redemptions' as const, id: r.id }))],
+      providesTags: (result) => [
+        LIST,
+        ...(result?.redemptions ?? []).map((r) => ({ type: 'Redemptions' as const, id: r.id })),
+      ],
     }),
     getRedemption: build.query<AdminRedemption, string>({
       query: (id) => `redemptions/${id}`,
@@ -107,7 +123,10 @@ export const redemptionsApi = api.injectEndpoints({
       query: ({ id, ...body }) => ({ url: `redemptions/${id}/assign-license`, method: 'POST', body }),
       invalidatesTags: invalidatesFor('assignLicense'),
     }),
-    bulkAssignLicense: build.mutation<{ successCount: number }, { redemptionIds: string[]; licenseKey: string; downloadLink: string }>({
+    bulkAssignLicense: build.mutation<
+      { successCount: number },
+      { redemptionIds: string[]; licenseKey: string; downloadLink: string }
+    >({
       query: (body) => ({ url: 'redemptions/bulk-assign-license', method: 'POST', body }),
       invalidatesTags: invalidatesFor('bulkAssignLicense'),
     }),

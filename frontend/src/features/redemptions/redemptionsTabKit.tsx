@@ -27,9 +27,17 @@ export function setUpRedemptionsTab(): void {
 
 export function open(
   showExported: boolean,
-  { role = 'admin' as 'admin' | 'operator', list, extra = {} }: { role?: 'admin' | 'operator'; list: AdminHandler; extra?: Record<string, AdminHandler> },
+  {
+    role = 'admin' as 'admin' | 'operator',
+    list,
+    extra = {},
+  }: { role?: 'admin' | 'operator'; list: AdminHandler; extra?: Record<string, AdminHandler> },
 ) {
-  server = adminServer({ 'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }), 'GET /api/redemptions': list, ...extra });
+  server = adminServer({
+    'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
+    'GET /api/redemptions': list,
+    ...extra,
+  });
   return renderWithProviders(
     <>
       <RedemptionsTab showExported={showExported} />

@@ -14,7 +14,8 @@ import type { RedemptionList } from './useRedemptionList';
 export const RESEND_FAILED = 'There was an error sending the email. Please try again.';
 
 /** docs/product.md §6.5 bulk delete confirmation. */
-export const deleteConfirmation = (n: number) => `Are you sure you want to delete ${n} redemption(s)? This action cannot be undone.`;
+export const deleteConfirmation = (n: number) =>
+  `Are you sure you want to delete ${n} redemption(s)? This action cannot be undone.`;
 
 /** Resend, delete (asked first), bulk licence assignment and Fix Pending Emails with docs/product.md §9.3's toasts. */
 export function useRedemptionActions(list: RedemptionList) {
@@ -33,7 +34,11 @@ export function useRedemptionActions(list: RedemptionList) {
       toast({ title: 'Email sent successfully', variant: 'success' });
     } catch (err) {
       const reason = errorText(err, '');
-      toast({ title: 'Failed to Send Email', description: reason ? `${RESEND_FAILED} ${reason}` : RESEND_FAILED, variant: 'destructive' });
+      toast({
+        title: 'Failed to Send Email',
+        description: reason ? `${RESEND_FAILED} ${reason}` : RESEND_FAILED,
+        variant: 'destructive',
+      });
     }
   }
 
@@ -43,7 +48,11 @@ export function useRedemptionActions(list: RedemptionList) {
     try {
       if (bulk) {
         const { deletedCount } = await deleteMany(targets).unwrap();
-        toast({ title: 'Redemptions deleted', description: `${deletedCount} redemption(s) deleted.`, variant: 'success' });
+        toast({
+          title: 'Redemptions deleted',
+          description: `${deletedCount} redemption(s) deleted.`,
+          variant: 'success',
+        });
         setSelected(new Set());
       } else {
         await deleteOne(targets[0]).unwrap();
@@ -51,7 +60,11 @@ export function useRedemptionActions(list: RedemptionList) {
         toast({ title: 'Redemption deleted', variant: 'success' });
       }
     } catch (err) {
-      toast({ title: bulk ? 'Bulk delete failed' : 'Failed to delete redemption', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+      toast({
+        title: bulk ? 'Bulk delete failed' : 'Failed to delete redemption',
+        description: errorText(err, 'Please try again.'),
+        variant: 'destructive',
+      });
     } finally {
       setToDelete(null);
     }
@@ -60,20 +73,36 @@ export function useRedemptionActions(list: RedemptionList) {
   async function assignToSelected(values: { licenseKey: string; downloadLink: string }) {
     try {
       const { successCount } = await bulkAssign({ redemptionIds: [...list.selected], ...values }).unwrap();
-      toast({ title: 'License assigned successfully', description: `Assigned to ${successCount} redemption(s).`, variant: 'success' });
+      toast({
+        title: 'License assigned successfully',
+        description: `Assigned to ${successCount} redemption(s).`,
+        variant: 'success',
+      });
       setSelected(new Set());
       setAssigning(false);
     } catch (err) {
-      toast({ title: 'Failed to assign licenses to selected redemptions', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to assign licenses to selected redemptions',
+        description: errorText(err, 'Please try again.'),
+        variant: 'destructive',
+      });
     }
   }
 
   async function runFixPending() {
     try {
       const { fixedCount, assignedCount } = await fixPending().unwrap();
-      toast({ title: 'Pending emails fixed', description: `${fixedCount} email(s) queued, ${assignedCount} license(s) assigned.`, variant: 'success' });
+      toast({
+        title: 'Pending emails fixed',
+        description: `${fixedCount} email(s) queued, ${assignedCount} license(s) assigned.`,
+        variant: 'success',
+      });
     } catch (err) {
-      toast({ title: 'Failed to fix pending emails', description: errorText(err, 'Please try again.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to fix pending emails',
+        description: errorText(err, 'Please try again.'),
+        variant: 'destructive',
+      });
     }
   }
 

@@ -49,12 +49,26 @@ export function useRedemptionExports(list: RedemptionList) {
   // docs/product.md §8.5: Recent Redemptions sends only the format; Exported Vouchers adds showExported=true, emailStatus, search.
   const exportAll = (format: ExportFormat) =>
     exportFile(() => {
-      const params = new URLSearchParams(showExported ? { format, ...redemptionListParams({ emailStatus, showExported, search }) } : { format });
-      return downloadFile(`/api/export/redeemed-vouchers?${params}`, undefined, `redeemed-vouchers-${today()}.${format}`);
+      const params = new URLSearchParams(
+        showExported ? { format, ...redemptionListParams({ emailStatus, showExported, search }) } : { format },
+      );
+      return downloadFile(
+        `/api/export/redeemed-vouchers?${params}`,
+        undefined,
+        `redeemed-vouchers-${today()}.${format}`,
+      );
     }, 'Export failed');
 
   const exportRedeemedCodes = (format: ExportFormat) =>
-    exportFile(() => downloadFile(`/api/export/redeemed-voucher-codes?format=${format}`, undefined, `redeemed-voucher-codes-${today()}.${format}`), 'Export failed');
+    exportFile(
+      () =>
+        downloadFile(
+          `/api/export/redeemed-voucher-codes?format=${format}`,
+          undefined,
+          `redeemed-voucher-codes-${today()}.${format}`,
+        ),
+      'Export failed',
+    );
 
   return { exporting, exportSelected, exportAll, exportRedeemedCodes };
 }

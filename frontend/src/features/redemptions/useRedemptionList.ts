@@ -1,6 +1,11 @@
 import { useCallback } from 'react';
 import { useListState } from '../../components/list/useListState';
-import { useGetRedemptionsQuery, type AdminRedemption, type EmailStatusFilter, type RedemptionsPage } from './redemptionsApi';
+import {
+  useGetRedemptionsQuery,
+  type AdminRedemption,
+  type EmailStatusFilter,
+  type RedemptionsPage,
+} from './redemptionsApi';
 
 /** docs/product.md §10.3: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
@@ -22,7 +27,8 @@ export function useRedemptionList(showExported: boolean) {
     isSelectable,
     rowsOf: redemptionsOf,
     // Not polled (docs/product.md §8.1: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
-    useQuery: ({ page, limit, emailStatus, search }) => useGetRedemptionsQuery({ page, limit, emailStatus, showExported, search }),
+    useQuery: ({ page, limit, emailStatus, search }) =>
+      useGetRedemptionsQuery({ page, limit, emailStatus, showExported, search }),
   });
   const { setFilter } = list;
   const setEmailStatus = useCallback((status: EmailStatusFilter) => setFilter('emailStatus', status), [setFilter]);

@@ -17,7 +17,12 @@ function serve(resend: Handler = () => ({ status: 202, body: { message: ANSWER }
     'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }),
     'GET /api/success-token/*': () => ({
       status: 200,
-      body: { isManualProcessing: false, customerEmail: 'mia@example.com', licenseKey: null, downloadLink: 'https://x.test/mac.pkg' },
+      body: {
+        isManualProcessing: false,
+        customerEmail: 'mia@example.com',
+        licenseKey: null,
+        downloadLink: 'https://x.test/mac.pkg',
+      },
     }),
     'POST /api/resend-order-email': resend,
   });
@@ -61,13 +66,22 @@ describe('"Didn\'t get the e-mail?"', () => {
   });
 
   it("shows the server's message when it refuses (a blocked address)", async () => {
-    serve(() => ({ status: 429, body: { statusCode: 429, message: 'Too many invalid voucher codes. Please contact support.', error: 'Too Many Requests' } }));
+    serve(() => ({
+      status: 429,
+      body: {
+        statusCode: 429,
+        message: 'Too many invalid voucher codes. Please contact support.',
+        error: 'Too Many Requests',
+      },
+    }));
     const { user } = renderRoutes(routes, '/');
     await user.click(await screen.findByRole('button', { name: "Didn't get the e-mail?" }));
     const dialog = await screen.findByRole('dialog', { name: "Didn't get the e-mail?" });
     await user.type(within(dialog).getByRole('textbox', { name: 'Voucher Code' }), 'ABCD-1234');
     await user.type(within(dialog).getByRole('textbox', { name: 'Email Address' }), 'ann@example.com');
     await user.click(within(dialog).getByRole('button', { name: 'Send Again' }));
-    expect(await within(dialog).findByText('Too many invalid voucher codes. Please contact support.')).toBeInTheDocument();
+    expect(
+      await within(dialog).findByText('Too many invalid voucher codes. Please contact support.'),
+    ).toBeInTheDocument();
   });
 });

@@ -23,7 +23,15 @@ type Field = 'voucherCode' | 'email';
  * Asks the server to send the order e-mail again (`POST /api/resend-order-email`). Both fields follow the redeem
  * form's rules and messages (docs/product.md §6.1); the server's answer is the same whatever was entered, and is shown as is.
  */
-export function ResendEmailDialog({ open, email = '', onClose }: { open: boolean; email?: string; onClose: () => void }) {
+export function ResendEmailDialog({
+  open,
+  email = '',
+  onClose,
+}: {
+  open: boolean;
+  email?: string;
+  onClose: () => void;
+}) {
   const [values, setValues] = useState<Record<Field, string>>({ voucherCode: '', email });
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [answer, setAnswer] = useState<{ severity: 'success' | 'error'; text: string } | null>(null);
@@ -37,10 +45,16 @@ export function ResendEmailDialog({ open, email = '', onClose }: { open: boolean
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const found = { voucherCode: validateField('voucherCode', values.voucherCode), email: validateField('email', values.email) };
+    const found = {
+      voucherCode: validateField('voucherCode', values.voucherCode),
+      email: validateField('email', values.email),
+    };
     setErrors(found);
     if (found.voucherCode || found.email) return;
-    const result = await send({ voucherCode: values.voucherCode.trim().toUpperCase(), email: values.email.trim().toLowerCase() });
+    const result = await send({
+      voucherCode: values.voucherCode.trim().toUpperCase(),
+      email: values.email.trim().toLowerCase(),
+    });
     if ('error' in result) setAnswer({ severity: 'error', text: bodyMessage(result.error) ?? FAILED });
     else setAnswer({ severity: 'success', text: result.data.message });
   };
@@ -81,7 +95,11 @@ export function ResendEmailDialog({ open, email = '', onClose }: { open: boolean
             {field('voucherCode', 'Voucher Code', { autoComplete: 'off' })}
             {field('email', 'Email Address', { type: 'email', autoComplete: 'email' })}
             {answer && (
-              <Alert severity={answer.severity} icon={answer.severity === 'success' ? <MarkEmailReadOutlined /> : undefined} role="status">
+              <Alert
+                severity={answer.severity}
+                icon={answer.severity === 'success' ? <MarkEmailReadOutlined /> : undefined}
+                role="status"
+              >
                 {answer.text}
               </Alert>
             )}

@@ -15,7 +15,15 @@ export const RECOVERY_CODES_FILE = () => `recovery-codes-${today()}.txt`;
  * The recovery codes, shown once after enabling two-factor or regenerating them: copy all, download as .txt,
  * then Done. Focus moves to the heading so keyboard and screen-reader users land on the codes.
  */
-export function RecoveryCodesPanel({ codes, username, onDone }: { codes: string[]; username: string; onDone: () => void }) {
+export function RecoveryCodesPanel({
+  codes,
+  username,
+  onDone,
+}: {
+  codes: string[];
+  username: string;
+  onDone: () => void;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   const { copy, copied } = useCopyToClipboard();
   useEffect(() => heading.current?.focus(), []);
@@ -28,11 +36,18 @@ export function RecoveryCodesPanel({ codes, username, onDone }: { codes: string[
 
   return (
     <Stack spacing={2} component="section" aria-labelledby="recovery-codes-title">
-      <Typography id="recovery-codes-title" variant="h3" tabIndex={-1} ref={heading} sx={{ fontSize: '1.1rem', outline: 'none' }}>
+      <Typography
+        id="recovery-codes-title"
+        variant="h3"
+        tabIndex={-1}
+        ref={heading}
+        sx={{ fontSize: '1.1rem', outline: 'none' }}
+      >
         Your Recovery Codes
       </Typography>
       <Alert severity="warning">
-        These codes are shown only once. Keep them somewhere safe: each one signs you in once if you lose your authenticator app.
+        These codes are shown only once. Keep them somewhere safe: each one signs you in once if you lose your
+        authenticator app.
       </Alert>
       <Box
         component="ol"
@@ -45,7 +60,11 @@ export function RecoveryCodesPanel({ codes, username, onDone }: { codes: string[
         ))}
       </Box>
       <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
-        <Button variant="outlined" startIcon={<ContentCopyIcon />} onClick={() => void copy(text, { label: 'Recovery codes' })}>
+        <Button
+          variant="outlined"
+          startIcon={<ContentCopyIcon />}
+          onClick={() => void copy(text, { label: 'Recovery codes' })}
+        >
           {copied ? 'Copied' : 'Copy Codes'}
         </Button>
         <Button variant="outlined" startIcon={<DownloadIcon />} onClick={download}>

@@ -58,7 +58,14 @@ function openSecurity(extra: Record<string, AdminHandler> = {}, { twoFactorEnabl
   server = adminServer({
     'GET /api/admin/me': () => ({ status: 200, body: { ...meOf('admin'), twoFactorEnabled: enabled } }),
     'GET /api/admin/sessions': () => ({ status: 200, body: sessions }),
-    'POST /api/admin/2fa/setup': () => ({ status: 200, body: { secret: SECRET, otpauthUrl: `otpauth://totp/x?secret=${SECRET}`, qrCodeDataUrl: 'data:image/png;base64,AAAA' } }),
+    'POST /api/admin/2fa/setup': () => ({
+      status: 200,
+      body: {
+        secret: SECRET,
+        otpauthUrl: `otpauth://totp/x?secret=${SECRET}`,
+        qrCodeDataUrl: 'data:image/png;base64,AAAA',
+      },
+    }),
     'POST /api/admin/2fa/enable': () => {
       enabled = true;
       return { status: 200, body: { twoFactorEnabled: true, recoveryCodes: CODES } };
@@ -97,7 +104,10 @@ describe('Security screen: two-factor authentication', () => {
     expect(screen.getByLabelText('Current Password', { selector: 'input' })).toHaveFocus();
     await user.keyboard('Str0ng!Passw0rd#1{Enter}');
 
-    expect(await screen.findByRole('img', { name: 'QR code for your authenticator app' })).toHaveAttribute('src', 'data:image/png;base64,AAAA');
+    expect(await screen.findByRole('img', { name: 'QR code for your authenticator app' })).toHaveAttribute(
+      'src',
+      'data:image/png;base64,AAAA',
+    );
     expect(screen.getByTestId('totp-secret')).toHaveTextContent(SECRET);
     expect(server.of('POST', '/api/admin/2fa/setup')[0].body).toEqual({ currentPassword: 'Str0ng!Passw0rd#1' });
     const code = screen.getByLabelText(/Authentication Code/);
@@ -108,7 +118,11 @@ describe('Security screen: two-factor authentication', () => {
     await user.keyboard('6{Enter}');
 
     const list = await screen.findByRole('list', { name: 'Recovery codes' });
-    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual(CODES);
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(CODES);
     expect(screen.getByRole('heading', { name: 'Your Recovery Codes' })).toHaveFocus();
     expect(server.of('POST', '/api/admin/2fa/enable')[0].body).toEqual({ code: '123456' });
     await waitFor(() => expect(toasts()).toHaveTextContent('Two-Factor Authentication Enabled'));
@@ -130,9 +144,15 @@ describe('Security screen: two-factor authentication', () => {
     const { user } = openSecurity({
       'POST /api/admin/2fa/setup': (req) =>
         (req.body as { currentPassword: string }).currentPassword === 'right-one'
-          ? { status: 200, body: { secret: SECRET, otpauthUrl: 'otpauth://totp/x', qrCodeDataUrl: 'data:image/png;base64,AAAA' } }
+          ? {
+              status: 200,
+              body: { secret: SECRET, otpauthUrl: 'otpauth://totp/x', qrCodeDataUrl: 'data:image/png;base64,AAAA' },
+            }
           : { status: 400, body: { statusCode: 400, message: 'Current password is incorrect', error: 'Bad Request' } },
-      'POST /api/admin/2fa/enable': () => ({ status: 400, body: { statusCode: 400, message: 'Invalid two-factor code', error: 'Bad Request' } }),
+      'POST /api/admin/2fa/enable': () => ({
+        status: 400,
+        body: { statusCode: 400, message: 'Invalid two-factor code', error: 'Bad Request' },
+      }),
     });
     await user.click(await screen.findByRole('button', { name: 'Set Up Two-Factor Authentication' }));
     await user.keyboard('wrong-one{Enter}');
@@ -155,7 +175,14 @@ describe('Security screen: two-factor authentication', () => {
         'POST /api/admin/2fa/recovery-codes': (req) =>
           (req.body as { code: string }).code === '111111'
             ? { status: 200, body: { recoveryCodes: fresh } }
-            : { status: 429, body: { statusCode: 429, message: 'Too many failed attempts. Please wait 15 minutes and try again.', error: 'Too Many Requests' } },
+            : {
+                status: 429,
+                body: {
+                  statusCode: 429,
+                  message: 'Too many failed attempts. Please wait 15 minutes and try again.',
+                  error: 'Too Many Requests',
+                },
+              },
       },
       { twoFactorEnabled: true },
     );
@@ -166,7 +193,11 @@ describe('Security screen: two-factor authentication', () => {
     await user.clear(within(regenerate).getByLabelText(/Current code/));
     await user.type(within(regenerate).getByLabelText(/Current code/), '111111{Enter}');
     const list = await screen.findByRole('list', { name: 'Recovery codes' });
-    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual(fresh);
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(fresh);
     await user.click(screen.getByRole('button', { name: 'I Have Saved My Codes' }));
 
     const disable = screen.getByRole('form', { name: 'Disable Two-Factor Authentication' });
@@ -199,7 +230,10 @@ describe('Security screen: sessions', () => {
 
   it('"Sign out everywhere else" asks first; a failed sign-out says so with the server message', async () => {
     const { user } = openSecurity({
-      'DELETE /api/admin/sessions/*': () => ({ status: 404, body: { statusCode: 404, message: 'Session not found', error: 'Not Found' } }),
+      'DELETE /api/admin/sessions/*': () => ({
+        status: 404,
+        body: { statusCode: 404, message: 'Session not found', error: 'Not Found' },
+      }),
     });
     const table = await screen.findByRole('table', { name: 'Sessions' });
     const [, other] = await within(table).findAllByTestId('session-row');
@@ -217,7 +251,12 @@ describe('Security screen: sessions', () => {
   });
 
   it('a failed sessions load is a toast', async () => {
-    openSecurity({ 'GET /api/admin/sessions': () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' } }) });
+    openSecurity({
+      'GET /api/admin/sessions': () => ({
+        status: 500,
+        body: { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' },
+      }),
+    });
     await waitFor(() => expect(toasts()).toHaveTextContent('Failed to load sessions'));
     expect(toasts()).toHaveTextContent('Internal server error');
   });

@@ -15,7 +15,12 @@ export function SecurityPage() {
   useDocumentTitle('Security');
   return (
     <Box sx={{ minHeight: '100vh', bgcolor: 'background.default' }}>
-      <Paper component="header" square elevation={0} sx={{ borderBottom: 1, borderColor: 'divider', px: { xs: 2, md: 4 }, py: 2 }}>
+      <Paper
+        component="header"
+        square
+        elevation={0}
+        sx={{ borderBottom: 1, borderColor: 'divider', px: { xs: 2, md: 4 }, py: 2 }}
+      >
         <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', gap: 2, flexWrap: 'wrap' }}>
           <Typography variant="h1">Security</Typography>
           <Button component={RouterLink} to="/admin" variant="outlined" startIcon={<ArrowBack />}>

@@ -31,18 +31,34 @@ export function SessionsSection() {
   const signOut = async (session: OwnSession) => {
     try {
       await endSession(session.id).unwrap();
-      toast({ title: 'Session signed out', description: `${deviceName(session.userAgent)} is signed out.`, variant: 'success' });
+      toast({
+        title: 'Session signed out',
+        description: `${deviceName(session.userAgent)} is signed out.`,
+        variant: 'success',
+      });
     } catch (err) {
-      toast({ title: 'Failed to sign out session', description: errorText(err, 'There was an error signing out the session.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to sign out session',
+        description: errorText(err, 'There was an error signing out the session.'),
+        variant: 'destructive',
+      });
     }
   };
 
   const signOutOthers = async () => {
     try {
       const { revoked } = await endOthers().unwrap();
-      toast({ title: 'Signed out everywhere else', description: `${revoked} other session(s) signed out.`, variant: 'success' });
+      toast({
+        title: 'Signed out everywhere else',
+        description: `${revoked} other session(s) signed out.`,
+        variant: 'success',
+      });
     } catch (err) {
-      toast({ title: 'Failed to sign out other sessions', description: errorText(err, 'There was an error signing out your other sessions.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to sign out other sessions',
+        description: errorText(err, 'There was an error signing out your other sessions.'),
+        variant: 'destructive',
+      });
     } finally {
       setConfirmOthers(false);
     }
@@ -54,7 +70,12 @@ export function SessionsSection() {
         <Typography variant="h2" sx={{ fontSize: '1.3rem' }}>
           Sessions
         </Typography>
-        <Button variant="outlined" color="error" disabled={others.length === 0 || endOthersState.isLoading} onClick={() => setConfirmOthers(true)}>
+        <Button
+          variant="outlined"
+          color="error"
+          disabled={others.length === 0 || endOthersState.isLoading}
+          onClick={() => setConfirmOthers(true)}
+        >
           Sign out everywhere else
         </Button>
       </Stack>

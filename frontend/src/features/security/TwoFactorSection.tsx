@@ -25,9 +25,18 @@ import {
 /** Failure toasts in docs/product.md §9.3's shape: a title, the server's message or a fallback. */
 export const SECURITY_ERRORS = {
   setup: { title: 'Two-Factor Setup Failed', fallback: 'Failed to start two-factor setup. Please try again.' },
-  enable: { title: 'Two-Factor Activation Failed', fallback: 'Failed to enable two-factor authentication. Please try again.' },
-  disable: { title: 'Failed to disable two-factor authentication', fallback: 'There was an error disabling two-factor authentication.' },
-  regenerate: { title: 'Failed to regenerate recovery codes', fallback: 'There was an error creating new recovery codes.' },
+  enable: {
+    title: 'Two-Factor Activation Failed',
+    fallback: 'Failed to enable two-factor authentication. Please try again.',
+  },
+  disable: {
+    title: 'Failed to disable two-factor authentication',
+    fallback: 'There was an error disabling two-factor authentication.',
+  },
+  regenerate: {
+    title: 'Failed to regenerate recovery codes',
+    fallback: 'There was an error creating new recovery codes.',
+  },
 } as const;
 
 function fail(which: keyof typeof SECURITY_ERRORS, err: unknown) {
@@ -36,7 +45,17 @@ function fail(which: keyof typeof SECURITY_ERRORS, err: unknown) {
 }
 
 /** A 6-digit authenticator code: digits only, at most 6 (docs/product.md §6.4 two-factor code). */
-function CodeField({ label, value, onChange, autoFocus }: { label: string; value: string; onChange: (v: string) => void; autoFocus?: boolean }) {
+function CodeField({
+  label,
+  value,
+  onChange,
+  autoFocus,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  autoFocus?: boolean;
+}) {
   return (
     <TextField
       label={label}
@@ -53,7 +72,19 @@ function CodeField({ label, value, onChange, autoFocus }: { label: string; value
 }
 
 /** A one-field form with its submit button: Enter submits, the button stays off until the code has 6 digits. */
-function CodeForm({ label, action, busy, onSubmit, children }: { label: string; action: string; busy: boolean; onSubmit: (code: string) => Promise<boolean>; children?: ReactNode }) {
+function CodeForm({
+  label,
+  action,
+  busy,
+  onSubmit,
+  children,
+}: {
+  label: string;
+  action: string;
+  busy: boolean;
+  onSubmit: (code: string) => Promise<boolean>;
+  children?: ReactNode;
+}) {
   const [code, setCode] = useState('');
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -73,7 +104,11 @@ function CodeForm({ label, action, busy, onSubmit, children }: { label: string; 
   );
 }
 
-type Step = { kind: 'idle' } | { kind: 'password' } | { kind: 'verify'; setup: TwoFactorSetup } | { kind: 'codes'; codes: string[] };
+type Step =
+  | { kind: 'idle' }
+  | { kind: 'password' }
+  | { kind: 'verify'; setup: TwoFactorSetup }
+  | { kind: 'codes'; codes: string[] };
 
 /**
  * Two-factor authentication of the signed-in user: enrol (current password → QR code and secret → 6-digit code
@@ -109,7 +144,11 @@ export function TwoFactorSection() {
     if (code.length !== 6 || enableState.isLoading) return;
     try {
       const { recoveryCodes } = await enable({ code }).unwrap();
-      toast({ title: 'Two-Factor Authentication Enabled', description: 'Save your recovery codes now: they are shown only once.', variant: 'success' });
+      toast({
+        title: 'Two-Factor Authentication Enabled',
+        description: 'Save your recovery codes now: they are shown only once.',
+        variant: 'success',
+      });
       setStep({ kind: 'codes', codes: recoveryCodes });
     } catch (err) {
       setCode('');
@@ -120,7 +159,11 @@ export function TwoFactorSection() {
   const turnOff = async (value: string) => {
     try {
       await disable({ code: value }).unwrap();
-      toast({ title: 'Two-Factor Authentication Disabled', description: 'Your account now signs in with the password alone.', variant: 'success' });
+      toast({
+        title: 'Two-Factor Authentication Disabled',
+        description: 'Your account now signs in with the password alone.',
+        variant: 'success',
+      });
       return true;
     } catch (err) {
       fail('disable', err);
@@ -131,7 +174,11 @@ export function TwoFactorSection() {
   const newCodes = async (value: string) => {
     try {
       const { recoveryCodes } = await regenerate({ code: value }).unwrap();
-      toast({ title: 'Recovery Codes Regenerated', description: 'Your earlier recovery codes no longer work.', variant: 'success' });
+      toast({
+        title: 'Recovery Codes Regenerated',
+        description: 'Your earlier recovery codes no longer work.',
+        variant: 'success',
+      });
       setStep({ kind: 'codes', codes: recoveryCodes });
       return true;
     } catch (err) {
@@ -148,22 +195,38 @@ export function TwoFactorSection() {
 
   let body: ReactNode;
   if (step.kind === 'codes') {
-    body = <RecoveryCodesPanel codes={step.codes} username={me?.username ?? ''} onDone={() => setStep({ kind: 'idle' })} />;
+    body = (
+      <RecoveryCodesPanel codes={step.codes} username={me?.username ?? ''} onDone={() => setStep({ kind: 'idle' })} />
+    );
   } else if (step.kind === 'verify') {
     body = (
       <Stack component="form" noValidate spacing={2} onSubmit={confirmCode} aria-label="Verify authenticator code">
         <Typography>1. Scan this QR code with your authenticator app, or enter the secret by hand.</Typography>
         <Stack direction={{ xs: 'column', sm: 'row' }} sx={{ gap: 3, alignItems: { sm: 'center' } }}>
-          <Box component="img" src={step.setup.qrCodeDataUrl} alt="QR code for your authenticator app" sx={{ width: 180, height: 180, border: 1, borderColor: 'divider', borderRadius: 1 }} />
+          <Box
+            component="img"
+            src={step.setup.qrCodeDataUrl}
+            alt="QR code for your authenticator app"
+            sx={{ width: 180, height: 180, border: 1, borderColor: 'divider', borderRadius: 1 }}
+          />
           <Stack spacing={0.5}>
             <Typography variant="body2" sx={{ color: 'text.secondary' }} id="totp-secret-label">
               Secret for manual entry
             </Typography>
             <Stack direction="row" sx={{ alignItems: 'center', gap: 1 }}>
-              <Typography data-testid="totp-secret" aria-labelledby="totp-secret-label" sx={{ fontFamily: 'monospace', fontSize: '1.05rem', wordBreak: 'break-all' }}>
+              <Typography
+                data-testid="totp-secret"
+                aria-labelledby="totp-secret-label"
+                sx={{ fontFamily: 'monospace', fontSize: '1.05rem', wordBreak: 'break-all' }}
+              >
                 {step.setup.secret}
               </Typography>
-              <CopyButton copied={copied} label="Copy secret" copiedLabel="Secret copied" onClick={() => void copy(step.setup.secret, { label: 'Secret' })} />
+              <CopyButton
+                copied={copied}
+                label="Copy secret"
+                copiedLabel="Secret copied"
+                onClick={() => void copy(step.setup.secret, { label: 'Secret' })}
+              />
             </Stack>
           </Stack>
         </Stack>
@@ -181,7 +244,15 @@ export function TwoFactorSection() {
     body = (
       <Stack component="form" noValidate spacing={2} onSubmit={startSetup} aria-label="Confirm your password">
         <Typography>Enter your current password to start.</Typography>
-        <PasswordField label="Current Password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" autoFocus size="small" sx={{ maxWidth: 360 }} />
+        <PasswordField
+          label="Current Password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="current-password"
+          autoFocus
+          size="small"
+          sx={{ maxWidth: 360 }}
+        />
         <Stack direction="row" spacing={1}>
           <Button type="submit" variant="contained" disabled={setupState.isLoading || !password}>
             {setupState.isLoading ? 'Checking...' : 'Continue'}
@@ -193,18 +264,34 @@ export function TwoFactorSection() {
   } else if (enabled) {
     body = (
       <Stack spacing={3} divider={<Divider flexItem />}>
-        <CodeForm label="Current code" action="Disable Two-Factor Authentication" busy={disableState.isLoading} onSubmit={turnOff}>
-          <Typography>To turn two-factor authentication off, enter a current code from your authenticator app.</Typography>
+        <CodeForm
+          label="Current code"
+          action="Disable Two-Factor Authentication"
+          busy={disableState.isLoading}
+          onSubmit={turnOff}
+        >
+          <Typography>
+            To turn two-factor authentication off, enter a current code from your authenticator app.
+          </Typography>
         </CodeForm>
-        <CodeForm label="Current code" action="Regenerate Recovery Codes" busy={regenerateState.isLoading} onSubmit={newCodes}>
-          <Typography>Lost or used up your recovery codes? New codes replace the old ones, which stop working.</Typography>
+        <CodeForm
+          label="Current code"
+          action="Regenerate Recovery Codes"
+          busy={regenerateState.isLoading}
+          onSubmit={newCodes}
+        >
+          <Typography>
+            Lost or used up your recovery codes? New codes replace the old ones, which stop working.
+          </Typography>
         </CodeForm>
       </Stack>
     );
   } else {
     body = (
       <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
-        <Typography>Protect your account with a 6-digit code from an authenticator app in addition to your password.</Typography>
+        <Typography>
+          Protect your account with a 6-digit code from an authenticator app in addition to your password.
+        </Typography>
         <Button variant="contained" onClick={() => setStep({ kind: 'password' })}>
           Set Up Two-Factor Authentication
         </Button>
@@ -220,7 +307,9 @@ export function TwoFactorSection() {
         </Typography>
         {me && <Chip size="small" label={enabled ? 'On' : 'Off'} color={enabled ? 'success' : 'default'} />}
       </Stack>
-      {enabled && step.kind === 'idle' && <Alert severity="success">Two-factor authentication is on for your account.</Alert>}
+      {enabled && step.kind === 'idle' && (
+        <Alert severity="success">Two-factor authentication is on for your account.</Alert>
+      )}
       {body}
     </Stack>
   );

@@ -39,7 +39,8 @@ export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose
     setCreated(null);
     onClose();
   };
-  const toggle = (p: string) => setPermissions((current) => (current.includes(p) ? current.filter((x) => x !== p) : [...current, p]));
+  const toggle = (p: string) =>
+    setPermissions((current) => (current.includes(p) ? current.filter((x) => x !== p) : [...current, p]));
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const result = await create({ name: name.trim(), permissions, expiresInDays });
@@ -57,10 +58,19 @@ export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose
               Copy this token now: it is not shown again. Integrations send it as “Authorization: Bearer …”.
             </Alert>
             <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-              <Box component="code" data-testid="api-token-value" sx={{ wordBreak: 'break-all', fontFamily: 'monospace' }}>
+              <Box
+                component="code"
+                data-testid="api-token-value"
+                sx={{ wordBreak: 'break-all', fontFamily: 'monospace' }}
+              >
                 {created.token}
               </Box>
-              <CopyButton copied={copied} label="Copy token" copiedLabel="Token copied" onClick={() => copy(created.token, { label: 'Token' })} />
+              <CopyButton
+                copied={copied}
+                label="Copy token"
+                copiedLabel="Token copied"
+                onClick={() => copy(created.token, { label: 'Token' })}
+              />
             </Stack>
           </DialogContent>
           <DialogActions>
@@ -71,16 +81,33 @@ export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose
         <Box component="form" onSubmit={submit} noValidate>
           <DialogContent>
             <Stack spacing={2}>
-              <TextField label="Name" value={name} onChange={(e) => setName(e.target.value.slice(0, 100))} required autoFocus helperText="Who uses it, e.g. “Shop integration”" />
+              <TextField
+                label="Name"
+                value={name}
+                onChange={(e) => setName(e.target.value.slice(0, 100))}
+                required
+                autoFocus
+                helperText="Who uses it, e.g. “Shop integration”"
+              />
               <FormControl component="fieldset">
                 <FormLabel component="legend">Permissions</FormLabel>
                 <FormGroup row>
                   {TOKEN_PERMISSIONS.map((p) => (
-                    <FormControlLabel key={p} sx={{ width: { sm: '50%' }, mr: 0 }} label={p} control={<Checkbox checked={permissions.includes(p)} onChange={() => toggle(p)} />} />
+                    <FormControlLabel
+                      key={p}
+                      sx={{ width: { sm: '50%' }, mr: 0 }}
+                      label={p}
+                      control={<Checkbox checked={permissions.includes(p)} onChange={() => toggle(p)} />}
+                    />
                   ))}
                 </FormGroup>
               </FormControl>
-              <TextField select label="Expires after" value={expiresInDays} onChange={(e) => setExpiresInDays(Number(e.target.value))}>
+              <TextField
+                select
+                label="Expires after"
+                value={expiresInDays}
+                onChange={(e) => setExpiresInDays(Number(e.target.value))}
+              >
                 {LIFETIMES.map((days) => (
                   <MenuItem key={days} value={days}>
                     {days} days

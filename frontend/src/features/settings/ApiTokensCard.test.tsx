@@ -29,8 +29,20 @@ describe('Settings → API tokens', () => {
       'GET /api/admin/api-tokens': () => ({ status: 200, body: tokens }),
       'POST /api/admin/api-tokens': (req) => {
         const body = req.body as { name: string; permissions: string[] };
-        tokens = [{ ...EXISTING, id: '22222222-2222-4222-8222-222222222222', name: body.name, permissions: body.permissions }, ...tokens];
-        return { status: 201, body: { id: tokens[0].id, name: body.name, token: TOKEN, permissions: body.permissions, expiresAt: EXISTING.expiresAt } };
+        tokens = [
+          { ...EXISTING, id: '22222222-2222-4222-8222-222222222222', name: body.name, permissions: body.permissions },
+          ...tokens,
+        ];
+        return {
+          status: 201,
+          body: {
+            id: tokens[0].id,
+            name: body.name,
+            token: TOKEN,
+            permissions: body.permissions,
+            expiresAt: EXISTING.expiresAt,
+          },
+        };
       },
       'DELETE /api/admin/api-tokens/*': () => {
         tokens = tokens.filter((t) => t.id !== EXISTING.id);
@@ -64,7 +76,9 @@ describe('Settings → API tokens', () => {
     await user.click(within(existing).getByRole('button', { name: /API token Shop integration/ }));
     const confirm = await screen.findByRole('dialog', { name: 'Revoke API token' });
     await user.click(within(confirm).getByRole('button', { name: 'Revoke' }));
-    await waitFor(() => expect(screen.queryByRole('article', { name: 'API token Shop integration' })).not.toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.queryByRole('article', { name: 'API token Shop integration' })).not.toBeInTheDocument(),
+    );
     expect(server.requests.find((r) => r.method === 'DELETE')?.path).toBe(`/api/admin/api-tokens/${EXISTING.id}`);
   });
 });

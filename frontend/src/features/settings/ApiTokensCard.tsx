@@ -20,7 +20,11 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }
   const expired = Date.parse(token.expiresAt) <= Date.now();
   return (
     <Box component="article" aria-label={`API token ${token.name}`} sx={{ py: 2 }}>
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap' }}>
+      <Stack
+        direction="row"
+        spacing={1}
+        sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap' }}
+      >
         <Typography sx={{ fontWeight: 600 }}>
           {token.name} {expired && <Chip label="Expired" size="small" color="warning" sx={{ ml: 1 }} />}
         </Typography>
@@ -33,8 +37,8 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }
       </Stack>
       <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         Created {date(token.createdAt)}
-        {token.createdBy ? ` by ${token.createdBy}` : ''} · {expired ? 'expired' : 'expires'} {date(token.expiresAt)} · last used{' '}
-        {token.lastUsedAt ? date(token.lastUsedAt) : 'never'}
+        {token.createdBy ? ` by ${token.createdBy}` : ''} · {expired ? 'expired' : 'expires'} {date(token.expiresAt)} ·
+        last used {token.lastUsedAt ? date(token.lastUsedAt) : 'never'}
       </Typography>
     </Box>
   );
@@ -49,7 +53,8 @@ export function ApiTokensCard() {
   const confirmRevoke = async () => {
     if (!revoking) return;
     const result = await revoke(revoking.id);
-    if ('error' in result) toast({ title: 'Token not revoked', description: bodyMessage(result.error), variant: 'destructive' });
+    if ('error' in result)
+      toast({ title: 'Token not revoked', description: bodyMessage(result.error), variant: 'destructive' });
     else toast({ title: 'API token revoked', description: revoking.name, variant: 'success' });
     setRevoking(null);
   };

@@ -43,18 +43,29 @@ export function CleanSystemDialog({ open, onClose }: { open: boolean; onClose: (
       <DialogContent>
         <Stack spacing={2}>
           <Alert severity="error">
-            This permanently deletes <strong>all voucher codes, customers, redemptions and license assignments</strong>. This action cannot be undone.
-            License keys and products are kept.
+            This permanently deletes <strong>all voucher codes, customers, redemptions and license assignments</strong>.
+            This action cannot be undone. License keys and products are kept.
           </Alert>
           <Typography variant="body2">
             Type <strong>{CLEAN_CONFIRMATION}</strong> to confirm.
           </Typography>
-          <TextField label="Confirmation" value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus autoComplete="off" />
+          <TextField
+            label="Confirmation"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            autoFocus
+            autoComplete="off"
+          />
         </Stack>
       </DialogContent>
       <DialogActions>
         <Button onClick={close}>Cancel</Button>
-        <Button color="error" variant="contained" disabled={typed !== CLEAN_CONFIRMATION || isLoading} onClick={confirm}>
+        <Button
+          color="error"
+          variant="contained"
+          disabled={typed !== CLEAN_CONFIRMATION || isLoading}
+          onClick={confirm}
+        >
           {isLoading ? 'Cleaning...' : 'Clean System'}
         </Button>
       </DialogActions>

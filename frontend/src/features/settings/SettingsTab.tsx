@@ -34,7 +34,9 @@ function Info({ label, value }: { label: string; value: string | number | undefi
   return (
     <Stack direction="row" sx={{ justifyContent: 'space-between', py: 0.5 }}>
       <Typography sx={{ color: 'text.secondary' }}>{label}</Typography>
-      <Typography sx={{ fontWeight: 600 }}>{value === undefined ? '—' : typeof value === 'number' ? value.toLocaleString('en-US') : value}</Typography>
+      <Typography sx={{ fontWeight: 600 }}>
+        {value === undefined ? '—' : typeof value === 'number' ? value.toLocaleString('en-US') : value}
+      </Typography>
     </Stack>
   );
 }
@@ -78,7 +80,12 @@ export function SettingsTab() {
       </Grid>
       {can(PERMISSIONS.systemCleanup) && (
         <Grid size={{ xs: 12, md: 6 }}>
-          <Card variant="outlined" component="section" aria-labelledby="danger-title" sx={{ borderColor: 'error.main' }}>
+          <Card
+            variant="outlined"
+            component="section"
+            aria-labelledby="danger-title"
+            sx={{ borderColor: 'error.main' }}
+          >
             <CardContent>
               <Typography id="danger-title" variant="h3" component="h2" color="error" gutterBottom>
                 Danger Zone

@@ -42,7 +42,12 @@ function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () 
           <Box component="code" data-testid="webhook-secret" sx={{ wordBreak: 'break-all', fontFamily: 'monospace' }}>
             {secret}
           </Box>
-          <CopyButton copied={copied} label="Copy secret" copiedLabel="Secret copied" onClick={() => secret && copy(secret, { label: 'Secret' })} />
+          <CopyButton
+            copied={copied}
+            label="Copy secret"
+            copiedLabel="Secret copied"
+            onClick={() => secret && copy(secret, { label: 'Secret' })}
+          />
         </Stack>
       </DialogContent>
       <DialogActions>
@@ -57,17 +62,33 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
   const [resumeEndpoint, { isLoading: resuming }] = useResumeWebhookMutation();
   const resume = async () => {
     const result = await resumeEndpoint(endpoint.id);
-    if ('error' in result) toast({ title: 'Webhook not resumed', description: bodyMessage(result.error), variant: 'destructive' });
-    else toast({ title: 'Webhook resumed', description: `${result.data.requeued} queued deliveries are sent now.`, variant: 'success' });
+    if ('error' in result)
+      toast({ title: 'Webhook not resumed', description: bodyMessage(result.error), variant: 'destructive' });
+    else
+      toast({
+        title: 'Webhook resumed',
+        description: `${result.data.requeued} queued deliveries are sent now.`,
+        variant: 'success',
+      });
   };
   const test = async () => {
     const result = await sendTest(endpoint.id);
-    if ('error' in result) toast({ title: 'Test event not sent', description: bodyMessage(result.error), variant: 'destructive' });
-    else toast({ title: 'Test event queued', description: `A webhook.test delivery to ${endpoint.url} is on its way.`, variant: 'success' });
+    if ('error' in result)
+      toast({ title: 'Test event not sent', description: bodyMessage(result.error), variant: 'destructive' });
+    else
+      toast({
+        title: 'Test event queued',
+        description: `A webhook.test delivery to ${endpoint.url} is on its way.`,
+        variant: 'success',
+      });
   };
   return (
     <Box component="article" aria-label={`Webhook ${endpoint.url}`} sx={{ py: 2 }}>
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap' }}>
+      <Stack
+        direction="row"
+        spacing={1}
+        sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap' }}
+      >
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center', minWidth: 0 }}>
           <Typography sx={{ fontWeight: 600, wordBreak: 'break-all' }}>{endpoint.url}</Typography>
           {endpoint.pausedAt && <Chip label="Paused" color="warning" size="small" />}
@@ -109,7 +130,8 @@ export function WebhooksCard() {
   const confirmDelete = async () => {
     if (!deleting) return;
     const result = await remove(deleting.id);
-    if ('error' in result) toast({ title: 'Webhook not deleted', description: bodyMessage(result.error), variant: 'destructive' });
+    if ('error' in result)
+      toast({ title: 'Webhook not deleted', description: bodyMessage(result.error), variant: 'destructive' });
     else toast({ title: 'Webhook deleted', description: deleting.url, variant: 'success' });
     setDeleting(null);
   };

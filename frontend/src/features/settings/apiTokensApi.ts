@@ -43,7 +43,10 @@ export const apiTokensApi = api.injectEndpoints({
   endpoints: (build) => ({
     apiTokens: build.query<ApiToken[], void>({
       query: () => 'admin/api-tokens',
-      providesTags: (result) => [{ type: 'ApiTokens', id: 'LIST' }, ...(result ?? []).map((t) => ({ type: 'ApiTokens' as const, id: t.id }))],
+      providesTags: (result) => [
+        { type: 'ApiTokens', id: 'LIST' },
+        ...(result ?? []).map((t) => ({ type: 'ApiTokens' as const, id: t.id })),
+      ],
     }),
     createApiToken: build.mutation<CreatedApiToken, { name: string; permissions: string[]; expiresInDays: number }>({
       query: (body) => ({ url: 'admin/api-tokens', method: 'POST', body }),

@@ -39,7 +39,10 @@ export const webhooksApi = api.injectEndpoints({
   endpoints: (build) => ({
     webhooks: build.query<WebhookEndpoint[], void>({
       query: () => 'webhooks',
-      providesTags: (result) => [{ type: 'Webhooks', id: 'LIST' }, ...(result ?? []).map((w) => ({ type: 'Webhooks' as const, id: w.id }))],
+      providesTags: (result) => [
+        { type: 'Webhooks', id: 'LIST' },
+        ...(result ?? []).map((w) => ({ type: 'Webhooks' as const, id: w.id })),
+      ],
     }),
     createWebhook: build.mutation<WebhookEndpoint & { secret: string }, { url: string; events: string[] }>({
       query: (body) => ({ url: 'webhooks', method: 'POST', body }),

@@ -21,7 +21,13 @@ export function PublicLayout({
     <Box sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column' }}>
       <Box component="header" sx={{ bgcolor: 'primary.main', color: 'primary.contrastText', py: 1.5 }}>
         <Container maxWidth="lg">
-          <Link component={RouterLink} to="/" color="inherit" underline="none" sx={{ fontWeight: 700, fontSize: '1.1rem' }}>
+          <Link
+            component={RouterLink}
+            to="/"
+            color="inherit"
+            underline="none"
+            sx={{ fontWeight: 700, fontSize: '1.1rem' }}
+          >
             {companyName || '\u00a0'}
           </Link>
         </Container>

@@ -17,7 +17,11 @@ export function HelpPanel({ email }: { email?: string }) {
   const { supportEmail } = usePublicConfig();
   return (
     <Paper variant="outlined" component="section" aria-labelledby="help-title" sx={{ p: 3 }}>
-      <Typography id="help-title" variant="h2" sx={{ fontSize: '1.15rem', display: 'flex', alignItems: 'center', gap: 1, mb: 1 }}>
+      <Typography
+        id="help-title"
+        variant="h2"
+        sx={{ fontSize: '1.15rem', display: 'flex', alignItems: 'center', gap: 1, mb: 1 }}
+      >
         <HelpOutlinedIcon color="primary" aria-hidden /> Need Help?
       </Typography>
       <Typography variant="body2">

@@ -19,10 +19,24 @@ import { SuccessTokenGate } from './SuccessTokenGate';
 function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
   const titleId = `mac-package-${step}`;
   return (
-    <Paper component="li" variant="outlined" aria-labelledby={titleId} sx={{ p: 3, display: 'flex', gap: 2, flexWrap: { xs: 'wrap', sm: 'nowrap' } }}>
+    <Paper
+      component="li"
+      variant="outlined"
+      aria-labelledby={titleId}
+      sx={{ p: 3, display: 'flex', gap: 2, flexWrap: { xs: 'wrap', sm: 'nowrap' } }}
+    >
       <Box
         aria-hidden
-        sx={{ flex: '0 0 40px', height: 40, borderRadius: '50%', bgcolor: 'primary.main', color: 'primary.contrastText', display: 'grid', placeItems: 'center', fontWeight: 700 }}
+        sx={{
+          flex: '0 0 40px',
+          height: 40,
+          borderRadius: '50%',
+          bgcolor: 'primary.main',
+          color: 'primary.contrastText',
+          display: 'grid',
+          placeItems: 'center',
+          fontWeight: 700,
+        }}
       >
         {step}
       </Box>
@@ -41,7 +55,14 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
       </Box>
       <Box sx={{ alignSelf: 'center' }}>
         {pkg.href ? (
-          <Button variant="contained" startIcon={<DownloadIcon />} href={pkg.href} target="_blank" rel="noopener noreferrer" aria-label={`Download ${pkg.name}`}>
+          <Button
+            variant="contained"
+            startIcon={<DownloadIcon />}
+            href={pkg.href}
+            target="_blank"
+            rel="noopener noreferrer"
+            aria-label={`Download ${pkg.name}`}
+          >
             Download
           </Button>
         ) : (
@@ -109,7 +130,10 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
 
 /** `/success/mac?token=…` (docs/product.md §2.5 Mac success page). Only `customerEmail` of the token answer is used. */
 export function MacSuccessPage() {
-  useDocumentTitle('Your Office License for Mac', 'Your Office 2024 installation set for Mac: the three packages to install, in order.');
+  useDocumentTitle(
+    'Your Office License for Mac',
+    'Your Office 2024 installation set for Mac: the three packages to install, in order.',
+  );
   return (
     <PublicLayout footer={<SiteFooter />}>
       <SuccessTokenGate>{(data) => <MacResult customerEmail={data.customerEmail} />}</SuccessTokenGate>

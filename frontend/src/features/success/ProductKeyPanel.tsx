@@ -33,7 +33,13 @@ export function ProductKeyPanel({ licenseKey }: { licenseKey: string }) {
         <Typography
           data-testid="product-key"
           aria-label={revealed ? 'Product key' : 'Product key (masked)'}
-          sx={{ fontFamily: 'ui-monospace, Menlo, Consolas, monospace', fontSize: '1.1rem', letterSpacing: 1, flex: 1, wordBreak: 'break-all' }}
+          sx={{
+            fontFamily: 'ui-monospace, Menlo, Consolas, monospace',
+            fontSize: '1.1rem',
+            letterSpacing: 1,
+            flex: 1,
+            wordBreak: 'break-all',
+          }}
         >
           {revealed ? licenseKey : maskLicenseKey(licenseKey)}
         </Typography>

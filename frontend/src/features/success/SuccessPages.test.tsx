@@ -18,7 +18,10 @@ async function deniedPanel(): Promise<HTMLElement> {
 }
 
 function serve(token: Handler) {
-  server = fakeServer({ 'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }), 'GET /api/success-token/*': token });
+  server = fakeServer({
+    'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }),
+    'GET /api/success-token/*': token,
+  });
 }
 
 const windowsResult = {
@@ -54,35 +57,55 @@ describe('success pages', () => {
 
   it.each([
     ['windows', windowsResult, 'Download Ready'],
-    ['mac', { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: '' }, 'Redemption Successful!'],
-  ])('/success/%s shows only "Verifying access..." until the token is answered, then the result', async (page, body, heading) => {
-    let answer!: (v: { status: number; body: unknown }) => void;
-    serve(() => new Promise((resolve) => (answer = resolve)));
-    renderRoutes(routes, `/success/${page}?token=abc`);
-    await screen.findByText('Verifying access...');
-    await waitFor(() => expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd'));
-    expectOnlyVerifying();
-    act(() => answer({ status: 200, body }));
-    expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
-    expect(screen.getByText(body.customerEmail)).toBeInTheDocument();
-    expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
-  });
+    [
+      'mac',
+      { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: '' },
+      'Redemption Successful!',
+    ],
+  ])(
+    '/success/%s shows only "Verifying access..." until the token is answered, then the result',
+    async (page, body, heading) => {
+      let answer!: (v: { status: number; body: unknown }) => void;
+      serve(() => new Promise((resolve) => (answer = resolve)));
+      renderRoutes(routes, `/success/${page}?token=abc`);
+      await screen.findByText('Verifying access...');
+      await waitFor(() => expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd'));
+      expectOnlyVerifying();
+      act(() => answer({ status: 200, body }));
+      expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
+      expect(screen.getByText(body.customerEmail)).toBeInTheDocument();
+      expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
+    },
+  );
 
-  it.each(['windows', 'mac'])('/success/%s with a rejected token goes from "Verifying access..." straight to "Access Denied"', async (page) => {
-    let answer!: (v: { status: number; body: unknown }) => void;
-    serve(() => new Promise((resolve) => (answer = resolve)));
-    renderRoutes(routes, `/success/${page}?token=forged`);
-    await screen.findByText('Verifying access...');
-    await waitFor(() => expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd'));
-    expectOnlyVerifying();
-    act(() => answer({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
-    expect(await deniedPanel()).toHaveTextContent('Invalid or expired access token');
-    expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
-    expect(screen.queryByRole('heading', { name: /Redemption Successful!|Download Ready|Your Product Key|Installation/ })).not.toBeInTheDocument();
-  });
+  it.each(['windows', 'mac'])(
+    '/success/%s with a rejected token goes from "Verifying access..." straight to "Access Denied"',
+    async (page) => {
+      let answer!: (v: { status: number; body: unknown }) => void;
+      serve(() => new Promise((resolve) => (answer = resolve)));
+      renderRoutes(routes, `/success/${page}?token=forged`);
+      await screen.findByText('Verifying access...');
+      await waitFor(() => expect(screen.getByRole('banner')).toHaveTextContent('Licence Desk Ltd'));
+      expectOnlyVerifying();
+      act(() =>
+        answer({
+          status: 404,
+          body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' },
+        }),
+      );
+      expect(await deniedPanel()).toHaveTextContent('Invalid or expired access token');
+      expect(screen.queryByText('Verifying access...')).not.toBeInTheDocument();
+      expect(
+        screen.queryByRole('heading', { name: /Redemption Successful!|Download Ready|Your Product Key|Installation/ }),
+      ).not.toBeInTheDocument();
+    },
+  );
 
   it('a rejected token shows "Access Denied" and nothing of the result', async () => {
-    serve(() => ({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
+    serve(() => ({
+      status: 404,
+      body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' },
+    }));
     renderRoutes(routes, '/success/mac?token=nope');
     expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
     expect(screen.queryByRole('heading', { name: 'Redemption Successful!' })).not.toBeInTheDocument();
@@ -91,7 +114,10 @@ describe('success pages', () => {
 
   it('a rejected token shows "Access Denied" with the server message, then goes home after 3000 ms', async () => {
     jest.useFakeTimers();
-    serve(() => ({ status: 404, body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' } }));
+    serve(() => ({
+      status: 404,
+      body: { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' },
+    }));
     const { location } = renderRoutes(routes, '/success/windows?token=nope');
     const alert = await deniedPanel();
     expect(alert).toHaveTextContent('Invalid or expired access token');
@@ -115,11 +141,20 @@ describe('success pages', () => {
   });
 
   it('manual processing: "Processing Your License", three steps and "What\'s Next?"', async () => {
-    serve(() => ({ status: 200, body: { isManualProcessing: true, customerEmail: 'ann@example.com', licenseKey: null, downloadLink: '' } }));
+    serve(() => ({
+      status: 200,
+      body: { isManualProcessing: true, customerEmail: 'ann@example.com', licenseKey: null, downloadLink: '' },
+    }));
     renderRoutes(routes, '/success/windows?token=manual');
     expect(await screen.findByRole('heading', { name: 'Processing Your License' })).toBeInTheDocument();
-    expect(screen.getByText('We are preparing your license key & download link. You will get it shortly within 2-3 hours.')).toBeInTheDocument();
-    for (const step of ['Voucher Successfully Redeemed', 'License Assignment in Progress', 'Email Delivery (2-3 hours)']) {
+    expect(
+      screen.getByText('We are preparing your license key & download link. You will get it shortly within 2-3 hours.'),
+    ).toBeInTheDocument();
+    for (const step of [
+      'Voucher Successfully Redeemed',
+      'License Assignment in Progress',
+      'Email Delivery (2-3 hours)',
+    ]) {
       expect(screen.getByText(step)).toBeInTheDocument();
     }
     expect(screen.getByText("What's Next?")).toBeInTheDocument();
@@ -137,7 +172,17 @@ describe('success pages', () => {
     expect(screen.getByTestId('product-key')).toHaveTextContent('ABCDE-•••••-•••••-•••••-UVWXY');
     await user.click(screen.getByRole('button', { name: 'Show product key' }));
     expect(screen.getByTestId('product-key')).toHaveTextContent('ABCDE-FGHIJ-KLMNO-PQRST-UVWXY');
-    for (const text of ['Verified & Authenticated', 'Genuine', 'Perpetual License', '3.4 MB', '16.0.17830.20138', 'October 2024', 'English (US)', '64-bit', 'Perpetual']) {
+    for (const text of [
+      'Verified & Authenticated',
+      'Genuine',
+      'Perpetual License',
+      '3.4 MB',
+      '16.0.17830.20138',
+      'October 2024',
+      'English (US)',
+      '64-bit',
+      'Perpetual',
+    ]) {
       expect(screen.getByText(text)).toBeInTheDocument();
     }
     const steps = within(screen.getByRole('region', { name: 'Installation Steps' })).getAllByRole('listitem');
@@ -148,7 +193,10 @@ describe('success pages', () => {
       expect.stringMatching(/^Activate/),
     ]);
     const help = screen.getByRole('region', { name: 'Need Help?' });
-    expect(within(help).getByRole('link', { name: 'help@licences.test' })).toHaveAttribute('href', 'mailto:help@licences.test');
+    expect(within(help).getByRole('link', { name: 'help@licences.test' })).toHaveAttribute(
+      'href',
+      'mailto:help@licences.test',
+    );
     expect(within(help).getByText('Activation issues')).toBeInTheDocument();
     await user.click(download);
     expect(screen.getByText('Initializing download...')).toBeInTheDocument();
@@ -162,28 +210,52 @@ describe('success pages', () => {
     await user.click(screen.getByRole('button', { name: 'Copy Product Key' }));
     expect(await navigator.clipboard.readText()).toBe('ABCDE-FGHIJ-KLMNO-PQRST-UVWXY');
     const notifications = screen.getByRole('region', { name: 'Notifications (F8)' });
-    await waitFor(() => expect(notifications).toHaveTextContent('Copied!Product Key has been copied to your clipboard'));
+    await waitFor(() =>
+      expect(notifications).toHaveTextContent('Copied!Product Key has been copied to your clipboard'),
+    );
 
     jest.spyOn(navigator.clipboard, 'writeText').mockRejectedValueOnce(new Error('denied'));
     await user.click(screen.getByRole('button', { name: 'Copy Product Key' }));
-    expect(await within(notifications).findByRole('alert')).toHaveTextContent('Copy failedPlease manually select and copy the text');
+    expect(await within(notifications).findByRole('alert')).toHaveTextContent(
+      'Copy failedPlease manually select and copy the text',
+    );
   });
 
   it('Mac: "Redemption Successful!" with the e-mail, three packages in order, requirements', async () => {
-    serve(() => ({ status: 200, body: { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: 'https://x.test/mac.pkg' } }));
+    serve(() => ({
+      status: 200,
+      body: {
+        isManualProcessing: false,
+        customerEmail: 'mac.user@example.com',
+        licenseKey: null,
+        downloadLink: 'https://x.test/mac.pkg',
+      },
+    }));
     renderRoutes(routes, '/success/mac?token=mac');
     expect(await screen.findByText('mac.user@example.com')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Redemption Successful!' })).toBeInTheDocument();
     const packages = within(screen.getByRole('region', { name: 'Installation packages' })).getAllByRole('listitem');
-    expect(packages.map((p) => within(p).getByRole('heading').textContent)).toEqual(['Office Removal Tool', 'Office 2024 Installer', 'License Activation']);
+    expect(packages.map((p) => within(p).getByRole('heading').textContent)).toEqual([
+      'Office Removal Tool',
+      'Office 2024 Installer',
+      'License Activation',
+    ]);
     expect(packages[0]).toHaveTextContent('5.2 MB');
     expect(packages[0]).toHaveTextContent('Version 2.0');
-    expect(within(packages[0]).getByRole('link', { name: 'Download Office Removal Tool' })).toHaveAttribute('target', '_blank');
+    expect(within(packages[0]).getByRole('link', { name: 'Download Office Removal Tool' })).toHaveAttribute(
+      'target',
+      '_blank',
+    );
     expect(packages[1]).toHaveTextContent('2.1 GB');
     expect(packages[1]).toHaveTextContent('Version 16.89.1');
     expect(packages[2]).toHaveTextContent('12.4 MB');
     expect(packages[2]).toHaveTextContent('no manual key entry');
-    for (const req of ['macOS 13.0 or later', 'Intel or Apple Silicon processor', '4 GB RAM (8 GB recommended)', '10 GB of free disk space']) {
+    for (const req of [
+      'macOS 13.0 or later',
+      'Intel or Apple Silicon processor',
+      '4 GB RAM (8 GB recommended)',
+      '10 GB of free disk space',
+    ]) {
       expect(screen.getByText(req)).toBeInTheDocument();
     }
     expect(screen.getByText('The installation may take 10-15 minutes.')).toBeInTheDocument();

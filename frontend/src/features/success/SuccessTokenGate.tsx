@@ -8,9 +8,23 @@ import type { ReactNode } from 'react';
 import type { SuccessTokenView } from './successApi';
 import { useSuccessToken } from './useSuccessToken';
 
-function StatePanel({ icon, title, children, tone }: { icon: ReactNode; title: string; children: ReactNode; tone: 'error' | 'info' }) {
+function StatePanel({
+  icon,
+  title,
+  children,
+  tone,
+}: {
+  icon: ReactNode;
+  title: string;
+  children: ReactNode;
+  tone: 'error' | 'info';
+}) {
   return (
-    <Paper variant="outlined" role={tone === 'error' ? 'alert' : 'status'} sx={{ p: 5, textAlign: 'center', maxWidth: 560, mx: 'auto' }}>
+    <Paper
+      variant="outlined"
+      role={tone === 'error' ? 'alert' : 'status'}
+      sx={{ p: 5, textAlign: 'center', maxWidth: 560, mx: 'auto' }}
+    >
       <Box sx={{ color: `${tone}.main`, mb: 1 }}>{icon}</Box>
       <Typography variant="h1" sx={{ mb: 1 }}>
         {title}
@@ -35,18 +49,14 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
       return (
         <StatePanel tone="error" title="Access Denied" icon={<BlockIcon sx={{ fontSize: 48 }} aria-hidden />}>
           <Typography>{state.message}</Typography>
-          <Typography sx={{ color: 'text.secondary', mt: 2 }}>
-            Redirecting to home page...
-          </Typography>
+          <Typography sx={{ color: 'text.secondary', mt: 2 }}>Redirecting to home page...</Typography>
         </StatePanel>
       );
     case 'empty':
       return (
         <StatePanel tone="info" title="No Data Available" icon={<InfoOutlinedIcon sx={{ fontSize: 48 }} aria-hidden />}>
           <Typography>We could not find the details of this redemption.</Typography>
-          <Typography sx={{ color: 'text.secondary', mt: 2 }}>
-            Redirecting to home page...
-          </Typography>
+          <Typography sx={{ color: 'text.secondary', mt: 2 }}>Redirecting to home page...</Typography>
         </StatePanel>
       );
     case 'ready':
@@ -61,7 +71,17 @@ export function SuccessTokenGate({ children }: { children: (data: SuccessTokenVi
  */
 export function VerifyingScreen() {
   return (
-    <Box role="status" sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column', alignItems: 'center', gap: 2, pt: { xs: 8, sm: 12 } }}>
+    <Box
+      role="status"
+      sx={{
+        minHeight: '100vh',
+        display: 'flex',
+        flexDirection: 'column',
+        alignItems: 'center',
+        gap: 2,
+        pt: { xs: 8, sm: 12 },
+      }}
+    >
       <CircularProgress size={40} aria-hidden />
       <Typography>Verifying access...</Typography>
     </Box>

@@ -62,8 +62,7 @@ function ManualProcessingView() {
       </Paper>
       <Alert severity="info" icon={<MailOutlinedIcon />}>
         <AlertTitle>What's Next?</AlertTitle>
-        Check your e-mail within 2-3 hours for your license key and download link, including your spam or junk
-        folder.
+        Check your e-mail within 2-3 hours for your license key and download link, including your spam or junk folder.
       </Alert>
     </Stack>
   );
@@ -173,7 +172,10 @@ export function WindowsResult({ data }: { data: SuccessTokenView }) {
 
 /** `/success/windows?token=…` (docs/product.md §2.4 Windows success page). */
 export function WindowsSuccessPage() {
-  useDocumentTitle('Your Office License', 'Your Office 2024 licence key, download link and installation steps for Windows.');
+  useDocumentTitle(
+    'Your Office License',
+    'Your Office 2024 licence key, download link and installation steps for Windows.',
+  );
   return (
     <PublicLayout footer={<SiteFooter showSupportEmail />}>
       <SuccessTokenGate>{(data) => <WindowsResult data={data} />}</SuccessTokenGate>

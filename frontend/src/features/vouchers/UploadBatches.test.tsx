@@ -57,7 +57,11 @@ const BEFORE: UploadBatch = {
   counts: { uploaded: 120, redeemed: 3, unredeemed: 117, void: 0, exported: 1 },
 };
 
-function render(role: 'admin' | 'operator' | 'shop-manager', batches: () => UploadBatch[], extra: Record<string, AdminHandler> = {}) {
+function render(
+  role: 'admin' | 'operator' | 'shop-manager',
+  batches: () => UploadBatch[],
+  extra: Record<string, AdminHandler> = {},
+) {
   server = adminServer({
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
     [`GET /api/products/${PRODUCT.id}/batches`]: () => ({ status: 200, body: batches() }),
@@ -76,14 +80,21 @@ function render(role: 'admin' | 'operator' | 'shop-manager', batches: () => Uplo
 
 const batchCalls = () => server.of('GET', `/api/products/${PRODUCT.id}/batches`);
 const rowOf = (name: string) => screen.getByRole('rowheader', { name: new RegExp(`^${name}`) }).closest('tr')!;
-const cells = (row: HTMLElement) => within(row).getAllByRole('cell').map((c) => c.textContent);
+const cells = (row: HTMLElement) =>
+  within(row)
+    .getAllByRole('cell')
+    .map((c) => c.textContent);
 
 describe('Batches section of the voucher codes page (docs/product.md §20.1)', () => {
   it('lists each batch with its counts under labelled headers; a void file has no counts of its own', async () => {
     render('admin', () => [VOID_FILE, UPLOAD, BEFORE]);
     const table = await screen.findByRole('table', { name: 'Batches' });
     expect(screen.getByRole('region', { name: 'Batches' })).toContainElement(table);
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual([
       'File',
       'Uploaded By',
       'Uploaded At',
@@ -95,24 +106,25 @@ describe('Batches section of the voucher codes page (docs/product.md §20.1)', (
       'Reconciliation',
     ]);
     await within(table).findByText('marketplace-november.csv');
-    expect(within(table).getAllByRole('rowheader').map((h) => h.textContent)).toEqual([
+    expect(
+      within(table)
+        .getAllByRole('rowheader')
+        .map((h) => h.textContent),
+    ).toEqual([
       'refunds.csvVoid file6 codes voided, 2 refunded after redemption, 1 already void, 1 unknown',
       'marketplace-november.csv980 added, 15 duplicates, 5 invalid lines',
       'Before batchesCodes that came by no upload',
     ]);
-    expect(cells(rowOf('marketplace-november.csv')).slice(0, 1).concat(cells(rowOf('marketplace-november.csv')).slice(2, 7))).toEqual([
-      'operator',
-      '978',
-      '412',
-      '560',
-      '6',
-      '300',
-    ]);
+    expect(
+      cells(rowOf('marketplace-november.csv'))
+        .slice(0, 1)
+        .concat(cells(rowOf('marketplace-november.csv')).slice(2, 7)),
+    ).toEqual(['operator', '978', '412', '560', '6', '300']);
     expect(cells(rowOf('refunds.csv')).slice(2, 7)).toEqual(['—', '—', '—', '—', '—']);
     expect(cells(rowOf('Before batches'))[0]).toBe('—');
   });
 
-  it('downloads a batch\'s reconciliation CSV with the session\'s token', async () => {
+  it("downloads a batch's reconciliation CSV with the session's token", async () => {
     const { user } = render('admin', () => [UPLOAD], {
       [`GET /api/export/batch/${UPLOAD.id}`]: () => ({
         status: 200,
@@ -122,11 +134,15 @@ describe('Batches section of the voucher codes page (docs/product.md §20.1)', (
     });
     Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => undefined });
     const saved: string[] = [];
-    const click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+    const click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
       saved.push(this.download);
     });
     try {
-      await user.click(await screen.findByRole('button', { name: 'Download the reconciliation CSV of marketplace-november.csv' }));
+      await user.click(
+        await screen.findByRole('button', { name: 'Download the reconciliation CSV of marketplace-november.csv' }),
+      );
       expect(await screen.findByText('Export Successful')).toBeInTheDocument();
       const [call] = server.of('GET', `/api/export/batch/${UPLOAD.id}`);
       expect([call.query.get('format'), call.auth]).toEqual(['csv', 'Bearer access-1']);
@@ -138,7 +154,10 @@ describe('Batches section of the voucher codes page (docs/product.md §20.1)', (
 
   it('says why a download failed', async () => {
     const { user } = render('admin', () => [UPLOAD], {
-      [`GET /api/export/batch/${UPLOAD.id}`]: () => ({ status: 404, body: { statusCode: 404, message: 'No voucher codes in this batch.', error: 'Not Found' } }),
+      [`GET /api/export/batch/${UPLOAD.id}`]: () => ({
+        status: 404,
+        body: { statusCode: 404, message: 'No voucher codes in this batch.', error: 'Not Found' },
+      }),
     });
     await user.click(await screen.findByRole('button', { name: /^Download the reconciliation CSV/ }));
     expect(await screen.findByText('Export Failed')).toBeInTheDocument();
@@ -180,6 +199,8 @@ describe('Batches section of the voucher codes page (docs/product.md §20.1)', (
 
   it('says so when a product has no batch yet', async () => {
     render('admin', () => []);
-    expect(await screen.findByText('No batches yet: every upload and every void file appears here.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('No batches yet: every upload and every void file appears here.'),
+    ).toBeInTheDocument();
   });
 });

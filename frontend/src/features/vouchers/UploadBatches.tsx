@@ -70,9 +70,17 @@ export function UploadBatches({ productId }: { productId: string }) {
     setDownloading(b.id);
     try {
       await downloadFile(`/api/export/batch/${encodeURIComponent(b.id)}?format=csv`, undefined, `batch-${today()}.csv`);
-      toast({ title: 'Export Successful', description: `The reconciliation of ${batchName(b)} has been downloaded.`, variant: 'success' });
+      toast({
+        title: 'Export Successful',
+        description: `The reconciliation of ${batchName(b)} has been downloaded.`,
+        variant: 'success',
+      });
     } catch (err) {
-      toast({ title: 'Export Failed', description: (err as Error).message || 'Failed to download the batch.', variant: 'destructive' });
+      toast({
+        title: 'Export Failed',
+        description: (err as Error).message || 'Failed to download the batch.',
+        variant: 'destructive',
+      });
     } finally {
       setDownloading(null);
     }
@@ -89,7 +97,9 @@ export function UploadBatches({ productId }: { productId: string }) {
         {batches.isError ? (
           <Alert severity="error">{bodyMessage(batches.error) ?? 'Failed to load the batches.'}</Alert>
         ) : batches.isSuccess && rows.length === 0 ? (
-          <Typography sx={{ color: 'text.secondary' }}>No batches yet: every upload and every void file appears here.</Typography>
+          <Typography sx={{ color: 'text.secondary' }}>
+            No batches yet: every upload and every void file appears here.
+          </Typography>
         ) : (
           <TableContainer>
             <Table size="small" aria-labelledby={titleId}>

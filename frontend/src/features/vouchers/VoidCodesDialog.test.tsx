@@ -29,7 +29,9 @@ describe('Void Codes dialog', () => {
     await user.paste('CODE-1\n\nCODE-2\n');
     await user.click(within(dialog).getByRole('button', { name: 'Void Codes' }));
     const confirm = screen.getByRole('dialog', { name: 'Void Codes' });
-    expect(confirm).toHaveTextContent(`Void 2 voucher codes of ${PRODUCT.name}? Void codes can never be redeemed. This action cannot be undone.`);
+    expect(confirm).toHaveTextContent(
+      `Void 2 voucher codes of ${PRODUCT.name}? Void codes can never be redeemed. This action cannot be undone.`,
+    );
     await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Void Codes' })).not.toBeInTheDocument());
   });

@@ -66,7 +66,15 @@ function Report({ report }: { report: VoidReport }) {
  * "Void Codes" of a product card (docs/product.md §19.3 refunds): paste codes or drop a CSV/TXT file, confirm, see the
  * report. Pasted codes are sent as a text file, so a long list is streamed like an upload.
  */
-export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Product, 'id' | 'name'>; open: boolean; onClose: () => void }) {
+export function VoidCodesDialog({
+  product,
+  open,
+  onClose,
+}: {
+  product: Pick<Product, 'id' | 'name'>;
+  open: boolean;
+  onClose: () => void;
+}) {
   const dispatch = useAppDispatch();
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
@@ -85,7 +93,12 @@ export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Prod
     const body = file ?? new File([codes.join('\n')], 'pasted-codes.txt', { type: 'text/plain' });
     setProgress(0);
     try {
-      const result = await postCodeFile<VoidReport>(`/api/products/${encodeURIComponent(product.id)}/voucher-codes/void`, body, setProgress, FAILED);
+      const result = await postCodeFile<VoidReport>(
+        `/api/products/${encodeURIComponent(product.id)}/voucher-codes/void`,
+        body,
+        setProgress,
+        FAILED,
+      );
       setReport(result);
       setText('');
       setFile(null);
@@ -101,14 +114,20 @@ export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Prod
 
   const what = file ? `every code in ${file.name}` : `${codes.length} voucher code${codes.length === 1 ? '' : 's'}`;
   return (
-    <Dialog open={open} onClose={busy ? undefined : onClose} fullWidth maxWidth="sm" aria-labelledby={`void-title-${product.id}`}>
+    <Dialog
+      open={open}
+      onClose={busy ? undefined : onClose}
+      fullWidth
+      maxWidth="sm"
+      aria-labelledby={`void-title-${product.id}`}
+    >
       <DialogTitle id={`void-title-${product.id}`}>Void Codes - {product.name}</DialogTitle>
       <DialogContent dividers>
         <Stack spacing={2}>
           <DialogContentText variant="body2">
             For vouchers the marketplace refunded. Unredeemed codes become void and can never be redeemed. Codes already
-            redeemed stay with their customer (a licence key that was shown is never reused) and their redemption is marked
-            refunded.
+            redeemed stay with their customer (a licence key that was shown is never reused) and their redemption is
+            marked refunded.
           </DialogContentText>
           <TextField
             label="Voucher codes (one per line)"
@@ -122,13 +141,25 @@ export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Prod
               setReport(null);
             }}
           />
-          <CodeFileDropZone inputId={`void-file-${product.id}`} file={file} label={`Void file for ${product.name}`} refusedTitle="Void Failed" onFile={choose} />
+          <CodeFileDropZone
+            inputId={`void-file-${product.id}`}
+            file={file}
+            label={`Void file for ${product.name}`}
+            refusedTitle="Void Failed"
+            onFile={choose}
+          />
           {file && (
             <Button size="small" onClick={() => setFile(null)} disabled={busy} sx={{ alignSelf: 'flex-start' }}>
               Remove file
             </Button>
           )}
-          {busy && <LinearProgress variant="determinate" value={Math.round((progress ?? 0) * 100)} aria-label="Void progress" />}
+          {busy && (
+            <LinearProgress
+              variant="determinate"
+              value={Math.round((progress ?? 0) * 100)}
+              aria-label="Void progress"
+            />
+          )}
           {report && <Report report={report} />}
         </Stack>
       </DialogContent>
@@ -136,7 +167,13 @@ export function VoidCodesDialog({ product, open, onClose }: { product: Pick<Prod
         <Button onClick={onClose} disabled={busy}>
           Close
         </Button>
-        <Button color="error" variant="contained" startIcon={<Block />} disabled={busy || (!file && codes.length === 0)} onClick={() => setConfirming(true)}>
+        <Button
+          color="error"
+          variant="contained"
+          startIcon={<Block />}
+          disabled={busy || (!file && codes.length === 0)}
+          onClick={() => setConfirming(true)}
+        >
           Void Codes
         </Button>
       </DialogActions>

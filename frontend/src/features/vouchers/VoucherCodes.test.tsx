@@ -5,7 +5,16 @@ import { renderRoutes, renderWithProviders } from '../../test/renderWithProvider
 import { authApi } from '../auth/authApi';
 import { installAdminSession } from '../auth/session';
 import { VoucherCodesModal } from './VoucherCodesModal';
-import { adminRoutes, adminServer, codesPage, meOf, PRODUCT, signIn, STATS, type AdminHandler } from '../admin/adminTesting';
+import {
+  adminRoutes,
+  adminServer,
+  codesPage,
+  meOf,
+  PRODUCT,
+  signIn,
+  STATS,
+  type AdminHandler,
+} from '../admin/adminTesting';
 
 let server: ReturnType<typeof adminServer>;
 
@@ -16,7 +25,11 @@ afterEach(() => {
 });
 
 /** 120 unredeemed + 3 redeemed codes; the list answers the page asked for. */
-function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120, redeemed: 3 }, totalCountExact = true): Record<string, AdminHandler> {
+function calls(
+  role: 'admin' | 'operator',
+  totals = { all: 123, unredeemed: 120, redeemed: 3 },
+  totalCountExact = true,
+): Record<string, AdminHandler> {
   return {
     'GET /api/public-config': () => ({ status: 200, body: {} }),
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
@@ -25,19 +38,31 @@ function calls(role: 'admin' | 'operator', totals = { all: 123, unredeemed: 120,
     'GET /api/stats/*': () => ({ status: 200, body: STATS }),
     [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => {
       const redeemedOnly = req.query.get('redeemedOnly');
-      const total = redeemedOnly === 'true' ? totals.redeemed : redeemedOnly === 'false' ? totals.unredeemed : totals.all;
+      const total =
+        redeemedOnly === 'true' ? totals.redeemed : redeemedOnly === 'false' ? totals.unredeemed : totals.all;
       const limit = Number(req.query.get('limit'));
       const offset = (Number(req.query.get('page')) - 1) * limit;
       return { status: 200, body: codesPage(offset, limit, total, redeemedOnly === 'true', 5, totalCountExact) };
     },
     [`GET /api/products/${PRODUCT.id}/batches`]: () => ({ status: 200, body: [] }),
-    'DELETE /api/products/*': (req) => ({ status: 200, body: { message: `${(req.body as { voucherCodeIds?: string[] }).voucherCodeIds?.length ?? 120} voucher codes deleted.`, deletedCount: 2 } }),
+    'DELETE /api/products/*': (req) => ({
+      status: 200,
+      body: {
+        message: `${(req.body as { voucherCodeIds?: string[] }).voucherCodeIds?.length ?? 120} voucher codes deleted.`,
+        deletedCount: 2,
+      },
+    }),
   };
 }
 
-const listCalls = () => server.requests.filter((r) => r.path.endsWith('voucher-codes-detailed')).map((r) => Object.fromEntries(r.query));
+const listCalls = () =>
+  server.requests.filter((r) => r.path.endsWith('voucher-codes-detailed')).map((r) => Object.fromEntries(r.query));
 
-async function openModal(role: 'admin' | 'operator' = 'admin', totals?: { all: number; unredeemed: number; redeemed: number }, totalCountExact = true) {
+async function openModal(
+  role: 'admin' | 'operator' = 'admin',
+  totals?: { all: number; unredeemed: number; redeemed: number },
+  totalCountExact = true,
+) {
   server = adminServer(calls(role, totals, totalCountExact));
   signIn();
   installAdminSession();
@@ -97,7 +122,11 @@ describe('voucher codes modal', () => {
     await user.click(within(dialog).getByRole('tab', { name: 'Redeemed' }));
     await within(dialog).findByText('Page 1 of 1');
     expect(listCalls().at(-1)).toMatchObject({ page: '1', redeemedOnly: 'true' });
-    expect(within(dialog).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Voucher Code', 'Status', 'Redeemed By', 'Redemption Date']);
+    expect(
+      within(dialog)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Voucher Code', 'Status', 'Redeemed By', 'Redemption Date']);
     expect(within(dialog).getAllByText('Ann Lee')).toHaveLength(3);
 
     await user.click(within(dialog).getByRole('tab', { name: 'Unredeemed' }));
@@ -115,7 +144,9 @@ describe('voucher codes modal', () => {
     await user.click(within(dialog).getByRole('checkbox', { name: 'Select all unredeemed codes on this page' }));
     await user.click(within(dialog).getByRole('button', { name: 'Delete Selected (5)' }));
     const confirm = screen.getAllByRole('dialog').at(-1)!;
-    expect(confirm).toHaveTextContent('Are you sure you want to delete 5 voucher code(s)? This action cannot be undone.');
+    expect(confirm).toHaveTextContent(
+      'Are you sure you want to delete 5 voucher code(s)? This action cannot be undone.',
+    );
     await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
     expect(await screen.findByText('Deleted')).toBeInTheDocument();
     const del = server.requests.find((r) => r.method === 'DELETE')!;
@@ -133,7 +164,10 @@ describe('voucher codes modal', () => {
         req.auth === 'Bearer access-2'
           ? { status: 404, body: { statusCode: 404, message: 'No unredeemed voucher codes found', error: 'Not Found' } }
           : { status: 401, body: { statusCode: 401, message: 'Invalid or expired token', error: 'Unauthorized' } },
-      'POST /api/admin/refresh': () => ({ status: 200, body: { accessToken: 'access-2', refreshToken: 'refresh-2', requiresTwoFactor: false } }),
+      'POST /api/admin/refresh': () => ({
+        status: 200,
+        body: { accessToken: 'access-2', refreshToken: 'refresh-2', requiresTwoFactor: false },
+      }),
     });
     await user.click(within(dialog).getByRole('tab', { name: 'Unredeemed' }));
     await user.click(await within(dialog).findByRole('button', { name: 'Export Codes' }));
@@ -172,7 +206,10 @@ describe('voucher codes modal: the Void tab', () => {
         const page = codesPage(0, 50, 2, false, 2);
         return {
           status: 200,
-          body: { ...page, codes: page.codes.map((c) => ({ ...c, status: 'void', voidedAt: '2026-11-03T10:00:00.000Z' })) },
+          body: {
+            ...page,
+            codes: page.codes.map((c) => ({ ...c, status: 'void', voidedAt: '2026-11-03T10:00:00.000Z' })),
+          },
         };
       },
     });
@@ -180,7 +217,11 @@ describe('voucher codes modal: the Void tab', () => {
     await within(dialog).findByText('Showing 1-2 of 2 codes');
     expect(listCalls().at(-1)).toMatchObject({ page: '1', status: 'void' });
     expect(listCalls().at(-1)).not.toHaveProperty('redeemedOnly');
-    expect(within(dialog).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Voucher Code', 'Status', 'Created Date', 'Voided Date']);
+    expect(
+      within(dialog)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Voucher Code', 'Status', 'Created Date', 'Voided Date']);
     expect(within(dialog).getAllByText('Void', { selector: '.MuiChip-label' })).toHaveLength(2);
     expect(within(dialog).queryByRole('checkbox')).not.toBeInTheDocument();
     expect(within(dialog).queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
@@ -191,7 +232,10 @@ describe('voucher codes modal: the Void tab', () => {
     server.restore();
     server = adminServer({
       ...calls('admin'),
-      [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => ({ status: 200, body: codesPage(0, 50, req.query.get('status') === 'void' ? 0 : 123) }),
+      [`GET /api/products/${PRODUCT.id}/voucher-codes-detailed`]: (req) => ({
+        status: 200,
+        body: codesPage(0, 50, req.query.get('status') === 'void' ? 0 : 123),
+      }),
     });
     await user.click(within(dialog).getByRole('tab', { name: 'Void' }));
     expect(await within(dialog).findByText('No void codes found')).toBeInTheDocument();
@@ -207,7 +251,10 @@ describe('voucher codes page', () => {
     await screen.findByText('CODE-00000');
     return view;
   }
-  const pageButtons = () => within(screen.getByRole('navigation', { name: 'Pages' })).getAllByRole('button', { name: /^Page \d+$/ }).map((b) => b.textContent);
+  const pageButtons = () =>
+    within(screen.getByRole('navigation', { name: 'Pages' }))
+      .getAllByRole('button', { name: /^Page \d+$/ })
+      .map((b) => b.textContent);
 
   it('shows every page number up to 7 pages', async () => {
     await openPage(700);

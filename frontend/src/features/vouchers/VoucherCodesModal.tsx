@@ -30,7 +30,15 @@ const COLUMNS = {
 } as const;
 
 /** docs/product.md §3.12 modal version of the voucher codes list. */
-export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Product, 'id' | 'name'>; open: boolean; onClose: () => void }) {
+export function VoucherCodesModal({
+  product,
+  open,
+  onClose,
+}: {
+  product: Pick<Product, 'id' | 'name'>;
+  open: boolean;
+  onClose: () => void;
+}) {
   const { can } = usePermissions();
   const list = useVoucherCodeList(product.id, MODAL_PAGE_SIZE);
   const confirm = useVoucherDeleteConfirm(list, product.name);
@@ -48,7 +56,12 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
         </Stack>
       </DialogTitle>
       <DialogContent dividers>
-        <Tabs value={list.tab} onChange={(_e, v: VoucherTab) => list.setTab(v)} aria-label="Voucher code filter" sx={{ mb: 1 }}>
+        <Tabs
+          value={list.tab}
+          onChange={(_e, v: VoucherTab) => list.setTab(v)}
+          aria-label="Voucher code filter"
+          sx={{ mb: 1 }}
+        >
           <Tab value="all" label="All" />
           <Tab value="unredeemed" label="Unredeemed" />
           <Tab value="redeemed" label="Redeemed" />
@@ -58,23 +71,43 @@ export function VoucherCodesModal({ product, open, onClose }: { product: Pick<Pr
           <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap', mb: 1 }}>
             {canDelete && (
               <>
-                <Button color="error" variant="outlined" disabled={list.selected.size === 0} onClick={() => confirm.ask({ kind: 'selected' })}>
+                <Button
+                  color="error"
+                  variant="outlined"
+                  disabled={list.selected.size === 0}
+                  onClick={() => confirm.ask({ kind: 'selected' })}
+                >
                   Delete Selected{list.selected.size > 0 ? ` (${list.selected.size})` : ''}
                 </Button>
-                <Button color="error" variant="outlined" disabled={list.totalCount === 0} onClick={() => confirm.ask({ kind: 'all-unredeemed' })}>
+                <Button
+                  color="error"
+                  variant="outlined"
+                  disabled={list.totalCount === 0}
+                  onClick={() => confirm.ask({ kind: 'all-unredeemed' })}
+                >
                   Delete All Unredeemed
                 </Button>
               </>
             )}
             {can(PERMISSIONS.exportUnredeemedVouchers) && (
-              <Button variant="outlined" startIcon={<Download />} onClick={list.exportUnredeemed} disabled={list.exporting}>
+              <Button
+                variant="outlined"
+                startIcon={<Download />}
+                onClick={list.exportUnredeemed}
+                disabled={list.exporting}
+              >
                 Export Codes
               </Button>
             )}
           </Stack>
         )}
         {list.query.isFetching && <LinearProgress aria-label="Loading voucher codes" />}
-        <VoucherCodesTable list={list} columns={[...COLUMNS[list.tab]]} canDelete={canDelete} onDelete={(code) => confirm.ask({ kind: 'one', code })} />
+        <VoucherCodesTable
+          list={list}
+          columns={[...COLUMNS[list.tab]]}
+          canDelete={canDelete}
+          onDelete={(code) => confirm.ask({ kind: 'one', code })}
+        />
       </DialogContent>
       <DialogActions sx={{ justifyContent: 'space-between', px: 3 }}>
         <Typography variant="body2" sx={{ color: 'text.secondary' }}>

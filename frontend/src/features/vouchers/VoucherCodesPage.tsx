@@ -123,7 +123,12 @@ function VoucherCodes({ productId }: { productId: string }) {
                 </Stack>
                 <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
                   {can(PERMISSIONS.exportUnredeemedVouchers) && (
-                    <Button variant="outlined" startIcon={<Download />} onClick={list.exportUnredeemed} disabled={list.exporting}>
+                    <Button
+                      variant="outlined"
+                      startIcon={<Download />}
+                      onClick={list.exportUnredeemed}
+                      disabled={list.exporting}
+                    >
                       Export Unredeemed
                     </Button>
                   )}
@@ -133,7 +138,12 @@ function VoucherCodes({ productId }: { productId: string }) {
                     </Button>
                   )}
                   {canDelete && list.tab === 'unredeemed' && (
-                    <Button color="error" variant="contained" disabled={list.totalCount === 0} onClick={() => confirm.ask({ kind: 'all-unredeemed' })}>
+                    <Button
+                      color="error"
+                      variant="contained"
+                      disabled={list.totalCount === 0}
+                      onClick={() => confirm.ask({ kind: 'all-unredeemed' })}
+                    >
                       Delete All Unredeemed
                     </Button>
                   )}
@@ -146,7 +156,12 @@ function VoucherCodes({ productId }: { productId: string }) {
                 <Tab value="void" label="Void" />
               </Tabs>
               {list.query.isFetching && <LinearProgress aria-label="Loading voucher codes" />}
-              <VoucherCodesTable list={list} columns={[...COLUMNS[list.tab]]} canDelete={canDelete} onDelete={(code) => confirm.ask({ kind: 'one', code })} />
+              <VoucherCodesTable
+                list={list}
+                columns={[...COLUMNS[list.tab]]}
+                canDelete={canDelete}
+                onDelete={(code) => confirm.ask({ kind: 'one', code })}
+              />
               <Paginator
                 pages="ellipsis"
                 label="Pages"

@@ -29,7 +29,8 @@ export const EMPTY_MESSAGES = {
   void: 'No void codes found',
 } as const;
 
-type Column = 'select' | 'code' | 'status' | 'created' | 'customer' | 'redeemedBy' | 'redeemedAt' | 'voidedAt' | 'actions';
+type Column =
+  'select' | 'code' | 'status' | 'created' | 'customer' | 'redeemedBy' | 'redeemedAt' | 'voidedAt' | 'actions';
 
 const HEADERS: Record<Column, string> = {
   select: '',
@@ -96,7 +97,11 @@ export function VoucherCodesTable({
       empty={list.codes.length === 0 && !list.query.isFetching ? empty : undefined}
       selection={
         columns.includes('select') && canDelete
-          ? { ...list, selectAllLabel: 'Select all unredeemed codes on this page', rowLabel: (code) => `Select ${code.code}` }
+          ? {
+              ...list,
+              selectAllLabel: 'Select all unredeemed codes on this page',
+              rowLabel: (code) => `Select ${code.code}`,
+            }
           : undefined
       }
     />

@@ -28,7 +28,10 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
     isSelectable: isAvailable,
     rowsOf: codesOf,
     useQuery: ({ tab, page, search }) =>
-      useVoucherCodesQuery({ productId: productId ?? '', tab, limit, page, search: search || undefined }, { skip: !productId }),
+      useVoucherCodesQuery(
+        { productId: productId ?? '', tab, limit, page, search: search || undefined },
+        { skip: !productId },
+      ),
   });
   const { setSelected, setPage, setFilter } = list;
   const [deleteOne, deleteOneState] = useDeleteVoucherCodeMutation();
@@ -54,7 +57,9 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
   const removeMany = async (kind: 'selected' | 'all-unredeemed') => {
     if (!productId) return false;
     const result = await deleteMany(
-      kind === 'selected' ? { productId, deleteType: 'selected', voucherCodeIds: [...list.selected] } : { productId, deleteType: 'all-unredeemed' },
+      kind === 'selected'
+        ? { productId, deleteType: 'selected', voucherCodeIds: [...list.selected] }
+        : { productId, deleteType: 'all-unredeemed' },
     );
     if ('error' in result) {
       toast({ title: 'Error', description: 'Failed to delete voucher codes.', variant: 'destructive' });
@@ -69,7 +74,11 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
   const exportUnredeemed = async () => {
     if (!productId) return;
     if (!currentAccessToken()) {
-      toast({ title: 'Authentication Error', description: 'Please log in again to export data.', variant: 'destructive' });
+      toast({
+        title: 'Authentication Error',
+        description: 'Please log in again to export data.',
+        variant: 'destructive',
+      });
       return;
     }
     setExporting(true);
@@ -77,12 +86,24 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
       // An access token that expired meanwhile is renewed once by `downloadFile`, as for every other call.
       const params = new URLSearchParams({ productId, format: 'csv' });
       await downloadFile(`/api/export/unredeemed-vouchers?${params}`, undefined, `unredeemed-vouchers-${today()}.csv`);
-      toast({ title: 'Export Successful', description: 'Unredeemed voucher codes have been exported.', variant: 'success' });
+      toast({
+        title: 'Export Successful',
+        description: 'Unredeemed voucher codes have been exported.',
+        variant: 'success',
+      });
     } catch (err) {
       if ((err as { status?: number }).status === 404) {
-        toast({ title: 'No Data', description: 'No unredeemed voucher codes found to export.', variant: 'destructive' });
+        toast({
+          title: 'No Data',
+          description: 'No unredeemed voucher codes found to export.',
+          variant: 'destructive',
+        });
       } else {
-        toast({ title: 'Export Failed', description: 'Failed to export unredeemed voucher codes.', variant: 'destructive' });
+        toast({
+          title: 'Export Failed',
+          description: 'Failed to export unredeemed voucher codes.',
+          variant: 'destructive',
+        });
       }
     } finally {
       setExporting(false);

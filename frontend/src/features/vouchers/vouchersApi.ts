@@ -100,7 +100,8 @@ export const vouchersApi = api.injectEndpoints({
     }),
     deleteVoucherCodes: build.mutation<
       { message: string; deletedCount: number },
-      { productId: string; deleteType: 'selected'; voucherCodeIds: string[] } | { productId: string; deleteType: 'all-unredeemed' }
+      | { productId: string; deleteType: 'selected'; voucherCodeIds: string[] }
+      | { productId: string; deleteType: 'all-unredeemed' }
     >({
       query: ({ productId, ...body }) => ({ url: `products/${productId}/voucher-codes`, method: 'DELETE', body }),
       invalidatesTags: invalidatesFor('deleteVoucherCodes'),
@@ -108,4 +109,9 @@ export const vouchersApi = api.injectEndpoints({
   }),
 });
 
-export const { useVoucherCodesQuery, useUploadBatchesQuery, useDeleteVoucherCodeMutation, useDeleteVoucherCodesMutation } = vouchersApi;
+export const {
+  useVoucherCodesQuery,
+  useUploadBatchesQuery,
+  useDeleteVoucherCodeMutation,
+  useDeleteVoucherCodesMutation,
+} = vouchersApi;

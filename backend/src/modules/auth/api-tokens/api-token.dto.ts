@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
 import { TOKEN_PERMISSIONS } from '../../../common/permissions';
 
 export const API_TOKEN_MESSAGES = {
@@ -39,8 +52,10 @@ export class ApiTokenResponse {
   @ApiProperty({ type: [String], example: ['vouchers.view'] }) permissions: string[];
   @ApiProperty({ format: 'date-time' }) createdAt: Date;
   @ApiProperty({ format: 'date-time' }) expiresAt: Date;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Noted at most once a minute' }) lastUsedAt: Date | null;
-  @ApiProperty({ nullable: true, type: String, example: 'admin', description: 'Username of the admin who created it' }) createdBy: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Noted at most once a minute' })
+  lastUsedAt: Date | null;
+  @ApiProperty({ nullable: true, type: String, example: 'admin', description: 'Username of the admin who created it' })
+  createdBy: string | null;
 }
 
 export class CreatedApiTokenResponse {

@@ -22,7 +22,8 @@ export class ApiTokensController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create an API token: {id, name, token, permissions, expiresAt}; the token is shown this once',
-    description: 'permissions: a subset of the data permissions (never settings, cleanup, accounts, webhooks or tokens). expiresInDays 1-3650, default 90.',
+    description:
+      'permissions: a subset of the data permissions (never settings, cleanup, accounts, webhooks or tokens). expiresInDays 1-3650, default 90.',
   })
   @ApiCreatedResponse({ type: CreatedApiTokenResponse })
   @ApiErrorResponses(400)

@@ -1,6 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, MinLength } from 'class-validator';
-import { NEW_PASSWORD_MAX, NEW_PASSWORD_MIN, NEW_PASSWORD_PATTERN, PASSWORD_MESSAGES, USERNAME_PATTERN } from '../password-policy';
+import {
+  NEW_PASSWORD_MAX,
+  NEW_PASSWORD_MIN,
+  NEW_PASSWORD_PATTERN,
+  PASSWORD_MESSAGES,
+  USERNAME_PATTERN,
+} from '../password-policy';
 
 /* Rules are listed last-to-first (class-validator runs them bottom-up, stopAtFirstError keeps the first). */
 export class ChangePasswordDto {

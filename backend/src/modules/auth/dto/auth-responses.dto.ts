@@ -41,7 +41,8 @@ export class TwoFactorStateResponse {
 }
 
 export class RecoveryCodesResponse {
-  @ApiProperty({ type: [String], description: '10 single-use codes, shown this once (stored hashed)' }) recoveryCodes: string[];
+  @ApiProperty({ type: [String], description: '10 single-use codes, shown this once (stored hashed)' })
+  recoveryCodes: string[];
 }
 
 export class TwoFactorEnabledResponse extends RecoveryCodesResponse {

@@ -72,7 +72,10 @@ export class OidcClientService {
     const idClaims = tokens.claims();
     if (!idClaims) throw new Error('the provider sent no ID token');
     let claims: Record<string, unknown> = { ...idClaims };
-    if (claimAt(claims, this.config.oidc!.roleClaim) === undefined && configuration.serverMetadata().userinfo_endpoint) {
+    if (
+      claimAt(claims, this.config.oidc!.roleClaim) === undefined &&
+      configuration.serverMetadata().userinfo_endpoint
+    ) {
       const userInfo = await client.fetchUserInfo(configuration, tokens.access_token, idClaims.sub);
       claims = { ...userInfo, ...claims };
     }
@@ -110,6 +113,8 @@ export function claimAt(claims: Record<string, unknown>, path: string): unknown 
 /** The highest role whose configured value the claim holds (a list of values, or one string); null when none. */
 export function mapRole(claims: Record<string, unknown>, oidc: Pick<OidcConfig, 'roleClaim' | 'roles'>): string | null {
   const raw = claimAt(claims, oidc.roleClaim);
-  const values = new Set((Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw]).map((v) => String(v)));
+  const values = new Set(
+    (Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw]).map((v) => String(v)),
+  );
   return oidc.roles.find(({ value }) => values.has(value))?.role ?? null;
 }

@@ -38,21 +38,33 @@ export class OidcController {
 
   @Public()
   @Get('login')
-  @ApiOperation({ summary: "Single sign-on: 302 to the provider's authorization endpoint (code flow, PKCE S256, state, nonce)" })
-  @ApiResponse({ status: 302, description: 'To the provider', headers: { Location: { description: 'Authorization URL', schema: { type: 'string' } } } })
+  @ApiOperation({
+    summary: "Single sign-on: 302 to the provider's authorization endpoint (code flow, PKCE S256, state, nonce)",
+  })
+  @ApiResponse({
+    status: 302,
+    description: 'To the provider',
+    headers: { Location: { description: 'Authorization URL', schema: { type: 'string' } } },
+  })
   @ApiErrorResponses({ 404: 'Single sign-on is not configured' })
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     const settings = this.requireEnabled();
     let url: URL;
     let pending: PendingLogin;
     try {
-      ({ url, pending } = await this.client.begin(settings.redirectUri ?? `${req.protocol}://${req.get('host')}${COOKIE_PATH}/callback`));
+      ({ url, pending } = await this.client.begin(
+        settings.redirectUri ?? `${req.protocol}://${req.get('host')}${COOKIE_PATH}/callback`,
+      ));
     } catch (err) {
       this.logger.error(`Single sign-on could not start: ${err instanceof Error ? err.message : err}`);
       return this.toLoginPage(res, 'sso-error', 'unavailable');
     }
     const payload: PendingPayload = { typ: 'oidc-login', ...pending };
-    const cookie = await this.jwt.signAsync(payload, { secret: this.config.jwtSecret, algorithm: 'HS256', expiresIn: `${PENDING_MINUTES}m` });
+    const cookie = await this.jwt.signAsync(payload, {
+      secret: this.config.jwtSecret,
+      algorithm: 'HS256',
+      expiresIn: `${PENDING_MINUTES}m`,
+    });
     res.cookie(COOKIE, cookie, {
       httpOnly: true,
       // Lax: the provider's redirect back is a top-level GET navigation from another site.
@@ -68,15 +80,27 @@ export class OidcController {
   @Public()
   @Get('callback')
   @ApiOperation({
-    summary: 'The provider returns here; 302 to /admin/login#sso=<refresh token> or /admin/login#sso-error=<no-role|inactive|failed|unavailable>',
+    summary:
+      'The provider returns here; 302 to /admin/login#sso=<refresh token> or /admin/login#sso-error=<no-role|inactive|failed|unavailable>',
     description: 'The console spends the refresh token from the fragment at once with POST /api/admin/refresh.',
   })
-  @ApiResponse({ status: 302, description: 'To the login page', headers: { Location: { description: 'The login page with the outcome in the fragment', schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 302,
+    description: 'To the login page',
+    headers: {
+      Location: { description: 'The login page with the outcome in the fragment', schema: { type: 'string' } },
+    },
+  })
   @ApiErrorResponses({ 404: 'Single sign-on is not configured' })
   async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
     this.requireEnabled();
     const meta = requestMeta(req);
-    res.clearCookie(COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: this.config.nodeEnv === 'production' || req.secure });
+    res.clearCookie(COOKIE, {
+      path: COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.config.nodeEnv === 'production' || req.secure,
+    });
     res.setHeader('Cache-Control', 'no-store');
     // No cookie of ours (expired, another browser, forged): refused without an audit row, like any anonymous 401.
     const pending = await this.pending(req);
@@ -84,10 +108,13 @@ export class OidcController {
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
     try {
       const providerError = typeof req.query.error === 'string' ? req.query.error : undefined;
-      if (providerError) await this.oidc.refuse('failed', `provider answered ${providerError.slice(0, 60)}`, null, meta);
+      if (providerError)
+        await this.oidc.refuse('failed', `provider answered ${providerError.slice(0, 60)}`, null, meta);
       const identity = await this.client
         .complete(query, pending)
-        .catch((err: unknown) => this.oidc.refuse('failed', `callback rejected: ${describe(err)}`.slice(0, 300), null, meta));
+        .catch((err: unknown) =>
+          this.oidc.refuse('failed', `callback rejected: ${describe(err)}`.slice(0, 300), null, meta),
+        );
       const { refreshToken } = await this.oidc.signIn(identity, meta);
       return this.toLoginPage(res, 'sso', refreshToken);
     } catch (err) {
@@ -105,9 +132,17 @@ export class OidcController {
     const raw = cookieValue(req.headers.cookie, COOKIE);
     if (!raw) return null;
     try {
-      const payload = await this.jwt.verifyAsync<PendingPayload>(raw, { secret: this.config.jwtSecret, algorithms: ['HS256'] });
+      const payload = await this.jwt.verifyAsync<PendingPayload>(raw, {
+        secret: this.config.jwtSecret,
+        algorithms: ['HS256'],
+      });
       if (payload.typ !== 'oidc-login') return null;
-      return { state: payload.state, nonce: payload.nonce, codeVerifier: payload.codeVerifier, redirectUri: payload.redirectUri };
+      return {
+        state: payload.state,
+        nonce: payload.nonce,
+        codeVerifier: payload.codeVerifier,
+        redirectUri: payload.redirectUri,
+      };
     } catch {
       return null;
     }

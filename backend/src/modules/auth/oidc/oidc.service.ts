@@ -56,7 +56,10 @@ export class OidcService {
           await this.sessions.revokeAllOf(user!.id, undefined, db);
         });
       }
-      await this.refuse('no-role', 'no configured role in the role claim', user?.id ?? null, meta, { ...details, claimValue: claimSummary(identity, oidc.roleClaim) });
+      await this.refuse('no-role', 'no configured role in the role claim', user?.id ?? null, meta, {
+        ...details,
+        claimValue: claimSummary(identity, oidc.roleClaim),
+      });
     }
     let created = false;
     if (!user) {
@@ -77,7 +80,13 @@ export class OidcService {
           resource: 'admin_sessions',
           resourceId: issued.sessionId,
           ...meta,
-          details: { method: 'oidc', ...details, role, previousRole: created ? null : account.role, accountCreated: created },
+          details: {
+            method: 'oidc',
+            ...details,
+            role,
+            previousRole: created ? null : account.role,
+            accountCreated: created,
+          },
         },
         db,
       );
@@ -87,8 +96,21 @@ export class OidcService {
   }
 
   /** A refused sign-in the provider vouched for (or one whose state was ours): audited, then thrown. */
-  async refuse(refusal: SsoRefusal, reason: string, adminUserId: string | null, meta: RequestMeta, details: Record<string, unknown> = {}): Promise<never> {
-    await this.audit.record({ action: 'login.sso-failure', success: false, adminUserId, resource: 'admin_sessions', ...meta, details: { reason, ...details } });
+  async refuse(
+    refusal: SsoRefusal,
+    reason: string,
+    adminUserId: string | null,
+    meta: RequestMeta,
+    details: Record<string, unknown> = {},
+  ): Promise<never> {
+    await this.audit.record({
+      action: 'login.sso-failure',
+      success: false,
+      adminUserId,
+      resource: 'admin_sessions',
+      ...meta,
+      details: { reason, ...details },
+    });
     throw new SsoRefused(refusal, reason, adminUserId);
   }
 
@@ -100,7 +122,10 @@ export class OidcService {
    */
   private async createAccount(identity: ProviderIdentity, role: string): Promise<AdminUser> {
     const base = usernameFrom(identity.claims);
-    const claimedEmail = typeof identity.claims.email === 'string' && /^[^\s@]{1,64}@[^\s@]{1,189}$/.test(identity.claims.email) ? identity.claims.email.toLowerCase() : null;
+    const claimedEmail =
+      typeof identity.claims.email === 'string' && /^[^\s@]{1,64}@[^\s@]{1,189}$/.test(identity.claims.email)
+        ? identity.claims.email.toLowerCase()
+        : null;
     const { hash, salt } = await hashPassword(randomBytes(32).toString('base64url'));
     for (let attempt = 0; attempt < 6; attempt++) {
       const username = attempt === 0 ? base : `${base.slice(0, 40)}_${randomBytes(3).toString('hex')}`;
@@ -124,8 +149,15 @@ export class OidcService {
 }
 
 function usernameFrom(claims: Record<string, unknown>): string {
-  const source = [claims.preferred_username, claims.email, claims.name].find((v): v is string => typeof v === 'string' && v.trim() !== '') ?? 'staff';
-  let name = source.split('@')[0].replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 50);
+  const source =
+    [claims.preferred_username, claims.email, claims.name].find(
+      (v): v is string => typeof v === 'string' && v.trim() !== '',
+    ) ?? 'staff';
+  let name = source
+    .split('@')[0]
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 50);
   if (name.length < 3) name = `sso_${name}`.slice(0, 50).padEnd(3, '_');
   return USERNAME_PATTERN.test(name) ? name : 'staff';
 }

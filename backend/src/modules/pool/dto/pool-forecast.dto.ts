@@ -11,7 +11,8 @@ export class PoolForecastResponse {
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: 'Whole days the available activations last at perDay; null when nothing was redeemed in the last 7 days',
+    description:
+      'Whole days the available activations last at perDay; null when nothing was redeemed in the last 7 days',
   })
   daysLeft: number | null;
   @ApiProperty({ description: 'Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations: admins are alerted' })

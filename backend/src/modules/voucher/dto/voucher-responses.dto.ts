@@ -8,8 +8,13 @@ export class UploadResponse {
   @ApiProperty() inserted: number;
   @ApiProperty() duplicates: number;
   @ApiProperty() invalid: number;
-  @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' }) invalidSamples: string[];
-  @ApiProperty({ format: 'uuid', description: 'The upload batch (docs/product.md §20.1): GET /api/products/{id}/batches' }) batchId: string;
+  @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' })
+  invalidSamples: string[];
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The upload batch (docs/product.md §20.1): GET /api/products/{id}/batches',
+  })
+  batchId: string;
 }
 
 class VoucherCustomer {
@@ -55,7 +60,12 @@ export class DeleteVoucherCodesResponse {
 
 class RefundedAfterRedemptionResponse {
   @ApiProperty() code: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Null when the redemption was deleted since' })
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'Null when the redemption was deleted since',
+  })
   redemptionId: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) redeemedAt: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) refundedAt: string | null;
@@ -65,19 +75,29 @@ class RefundedAfterRedemptionResponse {
 export class VoidResponse {
   @ApiProperty({ example: '3 voucher codes voided, 1 refunded after redemption.' }) message: string;
   @ApiProperty({ description: 'Available codes that are now void' }) voided: number;
-  @ApiProperty({ type: [RefundedAfterRedemptionResponse], description: 'Codes already redeemed: their redemption is marked refunded, the key stays assigned' })
+  @ApiProperty({
+    type: [RefundedAfterRedemptionResponse],
+    description: 'Codes already redeemed: their redemption is marked refunded, the key stays assigned',
+  })
   refundedAfterRedemption: RefundedAfterRedemptionResponse[];
   @ApiProperty({ description: 'Codes this product does not have' }) unknown: number;
   @ApiProperty() alreadyVoid: number;
   @ApiProperty() invalid: number;
-  @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' }) invalidSamples: string[];
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The void file\'s batch (docs/product.md §20.1); null for codes sent as JSON' })
+  @ApiProperty({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' })
+  invalidSamples: string[];
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: "The void file's batch (docs/product.md §20.1); null for codes sent as JSON",
+  })
   batchId: string | null;
 }
 
 /** Live figures of a batch's codes, from the counters (docs/product.md §20.1). */
 class UploadBatchCounts {
-  @ApiProperty({ description: 'Codes of the batch that exist (inserted, less available codes deleted since)' }) uploaded: number;
+  @ApiProperty({ description: 'Codes of the batch that exist (inserted, less available codes deleted since)' })
+  uploaded: number;
   @ApiProperty() redeemed: number;
   @ApiProperty({ description: 'Available: neither redeemed nor void' }) unredeemed: number;
   @ApiProperty({ description: 'Voided (refunded before redemption)' }) void: number;
@@ -89,18 +109,32 @@ export class UploadBatchResponse {
   @ApiProperty({ format: 'uuid', description: 'A "before-batches" batch has the product\'s id' }) id: string;
   @ApiProperty({
     enum: ['upload', 'void', 'before-batches'],
-    description: 'upload: a file of codes; void: a void (refund) file; before-batches: the codes that came by no upload',
+    description:
+      'upload: a file of codes; void: a void (refund) file; before-batches: the codes that came by no upload',
   })
   kind: string;
   @ApiProperty({ type: String, nullable: true, example: 'marketplace-2026-11.csv' }) fileName: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Username; null for before-batches, the demo or a deleted account' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Username; null for before-batches, the demo or a deleted account',
+  })
   uploadedBy: string | null;
   @ApiProperty({ format: 'date-time' }) uploadedAt: string;
-  @ApiProperty({ description: 'Upload: codes added. Void file: codes voided. before-batches: codes when batches began' }) inserted: number;
-  @ApiProperty({ description: 'Upload: codes that existed already or repeated. Void file: codes already void' }) duplicates: number;
+  @ApiProperty({
+    description: 'Upload: codes added. Void file: codes voided. before-batches: codes when batches began',
+  })
+  inserted: number;
+  @ApiProperty({ description: 'Upload: codes that existed already or repeated. Void file: codes already void' })
+  duplicates: number;
   @ApiProperty({ description: 'Lines that were not a voucher code' }) invalid: number;
-  @ApiProperty({ description: 'Void file: redeemed codes whose redemption it marked refunded (0 otherwise)' }) refunded: number;
+  @ApiProperty({ description: 'Void file: redeemed codes whose redemption it marked refunded (0 otherwise)' })
+  refunded: number;
   @ApiProperty({ description: 'Void file: codes the product does not have (0 otherwise)' }) unknown: number;
-  @ApiProperty({ type: UploadBatchCounts, nullable: true, description: 'Live counts of its codes; null for a void file, which brings none' })
+  @ApiProperty({
+    type: UploadBatchCounts,
+    nullable: true,
+    description: 'Live counts of its codes; null for a void file, which brings none',
+  })
   counts: UploadBatchCounts | null;
 }

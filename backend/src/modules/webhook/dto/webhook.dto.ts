@@ -8,7 +8,10 @@ const uniqueEvents = ({ value }: { value: unknown }) => (Array.isArray(value) ? 
 
 /* class-validator runs a property's decorators bottom-up and stopAtFirstError keeps the first failure. */
 export class CreateWebhookDto {
-  @ApiProperty({ example: 'https://example.com/hooks/licences', description: 'https only; must resolve to a public address' })
+  @ApiProperty({
+    example: 'https://example.com/hooks/licences',
+    description: 'https only; must resolve to a public address',
+  })
   @MaxLength(2000, { message: 'The webhook URL is too long (at most 2000 characters).' })
   @IsNotEmpty({ message: 'The webhook URL is required.' })
   @IsString({ message: 'The webhook URL is required.' })
@@ -50,11 +53,17 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ enum: [...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT] }) event: string;
   @ApiProperty({ enum: ['pending', 'delivered', 'failed'] }) status: string;
   @ApiProperty({ description: 'Attempts made so far' }) attempts: number;
-  @ApiProperty({ type: Number, nullable: true, description: 'HTTP status of the last answer' }) responseStatus: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'HTTP status of the last answer' }) responseStatus:
+    number | null;
   @ApiProperty({ type: String, nullable: true }) lastError: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) deliveredAt: string | null;
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'When a pending delivery is tried next' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a pending delivery is tried next',
+  })
   nextAttemptAt: string | null;
 }
 
