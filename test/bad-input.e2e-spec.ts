@@ -2,6 +2,7 @@ import { connect } from 'net';
 import { invalidTextMessage } from '../backend/src/common/input-text';
 import { createProduct } from './helpers/admin-data';
 import { startTestApp, TestApp } from './helpers/app';
+import { CustomerTokenService } from '../backend/src/modules/auth/customer-token.service';
 import { bearer, tokenFor } from './helpers/auth';
 
 /**
@@ -41,6 +42,8 @@ describe('Bad input never answers 500 and changes nothing', () => {
   let t: TestApp;
   let doc: any;
   let auth: { Authorization: string };
+  /** The licence centre's routes take a customer's token only (docs/auth.md), so their input reaches the pipe with it. */
+  let customerAuth: { Authorization: string };
   let tables: string[];
 
   const operations = (): Operation[] =>
@@ -67,7 +70,9 @@ describe('Bad input never answers 500 and changes nothing', () => {
     return out;
   };
   const urlOf = (path: string) => path.replace(/\{\w+\}/g, ANY_ID);
-  const call = (o: Operation, url = urlOf(o.path)) => (t.http() as any)[o.method](url).set(auth);
+  const isCustomerRoute = (o: Operation) => (o.op.security ?? []).some((s: object) => 'customer' in s);
+  const call = (o: Operation, url = urlOf(o.path)) =>
+    (t.http() as any)[o.method](url).set(isCustomerRoute(o) ? customerAuth : auth);
   /** Every table's content as one digest per table: any insert, update or delete shows. */
   const snapshot = async () => {
     const digests = await Promise.all(
@@ -85,6 +90,13 @@ describe('Bad input never answers 500 and changes nothing', () => {
     t = await startTestApp();
     doc = (await t.http().get('/api/docs-json').expect(200)).body;
     auth = bearer(await tokenFor(t, 'admin'));
+    const [customer] = await t.db.query(
+      `INSERT INTO customers (first_name, last_name, email) VALUES ('Bad', 'Input', 'bad-input@example.com') RETURNING id`,
+    );
+    const { customerToken } = await t.app
+      .get(CustomerTokenService)
+      .issue(customer.id, 'bad-input@example.com', new Date());
+    customerAuth = bearer(customerToken);
     // Something to find, so a route that did run would have rows to change.
     await createProduct(t, auth);
     tables = (await t.db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).map(

@@ -127,7 +127,7 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
     const blocked = await askLink('another@example.com', ip).expect(429);
     expect(blocked.body.message).toBe(GUESS_MESSAGE);
     const [row] = await t.db.query(`SELECT reason FROM blocked_ips WHERE ip_address = $1`, [ip]);
-    expect(row.reason).toMatch(/unknown voucher codes/);
+    expect(row.reason).toMatch(/invalid voucher codes/);
   });
 
   it('lists the customer’s licences newest first with keys in clear, resends only their own, refuses staff tokens', async () => {

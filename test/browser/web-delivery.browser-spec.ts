@@ -92,6 +92,8 @@ describe('web delivery', () => {
       supportEmail: 'help@licences.test',
       companyName: COMPANY,
       companyAddress: expect.any(String),
+      // Single sign-on is not configured here: the login page shows no "Sign in with …".
+      ssoDisplayName: null,
     });
   });
 

@@ -57,6 +57,7 @@ describe('single sign-on configuration', () => {
         NODE_ENV: 'production',
         JWT_SECRET: 'x'.repeat(32),
         DATA_KEY: Buffer.alloc(32).toString('base64'),
+        SMTP_URL: 'smtp://mail.example.com:587',
       },
       'OIDC_ISSUER',
     ],

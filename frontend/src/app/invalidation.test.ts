@@ -107,6 +107,10 @@ const ARGS: Partial<Record<Change, unknown>> = {
   endOtherSessions: undefined,
   redeemVoucher: { voucherCode: 'ABCD-1234' },
   resendOrderEmail: { voucherCode: 'ABCD-1234', email: 'a@example.com' },
+  requestCustomerLink: { email: 'a@example.com' },
+  openCustomerSession: { token: 'link-token' },
+  resendCustomerLicence: { token: 'customer-token', redemptionId: 'r1' },
+  eraseCustomerData: { token: 'customer-token' },
 };
 
 const endpoints = api.endpoints as unknown as Record<

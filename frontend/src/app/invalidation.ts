@@ -72,6 +72,11 @@ export const CHANGES = {
   // Public pages: no console data is cached there.
   redeemVoucher: [],
   resendOrderEmail: [],
+  // The licence centre (`/my-licences`): its list is read again by the page itself, never cached for the console.
+  requestCustomerLink: [],
+  openCustomerSession: [],
+  resendCustomerLicence: [],
+  eraseCustomerData: [],
 } satisfies Record<string, Stale[]>;
 
 export type Change = keyof typeof CHANGES;

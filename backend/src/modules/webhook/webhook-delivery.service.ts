@@ -58,6 +58,7 @@ export class WebhookDeliveryService {
         },
         body,
         Math.max(1, deadline - Date.now()),
+        timeoutMs,
       );
       if (answer.status < 200 || answer.status > 299) error = `The receiver answered ${answer.status}`;
     } catch (err) {

@@ -23,13 +23,15 @@ export function withDeadline<T>(work: Promise<T>, ms: number, message: string): 
 /**
  * POSTs `body` to a checked target: the connection goes to `target.address` whatever DNS says now (the URL's host
  * name still names the TLS server and the Host header), redirects are not followed, and the whole exchange has
- * `timeoutMs`. Throws on a network error or the timeout; any HTTP status is an answer.
+ * `timeoutMs` (what is left of the attempt's budget, which the error names: `budgetMs`). Throws on a network error or the
+ * timeout; any HTTP status is an answer.
  */
 export function postWebhook(
   target: WebhookTarget,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  budgetMs = timeoutMs,
 ): Promise<WebhookResponse> {
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address: target.address, family: target.family }]);
@@ -43,7 +45,7 @@ export function postWebhook(
       lookup: pinned,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
     });
-    const timer = setTimeout(() => req.destroy(new Error(`No answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => req.destroy(new Error(`No answer within ${budgetMs} ms`)), timeoutMs);
     const finish = (err: Error | null, response?: WebhookResponse) => {
       clearTimeout(timer);
       if (err) reject(err);

@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import { invalidatesFor } from '../../app/invalidation';
 
 /** One licence as `GET /api/customer/licences` answers it (docs/api.md). */
 export interface CustomerLicence {
@@ -28,9 +29,11 @@ export const licenceCentreApi = api.injectEndpoints({
   endpoints: (build) => ({
     requestCustomerLink: build.mutation<{ message: string }, { email: string }>({
       query: (body) => ({ url: 'customer/access', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('requestCustomerLink'),
     }),
     openCustomerSession: build.mutation<CustomerSession, { token: string }>({
       query: (body) => ({ url: 'customer/session', method: 'POST', body }),
+      invalidatesTags: invalidatesFor('openCustomerSession'),
     }),
     customerLicences: build.query<CustomerLicence[], string>({
       query: (token) => ({ url: 'customer/licences', headers: bearer(token) }),
@@ -42,6 +45,7 @@ export const licenceCentreApi = api.injectEndpoints({
         method: 'POST',
         headers: bearer(token),
       }),
+      invalidatesTags: invalidatesFor('resendCustomerLicence'),
     }),
     eraseCustomerData: build.mutation<{ message: string }, { token: string }>({
       query: ({ token }) => ({
@@ -50,6 +54,7 @@ export const licenceCentreApi = api.injectEndpoints({
         headers: bearer(token),
         body: { confirm: true },
       }),
+      invalidatesTags: invalidatesFor('eraseCustomerData'),
     }),
   }),
 });
