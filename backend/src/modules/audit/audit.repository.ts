@@ -70,14 +70,20 @@ export class AuditRepository {
 
   /**
    * An erasure (docs/product.md §21.3), on its transaction: the customer's own requests about these redemptions
-   * and this customer (no staff member's) lose the client's address and user agent; the rows stay (the history).
+   * and this customer (no staff member's) lose the client's address and user agent; a staff search for the address
+   * (an export's `details.search`) is replaced. The rows stay (the history). A rare request: a walk of the table.
    */
-  async forgetClient(db: Db, redemptionIds: string[], customerId: string): Promise<void> {
+  async forgetClient(db: Db, redemptionIds: string[], customerId: string, email: string): Promise<void> {
     await db.query(
       `UPDATE security_audit_log SET ip_address = NULL, user_agent = NULL
         WHERE admin_user_id IS NULL AND (ip_address IS NOT NULL OR user_agent IS NOT NULL)
           AND ((resource = 'redemption' AND resource_id = ANY($1::text[])) OR (resource = 'customer' AND resource_id = $2))`,
       [redemptionIds, customerId],
+    );
+    await db.query(
+      `UPDATE security_audit_log SET details = jsonb_set(details, '{search}', '"[erased]"')
+        WHERE details ? 'search' AND strpos(lower(details ->> 'search'), $1) > 0`,
+      [email],
     );
   }
 

@@ -65,8 +65,8 @@ export class AuditService {
   }
 
   /** An erasure: the customer's own audit rows lose address and user agent (AuditRepository.forgetClient). */
-  forgetClient(db: Db, redemptionIds: string[], customerId: string): Promise<void> {
-    return this.audit.forgetClient(db, redemptionIds, customerId);
+  forgetClient(db: Db, redemptionIds: string[], customerId: string, email: string): Promise<void> {
+    return this.audit.forgetClient(db, redemptionIds, customerId, email);
   }
 
   /** The latest rows of these actions, newest first. */

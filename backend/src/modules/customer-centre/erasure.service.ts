@@ -58,7 +58,7 @@ export class ErasureService {
       if (!done) return undefined;
       const emailLogs = await this.emailLogs.erase(db, email, done.redemptionIds);
       await this.links.deleteFor(db, email);
-      await this.audit.forgetClient(db, done.redemptionIds, done.customerId);
+      await this.audit.forgetClient(db, done.redemptionIds, done.customerId, email);
       await this.audit.record(
         {
           action: PRIVACY_ACTIONS.erasure,
