@@ -138,6 +138,9 @@ export async function startApi(
       SERVE_FRONTEND: 'false',
       REDEEM_RATE_LIMIT: '0',
       DATA_DIR: join(ROOT, '.data', 'bench'),
+      // Production refuses to start without a mail provider; a benchmark that measures mail passes its own server,
+      // the others never send (nothing listens on the discard port).
+      SMTP_URL: 'smtp://127.0.0.1:9',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
