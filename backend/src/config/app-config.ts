@@ -1,8 +1,9 @@
-import { randomBytes } from 'crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
-import { isIP } from 'net';
-import { join, resolve } from 'path';
+import { resolve } from 'path';
+import { bool, ConfigError, Env, int, isAddressOrCidr, optional, str, url } from './env';
 import { loadLocalLogin, loadOidcConfig, OidcConfig } from './oidc-config';
+import { dataKey, dataKeyPrevious, jwtSecret } from './secrets';
+
+export { ConfigError } from './env';
 
 /**
  * Every setting of the service, read once at boot from the environment (and `.env`).
@@ -134,52 +135,6 @@ export interface AppConfig {
   apiTokenRateLimit: number;
 }
 
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value === undefined || value === '' ? fallback : value;
-}
-
-function optional(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['true', '1', 'yes'].includes(raw)) return true;
-  if (['false', '0', 'no'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
-}
-
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const value = optional(env, name);
-  if (!value) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ConfigError(`${name} is not a valid URL`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-  }
-  return value;
-}
-
 function timeZone(env: Env): string {
   const zone = str(env, 'TZ', 'UTC').trim().replace(/^:/, '');
   try {
@@ -208,60 +163,6 @@ function trustProxy(env: Env): false | number | string {
     );
   }
   return parts.join(',');
-}
-
-function isAddressOrCidr(value: string): boolean {
-  const [address, bits, ...rest] = value.split('/');
-  const family = isIP(address);
-  if (!family || rest.length) return false;
-  if (bits === undefined) return true;
-  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
-}
-
-/** The JWT secret is generated once and kept under the data directory so sessions survive restarts. */
-function jwtSecret(env: Env, dataDir: string, production: boolean): string {
-  const given = optional(env, 'JWT_SECRET');
-  if (given) {
-    if (Buffer.byteLength(given) < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes long');
-    return given;
-  }
-  if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
-  const file = join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
-}
-
-/** A 32-byte key given as base64 (`openssl rand -base64 32`). */
-function base64Key(name: string, value: string): Buffer {
-  const key = Buffer.from(value, 'base64');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value) || key.length !== 32) {
-    throw new ConfigError(`${name} must be 32 bytes, base64-encoded (e.g. the output of "openssl rand -base64 32")`);
-  }
-  return key;
-}
-
-/** Like the JWT secret: generated once into the data directory, required in production (docs/product.md §18.1). */
-function dataKey(env: Env, dataDir: string, production: boolean): Buffer {
-  const given = optional(env, 'DATA_KEY');
-  if (given) return base64Key('DATA_KEY', given);
-  if (production) throw new ConfigError('DATA_KEY is required when NODE_ENV=production');
-  const file = join(dataDir, 'data-key');
-  if (existsSync(file)) return base64Key(`DATA_KEY (from ${file})`, readFileSync(file, 'utf8').trim());
-  mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
-  return key;
-}
-
-function dataKeyPrevious(env: Env, current: Buffer): Buffer | undefined {
-  const given = optional(env, 'DATA_KEY_PREVIOUS');
-  if (!given) return undefined;
-  const key = base64Key('DATA_KEY_PREVIOUS', given);
-  if (key.equals(current)) throw new ConfigError('DATA_KEY_PREVIOUS must differ from DATA_KEY');
-  return key;
 }
 
 function webhookInsecureTargets(env: Env, production: boolean): string[] {

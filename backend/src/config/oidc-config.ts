@@ -1,4 +1,4 @@
-import { ConfigError } from './app-config';
+import { ConfigError, Env, optional } from './env';
 
 /** Staff single sign-on (docs/auth.md "Single sign-on"). Present only when OIDC_ISSUER is set. */
 export interface OidcConfig {
@@ -16,14 +16,7 @@ export interface OidcConfig {
   allowInsecure: boolean;
 }
 
-type Env = Record<string, string | undefined>;
-
 const ROLE_ORDER = ['admin', 'operator', 'shop-manager'];
-
-function value(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v ? v : undefined;
-}
 
 function parseRoles(raw: string): Array<{ role: string; value: string }> {
   const roles = new Map<string, string>();
@@ -65,10 +58,10 @@ function httpUrl(name: string, raw: string, allowInsecure: boolean): string {
 
 /** OIDC_* variables; undefined when single sign-on is off (OIDC_ISSUER unset). */
 export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefined {
-  const issuerRaw = value(env, 'OIDC_ISSUER');
+  const issuerRaw = optional(env, 'OIDC_ISSUER');
   if (!issuerRaw) {
     const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ROLES', 'OIDC_REDIRECT_URI'].find((n) =>
-      value(env, n),
+      optional(env, n),
     );
     if (stray)
       throw new ConfigError(`${stray} is set but OIDC_ISSUER is not: set OIDC_ISSUER to turn single sign-on on`);
@@ -76,21 +69,21 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
   }
   const allowInsecure = nodeEnv !== 'production';
   const issuer = httpUrl('OIDC_ISSUER', issuerRaw, allowInsecure);
-  const clientId = value(env, 'OIDC_CLIENT_ID');
+  const clientId = optional(env, 'OIDC_CLIENT_ID');
   if (!clientId) throw new ConfigError('OIDC_CLIENT_ID is required with OIDC_ISSUER');
-  const roleClaim = value(env, 'OIDC_ROLE_CLAIM') ?? 'groups';
+  const roleClaim = optional(env, 'OIDC_ROLE_CLAIM') ?? 'groups';
   if (!/^[\w:/.-]{1,200}$/.test(roleClaim))
     throw new ConfigError('OIDC_ROLE_CLAIM must be a claim name such as groups or realm_access.roles');
-  const redirect = value(env, 'OIDC_REDIRECT_URI');
-  const displayName = value(env, 'OIDC_DISPLAY_NAME') ?? 'Single Sign-On';
+  const redirect = optional(env, 'OIDC_REDIRECT_URI');
+  const displayName = optional(env, 'OIDC_DISPLAY_NAME') ?? 'Single Sign-On';
   if (displayName.length > 60) throw new ConfigError('OIDC_DISPLAY_NAME must be at most 60 characters');
   return {
     issuer,
     clientId,
-    clientSecret: value(env, 'OIDC_CLIENT_SECRET'),
+    clientSecret: optional(env, 'OIDC_CLIENT_SECRET'),
     displayName,
     roleClaim,
-    roles: parseRoles(value(env, 'OIDC_ROLES') ?? ''),
+    roles: parseRoles(optional(env, 'OIDC_ROLES') ?? ''),
     redirectUri: redirect ? httpUrl('OIDC_REDIRECT_URI', redirect, allowInsecure) : undefined,
     allowInsecure,
   };
