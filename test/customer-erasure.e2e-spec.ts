@@ -1,6 +1,6 @@
 import { execFile } from 'child_process';
 import { promisify } from 'util';
-import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
+import { RetentionJob } from '../backend/src/modules/retention/retention.job';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { MISMATCHES_SQL } from './helpers/counters';
@@ -202,7 +202,7 @@ describe('licence centre: data export and erasure', () => {
     const [newLink] = await t.db.query(
       `INSERT INTO customer_access_links (email, status) VALUES ('new@example.com', 'failed') RETURNING id`,
     );
-    await t.app.get(JobHandlers).runRetention();
+    await t.app.get(RetentionJob).run();
     expect(
       await t.db.query(`SELECT id FROM customer_access_links WHERE id = ANY($1::uuid[])`, [[oldLink.id, newLink.id]]),
     ).toEqual([{ id: newLink.id }]);

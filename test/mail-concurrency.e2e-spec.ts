@@ -1,8 +1,8 @@
 import { randomBytes } from 'crypto';
 import { AddressInfo } from 'net';
 import { SMTPServer } from 'smtp-server';
-import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
-import { QUEUE } from '../backend/src/modules/jobs/jobs.constants';
+import { PoolJobs } from '../backend/src/modules/pool/pool.job';
+import { MAIL_QUEUE } from '../backend/src/modules/mail/mail.jobs';
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { bullQueue } from './helpers/jobs';
@@ -68,7 +68,7 @@ describe('order e-mails in flight per worker (MAIL_CONCURRENCY)', () => {
         .expect(201);
     }
     const mine = () => delivered.filter((to) => recipients.includes(to));
-    const queue = bullQueue(t, QUEUE.MAIL);
+    const queue = bullQueue(t, MAIL_QUEUE);
     const counts = async () => ({
       held: held.length,
       active: await queue.getActiveCount(),
@@ -128,7 +128,7 @@ describe('order e-mails in flight per worker (MAIL_CONCURRENCY)', () => {
       [product, user.id, user.email],
     );
     const before = delivered.length;
-    await t.app.get(JobHandlers).sweepPendingMail();
+    await t.app.get(PoolJobs).sweep();
     const row = await eventually(
       async () => {
         held.splice(0).forEach((release) => release());

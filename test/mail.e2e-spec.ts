@@ -1,9 +1,10 @@
 import { randomBytes } from 'crypto';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
 import { JobQueue } from '../backend/src/modules/jobs/job-queue';
-import { QUEUE } from '../backend/src/modules/jobs/jobs.constants';
+import { MAIL_QUEUE, REDEMPTION_MAIL } from '../backend/src/modules/mail/mail.jobs';
+import { RedemptionMailJob } from '../backend/src/modules/mail/redemption-mail.job';
+import { MAINTENANCE_QUEUE } from '../backend/src/modules/jobs/job';
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { bullQueue, watchJobs } from './helpers/jobs';
@@ -120,7 +121,7 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
     );
     await t.db.query(`UPDATE redemptions SET first_name = '<script>alert(1)</script>' WHERE id = $1`, [row!.id]);
     await t.db.query(`UPDATE redemptions SET email_status = 'pending' WHERE id = $1`, [row!.id]);
-    t.app.get(JobQueue).enqueueRedemptionMail(row!.id);
+    t.app.get(JobQueue).add(REDEMPTION_MAIL, { redemptionId: row!.id });
     const again = await mailTo(primary, email, 2);
     expect(again.html).toContain('Hello &lt;script&gt;alert(1)&lt;/script&gt; Lee');
     expect(again.html).not.toContain('<script>');
@@ -141,10 +142,10 @@ describe('order e-mail through SMTP (in-process jobs)', () => {
       () => emailStatus(t, code),
       (r) => r?.email_status === 'sent',
     );
-    const handlers = t.app.get(JobHandlers);
+    const handlers = t.app.get(RedemptionMailJob);
     const outcomes = await Promise.all([
-      handlers.sendRedemptionMail(row!.id, 1, 3),
-      handlers.sendRedemptionMail(row!.id, 1, 3),
+      handlers.send(row!.id, { attempt: 1, attempts: 3 }),
+      handlers.send(row!.id, { attempt: 1, attempts: 3 }),
     ]);
     expect(outcomes).toEqual(['skipped', 'skipped']);
     // Every job has finished and the sweep has run since: nothing else can send it.
@@ -283,12 +284,12 @@ describe('order e-mail through Bull on Redis', () => {
   /** Both queues' Redis connections are up. */
   const queuesReady = () =>
     eventuallyTrue(
-      () => [QUEUE.MAIL, QUEUE.MAINTENANCE].every((name) => bullQueue(t, name).client.status === 'ready'),
+      () => [MAIL_QUEUE, MAINTENANCE_QUEUE].every((name) => bullQueue(t, name).client.status === 'ready'),
       'the queues to reconnect',
     );
   /** The app has seen Redis go away (its queue connection is no longer ready). */
   const outageSeen = () =>
-    eventuallyTrue(() => bullQueue(t, QUEUE.MAIL).client.status !== 'ready', 'the app to notice the outage');
+    eventuallyTrue(() => bullQueue(t, MAIL_QUEUE).client.status !== 'ready', 'the app to notice the outage');
 
   it('delivers through the queue', async () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
@@ -310,7 +311,7 @@ describe('order e-mail through Bull on Redis', () => {
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
     const [code] = await addCodes(t.db, mac, [randomCode('OUTAGE')]);
     // Every job the app hands to the mail queue, and whether Redis has taken it yet.
-    const mailQueue = bullQueue(t, QUEUE.MAIL);
+    const mailQueue = bullQueue(t, MAIL_QUEUE);
     const add = mailQueue.add.bind(mailQueue);
     const handedOver: Array<{ redemptionId: string; settled: boolean }> = [];
     jest.spyOn(mailQueue, 'add').mockImplementation(((...args: Parameters<typeof add>) => {

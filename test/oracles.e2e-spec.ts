@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { Clock } from '../backend/src/common/clock';
-import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
+import { RetentionJob } from '../backend/src/modules/retention/retention.job';
 import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
 import { createAdminUser } from './helpers/auth';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
@@ -165,7 +165,7 @@ describe('No oracles', () => {
          VALUES ($1, 3, now() - interval '25 hours'), ($2, 3, now() - interval '2 hours')`,
         [stale, fresh],
       );
-      const result = await t.app.get(JobHandlers).runRetention();
+      const result = await t.app.get(RetentionJob).run();
       expect(result.adminAttempts).toBeGreaterThanOrEqual(1);
       const left = await t.db.query(`SELECT username FROM unknown_login_names WHERE username = ANY($1)`, [
         [stale, fresh],

@@ -1,5 +1,5 @@
 import { Clock } from '../backend/src/common/clock';
-import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
+import { PoolJobs } from '../backend/src/modules/pool/pool.job';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, tokenFor } from './helpers/auth';
 import { storeRedemption } from './helpers/admin-data';
@@ -138,9 +138,9 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
 
     // 4 activations, POOL_ALERT_MIN 3: the first redemption leaves 3 (not under the line), the second crosses it.
     // Only one check a minute runs per product, so the two redemptions are a minute apart (the throttle's own clock).
-    const handlers = t.app.get(JobHandlers);
+    const handlers = t.app.get(PoolJobs);
     await redeemNew(t, product);
-    expect(await handlers.checkPool(product)).toBe(0);
+    expect(await handlers.check(product)).toBe(0);
     const realNow = Date.now();
     const dateNow = jest.spyOn(Date, 'now').mockImplementation(() => realNow + 61_000);
     await redeemNew(t, product);
@@ -169,8 +169,8 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
     );
 
     // The same day: the daily check and further checks alert no one again (rows are written before any job is queued).
-    await handlers.checkPool(null);
-    expect(await handlers.checkPool(product)).toBe(0);
+    await handlers.check(null);
+    expect(await handlers.check(product)).toBe(0);
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM pool_alerts WHERE product_id = $1`, [product]);
     expect(n).toBe(expected.length);
     expect(alertsOf(name)).toHaveLength(expected.length);
@@ -179,7 +179,7 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
 
     // The next day it is still low: one more alert each.
     clock.mockImplementation(() => new Date(NOW.getTime() + DAY));
-    expect(await handlers.checkPool(product)).toBe(expected.length);
+    expect(await handlers.check(product)).toBe(expected.length);
     await eventually(async () => alertsOf(name).length >= 2 * expected.length, 20_000, "the next day's alerts");
     expect(recipients(name)).toEqual([...expected, ...expected].sort());
     expect(await poolLowEvents()).toHaveLength(2);
@@ -195,7 +195,7 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       Array.from({ length: 14 }, (_, i) => (i + 1) * 11 * HOUR),
     );
     expect(await forecastOf(product)).toMatchObject({ availableActivations: 12, daysLeft: 6, low: true });
-    expect(await t.app.get(JobHandlers).checkPool(null)).toBeGreaterThan(0);
+    expect(await t.app.get(PoolJobs).check(null)).toBeGreaterThan(0);
     await eventually(async () => alertsOf(name).length > 0, 20_000, 'the alert');
     expect(alertsOf(name)[0].text).toContain('≈ 6 days of keys left');
   });
@@ -209,7 +209,7 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
        VALUES ($1, $2, '2031-03-10', $3, 'Lost product', 0, 0, NULL, now() - interval '1 hour')`,
       [product, user.id, user.email],
     );
-    await t.app.get(JobHandlers).sweepPendingMail();
+    await t.app.get(PoolJobs).sweep();
     await eventually(async () => alertsOf('Lost product').length === 1, 20_000, 'the swept alert');
     const row = await eventually(async () => {
       const [r] = await t.db.query(`SELECT status, attempts FROM pool_alerts WHERE product_id = $1`, [product]);

@@ -1,9 +1,9 @@
-import { getQueueToken } from '@nestjs/bull';
-import type { Queue } from 'bull';
 import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
-import { JobHandlers } from '../backend/src/modules/jobs/job-handlers.service';
-import { JOB, QUEUE } from '../backend/src/modules/jobs/jobs.constants';
+import { RetentionJob } from '../backend/src/modules/retention/retention.job';
+import { MAINTENANCE_QUEUE } from '../backend/src/modules/jobs/job';
+import { RETENTION_CLEANUP } from '../backend/src/modules/retention/retention.job';
+import { bullQueue } from './helpers/jobs';
 import { RedemptionRetentionRepository } from '../backend/src/modules/redemption/redemption-retention.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
@@ -49,7 +49,7 @@ describe('Retention job', () => {
     ]);
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
 
-    const result = await t.app.get(JobHandlers).runRetention();
+    const result = await t.app.get(RetentionJob).run();
     expect(result).toEqual({
       auditLogs: 1,
       emailLogs: 1,
@@ -121,7 +121,7 @@ describe('Retention job', () => {
     const oldAttempt = await attempt(25);
     const keptAttempt = await attempt(2);
 
-    const result = await t.app.get(JobHandlers).runRetention();
+    const result = await t.app.get(RetentionJob).run();
     expect(result).toMatchObject({ adminSessions: 2, adminAttempts: 1 });
     const ids = async (table: string, list: string[]) =>
       (await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id`, [list])).map(
@@ -242,9 +242,9 @@ describe('Retention configuration and scheduling', () => {
   });
 
   it('is a repeatable Bull job with the configured interval, replacing an older schedule', async () => {
-    const queue = t.app.get<Queue>(getQueueToken(QUEUE.MAINTENANCE));
+    const queue = bullQueue(t, MAINTENANCE_QUEUE);
     const retention = async () =>
-      (await queue.getRepeatableJobs()).filter((j) => j.name === JOB.RETENTION_CLEANUP).map((j) => Number(j.every));
+      (await queue.getRepeatableJobs()).filter((j) => j.name === RETENTION_CLEANUP.name).map((j) => Number(j.every));
     expect(
       await eventually(async () => (await retention()).length > 0 && retention(), 10_000, 'retention schedule'),
     ).toEqual([3_600_000]);
@@ -275,7 +275,7 @@ describe('Retention configuration and scheduling', () => {
     );
     const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
     await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '91 days' WHERE id = $1`, [r.id]);
-    const result = await t.app.get(JobHandlers).runRetention();
+    const result = await t.app.get(RetentionJob).run();
     expect(result).toEqual(expect.objectContaining({ auditLogs: 1, emailLogs: 1, redemptions: 1 }));
     // The customer was created just now: kept until it is older than the limit itself.
     expect(result.customers).toBe(0);

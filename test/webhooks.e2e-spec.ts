@@ -6,6 +6,7 @@ import { eventually, redeemNew } from './helpers/redemptions';
 import { startRedisServer, TestRedisServer } from './helpers/redis';
 import { HookAnswer, ReceivedHook, RECEIVERS_ON_LOOPBACK, startReceiver } from './helpers/webhook-receiver';
 import { JobQueue } from '../backend/src/modules/jobs/job-queue';
+import { WEBHOOK_QUEUE } from '../backend/src/modules/webhook/webhook.jobs';
 import { SUBSCRIPTIONS_TTL_MS } from '../backend/src/modules/webhook/webhook-events';
 import { WebhookRepository } from '../backend/src/modules/webhook/webhook.repository';
 import { WebhookDeliveryService } from '../backend/src/modules/webhook/webhook-delivery.service';
@@ -118,7 +119,11 @@ describe('Webhooks', () => {
     const endpoint = await register(r.url, ['redemption.created']);
     await redeemNew(t, product, {}, 'WH');
     await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'delivered', 15_000, 'delivered');
-    await eventually(async () => (await t.app.get(JobQueue).pendingWebhookJobs()) === 0, 15_000, 'no webhook job left');
+    await eventually(
+      async () => (await t.app.get(JobQueue).pending(WEBHOOK_QUEUE)) === 0,
+      15_000,
+      'no webhook job left',
+    );
     expect(r.received.map((h) => h.answered)).toEqual([500, 500, 500, 204]);
     // Every attempt carries the same delivery id: a receiver can drop a repeat it already handled.
     expect(new Set(r.received.map((h) => h.headers['webhook-id'])).size).toBe(1);
@@ -359,7 +364,11 @@ describe('Webhooks through Bull on Redis', () => {
       )
       .digest('hex');
     expect(receiver.received[1].headers['webhook-signature']).toContain(`v1=${secretCheck}`);
-    await eventually(async () => (await t.app.get(JobQueue).pendingWebhookJobs()) === 0, 15_000, 'no webhook job left');
+    await eventually(
+      async () => (await t.app.get(JobQueue).pending(WEBHOOK_QUEUE)) === 0,
+      15_000,
+      'no webhook job left',
+    );
   });
 });
 

@@ -26,6 +26,7 @@ import { LicenseModule } from './modules/license/license.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { PublicConfigModule } from './modules/public-config/public-config.module';
 import { PoolModule } from './modules/pool/pool.module';
+import { RetentionModule } from './modules/retention/retention.module';
 import { ProductModule } from './modules/product/product.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RedemptionModule } from './modules/redemption/redemption.module';
@@ -89,6 +90,7 @@ export class AppModule {
         PublicConfigModule,
         WebhookModule,
         MetricsModule,
+        RetentionModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

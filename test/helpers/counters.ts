@@ -1,5 +1,5 @@
 import { pick, random, randomHex, randomInt } from './seed';
-import { JobHandlers } from '../../backend/src/modules/jobs/job-handlers.service';
+import { RetentionJob } from '../../backend/src/modules/retention/retention.job';
 import { StatsRepository } from '../../backend/src/modules/stats/stats.repository';
 import { createProduct } from './admin-data';
 import { startTestApp, TestApp } from './app';
@@ -359,7 +359,7 @@ export function randomOperations(
           `UPDATE redemptions SET redeemed_at = redeemed_at - interval '8 years'
             WHERE id = (SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 1)`,
         );
-        await t.app.get(JobHandlers).runRetention();
+        await t.app.get(RetentionJob).run();
       },
     ],
     [1, 'fold past days', () => t.app.get(StatsRepository).foldPastDays()],

@@ -1,14 +1,14 @@
-import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { JobHandlers } from '../../backend/src/modules/jobs/job-handlers.service';
+import { BullJobQueue } from '../../backend/src/modules/jobs/bull-job-queue';
 import { JobQueue } from '../../backend/src/modules/jobs/job-queue';
-import { QUEUE } from '../../backend/src/modules/jobs/jobs.constants';
+import { MAIL_QUEUE } from '../../backend/src/modules/mail/mail.jobs';
+import { RedemptionMailJob } from '../../backend/src/modules/mail/redemption-mail.job';
 import { TestApp } from './app';
 import { eventually } from './redemptions';
 
 /** The app's Bull queue (only when it runs with REDIS_URL). */
-export function bullQueue(t: TestApp, name: (typeof QUEUE)[keyof typeof QUEUE]): Queue {
-  return t.app.get<Queue>(getQueueToken(name), { strict: false });
+export function bullQueue(t: TestApp, name: string): Queue {
+  return (t.app.get(JobQueue) as BullJobQueue).queue(name);
 }
 
 /**
@@ -18,13 +18,13 @@ export function bullQueue(t: TestApp, name: (typeof QUEUE)[keyof typeof QUEUE]):
  * `jest.restoreAllMocks()` removes it.
  */
 export function watchJobs(t: TestApp) {
-  const handlers = t.app.get(JobHandlers);
+  const handlers = t.app.get(RedemptionMailJob);
   let running = 0;
   /** Start times of the sweeps that have completed. */
   const sweeps: number[] = [];
-  const send = handlers.sendRedemptionMail.bind(handlers);
-  const sweep = handlers.sweepPendingMail.bind(handlers);
-  jest.spyOn(handlers, 'sendRedemptionMail').mockImplementation(async (...args) => {
+  const send = handlers.send.bind(handlers);
+  const sweep = handlers.sweep.bind(handlers);
+  jest.spyOn(handlers, 'send').mockImplementation(async (...args) => {
     running++;
     try {
       return await send(...args);
@@ -32,7 +32,7 @@ export function watchJobs(t: TestApp) {
       running--;
     }
   });
-  jest.spyOn(handlers, 'sweepPendingMail').mockImplementation(async () => {
+  jest.spyOn(handlers, 'sweep').mockImplementation(async () => {
     const started = Date.now();
     running++;
     try {
@@ -59,7 +59,7 @@ export function watchJobs(t: TestApp) {
         async () =>
           sweeps.filter((started) => started >= since).length >= count &&
           running === 0 &&
-          (await queue.pendingMailJobs()) === 0,
+          (await queue.pending(MAIL_QUEUE)) === 0,
         timeoutMs,
         `${count} sweep(s) since ${new Date(since).toISOString()} and no e-mail job left`,
       );

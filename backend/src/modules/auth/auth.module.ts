@@ -24,6 +24,7 @@ import { OidcClientService } from './oidc/oidc-client.service';
 import { OidcController } from './oidc/oidc.controller';
 import { OidcService } from './oidc/oidc.service';
 import { UnknownLoginNameRepository } from './unknown-login-name.repository';
+import { AuthRetention } from './auth.retention';
 
 /**
  * Admin sign-in (password, or single sign-on through an OpenID provider), sessions, 2FA, integrations' API tokens
@@ -55,10 +56,10 @@ import { UnknownLoginNameRepository } from './unknown-login-name.repository';
     // API tokens' rate limit counts in the store every instance shares (Redis with REDIS_URL).
     attemptStoreProvider,
     CustomerTokenService,
+    AuthRetention,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  // The repositories of sessions and attempts for the retention job (jobs module), which deletes old ones; the users'
-  // repository for the pool alerts' recipients and the names in a redemption's history.
+  // The sessions' and attempts' repositories for the CLI; the users' repository for the pool alerts' recipients and the names in a redemption's history.
   exports: [
     SessionService,
     CustomerTokenService,

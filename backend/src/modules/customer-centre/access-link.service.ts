@@ -12,6 +12,7 @@ import { escapeHtml, htmlToText } from '../mail/template';
 import { CodeGuessingService } from '../redemption/code-guessing.service';
 import { CustomerDataRepository } from '../redemption/customer-data.repository';
 import { AccessLinkRepository } from './access-link.repository';
+import { SEND_ACCESS_LINK } from './customer-centre.jobs';
 
 /** The one answer of `POST /api/customer/access`, whatever the address (docs/product.md §21). */
 export const ACCESS_ANSWER = {
@@ -56,7 +57,7 @@ export class AccessLinkService {
       return ACCESS_ANSWER;
     }
     const linkId = await this.links.insertWithinLimit(email, LINKS_PER_HOUR);
-    if (linkId) this.jobs.enqueueCustomerLink(linkId);
+    if (linkId) this.jobs.add(SEND_ACCESS_LINK, { linkId });
     else this.logger.log(`Sign-in link limit reached for customer ${customerId}`);
     await this.audit.record({
       action: linkId ? PRIVACY_ACTIONS.linkSent : PRIVACY_ACTIONS.linkLimit,

@@ -5,6 +5,7 @@ import { MailModule } from '../mail/mail.module';
 import { RedemptionModule } from '../redemption/redemption.module';
 import { WebhookModule } from '../webhook/webhook.module';
 import { AccessLinkRepository } from './access-link.repository';
+import { AccessLinkJob } from './access-link.job';
 import { AccessLinkService } from './access-link.service';
 import { CustomerCentreController } from './customer-centre.controller';
 import { CustomerCentreService } from './customer-centre.service';
@@ -18,7 +19,6 @@ import { PrivacyRequestsController } from './privacy-requests.controller';
 @Module({
   imports: [AuthModule, HistoryModule, MailModule, RedemptionModule, WebhookModule],
   controllers: [CustomerCentreController, PrivacyRequestsController],
-  providers: [AccessLinkRepository, AccessLinkService, CustomerCentreService, ErasureService],
-  exports: [AccessLinkService],
+  providers: [AccessLinkRepository, AccessLinkService, CustomerCentreService, ErasureService, AccessLinkJob],
 })
 export class CustomerCentreModule {}

@@ -1,136 +1,119 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { Queue } from 'bull';
+import Bull, { Job, Queue } from 'bull';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { JobQueue } from './job-queue';
-import { JOB, QUEUE } from './jobs.constants';
+import { JobKey, JobSchedule } from './job';
+import { AddOptions, JobQueue } from './job-queue';
+import { JobRegistry } from './job-registry';
 
+/** True in a process that runs jobs (a worker, or an API with WORKERS_IN_API), false in one that only queues them. */
+export const PROCESS_JOBS = Symbol('PROCESS_JOBS');
+
+/**
+ * The jobs on Redis (REDIS_URL): one Bull queue per queue name the registered jobs use, processed by one handler
+ * per queue (`'*'`) that runs the registered job of each name with the queue's concurrency.
+ */
 @Injectable()
 export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('BullJobs');
+  private readonly queues = new Map<string, Queue>();
 
   constructor(
-    @InjectQueue(QUEUE.MAIL) private readonly mailQueue: Queue,
-    @InjectQueue(QUEUE.MAINTENANCE) private readonly maintenanceQueue: Queue,
-    @InjectQueue(QUEUE.WEBHOOK) private readonly webhookQueue: Queue,
+    private readonly registry: JobRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PROCESS_JOBS) private readonly processJobs: boolean,
   ) {
     super();
-    // Without a listener an 'error' event (Redis down) would crash the process.
-    for (const queue of [mailQueue, maintenanceQueue, webhookQueue]) {
-      queue.on('error', (err) => this.logger.warn(`Queue ${queue.name}: ${err.message}`));
+  }
+
+  /** The Bull queue of that name (created on first use). */
+  queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Bull(name, this.config.redisUrl!, { prefix: this.config.redisPrefix });
+      // Without a listener an 'error' event (Redis down) would crash the process.
+      queue.on('error', (err) => this.logger.warn(`Queue ${name}: ${err.message}`));
+      this.queues.set(name, queue);
     }
+    return queue;
   }
 
-  enqueueRedemptionMail(redemptionId: string): void {
-    // One live job per redemption; a finished job is removed, so a resend can queue again.
-    this.addMail(JOB.SEND_REDEMPTION_MAIL, { redemptionId }, `mail:${redemptionId}`);
-  }
-
-  enqueuePoolAlert(alertId: string): void {
-    this.addMail(JOB.SEND_POOL_ALERT, { alertId }, `pool-alert:${alertId}`);
-  }
-
-  enqueueCustomerLink(linkId: string): void {
-    this.addMail(JOB.SEND_CUSTOMER_LINK, { linkId }, `customer-link:${linkId}`);
-  }
-
-  enqueuePoolCheck(productId: string | null): void {
-    this.maintenanceQueue
-      .add(JOB.CHECK_POOL, { productId }, { removeOnComplete: true, removeOnFail: 100 })
-      .catch((err) => this.logger.warn(`Could not queue the pool check (the daily one will run): ${err.message}`));
-  }
-
-  private addMail(name: string, data: Record<string, string>, jobId: string): void {
-    this.mailQueue
-      .add(name, data, {
-        jobId,
-        attempts: this.config.mailAttempts,
-        backoff: { type: 'exponential', delay: this.config.mailBackoffMs },
+  add<P>(key: JobKey<P>, payload: P, options: AddOptions = {}): void {
+    const job = this.registry.get(key.name);
+    const jobId = job.jobId?.(payload);
+    this.queue(job.queue)
+      .add(key.name, payload, {
+        ...(jobId ? { jobId } : {}),
+        ...(options.delayMs ? { delay: Math.max(0, options.delayMs) } : {}),
+        ...(job.attempts > 1 ? { attempts: job.attempts, backoff: { type: 'exponential', delay: job.backoffMs } } : {}),
         removeOnComplete: true,
-        removeOnFail: 1000,
+        removeOnFail: job.keepFailed,
       })
-      .catch((err) => this.logger.warn(`Could not queue ${jobId} (the sweep will): ${err.message}`));
-  }
-
-  onApplicationShutdown(): void {
-    this.stopPoolChecks();
-  }
-
-  async pendingMailJobs(): Promise<number> {
-    const counts = await this.mailQueue.getJobCounts();
-    return counts.waiting + counts.active + counts.delayed;
-  }
-
-  enqueueWebhookDelivery(deliveryId: string, attempt: number, delayMs: number): void {
-    this.webhookQueue
-      .add(
-        JOB.DELIVER_WEBHOOK,
-        { deliveryId },
-        // Retries are the handler's (it records each attempt and queues the next with its backoff): one Bull attempt.
-        {
-          jobId: `webhook:${deliveryId}:${attempt}`,
-          delay: Math.max(0, delayMs),
-          removeOnComplete: true,
-          removeOnFail: 1000,
-        },
-      )
       .catch((err) =>
-        this.logger.warn(`Could not queue webhook delivery ${deliveryId} (the sweep will): ${err.message}`),
+        this.logger.warn(`Could not queue ${jobId ?? key.name} (its owner's sweep will): ${err.message}`),
       );
   }
 
-  async pendingWebhookJobs(): Promise<number> {
-    const counts = await this.webhookQueue.getJobCounts();
+  async pending(queue: string): Promise<number> {
+    const counts = await this.queue(queue).getJobCounts();
     return counts.waiting + counts.active + counts.delayed;
   }
 
   onApplicationBootstrap(): void {
+    for (const name of this.registry.queues()) {
+      const queue = this.queue(name);
+      // Registered here, after every feature's registrations, with the queue's concurrency: one handler per queue
+      // because Bull adds up the concurrency of named handlers (the mail queue's limit is its SMTP connections).
+      if (this.processJobs) {
+        queue
+          .process('*', this.registry.concurrency(name), (job: Job) =>
+            this.registry.run(job.name, job.data, { attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 }),
+          )
+          // A failure to run is emitted as the queue's 'error' too, which is logged above.
+          .catch(() => undefined);
+      }
+    }
     this.declareSchedules();
     // A Redis that comes back empty (restarted without persistence, a fresh replica after a failover) has
-    // forgotten the repeatable jobs, and without the sweep a pending e-mail whose job was lost with it would
+    // forgotten the repeatable jobs, and without the sweeps a pending e-mail whose job was lost with it would
     // never go out. Declaring them again on every reconnect is harmless: they are keyed by name and interval.
-    let connected = this.maintenanceQueue.client.status === 'ready';
-    this.maintenanceQueue.client.on('ready', () => {
-      if (connected) this.declareSchedules();
-      connected = true;
-    });
+    const schedules = new Set(this.registry.schedules().map((s) => this.registry.get(s.name).queue));
+    for (const name of schedules) {
+      const queue = this.queue(name);
+      let connected = queue.client.status === 'ready';
+      queue.client.on('ready', () => {
+        if (connected) this.declareSchedules(name);
+        connected = true;
+      });
+    }
   }
 
-  private declareSchedules(): void {
-    // Repeatable jobs are keyed by name and interval, so every API instance may declare them.
-    this.maintenanceQueue
-      .add(
-        JOB.SWEEP_PENDING_MAIL,
-        {},
-        { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
-      )
-      .catch((err) => this.logger.warn(`Could not schedule the pending-mail sweep: ${err.message}`));
-    this.maintenanceQueue
-      .add(
-        JOB.SWEEP_WEBHOOKS,
-        {},
-        { repeat: { every: this.config.mailSweepIntervalMs }, removeOnComplete: true, removeOnFail: 100 },
-      )
-      .catch((err) => this.logger.warn(`Could not schedule the webhook sweep: ${err.message}`));
-    this.scheduleDaily(JOB.RETENTION_CLEANUP, this.config.retentionIntervalMs, {}).catch((err) =>
-      this.logger.warn(`Could not schedule the retention job: ${err.message}`),
-    );
-    this.scheduleDaily(JOB.CHECK_POOL, this.config.poolCheckIntervalMs, { productId: null }).catch((err) =>
-      this.logger.warn(`Could not schedule the pool check: ${err.message}`),
-    );
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
+  }
+
+  private declareSchedules(queue?: string): void {
+    for (const schedule of this.registry.schedules()) {
+      if (queue && this.registry.get(schedule.name).queue !== queue) continue;
+      this.declare(schedule).catch((err) => this.logger.warn(`Could not schedule ${schedule.name}: ${err.message}`));
+    }
   }
 
   /**
-   * A daily job (retention, the pool check); a schedule of it left by an earlier interval setting is removed, or
-   * both would run.
+   * Repeatable jobs are keyed by name and interval, so every instance may declare them; a schedule of the job left
+   * by an earlier interval setting is removed, or both would run.
    */
-  private async scheduleDaily(name: string, every: number, data: object): Promise<void> {
-    for (const job of await this.maintenanceQueue.getRepeatableJobs()) {
-      if (job.name === name && Number(job.every) !== every) {
-        await this.maintenanceQueue.removeRepeatableByKey(job.key);
+  private async declare(schedule: JobSchedule): Promise<void> {
+    const job = this.registry.get(schedule.name);
+    const queue = this.queue(job.queue);
+    for (const repeatable of await queue.getRepeatableJobs()) {
+      if (repeatable.name === schedule.name && Number(repeatable.every) !== schedule.every) {
+        await queue.removeRepeatableByKey(repeatable.key);
       }
     }
-    await this.maintenanceQueue.add(name, data, { repeat: { every }, removeOnComplete: true, removeOnFail: 100 });
+    await queue.add(schedule.name, schedule.payload, {
+      repeat: { every: schedule.every },
+      removeOnComplete: true,
+      removeOnFail: job.keepFailed,
+    });
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ChildProcess, fork } from 'child_process';
-import { RealtimeService } from '../realtime/realtime.service';
-import { JobQueue } from './job-queue';
+import { JobKey } from './job';
+import { AddOptions, JobQueue } from './job-queue';
+import { JobRegistry } from './job-registry';
 import { FromWorker, JOBS_WORKER_ARG, ToWorker, WORKER_PROCESS, WorkerProcessOptions } from './worker-process';
 
 /** Jobs held while the worker starts (or restarts); beyond this they are dropped and the sweep finds them. */
@@ -13,13 +14,12 @@ const STABLE_MS = 60_000;
 const DEPTH_TIMEOUT_MS = 1000;
 const STOP_TIMEOUT_MS = 20_000;
 
-type Depth = { mail: number; webhook: number };
-
 /**
  * The API process's queue in the embedded default (no REDIS_URL): the jobs run in a worker process it forks
- * (`worker-process.ts`), so sending e-mail never takes the API's core. A job is an id sent over the IPC channel;
- * the row it names is already committed, so a job lost with a worker that dies is found by that worker's
- * successor's sweep (pending e-mails, pool alerts, webhook deliveries). A worker that exits is started again, after
+ * (`worker-process.ts`), so sending e-mail never takes the API's core. A job (its name and payload, the ids of rows
+ * already committed) is sent over the IPC channel; the worker boots the same application module, so the same
+ * features register the same jobs there. A job lost with a worker that dies is found by its owner's sweep in that
+ * worker's successor (pending e-mails, pool alerts, sign-in links, webhook deliveries). A worker that exits is started again, after
  * 0.5 s, doubling up to 30 s while it keeps dying; jobs queued meanwhile are held and handed to the new one.
  */
 @Injectable()
@@ -33,13 +33,22 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
   private restartTimer?: NodeJS.Timeout;
   private startedAt = 0;
   private nextAsk = 1;
-  private readonly asks = new Map<number, (depth: Depth | undefined) => void>();
+  private readonly asks = new Map<number, (depth: number | undefined) => void>();
+  private readonly relays = new Map<string, (data: unknown) => void>();
 
   constructor(
     @Inject(WORKER_PROCESS) private readonly options: WorkerProcessOptions,
-    private readonly realtime: RealtimeService,
+    private readonly registry: JobRegistry,
   ) {
     super();
+  }
+
+  /**
+   * What the worker relays on `topic` (`relayToApiProcess` there) is handed to `handler` here: the composition root
+   * wires the real-time events of the jobs (e-mail outcomes) to the sockets this process owns.
+   */
+  onRelay(topic: string, handler: (data: unknown) => void): void {
+    this.relays.set(topic, handler);
   }
 
   /** The running worker's process id (health and tests). */
@@ -47,35 +56,15 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
     return this.child?.pid;
   }
 
-  enqueueRedemptionMail(redemptionId: string): void {
-    this.post({ kind: 'mail', id: redemptionId });
+  add<P>(key: JobKey<P>, payload: P, options: AddOptions = {}): void {
+    // Unknown names fail here, in the caller's process, as they would with the other runtimes.
+    this.registry.get(key.name);
+    this.post({ kind: 'add', name: key.name, payload, delayMs: options.delayMs });
   }
 
-  enqueuePoolAlert(alertId: string): void {
-    this.post({ kind: 'poolAlert', id: alertId });
-  }
-
-  enqueueCustomerLink(linkId: string): void {
-    this.post({ kind: 'customerLink', id: linkId });
-  }
-
-  enqueuePoolCheck(productId: string | null): void {
-    this.post({ kind: 'poolCheck', productId });
-  }
-
-  enqueueWebhookDelivery(deliveryId: string, attempt: number, delayMs: number): void {
-    this.post({ kind: 'webhook', id: deliveryId, attempt, delayMs });
-  }
-
-  async pendingMailJobs(): Promise<number> {
-    return (
-      ((await this.askDepth())?.mail ?? 0) +
-      this.held.filter((m) => m.kind === 'mail' || m.kind === 'poolAlert' || m.kind === 'customerLink').length
-    );
-  }
-
-  async pendingWebhookJobs(): Promise<number> {
-    return ((await this.askDepth())?.webhook ?? 0) + this.held.filter((m) => m.kind === 'webhook').length;
+  async pending(queue: string): Promise<number> {
+    const held = this.held.filter((m) => m.kind === 'add' && this.registry.get(m.name).queue === queue).length;
+    return ((await this.askDepth(queue)) ?? 0) + held;
   }
 
   onApplicationBootstrap(): void {
@@ -84,7 +73,6 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    this.stopPoolChecks();
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -139,12 +127,11 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
         return;
       }
       case 'depth':
-        this.asks.get(message.ask)?.({ mail: message.mail, webhook: message.webhook });
+        this.asks.get(message.ask)?.(message.pending);
         this.asks.delete(message.ask);
         return;
-      case 'event':
-        // Already throttled in the worker, as it would have been in this process.
-        this.realtime.emit(message.type, message.message);
+      case 'relay':
+        this.relays.get(message.topic)?.(message.data);
         return;
     }
   }
@@ -165,7 +152,7 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
     this.restartDelay = Math.min(RESTART_MAX_MS, this.restartDelay * 2);
   }
 
-  private askDepth(): Promise<Depth | undefined> {
+  private askDepth(queue: string): Promise<number | undefined> {
     const child = this.child;
     if (!this.ready || !child?.connected) return Promise.resolve(undefined);
     const ask = this.nextAsk++;
@@ -178,7 +165,7 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
         clearTimeout(timer);
         resolve(depth);
       });
-      child.send({ kind: 'depth', ask } satisfies ToWorker, (err) => {
+      child.send({ kind: 'depth', ask, queue } satisfies ToWorker, (err) => {
         if (err) this.asks.get(ask)?.(undefined);
       });
     });

@@ -1,127 +1,79 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { JobHandlers } from './job-handlers.service';
-import { JobQueue } from './job-queue';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { JobKey, RegisteredJob } from './job';
+import { AddOptions, JobQueue } from './job-queue';
+import { JobRegistry } from './job-registry';
 
 /**
- * Runs jobs inside the API process when no Redis is configured: the same handlers, the same attempts
- * and exponential backoff as Bull. Jobs waiting for a retry are lost on shutdown; the sweep finds them
- * again on the next start because their redemption is still pending.
+ * Runs the registered jobs inside this process when no Redis is configured (the forked embedded worker, tests,
+ * EMBEDDED_WORKER=false): the same handlers, attempts and exponential backoff as Bull, one live job per job id.
+ * Jobs waiting for a retry are lost on shutdown; their owners' sweeps find them again on the next start because
+ * their rows are still pending. Schedules run once at start too, so a process restarted more often than a
+ * schedule's interval still runs it.
  */
-type MailSend = (attempt: number, maxAttempts: number) => Promise<unknown>;
-
 @Injectable()
 export class InProcessJobQueue extends JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('InProcessJobs');
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly intervals: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<unknown>>();
-  private readonly queued = new Set<string>();
-  private readonly webhooks = new Set<string>();
-  private sweepTimer?: NodeJS.Timeout;
-  private retentionTimer?: NodeJS.Timeout;
-  private poolCheckTimer?: NodeJS.Timeout;
+  /** Jobs per queue from their add until they succeed or give up. */
+  private readonly live = new Map<string, number>();
+  /** Job ids of the live jobs that have one. */
+  private readonly ids = new Set<string>();
   private stopped = false;
 
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
-  ) {
+  constructor(private readonly registry: JobRegistry) {
     super();
   }
 
-  private get handlers(): JobHandlers {
-    return this.moduleRef.get(JobHandlers, { strict: false });
+  add<P>(key: JobKey<P>, payload: P, options: AddOptions = {}): void {
+    if (this.stopped) return;
+    const job = this.registry.get(key.name);
+    const id = job.jobId?.(payload);
+    if (id !== undefined) {
+      if (this.ids.has(id)) return;
+      this.ids.add(id);
+    }
+    this.live.set(job.queue, (this.live.get(job.queue) ?? 0) + 1);
+    this.schedule(Math.max(0, options.delayMs ?? 0), () => this.attempt(job, payload, id, 1));
   }
 
-  enqueueRedemptionMail(redemptionId: string): void {
-    this.enqueueMail(`mail:${redemptionId}`, (attempt, max) =>
-      this.handlers.sendRedemptionMail(redemptionId, attempt, max),
-    );
-  }
-
-  enqueuePoolAlert(alertId: string): void {
-    this.enqueueMail(`pool-alert:${alertId}`, (attempt, max) => this.handlers.sendPoolAlert(alertId, attempt, max));
-  }
-
-  enqueueCustomerLink(linkId: string): void {
-    this.enqueueMail(`customer-link:${linkId}`, (attempt, max) => this.handlers.sendCustomerLink(linkId, attempt, max));
-  }
-
-  enqueuePoolCheck(productId: string | null): void {
-    this.schedule(0, () => this.handlers.checkPool(productId));
-  }
-
-  /** Like a Bull jobId: one live job per key. */
-  private enqueueMail(key: string, send: MailSend): void {
-    if (this.queued.has(key) || this.stopped) return;
-    this.queued.add(key);
-    this.schedule(0, () => this.attemptMail(key, send, 1));
-  }
-
-  pendingMailJobs(): Promise<number> {
-    // A redemption stays here from its enqueue until its job has sent or given up.
-    return Promise.resolve(this.queued.size);
-  }
-
-  enqueueWebhookDelivery(deliveryId: string, _attempt: number, delayMs: number): void {
-    // One live job per delivery; it leaves the set when it starts, so the retry it schedules is queued.
-    if (this.webhooks.has(deliveryId) || this.stopped) return;
-    this.webhooks.add(deliveryId);
-    this.schedule(Math.max(0, delayMs), () => {
-      this.webhooks.delete(deliveryId);
-      return this.handlers.deliverWebhook(deliveryId);
-    });
-  }
-
-  pendingWebhookJobs(): Promise<number> {
-    return Promise.resolve(this.webhooks.size);
+  pending(queue: string): Promise<number> {
+    return Promise.resolve(this.live.get(queue) ?? 0);
   }
 
   onApplicationBootstrap(): void {
-    this.sweepTimer = setInterval(() => {
-      this.track(this.handlers.sweepPendingMail());
-      this.track(this.handlers.sweepWebhooks());
-    }, this.config.mailSweepIntervalMs);
-    this.sweepTimer.unref();
-    // Pick up what a previous run left pending.
-    this.schedule(0, () => this.handlers.sweepPendingMail());
-    this.schedule(0, () => this.handlers.sweepWebhooks());
-    // Daily retention; also once at start, so a process restarted more often than daily still runs it.
-    this.retentionTimer = setInterval(() => this.track(this.handlers.runRetention()), this.config.retentionIntervalMs);
-    this.retentionTimer.unref();
-    this.schedule(0, () => this.handlers.runRetention());
-    // The daily pool check; at start too, for the same reason.
-    this.poolCheckTimer = setInterval(() => this.track(this.handlers.checkPool(null)), this.config.poolCheckIntervalMs);
-    this.poolCheckTimer.unref();
-    this.schedule(0, () => this.handlers.checkPool(null));
+    for (const { name, every, payload } of this.registry.schedules()) {
+      const job = this.registry.get(name);
+      const run = () => job.handle(payload, { attempt: 1, attempts: 1 });
+      const timer = setInterval(() => this.track(run()), every);
+      timer.unref();
+      this.intervals.push(timer);
+      // Picks up what a previous run left (sweeps), and runs what is due however often the process restarts.
+      this.schedule(0, run);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    if (this.retentionTimer) clearInterval(this.retentionTimer);
-    if (this.poolCheckTimer) clearInterval(this.poolCheckTimer);
-    this.stopPoolChecks();
+    for (const timer of this.intervals) clearInterval(timer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.running]);
   }
 
-  private async attemptMail(key: string, send: MailSend, attempt: number): Promise<void> {
-    const max = this.config.mailAttempts;
+  private async attempt(job: RegisteredJob, payload: unknown, id: string | undefined, attempt: number): Promise<void> {
     try {
-      await send(attempt, max);
-      this.queued.delete(key);
+      await job.handle(payload, { attempt, attempts: job.attempts });
     } catch (err) {
-      if (attempt >= max || this.stopped) {
-        this.queued.delete(key);
-        this.logger.error(`E-mail job ${key} gave up: ${err instanceof Error ? err.message : err}`);
+      if (attempt < job.attempts && !this.stopped) {
+        this.schedule(job.backoffMs * 2 ** (attempt - 1), () => this.attempt(job, payload, id, attempt + 1));
         return;
       }
-      const delay = this.config.mailBackoffMs * 2 ** (attempt - 1);
-      this.schedule(delay, () => this.attemptMail(key, send, attempt + 1));
+      this.logger.error(`Job ${id ?? job.name} gave up: ${err instanceof Error ? err.message : err}`);
     }
+    if (id !== undefined) this.ids.delete(id);
+    this.live.set(job.queue, (this.live.get(job.queue) ?? 1) - 1);
   }
 
   private schedule(delayMs: number, work: () => Promise<unknown>): void {

@@ -1,20 +1,10 @@
-import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { AuthModule } from '../auth/auth.module';
-import { MailModule } from '../mail/mail.module';
-import { PoolModule } from '../pool/pool.module';
-import { CustomerCentreModule } from '../customer-centre/customer-centre.module';
-import { RedemptionModule } from '../redemption/redemption.module';
-import { StatsModule } from '../stats/stats.module';
-import { WebhookModule } from '../webhook/webhook.module';
-import { BullJobQueue } from './bull-job-queue';
-import { InProcessJobQueue } from './in-process-job-queue';
-import { JobHandlers } from './job-handlers.service';
-import { JobQueue } from './job-queue';
-import { MailProcessor, MaintenanceProcessor, WebhookProcessor } from './job.processors';
-import { QUEUE } from './jobs.constants';
+import { BullJobQueue, PROCESS_JOBS } from './bull-job-queue';
 import { ChildProcessJobQueue } from './child-process-job-queue';
+import { InProcessJobQueue } from './in-process-job-queue';
+import { JobQueue } from './job-queue';
+import { JobRegistry } from './job-registry';
 import { WORKER_PROCESS, WorkerProcessOptions } from './worker-process';
 
 export interface JobsModuleOptions {
@@ -27,53 +17,34 @@ export interface JobsModuleOptions {
   workerProcess?: WorkerProcessOptions;
 }
 
+/**
+ * The job queue port (`JobQueue`, `JobRegistry`) and its runtimes. It imports no feature: features declare their
+ * jobs in their own modules and register them in `JobRegistry` (docs/architecture.md "How to add a job"). Global,
+ * like the database: every feature may queue work, and this module depends on none of them.
+ */
 @Global()
 @Module({})
 export class JobsModule {
   static forRoot(config: AppConfig, options: JobsModuleOptions): DynamicModule {
-    const common: Provider[] = [JobHandlers];
-    if (!config.redisUrl) {
-      const queue: Provider[] = options.workerProcess
-        ? [
-            { provide: WORKER_PROCESS, useValue: options.workerProcess },
-            ChildProcessJobQueue,
-            { provide: JobQueue, useExisting: ChildProcessJobQueue },
-          ]
-        : [{ provide: JobQueue, useClass: InProcessJobQueue }];
-      return {
-        module: JobsModule,
-        imports: [
-          AuthModule,
-          CustomerCentreModule,
-          MailModule,
-          PoolModule,
-          RedemptionModule,
-          StatsModule,
-          WebhookModule,
-        ],
-        providers: [...common, ...queue],
-        exports: [JobQueue, JobHandlers],
-      };
+    let queue: Provider[];
+    if (config.redisUrl) {
+      queue = [
+        { provide: PROCESS_JOBS, useValue: options.processJobs },
+        { provide: JobQueue, useClass: BullJobQueue },
+      ];
+    } else if (options.workerProcess) {
+      queue = [
+        { provide: WORKER_PROCESS, useValue: options.workerProcess },
+        ChildProcessJobQueue,
+        { provide: JobQueue, useExisting: ChildProcessJobQueue },
+      ];
+    } else {
+      queue = [{ provide: JobQueue, useClass: InProcessJobQueue }];
     }
     return {
       module: JobsModule,
-      imports: [
-        AuthModule,
-        CustomerCentreModule,
-        MailModule,
-        PoolModule,
-        RedemptionModule,
-        StatsModule,
-        WebhookModule,
-        BullModule.forRoot({ url: config.redisUrl, prefix: config.redisPrefix }),
-        BullModule.registerQueue({ name: QUEUE.MAIL }, { name: QUEUE.MAINTENANCE }, { name: QUEUE.WEBHOOK }),
-      ],
-      providers: [
-        ...common,
-        { provide: JobQueue, useClass: BullJobQueue },
-        ...(options.processJobs ? [MailProcessor, MaintenanceProcessor, WebhookProcessor] : []),
-      ],
-      exports: [JobQueue, JobHandlers, BullModule],
+      providers: [JobRegistry, ...queue],
+      exports: [JobQueue, JobRegistry, ...(options.workerProcess && !config.redisUrl ? [ChildProcessJobQueue] : [])],
     };
   }
 }

@@ -1,29 +1,21 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
-import type { Server } from 'socket.io';
-import { DataUpdateType, RealtimeService } from '../realtime/realtime.service';
 import { JobQueue } from './job-queue';
 
 /**
  * The embedded default's worker process (no REDIS_URL, EMBEDDED_WORKER on): `npm start` forks its own entry with
- * `--jobs-worker`; the fork runs the in-process job runner (the same handlers, attempts, backoff and sweeps) and the
- * API process hands it job ids over the IPC channel (`ChildProcessJobQueue`). docs/architecture.md "Processes".
+ * `--jobs-worker`; the fork boots the same application module (so the same features register the same jobs) with
+ * the in-process job runner, and the API process hands it jobs over the IPC channel (`ChildProcessJobQueue`).
+ * docs/architecture.md "Processes".
  */
 export const JOBS_WORKER_ARG = '--jobs-worker';
 
 /** API → worker. */
 export type ToWorker =
-  | { kind: 'mail'; id: string }
-  | { kind: 'poolAlert'; id: string }
-  | { kind: 'customerLink'; id: string }
-  | { kind: 'poolCheck'; productId: string | null }
-  | { kind: 'webhook'; id: string; attempt: number; delayMs: number }
-  | { kind: 'depth'; ask: number };
+  { kind: 'add'; name: string; payload: unknown; delayMs?: number } | { kind: 'depth'; ask: number; queue: string };
 
 /** Worker → API. */
 export type FromWorker =
-  | { kind: 'ready' }
-  | { kind: 'depth'; ask: number; mail: number; webhook: number }
-  | { kind: 'event'; type: DataUpdateType; message: string };
+  { kind: 'ready' } | { kind: 'depth'; ask: number; pending: number } | { kind: 'relay'; topic: string; data: unknown };
 
 /** How the API process starts its worker: the same entry and Node options as itself. */
 export interface WorkerProcessOptions {
@@ -34,12 +26,15 @@ export interface WorkerProcessOptions {
 
 export const WORKER_PROCESS = Symbol('WORKER_PROCESS');
 
+/** In the worker: sends `data` on `topic` to the API process (`ChildProcessJobQueue.onRelay` there). */
+export type RelayToApi = (topic: string, data: unknown) => void;
+
 /**
- * In the worker: runs what the API hands over with this process's JobQueue (the in-process runner), answers the
- * metrics' depth questions, and relays the jobs' real-time events (e-mail outcomes) to the API, which owns the
- * sockets. Tells the API it is ready once the runner is up (the API holds jobs until then).
+ * In the worker: runs what the API hands over with this process's JobQueue (the in-process runner) and answers the
+ * metrics' depth questions. `beforeReady` wires what the worker relays to the API (the composition root relays the
+ * jobs' real-time events: the API owns the sockets). Tells the API it is ready then (the API holds jobs until).
  */
-export function serveApiProcess(app: INestApplicationContext): void {
+export function serveApiProcess(app: INestApplicationContext, beforeReady: (relay: RelayToApi) => void): void {
   const logger = new Logger('JobsWorker');
   const send = (message: FromWorker) => {
     if (!process.connected) return;
@@ -48,29 +43,13 @@ export function serveApiProcess(app: INestApplicationContext): void {
     });
   };
   const queue = app.get(JobQueue);
-  // Emits reach `server.to(room).emit(event, { type, message })`: the API emits them again to its sockets.
-  const relay = {
-    to: () => ({
-      emit: (_event: string, data: { type: DataUpdateType; message: string }) => send({ kind: 'event', ...data }),
-    }),
-  };
-  app.get(RealtimeService).attach(relay as unknown as Server);
+  beforeReady((topic, data) => send({ kind: 'relay', topic, data }));
   process.on('message', (message: ToWorker) => {
     switch (message.kind) {
-      case 'mail':
-        return queue.enqueueRedemptionMail(message.id);
-      case 'poolAlert':
-        return queue.enqueuePoolAlert(message.id);
-      case 'customerLink':
-        return queue.enqueueCustomerLink(message.id);
-      case 'poolCheck':
-        return queue.enqueuePoolCheck(message.productId);
-      case 'webhook':
-        return queue.enqueueWebhookDelivery(message.id, message.attempt, message.delayMs);
+      case 'add':
+        return queue.add({ name: message.name }, message.payload, { delayMs: message.delayMs });
       case 'depth':
-        void Promise.all([queue.pendingMailJobs(), queue.pendingWebhookJobs()]).then(([mail, webhook]) =>
-          send({ kind: 'depth', ask: message.ask, mail, webhook }),
-        );
+        void queue.pending(message.queue).then((pending) => send({ kind: 'depth', ask: message.ask, pending }));
         return;
     }
   });

@@ -3,6 +3,8 @@ import { Gauge } from 'prom-client';
 import { AppMetrics } from '../../common/metrics';
 import { DatabaseService } from '../../database/database.service';
 import { JobQueue } from '../jobs/job-queue';
+import { MAIL_QUEUE } from '../mail/mail.jobs';
+import { WEBHOOK_QUEUE } from '../webhook/webhook.jobs';
 import { LicenseRepository } from '../license/license.repository';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { StatsRepository } from '../stats/stats.repository';
@@ -69,9 +71,9 @@ export class MetricsService implements OnModuleInit {
       labelNames: ['queue'] as const,
       registers,
       async collect() {
-        const [mail, webhook] = await Promise.all([jobs.pendingMailJobs(), jobs.pendingWebhookJobs()]);
-        this.set({ queue: 'mail' }, mail);
-        this.set({ queue: 'webhook' }, webhook);
+        const [mail, webhook] = await Promise.all([jobs.pending(MAIL_QUEUE), jobs.pending(WEBHOOK_QUEUE)]);
+        this.set({ queue: MAIL_QUEUE }, mail);
+        this.set({ queue: WEBHOOK_QUEUE }, webhook);
       },
     });
     new Gauge({

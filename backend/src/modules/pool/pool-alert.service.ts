@@ -11,6 +11,7 @@ import { DeliveryOutcome, RetryableMailError } from '../mail/redemption-mail.ser
 import { escapeHtml, htmlToText } from '../mail/template';
 import { ClaimedPoolAlert, PoolAlertRepository } from './pool-alert.repository';
 import { PoolForecast, PoolForecastService } from './pool-forecast.service';
+import { SEND_POOL_ALERT } from './pool.jobs';
 
 /**
  * docs/product.md §20.2 low-pool alerts. A check (the daily job, or a redemption that used a pool key) forecasts the
@@ -43,7 +44,7 @@ export class PoolAlertService {
     let queued = 0;
     for (const forecast of low) {
       const ids = await this.alerts.insertForRecipients({ ...forecast, alertDay }, recipients);
-      for (const id of ids) this.jobs.enqueuePoolAlert(id);
+      for (const id of ids) this.jobs.add(SEND_POOL_ALERT, { alertId: id });
       queued += ids.length;
       if (ids.length) {
         this.logger.warn(`Licence pool of ${forecast.productName} is low: ${describe(forecast)}`);

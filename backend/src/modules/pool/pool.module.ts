@@ -4,16 +4,17 @@ import { LicenseModule } from '../license/license.module';
 import { MailModule } from '../mail/mail.module';
 import { RedemptionModule } from '../redemption/redemption.module';
 import { WebhookModule } from '../webhook/webhook.module';
+import { PoolJobs } from './pool.job';
 import { PoolAlertRepository } from './pool-alert.repository';
 import { PoolAlertService } from './pool-alert.service';
 import { PoolController } from './pool.controller';
 import { PoolForecastService } from './pool-forecast.service';
 
-/** The licence pool forecast and its low-pool alerts (docs/product.md §20.2); the alert jobs run in the jobs module. */
+/** The licence pool forecast and its low-pool alerts (docs/product.md §20.2); its jobs (`PoolJobs`). */
 @Module({
   imports: [AuthModule, LicenseModule, MailModule, RedemptionModule, WebhookModule],
   controllers: [PoolController],
-  providers: [PoolAlertRepository, PoolForecastService, PoolAlertService],
+  providers: [PoolAlertRepository, PoolForecastService, PoolAlertService, PoolJobs],
   exports: [PoolAlertService, PoolForecastService],
 })
 export class PoolModule {}

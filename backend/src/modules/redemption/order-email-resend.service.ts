@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
+import { REDEMPTION_MAIL } from '../mail/mail.jobs';
 import { RealtimeService } from '../realtime/realtime.service';
 import { AttemptStore } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
@@ -75,7 +76,7 @@ export class OrderEmailResendService {
       // undefined only if the redemption was deleted or lost its licence in between: nothing to send then.
       code = (await this.redemptions.requeueEmail(redemptionId))?.code;
       if (!code) return;
-      this.jobs.enqueueRedemptionMail(redemptionId);
+      this.jobs.add(REDEMPTION_MAIL, { redemptionId });
     }
     await this.audit.record({
       action: 'redemption.customer-resend',

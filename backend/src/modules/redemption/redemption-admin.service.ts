@@ -5,6 +5,8 @@ import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { LicenseRepository } from '../license/license.repository';
+import { REDEMPTION_MAIL } from '../mail/mail.jobs';
+import { PoolChecks } from '../pool/pool-checks';
 import { RealtimeService } from '../realtime/realtime.service';
 import { AssignLicenseDto, BulkAssignLicenseDto } from './dto/redemption-admin.dto';
 import { PoolAssignmentService } from './pool-assignment.service';
@@ -32,6 +34,7 @@ export class RedemptionAdminService {
     private readonly lists: RedemptionListService,
     private readonly audit: AuditService,
     private readonly jobs: JobQueue,
+    private readonly poolChecks: PoolChecks,
     private readonly pool: PoolAssignmentService,
     private readonly realtime: RealtimeService,
     private readonly webhooks: WebhookEvents,
@@ -52,7 +55,7 @@ export class RedemptionAdminService {
       });
       throw new ConflictException(REDEMPTION_ADMIN_MESSAGES.awaitingLicense);
     }
-    this.jobs.enqueueRedemptionMail(id);
+    this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     await this.audit.record({
       ...actor,
       action: 'redemption.resend-email',
@@ -97,7 +100,7 @@ export class RedemptionAdminService {
       );
       return r.code;
     });
-    this.jobs.enqueueRedemptionMail(id);
+    this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     this.realtime.emit('licenseAssignment', `License assigned to voucher ${code}`);
     await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, voucherCode: code, source: 'manual' });
     return this.lists.findOne(id);
@@ -138,7 +141,7 @@ export class RedemptionAdminService {
       return assignedIds;
     });
     for (const id of assigned) {
-      this.jobs.enqueueRedemptionMail(id);
+      this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
       await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, source: 'bulk' });
     }
     if (assigned.length)
@@ -188,13 +191,13 @@ export class RedemptionAdminService {
       if (await this.pool.assignFromPool(w.id)) {
         assignedCount++;
         await this.webhooks.emit('redemption.license_assigned', { redemptionId: w.id, source: 'pool' });
-        this.jobs.notePoolUse(w.productId);
+        this.poolChecks.notePoolUse(w.productId);
         continue;
       }
       if (!(await this.licenses.hasFreeKey(w.productId))) exhausted.add(w.productId);
     }
     const pending = await this.redemptions.findUnclaimedPending();
-    for (const id of pending) this.jobs.enqueueRedemptionMail(id);
+    for (const id of pending) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     await this.audit.record({
       ...actor,
       action: 'emails.fix-pending',

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { GeoModule } from '../geo/geo.module';
 import { LicenseModule } from '../license/license.module';
+import { PoolChecksModule } from '../pool/pool-checks';
 import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { RedemptionAdminService } from './redemption-admin.service';
@@ -13,6 +14,7 @@ import { RedemptionRepository } from './redemption.repository';
 import { RedemptionRetentionRepository } from './redemption-retention.repository';
 import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
+import { RedemptionRetention } from './redemption.retention';
 import { attemptStoreProvider } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
 import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
@@ -21,7 +23,7 @@ import { CustomerDataRepository } from './customer-data.repository';
 import { AttemptStore } from './attempt-store';
 
 @Module({
-  imports: [GeoModule, LicenseModule, AuthModule, WebhookModule],
+  imports: [GeoModule, LicenseModule, AuthModule, WebhookModule, PoolChecksModule],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,
@@ -37,6 +39,7 @@ import { AttemptStore } from './attempt-store';
     RedeemRateLimitGuard,
     OrderEmailResendService,
     CustomerDataRepository,
+    RedemptionRetention,
   ],
   exports: [
     // The licence centre (customer-centre module): the customer's data, resend, and the public routes' defences.

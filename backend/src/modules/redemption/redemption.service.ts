@@ -14,6 +14,8 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
+import { REDEMPTION_MAIL } from '../mail/mail.jobs';
+import { PoolChecks } from '../pool/pool-checks';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { RealtimeService } from '../realtime/realtime.service';
 import { WebhookEvents } from '../webhook/webhook-events';
@@ -62,6 +64,7 @@ export class RedemptionService {
     private readonly geo: GeoService,
     private readonly pool: PoolAssignmentService,
     private readonly jobs: JobQueue,
+    private readonly poolChecks: PoolChecks,
     private readonly realtime: RealtimeService,
     private readonly guessing: CodeGuessingService,
     private readonly clock: Clock,
@@ -120,9 +123,9 @@ export class RedemptionService {
     const [{ id, name }] = rows;
     let manual = rows[0].awaiting_license;
     if (manual) manual = !(await this.pool.assignFromPool(id));
-    if (!manual) this.jobs.enqueueRedemptionMail(id);
+    if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     // A key left the pool (or none was left): the pool forecast's alert check, throttled per product.
-    if (rows[0].is_license_managed) this.jobs.notePoolUse(rows[0].product_id);
+    if (rows[0].is_license_managed) this.poolChecks.notePoolUse(rows[0].product_id);
     // A redeemed code changes the product counts and stats; a pool key handed out is a licence assignment.
     this.realtime.emitThrottled(
       rows[0].is_license_managed && !manual ? 'licenseAssignment' : 'voucherUpdate',

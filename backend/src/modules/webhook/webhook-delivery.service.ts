@@ -7,6 +7,7 @@ import { postWebhook, withDeadline } from './webhook-http';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { insecureTargetList, resolveWebhookTarget, WebhookUrlPolicy } from './webhook-url-guard';
 import { AttemptResult, WebhookRepository } from './webhook.repository';
+import { DELIVER_WEBHOOK } from './webhook.jobs';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 
@@ -82,7 +83,11 @@ export class WebhookDeliveryService {
     const attempts = await this.webhooks.recordAttempt(row.id, result);
     await this.countOnEndpoint(row.id, !error, now);
     if (result.status === 'pending') {
-      this.jobs.enqueueWebhookDelivery(row.id, attempts, result.nextAttemptAt!.getTime() - now.getTime());
+      this.jobs.add(
+        DELIVER_WEBHOOK,
+        { deliveryId: row.id, attempt: attempts },
+        { delayMs: result.nextAttemptAt!.getTime() - now.getTime() },
+      );
       return 'retry';
     }
     if (result.status === 'failed')
@@ -112,7 +117,7 @@ export class WebhookDeliveryService {
   /** Re-queues pending deliveries whose job was lost (Redis emptied, process restarted). */
   async sweep(graceMs: number, limit = 500): Promise<number> {
     const stale = await this.webhooks.findStale(new Date(this.clock.now().getTime() - graceMs), limit);
-    for (const { id, attempts } of stale) this.jobs.enqueueWebhookDelivery(id, attempts, 0);
+    for (const { id, attempts } of stale) this.jobs.add(DELIVER_WEBHOOK, { deliveryId: id, attempt: attempts });
     if (stale.length) this.logger.log(`Re-queued ${stale.length} webhook delivery(ies)`);
     return stale.length;
   }

@@ -9,6 +9,7 @@ import { CreateWebhookDto } from './dto/webhook.dto';
 import { WEBHOOK_TEST_EVENT, WebhookEvents } from './webhook-events';
 import { insecureTargetList, resolveWebhookTarget, WebhookUrlError, WebhookUrlPolicy } from './webhook-url-guard';
 import { WebhookDeliveryView, WebhookEndpointView, WebhookRepository } from './webhook.repository';
+import { DELIVER_WEBHOOK } from './webhook.jobs';
 
 export const WEBHOOK_MESSAGES = {
   notFound: 'Webhook not found.',
@@ -84,7 +85,8 @@ export class WebhookEndpointService {
     if (!endpoint) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
     const queued = await this.webhooks.resume(id, this.clock.now());
     if (!queued) throw new ConflictException(WEBHOOK_MESSAGES.notPaused);
-    for (const delivery of queued) this.jobs.enqueueWebhookDelivery(delivery.id, delivery.attempts, 0);
+    for (const delivery of queued)
+      this.jobs.add(DELIVER_WEBHOOK, { deliveryId: delivery.id, attempt: delivery.attempts });
     await this.audit.record({
       ...actor,
       action: 'webhook.resume',
@@ -107,7 +109,7 @@ export class WebhookEndpointService {
       message: 'This is a test event.',
     });
     if (!deliveryId) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
-    this.jobs.enqueueWebhookDelivery(deliveryId, 0, 0);
+    this.jobs.add(DELIVER_WEBHOOK, { deliveryId, attempt: 0 });
     return { message: WEBHOOK_MESSAGES.testQueued, deliveryId };
   }
 }

@@ -4,6 +4,7 @@ import { Permission } from '../../common/permissions';
 import { CachedValue } from '../../common/utils/cached-value';
 import { JobQueue } from '../jobs/job-queue';
 import { WebhookRepository } from './webhook.repository';
+import { DELIVER_WEBHOOK } from './webhook.jobs';
 
 /** The events an endpoint may subscribe to (docs/product.md §20.4). */
 export const WEBHOOK_EVENTS = [
@@ -60,7 +61,7 @@ export class WebhookEvents {
     try {
       if (!(await this.subscribed.get()).has(event)) return;
       const rows = await this.webhooks.insertForEvent(event, maskInventory(data, WebhookPayload, NO_PERMISSIONS));
-      for (const { id } of rows) this.jobs.enqueueWebhookDelivery(id, 0, 0);
+      for (const { id } of rows) this.jobs.add(DELIVER_WEBHOOK, { deliveryId: id, attempt: 0 });
     } catch (err) {
       // The event is lost, the work it announces is not: log and go on.
       this.logger.error(`Could not record the ${event} webhook event: ${err instanceof Error ? err.message : err}`);

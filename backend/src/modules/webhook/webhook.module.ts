@@ -4,16 +4,17 @@ import { WebhookController } from './webhook.controller';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookEvents } from './webhook-events';
+import { WebhookDeliveryJob } from './webhook-delivery.job';
 import { WebhookRepository } from './webhook.repository';
 
 /**
  * Outgoing webhooks (docs/product.md §20.4): endpoints and their delivery outbox. Other modules announce events through
- * `WebhookEvents.emit`; the jobs module runs `WebhookDeliveryService` (the queue itself, `JobQueue`, is global).
+ * `WebhookEvents.emit`; the deliveries run as jobs (`WebhookDeliveryJob`; the queue, `JobQueue`, is global).
  */
 @Module({
   imports: [AuditModule],
   controllers: [WebhookController],
-  providers: [WebhookRepository, WebhookEvents, WebhookDeliveryService, WebhookEndpointService],
-  exports: [WebhookEvents, WebhookDeliveryService, WebhookRepository],
+  providers: [WebhookRepository, WebhookEvents, WebhookDeliveryService, WebhookEndpointService, WebhookDeliveryJob],
+  exports: [WebhookEvents],
 })
 export class WebhookModule {}

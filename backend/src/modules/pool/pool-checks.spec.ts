@@ -1,35 +1,30 @@
-import { JobQueue, POOL_CHECK_THROTTLE_MS } from './job-queue';
+import { JobKey } from '../jobs/job';
+import { JobQueue } from '../jobs/job-queue';
+import { POOL_CHECK_THROTTLE_MS, PoolChecks } from './pool-checks';
+import { CHECK_POOL } from './pool.jobs';
 
+/** The port, recording the pool checks added (the runtimes are covered by the e2e suites). */
 class RecordingQueue extends JobQueue {
   readonly checks: Array<string | null> = [];
-  enqueueRedemptionMail(): void {}
-  enqueuePoolAlert(): void {}
-  enqueueCustomerLink(): void {}
-  enqueuePoolCheck(productId: string | null): void {
-    this.checks.push(productId);
+  add<P>(job: JobKey<P>, payload: P): void {
+    if (job.name === CHECK_POOL.name) this.checks.push((payload as { productId: string | null }).productId);
   }
-  pendingMailJobs(): Promise<number> {
+  pending(): Promise<number> {
     return Promise.resolve(0);
-  }
-  enqueueWebhookDelivery(): void {}
-  pendingWebhookJobs(): Promise<number> {
-    return Promise.resolve(0);
-  }
-  stop(): void {
-    this.stopPoolChecks();
   }
 }
 
-describe('JobQueue.notePoolUse', () => {
+describe('PoolChecks.notePoolUse', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
   it('checks a product at once, then at most once a minute, with one check at the end of a busy minute', () => {
     const queue = new RecordingQueue();
-    queue.notePoolUse('a');
-    queue.notePoolUse('a');
-    queue.notePoolUse('b');
-    queue.notePoolUse('a');
+    const pool = new PoolChecks(queue);
+    pool.notePoolUse('a');
+    pool.notePoolUse('a');
+    pool.notePoolUse('b');
+    pool.notePoolUse('a');
     expect(queue.checks).toEqual(['a', 'b']);
 
     jest.advanceTimersByTime(POOL_CHECK_THROTTLE_MS - 1);
@@ -40,15 +35,16 @@ describe('JobQueue.notePoolUse', () => {
 
     jest.advanceTimersByTime(10 * POOL_CHECK_THROTTLE_MS);
     expect(queue.checks).toEqual(['a', 'b', 'a']);
-    queue.notePoolUse('b');
+    pool.notePoolUse('b');
     expect(queue.checks).toEqual(['a', 'b', 'a', 'b']);
   });
 
   it('drops the pending end-of-minute checks on shutdown', () => {
     const queue = new RecordingQueue();
-    queue.notePoolUse('a');
-    queue.notePoolUse('a');
-    queue.stop();
+    const pool = new PoolChecks(queue);
+    pool.notePoolUse('a');
+    pool.notePoolUse('a');
+    pool.onApplicationShutdown();
     jest.advanceTimersByTime(2 * POOL_CHECK_THROTTLE_MS);
     expect(queue.checks).toEqual(['a']);
   });

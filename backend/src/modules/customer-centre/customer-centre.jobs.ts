@@ -1,0 +1,7 @@
+import { defineJob } from '../jobs/job';
+
+/** Payload `{linkId}`: one licence-centre sign-in link e-mail (a `customer_access_links` row), on the mail queue. */
+export const SEND_ACCESS_LINK = defineJob<{ linkId: string }>('send-customer-link');
+
+/** Re-queues pending sign-in links whose job was lost. */
+export const SWEEP_ACCESS_LINKS = defineJob<object>('sweep-customer-links');

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { JobDefinition, JobKey, JobRun, JobSchedule, MAINTENANCE_QUEUE, RegisteredJob } from './job';
+
+/**
+ * The jobs the features declared. A feature registers its jobs (and their schedules) from its module's providers on
+ * init (`onModuleInit`); the runtimes read the registry when the application has booted, so every process that
+ * boots the application module (API, `npm run worker`, the forked embedded worker) knows the same jobs.
+ */
+@Injectable()
+export class JobRegistry {
+  private readonly jobs = new Map<string, RegisteredJob>();
+  private readonly limits = new Map<string, number>();
+  private readonly scheduled: JobSchedule[] = [];
+
+  register<P>(key: JobKey<P>, definition: JobDefinition<P>): void {
+    if (this.jobs.has(key.name)) throw new Error(`Job ${key.name} is registered twice`);
+    this.jobs.set(key.name, {
+      name: key.name,
+      queue: definition.queue ?? MAINTENANCE_QUEUE,
+      attempts: definition.attempts ?? 1,
+      backoffMs: definition.backoffMs ?? 0,
+      concurrency: definition.concurrency ?? 1,
+      keepFailed: definition.keepFailed ?? 100,
+      jobId: definition.jobId as RegisteredJob['jobId'],
+      handle: definition.handle as RegisteredJob['handle'],
+    });
+  }
+
+  /** Runs a registered job with `payload` every `every` ms. */
+  schedule<P>(key: JobKey<P>, every: number, payload: P & object): void {
+    this.scheduled.push({ name: key.name, every, payload });
+  }
+
+  /** At most `concurrency` jobs of the queue at once, whatever its jobs declare. */
+  limitQueue(queue: string, concurrency: number): void {
+    this.limits.set(queue, concurrency);
+  }
+
+  get(name: string): RegisteredJob {
+    const job = this.jobs.get(name);
+    if (!job) throw new Error(`No job ${name} is registered`);
+    return job;
+  }
+
+  run(name: string, payload: unknown, run: JobRun): Promise<unknown> {
+    return this.get(name).handle(payload, run);
+  }
+
+  queues(): string[] {
+    return [...new Set([...this.jobs.values()].map((job) => job.queue))];
+  }
+
+  /** The queue's limit, or the sum of its jobs' concurrency (as Bull counts named handlers). */
+  concurrency(queue: string): number {
+    const limit = this.limits.get(queue);
+    if (limit !== undefined) return limit;
+    return [...this.jobs.values()].filter((job) => job.queue === queue).reduce((sum, job) => sum + job.concurrency, 0);
+  }
+
+  schedules(): readonly JobSchedule[] {
+    return this.scheduled;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * A job's typed handle: its name, and (in the type only) its payload. A feature declares it next to its handler
+ * (`modules/<feature>/<what>.job.ts`) and enqueues through it: `queue.add(REDEMPTION_MAIL, { redemptionId })`.
+ */
+export interface JobKey<P> {
+  readonly name: string;
+  /** Never set: carries the payload's type. */
+  readonly payload?: P;
+}
+
+export function defineJob<P extends object>(name: string): JobKey<P> {
+  return { name };
+}
+
+/** Which attempt a handler runs: the last one may record a final failure. */
+export interface JobRun {
+  attempt: number;
+  attempts: number;
+}
+
+/** Scheduled work and one-off jobs without a queue of their own share this one. */
+export const MAINTENANCE_QUEUE = 'maintenance';
+
+/** What a feature declares about its job; the runtimes (Bull, in-process, the forked worker) apply it alike. */
+export interface JobDefinition<P> {
+  /** Runs the job. A throw is a failed attempt: retried while attempts remain, then given up (logged). */
+  handle(payload: P, run: JobRun): Promise<unknown>;
+  /** The queue it runs on (Bull queue name; the depth figures are per queue). Default MAINTENANCE_QUEUE. */
+  queue?: string;
+  /** Attempts in all (default 1), `backoffMs` doubling between them (exponential, as Bull's). */
+  attempts?: number;
+  backoffMs?: number;
+  /**
+   * Jobs of this one its queue may run at once (default 1). A queue runs the sum of its jobs', unless its owner
+   * limits it (`JobRegistry.limitQueue`), as the mail queue is to the SMTP connections.
+   */
+  concurrency?: number;
+  /** One live job per id (queued, running or waiting for a retry): adding it again meanwhile does nothing. */
+  jobId?: (payload: P) => string;
+  /** Failed jobs Bull keeps for inspection (default 100). */
+  keepFailed?: number;
+}
+
+/** A job as registered: the definition with its defaults applied. */
+export interface RegisteredJob {
+  name: string;
+  queue: string;
+  attempts: number;
+  backoffMs: number;
+  concurrency: number;
+  keepFailed: number;
+  jobId?: (payload: unknown) => string;
+  handle(payload: unknown, run: JobRun): Promise<unknown>;
+}
+
+/** Repeating work: every `every` ms (Bull repeatable job; in-process, also once at start). */
+export interface JobSchedule {
+  name: string;
+  every: number;
+  payload: object;
+}
