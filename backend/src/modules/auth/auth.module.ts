@@ -24,6 +24,7 @@ import { OidcClientService } from './oidc/oidc-client.service';
 import { OidcController } from './oidc/oidc.controller';
 import { OidcService } from './oidc/oidc.service';
 import { UnknownLoginNameRepository } from './unknown-login-name.repository';
+import { LoginFailures } from './login-failures';
 
 /**
  * Admin sign-in (password, or single sign-on through an OpenID provider), sessions, 2FA, integrations' API tokens
@@ -48,6 +49,7 @@ import { UnknownLoginNameRepository } from './unknown-login-name.repository';
     BlockedIpService,
     TwoFactorService,
     AuthService,
+    LoginFailures,
     OidcClientService,
     OidcService,
     ApiTokenRepository,

@@ -14,6 +14,7 @@ import { StatsRepository } from '../stats/stats.repository';
 import { WebhookDeliveryService } from '../webhook/webhook-delivery.service';
 import { WebhookRepository } from '../webhook/webhook.repository';
 import { JobQueue } from './job-queue';
+import { DomainEvents } from '../../events/domain-events.service';
 
 /** The job logic, shared by the Bull processors and the in-process runner. */
 @Injectable()
@@ -27,6 +28,7 @@ export class JobHandlers {
     private readonly redemptionRetention: RedemptionRetentionRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly sessions: AdminSessionRepository,
     private readonly attempts: AdminAttemptRepository,
     private readonly unknownLoginNames: UnknownLoginNameRepository,
@@ -112,12 +114,7 @@ export class JobHandlers {
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).
     if (total) {
       this.logger.log(`Retention removed ${JSON.stringify(result)}`);
-      await this.audit.record({
-        action: 'system.retention',
-        success: true,
-        resource: 'system',
-        details: { ...result },
-      });
+      await this.events.publish('system.retention', { success: true, resource: 'system', details: { ...result } });
     }
     return result;
   }

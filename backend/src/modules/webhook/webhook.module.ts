@@ -4,6 +4,7 @@ import { WebhookController } from './webhook.controller';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookEvents } from './webhook-events';
+import { WebhookListener } from './webhook.listener';
 import { WebhookRepository } from './webhook.repository';
 
 /**
@@ -13,7 +14,7 @@ import { WebhookRepository } from './webhook.repository';
 @Module({
   imports: [AuditModule],
   controllers: [WebhookController],
-  providers: [WebhookRepository, WebhookEvents, WebhookDeliveryService, WebhookEndpointService],
+  providers: [WebhookRepository, WebhookEvents, WebhookListener, WebhookDeliveryService, WebhookEndpointService],
   exports: [WebhookEvents, WebhookDeliveryService, WebhookRepository],
 })
 export class WebhookModule {}
