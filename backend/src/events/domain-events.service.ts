@@ -26,11 +26,15 @@ export function OnDomainEvent<K extends DomainEventName>(names: K | readonly K[]
     key: string | symbol,
     descriptor: { value?: (payload: DomainEventMap[K], name: K) => unknown },
   ): void => {
-    OnEvent(
-      list.map((name) => channel(phase, name)),
+    // One registration per event: the emitter takes an array of names as one namespaced name (wildcards only).
+    for (const name of list) {
       // In the transaction, a failed listener fails the write; after the commit it is logged by the emitter.
-      { suppressErrors: phase === 'after-commit' },
-    )(target, key, descriptor as PropertyDescriptor);
+      OnEvent(channel(phase, name), { suppressErrors: phase === 'after-commit' })(
+        target,
+        key,
+        descriptor as PropertyDescriptor,
+      );
+    }
   };
 }
 
