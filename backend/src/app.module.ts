@@ -14,6 +14,7 @@ import { APP_CONFIG, AppConfig } from './config/app-config';
 import { logFormat } from './config/logging';
 import { DatabaseModule } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
+import { DomainEventsModule } from './events/domain-events.service';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { ExportModule } from './modules/export/export.module';
@@ -73,6 +74,7 @@ export class AppModule {
           migrationsRun: true,
         }),
         DatabaseModule,
+        DomainEventsModule,
         JobsModule.forRoot(config, { processJobs: options.processJobs, workerProcess: options.workerProcess }),
         AuditModule,
         AuthModule,

@@ -6,8 +6,7 @@ import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
 import { DatabaseService, Db } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
-import { AuditRepository } from './modules/audit/audit.repository';
-import { AuditService } from './modules/audit/audit.service';
+import { cliAuditRecorder } from './modules/audit/cli-audit';
 import { AdminSessionRepository } from './modules/auth/admin-session.repository';
 import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { AdminCommand, ADMIN_CLI_USAGE, CliUsageError, parseAdminArgs } from './modules/auth/admin-cli-args';
@@ -62,7 +61,7 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
   const rotated = await rotateSealedKeys(dataSource, cipher);
   const left = await countKeysNotUnderCurrent(dataSource, cipher);
   const remaining = left.licenseKeys + left.productKeys + left.webhookSecrets + left.totpSecrets;
-  await new AuditService(new AuditRepository(database), database).record({
+  await cliAuditRecorder(database)({
     action: 'cli.rotate-data-key',
     success: remaining === 0,
     resource: 'license_keys',
@@ -72,7 +71,6 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
       webhookSecrets: rotated.webhookSecrets,
       totpSecrets: rotated.totpSecrets,
       remaining: left,
-      via: 'cli',
     },
   });
   console.log(
@@ -100,14 +98,11 @@ async function run(
   const database = new DatabaseService(dataSource);
   const users = new AdminUserRepository(database, DataCipher.fromConfig(config));
   const sessions = new AdminSessionRepository(database);
-  const audit = new AuditService(new AuditRepository(database), database);
+  const audit = cliAuditRecorder(database);
   const password = generatePassword();
   const { hash, salt } = await hashPassword(password);
   const recorded = (action: string, userId: string, details: Record<string, unknown>, db: Db) =>
-    audit.record(
-      { action, success: true, resource: 'admin_users', resourceId: userId, details: { ...details, via: 'cli' } },
-      db,
-    );
+    audit({ action, success: true, resource: 'admin_users', resourceId: userId, details }, db);
 
   if (command.command === 'create') {
     const email = command.email ?? `${command.username.toLowerCase()}@localhost`;

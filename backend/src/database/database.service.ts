@@ -1,6 +1,7 @@
 import { Global, Inject, Injectable, Module, Optional } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DataCipher } from '../config/data-cipher';
+import { AsyncLocalStorage } from 'async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { BulkLimiter } from './bulk-limiter';
@@ -11,6 +12,12 @@ export type Db = EntityManager;
 /** A raw client held by `withClient()` (a streaming path's transaction), for repository methods that join it. */
 export type SqlClient = Pick<PoolClient, 'query'>;
 
+/** The transaction `transaction()` runs: its manager and what waits for its commit. */
+interface ActiveTransaction {
+  manager: Db;
+  afterCommit: (() => Promise<unknown>)[];
+}
+
 /**
  * The one way to run work in a transaction or on one held connection. Repositories take a `Db`
  * (`EntityManager`) from `transaction()`, or use the data source's own manager outside one; the streaming
@@ -20,6 +27,8 @@ export type SqlClient = Pick<PoolClient, 'query'>;
 export class DatabaseService {
   /** DB_BULK_CONNECTIONS: uploads and exports never hold more connections than this at once. */
   private readonly bulk: BulkLimiter;
+  /** The transaction of the code running now (async context), for domain events' listeners (docs/architecture.md). */
+  private readonly active = new AsyncLocalStorage<ActiveTransaction>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -34,9 +43,35 @@ export class DatabaseService {
     return this.dataSource.manager;
   }
 
-  /** `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(fn);
+  /**
+   * The active `transaction()`'s manager when called from inside one (the same async context), else `manager`.
+   * Domain events' in-transaction listeners write through it, so their rows commit or roll back with the write.
+   */
+  get current(): Db {
+    return this.active.getStore()?.manager ?? this.dataSource.manager;
+  }
+
+  /**
+   * `fn` in one transaction: committed when it resolves, rolled back when it throws. Callbacks given to
+   * `afterCommit` meanwhile run once it committed, in order, before this resolves; none runs when it rolled back.
+   * A transaction started inside another (a second connection) hands its callbacks to the outer one.
+   */
+  async transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    const outer = this.active.getStore();
+    const afterCommit: ActiveTransaction['afterCommit'] = [];
+    const result = await this.dataSource.transaction((manager) =>
+      this.active.run({ manager, afterCommit }, () => fn(manager)),
+    );
+    if (outer) outer.afterCommit.push(...afterCommit);
+    else for (const run of afterCommit) await run();
+    return result;
+  }
+
+  /** `fn` once the active `transaction()` committed (never if it rolls back); at once outside one. */
+  async afterCommit(fn: () => Promise<unknown>): Promise<void> {
+    const active = this.active.getStore();
+    if (active) active.afterCommit.push(fn);
+    else await fn();
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
+import { AuditListener } from './audit.listener';
 import { AuditRepository } from './audit.repository';
 import { AuditRetention } from './audit.retention';
 import { AuditService } from './audit.service';
@@ -11,6 +12,7 @@ import { InventoryReadInterceptor } from './inventory-read.interceptor';
     AuditRepository,
     AuditService,
     AuditRetention,
+    AuditListener,
     { provide: APP_INTERCEPTOR, useClass: InventoryReadInterceptor },
   ],
   exports: [AuditService],

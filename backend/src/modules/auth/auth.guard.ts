@@ -9,7 +9,6 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AuditService } from '../audit/audit.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { AuthCustomer } from '../../common/decorators/customer-route.decorator';
 import { CustomerTokenService } from './customer-token.service';
@@ -18,6 +17,7 @@ import { ApiTokenService, isApiToken } from './api-tokens/api-token.service';
 import { requestMeta } from '../../common/utils/request-actor';
 import { routeAccess } from './route-access';
 import { SessionService } from './session.service';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const AUTH_MESSAGES = {
   required: 'Authentication required',
@@ -41,7 +41,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly sessions: SessionService,
     private readonly blockedIps: BlockedIpService,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly apiTokens: ApiTokenService,
     private readonly customers: CustomerTokenService,
   ) {}
@@ -84,8 +84,7 @@ export class AuthGuard implements CanActivate {
     const resource = `${req.method} ${req.route?.path ?? req.path}`.slice(0, 100);
     if (allowed && user.apiTokenId) {
       // Every call of an integration is on record with its token (docs/auth.md "API tokens").
-      await this.audit.record({
-        action: 'api-token.request',
+      await this.events.publish('api-token.request', {
         success: true,
         adminUserId: user.id,
         resource,
@@ -95,8 +94,7 @@ export class AuthGuard implements CanActivate {
       });
     }
     if (allowed) return true;
-    await this.audit.record({
-      action: 'permission.denied',
+    await this.events.publish('permission.denied', {
       success: false,
       adminUserId: user.id,
       resource,

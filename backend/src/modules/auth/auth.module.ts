@@ -25,6 +25,7 @@ import { OidcController } from './oidc/oidc.controller';
 import { OidcService } from './oidc/oidc.service';
 import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 import { AuthRetention } from './auth.retention';
+import { LoginFailures } from './login-failures';
 
 /**
  * Admin sign-in (password, or single sign-on through an OpenID provider), sessions, 2FA, integrations' API tokens
@@ -49,6 +50,7 @@ import { AuthRetention } from './auth.retention';
     BlockedIpService,
     TwoFactorService,
     AuthService,
+    LoginFailures,
     OidcClientService,
     OidcService,
     ApiTokenRepository,

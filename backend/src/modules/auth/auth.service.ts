@@ -8,29 +8,26 @@ import {
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { randomBytes } from 'crypto';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DatabaseService } from '../../database/database.service';
-import { AuditService } from '../audit/audit.service';
 import { AdminUserRepository } from './admin-user.repository';
 import { AttemptLimiterService } from './attempt-limiter.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
-import { BlockedIpService } from './blocked-ip.service';
 import { ChangePasswordDto, CreateShopManagerDto } from './dto/account.dto';
 import { LoginDto } from './dto/login.dto';
 import { LockoutRule } from './login-lockout';
-import { generatePassword, hashPassword, PasswordHash, verifyPassword } from './password';
+import { generatePassword, hashPassword, verifyPassword } from './password';
 import { PASSWORD_MESSAGES } from './password-policy';
 import { Role } from '../../common/permissions';
 import { RequestMeta } from '../../common/utils/request-actor';
 import { SessionService } from './session.service';
 import { TWO_FACTOR_MESSAGES, TwoFactorService } from './two-factor.service';
-import { UnknownLoginNameRepository } from './unknown-login-name.repository';
+import { LOGIN_FAILURE_MESSAGES, LoginFailures } from './login-failures';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const LOGIN_MESSAGES = {
-  invalid: 'Invalid username or password',
-  locked: 'Account temporarily locked. Try again later.',
+  ...LOGIN_FAILURE_MESSAGES,
   invalidCode: TWO_FACTOR_MESSAGES.invalidCode,
   invalidRefresh: 'Invalid or expired refresh token',
   invalidRecoveryCode: TWO_FACTOR_MESSAGES.invalidRecoveryCode,
@@ -45,18 +42,14 @@ export interface LoginResponse {
 
 @Injectable()
 export class AuthService {
-  /** Unknown usernames are checked against this hash so they take as long as known ones. */
-  private readonly dummyHash: Promise<PasswordHash> = hashPassword(randomBytes(16).toString('hex'));
-
   constructor(
     private readonly database: DatabaseService,
     private readonly users: AdminUserRepository,
     private readonly sessions: SessionService,
     private readonly twoFactor: TwoFactorService,
-    private readonly blockedIps: BlockedIpService,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly limiter: AttemptLimiterService,
-    private readonly unknownNames: UnknownLoginNameRepository,
+    private readonly failures: LoginFailures,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -67,21 +60,25 @@ export class AuthService {
     const localLoginOff = !this.config.localLogin && dto.username !== this.config.adminUsername;
     const user = localLoginOff ? null : await this.users.findByUsername(dto.username);
     if (!user)
-      return this.unknownUser(
+      return this.failures.unknownUser(
         dto,
         meta,
         localLoginOff ? 'password sign-in is off (LOCAL_LOGIN=false)' : 'unknown user',
+        this.lockout,
       );
     // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.
     const attempt = await this.users.claimLoginAttempt(user.id, this.lockout);
     if (attempt === null) {
-      await this.failed('login.locked', user.id, meta, { username: dto.username, lockedUntil: user.lockedUntil });
+      await this.failures.failed('login.locked', user.id, meta, {
+        username: dto.username,
+        lockedUntil: user.lockedUntil,
+      });
       throw new HttpException(LOGIN_MESSAGES.locked, HttpStatus.LOCKED);
     }
     const passwordOk = await verifyPassword(dto.password, { hash: user.passwordHash, salt: user.salt });
     if (!passwordOk || !user.isActive) {
       const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout);
-      await this.failed('login.failure', user.id, meta, {
+      await this.failures.failed('login.failure', user.id, meta, {
         username: dto.username,
         reason: passwordOk ? 'inactive account' : 'wrong password',
         failedAttempts: attempt,
@@ -97,8 +94,7 @@ export class AuthService {
       if (!dto.twoFactorCode) {
         // Right password, code still to come: this step is neither a failure nor a success.
         await this.users.releaseLoginAttempt(user.id);
-        await this.audit.record({
-          action: 'login.2fa-required',
+        await this.events.publish('login.2fa-required', {
           success: true,
           adminUserId: user.id,
           resource: 'admin_sessions',
@@ -108,7 +104,7 @@ export class AuthService {
       }
       if (!(await this.twoFactor.consume(user.id, user.twoFactorSecret, dto.twoFactorCode))) {
         const lockedUntil = await this.users.lockIfExhausted(user.id, this.lockout);
-        await this.failed('login.2fa-failure', user.id, meta, {
+        await this.failures.failed('login.2fa-failure', user.id, meta, {
           username: dto.username,
           failedAttempts: attempt,
           lockedUntil,
@@ -121,57 +117,26 @@ export class AuthService {
       await this.users.recordLogin(user.id, db);
       const issued = await this.sessions.create(user.id, meta, db);
       if (recoveryCodesLeft !== undefined) {
-        await this.audit.record(
-          {
-            action: 'login.recovery-code',
-            success: true,
-            adminUserId: user.id,
-            resource: 'admin_sessions',
-            resourceId: issued.sessionId,
-            ...meta,
-            details: { recoveryCodesLeft },
-          },
-          db,
-        );
-      }
-      await this.audit.record(
-        {
-          action: 'login.success',
+        await this.events.publish('login.recovery-code', {
           success: true,
           adminUserId: user.id,
           resource: 'admin_sessions',
           resourceId: issued.sessionId,
           ...meta,
-          details: { twoFactor: user.twoFactorEnabled, ...(recoveryCodesLeft !== undefined && { recoveryCode: true }) },
-        },
-        db,
-      );
+          details: { recoveryCodesLeft },
+        });
+      }
+      await this.events.publish('login.success', {
+        success: true,
+        adminUserId: user.id,
+        resource: 'admin_sessions',
+        resourceId: issued.sessionId,
+        ...meta,
+        details: { twoFactor: user.twoFactorEnabled, ...(recoveryCodesLeft !== undefined && { recoveryCode: true }) },
+      });
       return issued;
     });
     return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, requiresTwoFactor: false };
-  }
-
-  /**
-   * A username with no account answers exactly as an account would (docs/product.md §13.2): its failures
-   * are counted per name (no account is created), 5 lock it for 15 minutes (423, without a password check, as for an
-   * account), and the password is checked against a dummy hash first so a 401 takes as long as an account's.
-   */
-  private async unknownUser(dto: LoginDto, meta: RequestMeta, reason: string): Promise<never> {
-    const rule = this.lockout;
-    const attempt = await this.unknownNames.claimLoginAttempt(dto.username, rule);
-    if (attempt === null) {
-      await this.failed('login.locked', null, meta, { username: dto.username, reason });
-      throw new HttpException(LOGIN_MESSAGES.locked, HttpStatus.LOCKED);
-    }
-    await verifyPassword(dto.password, await this.dummyHash);
-    const lockedUntil = await this.unknownNames.lockIfExhausted(dto.username, rule);
-    await this.failed('login.failure', null, meta, {
-      username: dto.username,
-      reason,
-      failedAttempts: attempt,
-      lockedUntil,
-    });
-    throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
   }
 
   async refresh(refreshToken: string, meta: RequestMeta): Promise<LoginResponse> {
@@ -184,8 +149,7 @@ export class AuthService {
       };
     }
     if (outcome.kind === 'reused') {
-      await this.audit.record({
-        action: 'session.refresh-reuse',
+      await this.events.publish('session.refresh-reuse', {
         success: false,
         adminUserId: outcome.adminUserId,
         resource: 'admin_sessions',
@@ -199,8 +163,7 @@ export class AuthService {
 
   async logout(user: AuthUser, meta: RequestMeta): Promise<{ success: true }> {
     await this.sessions.revoke(user.sessionId);
-    await this.audit.record({
-      action: 'logout',
+    await this.events.publish('logout', {
       success: true,
       adminUserId: user.id,
       resource: 'admin_sessions',
@@ -233,7 +196,7 @@ export class AuthService {
         err instanceof HttpException && err.getStatus() === HttpStatus.TOO_MANY_REQUESTS
           ? 'too many failed attempts'
           : 'invalid or used recovery code';
-      await this.failed('login.recovery-code', userId, meta, {
+      await this.failures.failed('login.recovery-code', userId, meta, {
         username,
         reason,
         failedAttempts: attempt,
@@ -252,8 +215,7 @@ export class AuthService {
   async endSession(user: AuthUser, sessionId: string, meta: RequestMeta): Promise<{ success: true }> {
     if (!(await this.sessions.revokeOwn(user.id, sessionId)))
       throw new NotFoundException(LOGIN_MESSAGES.sessionNotFound);
-    await this.audit.record({
-      action: 'session.revoke',
+    await this.events.publish('session.revoke', {
       success: true,
       adminUserId: user.id,
       resource: 'admin_sessions',
@@ -267,8 +229,7 @@ export class AuthService {
   /** Ends every session of the caller except this one. */
   async endOtherSessions(user: AuthUser, meta: RequestMeta): Promise<{ revoked: number }> {
     const revoked = await this.sessions.revokeAllOf(user.id, user.sessionId);
-    await this.audit.record({
-      action: 'session.revoke-others',
+    await this.events.publish('session.revoke-others', {
       success: true,
       adminUserId: user.id,
       resource: 'admin_sessions',
@@ -302,7 +263,6 @@ export class AuthService {
     const row = await this.users.findById(user.id);
     if (!row) throw new UnauthorizedException(LOGIN_MESSAGES.invalid);
     const audit = {
-      action: 'password.change',
       adminUserId: user.id,
       resource: 'admin_users',
       resourceId: user.id,
@@ -311,7 +271,11 @@ export class AuthService {
     // docs/product.md §18.5: at most 5 wrong answers per 15 minutes per user (shared with the 2FA calls), then 429.
     await this.limiter.secretCheck(user.id, async () => {
       if (await verifyPassword(dto.currentPassword, { hash: row.passwordHash, salt: row.salt })) return;
-      await this.audit.record({ ...audit, success: false, details: { reason: 'current password incorrect' } });
+      await this.events.publish('password.change', {
+        ...audit,
+        success: false,
+        details: { reason: 'current password incorrect' },
+      });
       throw new BadRequestException({
         message: PASSWORD_MESSAGES.currentWrong,
         errors: [{ field: 'currentPassword', message: PASSWORD_MESSAGES.currentWrong }],
@@ -328,7 +292,11 @@ export class AuthService {
       await this.users.setPassword(user.id, hash, salt, db);
       // Whoever else holds a session of this account (a leaked password) is signed out; this one stays.
       const ended = await this.sessions.revokeAllOf(user.id, user.sessionId, db);
-      await this.audit.record({ ...audit, success: true, details: { otherSessionsRevoked: ended } }, db);
+      await this.events.publish('password.change', {
+        ...audit,
+        success: true,
+        details: { otherSessionsRevoked: ended },
+      });
     });
     return { message: 'Password changed successfully' };
   }
@@ -341,18 +309,14 @@ export class AuthService {
       const operatorId = await this.users.resetPassword('operator', hash, salt, db);
       if (!operatorId) throw new NotFoundException('Operator account not found');
       const ended = await this.sessions.revokeAllOf(operatorId, undefined, db);
-      await this.audit.record(
-        {
-          action: 'operator.reset-password',
-          success: true,
-          adminUserId: admin.id,
-          resource: 'admin_users',
-          resourceId: operatorId,
-          ...meta,
-          details: { username: 'operator', sessionsRevoked: ended },
-        },
-        db,
-      );
+      await this.events.publish('operator.reset-password', {
+        success: true,
+        adminUserId: admin.id,
+        resource: 'admin_users',
+        resourceId: operatorId,
+        ...meta,
+        details: { username: 'operator', sessionsRevoked: ended },
+      });
     });
     return { username: 'operator', newPassword };
   }
@@ -370,8 +334,7 @@ export class AuthService {
       role: Role.ShopManager,
     });
     if (!createdId) throw new ConflictException('A user with this username or e-mail already exists');
-    await this.audit.record({
-      action: 'admin-user.create',
+    await this.events.publish('admin-user.create', {
       success: true,
       adminUserId: admin.id,
       resource: 'admin_users',
@@ -389,15 +352,5 @@ export class AuthService {
       minutes: this.config.loginLockoutMinutes,
       now: this.clock.now(),
     };
-  }
-
-  private async failed(
-    action: string,
-    adminUserId: string | null,
-    meta: RequestMeta,
-    details: Record<string, unknown>,
-  ) {
-    await this.audit.record({ action, success: false, adminUserId, resource: 'admin_sessions', ...meta, details });
-    await this.blockedIps.noteFailedLogin(meta.ipAddress, meta.userAgent);
   }
 }

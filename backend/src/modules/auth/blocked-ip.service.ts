@@ -5,6 +5,7 @@ import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { BlockedIpRepository } from './blocked-ip.repository';
+import { DomainEvents } from '../../events/domain-events.service';
 
 /** Failed-login audit actions that count towards blocking the client's IP. */
 export const FAILED_LOGIN_ACTIONS = ['login.failure', 'login.locked', 'login.2fa-failure'];
@@ -41,6 +42,7 @@ export class BlockedIpService {
   constructor(
     private readonly blockedIps: BlockedIpRepository,
     private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -72,8 +74,7 @@ export class BlockedIpService {
     const failures = await this.audit.countFailuresFrom(group, FAILED_LOGIN_ACTIONS, window);
     if (failures < threshold) return;
     await this.block(group, `${failures} failed logins within ${window} minutes`, this.config.loginIpBlockMinutes);
-    await this.audit.record({
-      action: 'ip.blocked',
+    await this.events.publish('ip.blocked', {
       success: true,
       resource: 'blocked_ips',
       resourceId: group,

@@ -3,7 +3,6 @@ import { toDataURL } from 'qrcode';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Clock } from '../../common/clock';
 import { DatabaseService } from '../../database/database.service';
-import { AuditService } from '../audit/audit.service';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { RequestMeta } from '../../common/utils/request-actor';
 import { AdminRecoveryCodeRepository } from './admin-recovery-code.repository';
@@ -13,6 +12,7 @@ import { verifyPassword } from './password';
 import { PASSWORD_MESSAGES } from './password-policy';
 import { hashRecoveryCode, newRecoveryCodes } from './recovery-codes';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const TWO_FACTOR_MESSAGES = {
   invalidCode: 'Invalid two-factor code',
@@ -32,7 +32,7 @@ export class TwoFactorService {
     private readonly database: DatabaseService,
     private readonly users: AdminUserRepository,
     private readonly recoveryCodes: AdminRecoveryCodeRepository,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly limiter: AttemptLimiterService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,8 +56,7 @@ export class TwoFactorService {
     if (row?.twoFactorEnabled) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     await this.limiter.secretCheck(user.id, async () => {
       if (row && (await verifyPassword(currentPassword, { hash: row.passwordHash, salt: row.salt }))) return;
-      await this.audit.record({
-        action: '2fa.setup',
+      await this.events.publish('2fa.setup', {
         success: false,
         adminUserId: user.id,
         resource: 'admin_users',
@@ -74,8 +73,7 @@ export class TwoFactorService {
     if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret)))
       throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
     const url = otpauthUrl(user.username, this.config.companyName, secret);
-    await this.audit.record({
-      action: '2fa.setup',
+    await this.events.publish('2fa.setup', {
       success: true,
       adminUserId: user.id,
       resource: 'admin_users',
@@ -96,18 +94,14 @@ export class TwoFactorService {
     await this.database.transaction(async (db) => {
       await this.users.enableTwoFactor(user.id, db);
       await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
-      await this.audit.record(
-        {
-          action: '2fa.enable',
-          success: true,
-          adminUserId: user.id,
-          resource: 'admin_users',
-          resourceId: user.id,
-          ...meta,
-          details: { recoveryCodes: recoveryCodes.length },
-        },
-        db,
-      );
+      await this.events.publish('2fa.enable', {
+        success: true,
+        adminUserId: user.id,
+        resource: 'admin_users',
+        resourceId: user.id,
+        ...meta,
+        details: { recoveryCodes: recoveryCodes.length },
+      });
     });
     return { twoFactorEnabled: true, recoveryCodes };
   }
@@ -122,18 +116,14 @@ export class TwoFactorService {
     const recoveryCodes = newRecoveryCodes();
     await this.database.transaction(async (db) => {
       await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
-      await this.audit.record(
-        {
-          action: '2fa.recovery-codes',
-          success: true,
-          adminUserId: user.id,
-          resource: 'admin_users',
-          resourceId: user.id,
-          ...meta,
-          details: { recoveryCodes: recoveryCodes.length },
-        },
-        db,
-      );
+      await this.events.publish('2fa.recovery-codes', {
+        success: true,
+        adminUserId: user.id,
+        resource: 'admin_users',
+        resourceId: user.id,
+        ...meta,
+        details: { recoveryCodes: recoveryCodes.length },
+      });
     });
     return { recoveryCodes };
   }
@@ -152,25 +142,26 @@ export class TwoFactorService {
     await this.database.transaction(async (db) => {
       await this.users.disableTwoFactor(user.id, db);
       await this.recoveryCodes.deleteAllOf(user.id, db);
-      await this.audit.record(
-        {
-          action: '2fa.disable',
-          success: true,
-          adminUserId: user.id,
-          resource: 'admin_users',
-          resourceId: user.id,
-          ...meta,
-        },
-        db,
-      );
+      await this.events.publish('2fa.disable', {
+        success: true,
+        adminUserId: user.id,
+        resource: 'admin_users',
+        resourceId: user.id,
+        ...meta,
+      });
     });
     return { twoFactorEnabled: false };
   }
 
-  private async checkCode(user: AuthUser, secret: string | null, code: string, action: string, meta: RequestMeta) {
+  private async checkCode(
+    user: AuthUser,
+    secret: string | null,
+    code: string,
+    action: '2fa.enable' | '2fa.recovery-codes' | '2fa.disable',
+    meta: RequestMeta,
+  ) {
     if (await this.consume(user.id, secret, code)) return;
-    await this.audit.record({
-      action,
+    await this.events.publish(action, {
       success: false,
       adminUserId: user.id,
       resource: 'admin_users',

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/commo
 import { randomBytes } from 'crypto';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
 import { CustomerTokenService } from '../auth/customer-token.service';
 import { JobQueue } from '../jobs/job-queue';
 import { EmailLogRepository } from '../mail/email-log.repository';
@@ -13,6 +12,7 @@ import { CodeGuessingService } from '../redemption/code-guessing.service';
 import { CustomerDataRepository } from '../redemption/customer-data.repository';
 import { AccessLinkRepository } from './access-link.repository';
 import { SEND_ACCESS_LINK } from './customer-centre.jobs';
+import { DomainEvents } from '../../events/domain-events.service';
 
 /** The one answer of `POST /api/customer/access`, whatever the address (docs/product.md §21). */
 export const ACCESS_ANSWER = {
@@ -45,7 +45,7 @@ export class AccessLinkService {
     private readonly transport: MailTransportService,
     private readonly emailLogs: EmailLogRepository,
     private readonly jobs: JobQueue,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -59,8 +59,7 @@ export class AccessLinkService {
     const linkId = await this.links.insertWithinLimit(email, LINKS_PER_HOUR);
     if (linkId) this.jobs.add(SEND_ACCESS_LINK, { linkId });
     else this.logger.log(`Sign-in link limit reached for customer ${customerId}`);
-    await this.audit.record({
-      action: linkId ? PRIVACY_ACTIONS.linkSent : PRIVACY_ACTIONS.linkLimit,
+    await this.events.publish(linkId ? PRIVACY_ACTIONS.linkSent : PRIVACY_ACTIONS.linkLimit, {
       success: !!linkId,
       resource: 'customer',
       resourceId: customerId,

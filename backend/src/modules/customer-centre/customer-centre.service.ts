@@ -1,13 +1,13 @@
 import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { AuthCustomer } from '../../common/decorators/customer-route.decorator';
 import { Clock } from '../../common/clock';
-import { AuditService } from '../audit/audit.service';
 import { AUTH_MESSAGES } from '../auth/auth.guard';
 import { RedemptionHistoryService } from '../history/redemption-history.service';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { CustomerDataRepository, CustomerLicence } from '../redemption/customer-data.repository';
 import { OrderEmailResendService, RESEND_ANSWER } from '../redemption/order-email-resend.service';
 import { PRIVACY_ACTIONS } from './access-link.service';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const REDEMPTION_NOT_FOUND = 'Redemption not found';
 
@@ -23,7 +23,7 @@ export class CustomerCentreService {
     private readonly resends: OrderEmailResendService,
     private readonly emailLogs: EmailLogRepository,
     private readonly history: RedemptionHistoryService,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
   ) {}
 
@@ -50,8 +50,7 @@ export class CustomerCentreService {
       this.emailLogs.forCustomer(customer.email, ids),
       Promise.all(ids.map((id) => this.history.history(id))),
     ]);
-    await this.audit.record({
-      action: PRIVACY_ACTIONS.dataExport,
+    await this.events.publish(PRIVACY_ACTIONS.dataExport, {
       success: true,
       resource: 'customer',
       resourceId: customer.customerId,

@@ -7,12 +7,11 @@ import { AuditService } from '../audit/audit.service';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { MailTransportService } from '../mail/mail-transport.service';
 import { escapeHtml, htmlToText } from '../mail/template';
-import { RealtimeService } from '../realtime/realtime.service';
 import { CustomerDataRepository } from '../redemption/customer-data.repository';
-import { WebhookEvents } from '../webhook/webhook-events';
 import { AccessLinkRepository } from './access-link.repository';
 import { PRIVACY_ACTIONS } from './access-link.service';
 import { CustomerCentreService } from './customer-centre.service';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const ERASURE_ANSWER = {
   message: 'Your personal data has been deleted. A confirmation was sent to your e-mail address.',
@@ -36,10 +35,9 @@ export class ErasureService {
     private readonly emailLogs: EmailLogRepository,
     private readonly links: AccessLinkRepository,
     private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly transport: MailTransportService,
     private readonly database: DatabaseService,
-    private readonly realtime: RealtimeService,
-    private readonly webhooks: WebhookEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -53,42 +51,28 @@ export class ErasureService {
     if (!confirmationSent)
       this.logger.warn(`Erasure confirmation for customer ${customer.customerId} could not be sent`);
 
-    const erased = await this.database.transaction(async (db) => {
+    await this.database.transaction(async (db) => {
       const done = await this.customers.erase(db, email);
-      if (!done) return undefined;
+      if (!done) return;
       const emailLogs = await this.emailLogs.erase(db, email, done.redemptionIds);
       await this.links.deleteFor(db, email);
       await this.audit.forgetClient(db, done.redemptionIds, done.customerId, email);
-      await this.audit.record(
-        {
-          action: PRIVACY_ACTIONS.erasure,
-          success: true,
-          resource: 'customer',
-          resourceId: done.customerId,
-          details: {
-            // A keyed hash proves, to whoever still knows the address, that it was this one; it reveals nothing.
-            emailHash: createHash('sha256').update(`${this.config.jwtSecret}:${email}`).digest('hex').slice(0, 16),
-            redemptions: done.redemptionIds.length,
-            redemptionIds: done.redemptionIds,
-            emailLogs,
-            confirmationSent,
-          },
+      await this.events.publish(PRIVACY_ACTIONS.erasure, {
+        success: true,
+        resource: 'customer',
+        resourceId: done.customerId,
+        details: {
+          // A keyed hash proves, to whoever still knows the address, that it was this one; it reveals nothing.
+          emailHash: createHash('sha256').update(`${this.config.jwtSecret}:${email}`).digest('hex').slice(0, 16),
+          redemptions: done.redemptionIds.length,
+          redemptionIds: done.redemptionIds,
+          emailLogs,
+          confirmationSent,
         },
-        db,
-      );
-      return done;
-    });
-    if (erased) {
-      this.realtime.emitThrottled(
-        'customerErased',
-        `A customer's personal data was erased (${erased.redemptionIds.length} redemptions)`,
-      );
-      await this.webhooks.emit('customer.erased', {
-        customerId: erased.customerId,
-        redemptionIds: erased.redemptionIds,
-        erasedAt: erased.erasedAt,
+        // After the commit: the consoles (throttled) and the `customer.erased` webhook (ids and time only).
+        erased: { customerId: done.customerId, redemptionIds: done.redemptionIds, erasedAt: done.erasedAt },
       });
-    }
+    });
     return ERASURE_ANSWER;
   }
 

@@ -7,11 +7,11 @@ import { Clock } from '../../common/clock';
 import { dayIn } from '../../common/utils/day';
 import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
-import { RealtimeService } from '../realtime/realtime.service';
 import { neutraliseCell } from './csv-safety';
 import { ExportFormat } from './dto/export.dto';
 import { ExportRepository } from './export.repository';
+import { DomainEvents } from '../../events/domain-events.service';
+import type { ExportKind } from '../../events/domain-events';
 
 export interface ExportColumn {
   key: string;
@@ -19,7 +19,7 @@ export interface ExportColumn {
 }
 
 export interface ExportJob {
-  kind: string;
+  kind: ExportKind;
   format: ExportFormat;
   sql: string;
   params: unknown[];
@@ -56,8 +56,7 @@ export class ExportWriter {
 
   constructor(
     private readonly exports: ExportRepository,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -124,9 +123,8 @@ export class ExportWriter {
     }
     if (outcome === 'empty') return this.empty(job, ctx);
     res.end();
-    await this.audit.record({
+    await this.events.publish(`export.${job.kind}`, {
       ...ctx,
-      action: `export.${job.kind}`,
       success: true,
       resource: 'export',
       details: {
@@ -135,8 +133,9 @@ export class ExportWriter {
         rows: rowCount,
         ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
       },
+      // Only an export that marks redemptions exported changes what the consoles show.
+      exportedRows: job.marks ? rowCount : undefined,
     });
-    if (job.marks) this.realtime.emit('voucherUpdate', `${rowCount} redemption(s) exported`);
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
@@ -166,9 +165,8 @@ export class ExportWriter {
       throw err;
     }
     if (outcome === 'empty') return this.empty(job, ctx);
-    await this.audit.record({
+    await this.events.publish(`export.${job.kind}`, {
       ...ctx,
-      action: `export.${job.kind}`,
       success: true,
       resource: 'export',
       details: { ...job.details, format: job.format, rows: lines.count },
@@ -176,9 +174,8 @@ export class ExportWriter {
   }
 
   private async empty(job: ExportJob, ctx: RequestActor): Promise<never> {
-    await this.audit.record({
+    await this.events.publish(`export.${job.kind}`, {
       ...ctx,
-      action: `export.${job.kind}`,
       success: false,
       resource: 'export',
       details: { ...job.details, format: job.format, reason: 'empty' },
@@ -198,9 +195,8 @@ export class ExportWriter {
   private async abort(job: ExportJob, res: Response, ctx: RequestActor, rows: number, err: unknown): Promise<void> {
     this.logger.warn(`Export ${job.kind} broke off after ${rows} rows: ${err instanceof Error ? err.message : err}`);
     res.destroy();
-    await this.audit.record({
+    await this.events.publish(`export.${job.kind}`, {
       ...ctx,
-      action: `export.${job.kind}`,
       success: false,
       resource: 'export',
       details: { ...job.details, format: job.format, rows, reason: 'aborted' },

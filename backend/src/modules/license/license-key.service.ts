@@ -3,9 +3,9 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { QueryFailedError } from 'typeorm';
 import { pagination } from '../../database/list/list-rules';
 import type { RequestActor } from '../../common/utils/request-actor';
-import { AuditService } from '../audit/audit.service';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery } from './dto/license-key.dto';
 import { LicenseKeySummary, LicenseKeyView, LicenseRepository } from './license.repository';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export type { LicenseKeySummary, LicenseKeyView };
 
@@ -22,7 +22,7 @@ export const LICENSE_KEY_MESSAGES = {
 export class LicenseKeyService {
   constructor(
     private readonly keys: LicenseRepository,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -61,9 +61,8 @@ export class LicenseKeyService {
       });
     } catch (err) {
       if (isUniqueViolation(err, 'uq_license_keys_product_hash')) {
-        await this.audit.record({
+        await this.events.publish('license-key.create', {
           ...actor,
-          action: 'license-key.create',
           success: false,
           resource: 'license_key',
           details: { productId: dto.productId, reason: 'duplicate' },
@@ -78,13 +77,11 @@ export class LicenseKeyService {
       throw new BadRequestException(LICENSE_KEY_MESSAGES.productNotManaged);
     }
     const view = await this.findOne(id);
-    await this.audit.record({
+    await this.events.publish('license-key.create', {
       ...actor,
-      action: 'license-key.create',
       success: true,
       resource: 'license_key',
-      resourceId: view.id,
-      // The key itself is a secret: the audit log keeps only its last characters.
+      resourceId: view.id, // The key itself is a secret: the audit log keeps only its last characters.
       details: {
         productId: view.productId,
         keyEnd: view.licenseKey.slice(-5),
@@ -97,9 +94,8 @@ export class LicenseKeyService {
 
   async setActive(id: string, isActive: boolean, actor: RequestActor): Promise<LicenseKeyView> {
     if (!(await this.keys.setActive(id, isActive))) throw new NotFoundException(LICENSE_KEY_MESSAGES.notFound);
-    await this.audit.record({
+    await this.events.publish(isActive ? 'license-key.activate' : 'license-key.deactivate', {
       ...actor,
-      action: isActive ? 'license-key.activate' : 'license-key.deactivate',
       success: true,
       resource: 'license_key',
       resourceId: id,
@@ -113,9 +109,8 @@ export class LicenseKeyService {
     if (!deleted) {
       const usage = await this.keys.usage(id);
       if (!usage) throw new NotFoundException(LICENSE_KEY_MESSAGES.notFound);
-      await this.audit.record({
+      await this.events.publish('license-key.delete', {
         ...actor,
-        action: 'license-key.delete',
         success: false,
         resource: 'license_key',
         resourceId: id,
@@ -123,9 +118,8 @@ export class LicenseKeyService {
       });
       throw new ConflictException(LICENSE_KEY_MESSAGES.assigned(Math.max(usage.assignments, usage.currentActivations)));
     }
-    await this.audit.record({
+    await this.events.publish('license-key.delete', {
       ...actor,
-      action: 'license-key.delete',
       success: true,
       resource: 'license_key',
       resourceId: id,

@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
-import { RealtimeService } from '../realtime/realtime.service';
 import { RedemptionRepository } from '../redemption/redemption.repository';
-import { WebhookEvents } from '../webhook/webhook-events';
 import { EmailLogRepository } from './email-log.repository';
 import { MailTransportService } from './mail-transport.service';
 import { escapeHtml, htmlToText, renderTemplate, TemplateValues } from './template';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed';
 
@@ -45,9 +44,8 @@ export class RedemptionMailService {
     private readonly redemptions: RedemptionRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly transport: MailTransportService,
-    private readonly realtime: RealtimeService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly webhooks: WebhookEvents,
+    private readonly events: DomainEvents,
   ) {}
 
   /**
@@ -79,14 +77,14 @@ export class RedemptionMailService {
     const last = attempt >= maxAttempts;
     const status = delivered ? 'sent' : last ? 'failed' : 'pending';
     await this.redemptions.finishEmail(redemptionId, status);
-    // The admin lists show the e-mail status and are not polled: a settled status is announced (throttled, a
-    // burst of sends refreshes the consoles once a second).
-    if (status !== 'pending')
-      this.realtime.emitThrottled('emailStatus', `Order e-mail for voucher ${row.code} ${status}`);
-    if (delivered) return 'sent';
+    // A settled status is announced (the admin lists show it and are not polled; a failure is also a webhook).
+    if (delivered) {
+      await this.events.publish('email.sent', { redemptionId, voucherCode: row.code });
+      return 'sent';
+    }
     if (last) {
       this.logger.error(`Order e-mail for redemption ${redemptionId} failed after ${attempt} attempts`);
-      await this.webhooks.emit('email.failed', {
+      await this.events.publish('email.failed', {
         redemptionId,
         voucherCode: row.code,
         attempts: attempt,

@@ -6,12 +6,12 @@ import { AdminUserRepository } from '../auth/admin-user.repository';
 import { JobQueue } from '../jobs/job-queue';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { MailTransportService } from '../mail/mail-transport.service';
-import { WebhookEvents } from '../webhook/webhook-events';
 import { DeliveryOutcome, RetryableMailError } from '../mail/redemption-mail.service';
 import { escapeHtml, htmlToText } from '../mail/template';
 import { ClaimedPoolAlert, PoolAlertRepository } from './pool-alert.repository';
 import { PoolForecast, PoolForecastService } from './pool-forecast.service';
 import { SEND_POOL_ALERT } from './pool.jobs';
+import { DomainEvents } from '../../events/domain-events.service';
 
 /**
  * docs/product.md §20.2 low-pool alerts. A check (the daily job, or a redemption that used a pool key) forecasts the
@@ -32,7 +32,7 @@ export class PoolAlertService {
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly webhooks: WebhookEvents,
+    private readonly events: DomainEvents,
   ) {}
 
   /** Checks every licence-managed product, or the one given; answers the alerts queued. */
@@ -60,7 +60,7 @@ export class PoolAlertService {
    */
   onPoolLow(forecast: PoolForecast): void {
     const { productId, productName, availableActivations, redeemedLast7Days, perDay, daysLeft } = forecast;
-    void this.webhooks.emit('pool.low', {
+    void this.events.publish('pool.low', {
       productId,
       productName,
       availableActivations,

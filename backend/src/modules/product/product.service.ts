@@ -7,14 +7,13 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { RequestActor } from '../../common/utils/request-actor';
-import { AuditService } from '../audit/audit.service';
 import { ATTEMPT_MESSAGES, AttemptLimiterService } from '../auth/attempt-limiter.service';
 import { MailTransportService } from '../mail/mail-transport.service';
 import { htmlToText, renderTemplate } from '../mail/template';
-import { RealtimeService } from '../realtime/realtime.service';
 import { CreateProductDto, TestEmailDto, UpdateProductDto } from './dto/product.dto';
 import { Product } from './entities/product.entity';
 import { NO_COUNTS, ProductCountsView, ProductFields, ProductRepository } from './product.repository';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export interface ProductView {
   id: string;
@@ -61,8 +60,7 @@ const UNIQUE_VIOLATION = '23505';
 export class ProductService {
   constructor(
     private readonly products: ProductRepository,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
+    private readonly events: DomainEvents,
     private readonly mail: MailTransportService,
     private readonly limiter: AttemptLimiterService,
   ) {}
@@ -105,15 +103,14 @@ export class ProductService {
     } catch (err) {
       throw duplicateName(err);
     }
-    await this.audit.record({
+    await this.events.publish('product.create', {
       ...ctx,
-      action: 'product.create',
       success: true,
       resource: 'product',
       resourceId: id,
       details: { name: dto.name },
+      productName: dto.name,
     });
-    this.realtime.emit('productUpdate', `Product ${dto.name} created`);
     return this.get(id);
   }
 
@@ -135,16 +132,15 @@ export class ProductService {
     }
     if (!updated) throw new NotFoundException('Product not found.');
     const changed = Object.keys(dto).filter((k) => dto[k as keyof UpdateProductDto] !== undefined);
-    await this.audit.record({
+    const view = await this.get(id);
+    await this.events.publish('product.update', {
       ...ctx,
-      action: 'product.update',
       success: true,
       resource: 'product',
       resourceId: id,
       details: { fields: changed },
+      productName: view.name,
     });
-    const view = await this.get(id);
-    this.realtime.emit('productUpdate', `Product ${view.name} updated`);
     return view;
   }
 
@@ -181,9 +177,8 @@ export class ProductService {
     const html = renderTemplate(dto.emailTemplate ?? product.emailTemplate, values, true);
     const attempts = await this.mail.send({ to: dto.to, subject, html, text: htmlToText(html) });
     const ok = attempts.some((a) => a.ok);
-    await this.audit.record({
+    await this.events.publish('product.test-email', {
       ...ctx,
-      action: 'product.test-email',
       success: ok,
       resource: 'product',
       resourceId: id,

@@ -2,10 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
 import { BlockedIpService, GUESS_BLOCK_REASON } from '../auth/blocked-ip.service';
-import { RealtimeService } from '../realtime/realtime.service';
 import { AttemptStore } from './attempt-store';
+import { DomainEvents } from '../../events/domain-events.service';
 
 /**
  * Code-guessing defence (docs/product.md §18.2): every "unknown code" answer, and every "licence already
@@ -21,8 +20,7 @@ export class CodeGuessingService {
   constructor(
     private readonly store: AttemptStore,
     private readonly blockedIps: BlockedIpService,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -43,21 +41,17 @@ export class CodeGuessingService {
       `${GUESS_BLOCK_REASON}: ${failures} invalid voucher codes within ${window} minutes`,
       minutes,
     );
-    await this.audit.record({
-      action: 'ip.blocked',
+    await this.events.publish('ip.blocked', {
       success: true,
       resource: 'blocked_ips',
       resourceId: group,
       ipAddress: ip,
       userAgent,
       details: { reason: GUESS_BLOCK_REASON, failures, windowMinutes: window, blockMinutes: minutes, expiresAt },
+      guessing: { group, minutes, failures },
     });
     this.logger.warn(
       `Blocked ${group} for ${minutes} minutes: ${failures} invalid voucher codes within ${window} minutes`,
-    );
-    this.realtime.emit(
-      'ipBlocked',
-      `Address ${group} blocked for ${minutes} minutes after ${failures} invalid voucher codes`,
     );
   }
 }

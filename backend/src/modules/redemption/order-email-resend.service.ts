@@ -1,13 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { REDEMPTION_MAIL } from '../mail/mail.jobs';
-import { RealtimeService } from '../realtime/realtime.service';
 import { AttemptStore } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
 import { ResendOrderEmailDto } from './dto/resend-order-email.dto';
 import { RedemptionRepository } from './redemption.repository';
+import { DomainEvents } from '../../events/domain-events.service';
 
 /** docs/product.md §19.2: the one answer of `POST /api/resend-order-email`, whatever the input. */
 export const RESEND_ANSWER = {
@@ -35,8 +34,7 @@ export class OrderEmailResendService {
     private readonly attempts: AttemptStore,
     private readonly guessing: CodeGuessingService,
     private readonly jobs: JobQueue,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
   ) {}
 
@@ -78,16 +76,15 @@ export class OrderEmailResendService {
       if (!code) return;
       this.jobs.add(REDEMPTION_MAIL, { redemptionId });
     }
-    await this.audit.record({
-      action: 'redemption.customer-resend',
+    await this.events.publish('redemption.customer-resend', {
       success: allowed,
       resource: 'redemption',
       resourceId: redemptionId,
       ipAddress: ip,
       userAgent,
       details: allowed ? { by } : { by, reason: 'limit', limit: RESENDS_PER_REDEMPTION },
+      voucherCode: code,
     });
-    if (allowed) this.realtime.emitThrottled('emailResend', `Customer asked for the e-mail of voucher ${code} again`);
-    else this.logger.log(`Resend limit reached for redemption ${redemptionId}`);
+    if (!allowed) this.logger.log(`Resend limit reached for redemption ${redemptionId}`);
   }
 }

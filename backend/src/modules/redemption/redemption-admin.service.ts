@@ -1,20 +1,18 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { DatabaseService } from '../../database/database.service';
-import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { LicenseRepository } from '../license/license.repository';
 import { REDEMPTION_MAIL } from '../mail/mail.jobs';
 import { PoolChecks } from '../pool/pool-checks';
-import { RealtimeService } from '../realtime/realtime.service';
 import { AssignLicenseDto, BulkAssignLicenseDto } from './dto/redemption-admin.dto';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { isMacProduct, REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
 import { AdminRedemptionView } from './redemption-list.repository';
 import { RedemptionListService } from './redemption-list.service';
 import { RedemptionRepository } from './redemption.repository';
-import { WebhookEvents } from '../webhook/webhook-events';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export { isMacProduct, REDEMPTION_ADMIN_MESSAGES };
 export type { AdminRedemptionView };
@@ -32,12 +30,10 @@ export class RedemptionAdminService {
     private readonly redemptions: RedemptionRepository,
     private readonly licenses: LicenseRepository,
     private readonly lists: RedemptionListService,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly jobs: JobQueue,
     private readonly poolChecks: PoolChecks,
     private readonly pool: PoolAssignmentService,
-    private readonly realtime: RealtimeService,
-    private readonly webhooks: WebhookEvents,
   ) {}
 
   /** Sends the order e-mail again: the status goes back to pending, any stale claim is cleared, a job is queued. */
@@ -45,9 +41,8 @@ export class RedemptionAdminService {
     const requeued = await this.redemptions.requeueEmail(id);
     if (!requeued) {
       if (!(await this.redemptions.exists(id))) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
-      await this.audit.record({
+      await this.events.publish('redemption.resend-email', {
         ...actor,
-        action: 'redemption.resend-email',
         success: false,
         resource: 'redemption',
         resourceId: id,
@@ -56,14 +51,13 @@ export class RedemptionAdminService {
       throw new ConflictException(REDEMPTION_ADMIN_MESSAGES.awaitingLicense);
     }
     this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
-    await this.audit.record({
+    await this.events.publish('redemption.resend-email', {
       ...actor,
-      action: 'redemption.resend-email',
       success: true,
       resource: 'redemption',
       resourceId: id,
+      voucherCode: requeued.code,
     });
-    this.realtime.emit('emailResend', `E-mail for voucher ${requeued.code} queued for sending`);
     return { success: true, message: 'Email queued for sending' };
   }
 
@@ -75,7 +69,7 @@ export class RedemptionAdminService {
    */
   async assignLicense(id: string, dto: AssignLicenseDto, actor: RequestActor): Promise<AdminRedemptionView> {
     const stored = MANUAL_KEY_PREFIX + dto.licenseKey;
-    const code = await this.database.transaction(async (db) => {
+    await this.database.transaction(async (db) => {
       const r = await this.redemptions.lockForAssignment(db, id);
       if (!r) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
       if (!r.isLicenseManaged) {
@@ -87,22 +81,18 @@ export class RedemptionAdminService {
       }
       const { keyId } = await this.licenses.assignManualKey(db, r.productId, stored, dto.downloadLink, id);
       await this.redemptions.markLicensed(db, [id]);
-      await this.audit.record(
-        {
-          ...actor,
-          action: 'redemption.assign-license',
-          success: true,
-          resource: 'redemption',
-          resourceId: id,
-          details: { licenseKeyId: keyId, keyEnd: dto.licenseKey.slice(-5) },
-        },
-        db,
-      );
-      return r.code;
+      // The audit row commits with the assignment; consoles and webhooks hear of it after the commit.
+      await this.events.publish('redemption.assign-license', {
+        ...actor,
+        success: true,
+        resource: 'redemption',
+        resourceId: id,
+        details: { licenseKeyId: keyId, keyEnd: dto.licenseKey.slice(-5) },
+        redemptionId: id,
+        voucherCode: r.code,
+      });
     });
     this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
-    this.realtime.emit('licenseAssignment', `License assigned to voucher ${code}`);
-    await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, voucherCode: code, source: 'manual' });
     return this.lists.findOne(id);
   }
 
@@ -123,29 +113,21 @@ export class RedemptionAdminService {
       }
       const assignedIds = targets.map((t) => t.id);
       if (assignedIds.length) await this.redemptions.markLicensed(db, assignedIds);
-      await this.audit.record(
-        {
-          ...actor,
-          action: 'redemption.bulk-assign-license',
-          success: true,
-          resource: 'redemption',
-          details: {
-            requested: ids.length,
-            assigned: assignedIds.length,
-            keyEnd: dto.licenseKey.slice(-5),
-            redemptionIds: assignedIds,
-          },
+      await this.events.publish('redemption.bulk-assign-license', {
+        ...actor,
+        success: true,
+        resource: 'redemption',
+        details: {
+          requested: ids.length,
+          assigned: assignedIds.length,
+          keyEnd: dto.licenseKey.slice(-5),
+          redemptionIds: assignedIds,
         },
-        db,
-      );
+        assignedIds,
+      });
       return assignedIds;
     });
-    for (const id of assigned) {
-      this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
-      await this.webhooks.emit('redemption.license_assigned', { redemptionId: id, source: 'bulk' });
-    }
-    if (assigned.length)
-      this.realtime.emit('licenseAssignment', `License assigned to ${assigned.length} redemption(s)`);
+    for (const id of assigned) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     return { successCount: assigned.length };
   }
 
@@ -153,28 +135,26 @@ export class RedemptionAdminService {
   async remove(id: string, actor: RequestActor) {
     const row = await this.redemptions.delete(id);
     if (!row) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
-    await this.audit.record({
+    await this.events.publish('redemption.delete', {
       ...actor,
-      action: 'redemption.delete',
       success: true,
       resource: 'redemption',
       resourceId: id,
       details: { voucherCode: row.code },
+      voucherCode: row.code,
     });
-    this.realtime.emit('redemptionDeleted', `Redemption of voucher ${row.code} deleted`);
     return { success: true, message: 'Redemption deleted' };
   }
 
   async bulkRemove(redemptionIds: string[], actor: RequestActor): Promise<{ deletedCount: number }> {
     const deleted = await this.redemptions.deleteMany([...new Set(redemptionIds)]);
-    await this.audit.record({
+    await this.events.publish('redemption.bulk-delete', {
       ...actor,
-      action: 'redemption.bulk-delete',
       success: true,
       resource: 'redemption',
       details: { requested: redemptionIds.length, deleted: deleted.length, redemptionIds: deleted },
+      deletedCount: deleted.length,
     });
-    if (deleted.length) this.realtime.emit('redemptionDeleted', `${deleted.length} redemption(s) deleted`);
     return { deletedCount: deleted.length };
   }
 
@@ -184,13 +164,12 @@ export class RedemptionAdminService {
    */
   async fixPendingEmails(actor: RequestActor): Promise<{ fixedCount: number; assignedCount: number }> {
     const waiting = await this.redemptions.findWaitingWithFreeKey();
-    let assignedCount = 0;
+    const poolAssignedIds: string[] = [];
     const exhausted = new Set<string>();
     for (const w of waiting) {
       if (exhausted.has(w.productId)) continue;
       if (await this.pool.assignFromPool(w.id)) {
-        assignedCount++;
-        await this.webhooks.emit('redemption.license_assigned', { redemptionId: w.id, source: 'pool' });
+        poolAssignedIds.push(w.id);
         this.poolChecks.notePoolUse(w.productId);
         continue;
       }
@@ -198,16 +177,15 @@ export class RedemptionAdminService {
     }
     const pending = await this.redemptions.findUnclaimedPending();
     for (const id of pending) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
-    await this.audit.record({
+    const assignedCount = poolAssignedIds.length;
+    await this.events.publish('emails.fix-pending', {
       ...actor,
-      action: 'emails.fix-pending',
       success: true,
       resource: 'redemption',
       details: { fixedCount: pending.length, assignedCount },
+      poolAssignedIds,
+      queuedCount: pending.length,
     });
-    if (assignedCount)
-      this.realtime.emit('licenseAssignment', `${assignedCount} waiting redemption(s) received a license`);
-    if (pending.length) this.realtime.emit('emailResend', `${pending.length} pending e-mail(s) queued`);
     return { fixedCount: pending.length, assignedCount };
   }
 
@@ -219,10 +197,7 @@ export class RedemptionAdminService {
     const clean = () =>
       this.database.transaction(async (db) => {
         const result = await this.redemptions.truncateAll(db);
-        await this.audit.record(
-          { ...actor, action: 'system.cleanup', success: true, resource: 'system', details: result },
-          db,
-        );
+        await this.events.publish('system.cleanup', { ...actor, success: true, resource: 'system', details: result });
         return result;
       });
     let deleted: Awaited<ReturnType<typeof clean>> | undefined;
@@ -234,8 +209,6 @@ export class RedemptionAdminService {
       });
     }
     this.logger.warn(`System cleaned: ${JSON.stringify(deleted)}`);
-    this.realtime.emit('redemptionDeleted', 'System cleaned: all redemptions deleted');
-    this.realtime.emit('voucherUpdate', 'System cleaned: all voucher codes deleted');
     return { success: true, message: 'System cleaned successfully', deleted };
   }
 }

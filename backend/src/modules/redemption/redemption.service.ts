@@ -11,19 +11,17 @@ import { QueryFailedError } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { AppMetrics, RedemptionOutcome } from '../../common/metrics';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
 import { REDEMPTION_MAIL } from '../mail/mail.jobs';
 import { PoolChecks } from '../pool/pool-checks';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
-import { RealtimeService } from '../realtime/realtime.service';
-import { WebhookEvents } from '../webhook/webhook-events';
 import { CodeGuessingService } from './code-guessing.service';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { RedeemAgainRow, RedeemedRow, RedemptionRepository } from './redemption.repository';
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
 import { GeoBlockedException, REDEEM_MESSAGES } from './redemption.errors';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export interface RedeemResult {
   success: true;
@@ -65,13 +63,11 @@ export class RedemptionService {
     private readonly pool: PoolAssignmentService,
     private readonly jobs: JobQueue,
     private readonly poolChecks: PoolChecks,
-    private readonly realtime: RealtimeService,
     private readonly guessing: CodeGuessingService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly webhooks: WebhookEvents,
     private readonly metrics: AppMetrics,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
   ) {}
 
   /** One redemption request, counted by outcome (`voucher_redemptions_total`). */
@@ -126,17 +122,13 @@ export class RedemptionService {
     if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     // A key left the pool (or none was left): the pool forecast's alert check, throttled per product.
     if (rows[0].is_license_managed) this.poolChecks.notePoolUse(rows[0].product_id);
-    // A redeemed code changes the product counts and stats; a pool key handed out is a licence assignment.
-    this.realtime.emitThrottled(
-      rows[0].is_license_managed && !manual ? 'licenseAssignment' : 'voucherUpdate',
-      `Voucher ${dto.voucherCode} redeemed`,
-    );
-    // After the commit, one INSERT … SELECT (nothing when no endpoint listens); emit never throws.
-    await this.webhooks.emit('redemption.created', {
+    // Committed (one statement): the consoles (throttled) and the webhook outbox (nothing when no endpoint listens).
+    await this.events.publish('redemption.created', {
       redemptionId: id,
       voucherCode: dto.voucherCode,
       productName: name,
       isManualProcessing: manual,
+      poolKeyAssigned: rows[0].is_license_managed && !manual,
     });
     return {
       success: true,
@@ -199,8 +191,7 @@ export class RedemptionService {
           : meta.idempotencyKey === null
             ? 'no-idempotency-key'
             : 'other-idempotency-key';
-    await this.audit.record({
-      action: REPEAT_ACTION,
+    await this.events.publish(REPEAT_ACTION, {
       success: granted,
       resource: 'redemption',
       resourceId: row.same_email_redemption_id,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
+import { DomainEvents } from '../../events/domain-events.service';
 import { defineJob } from '../jobs/job';
 import { JobRegistry } from '../jobs/job-registry';
 import { RetentionRegistry } from './retention.registry';
@@ -20,7 +20,7 @@ export class RetentionJob implements OnModuleInit {
   constructor(
     private readonly jobs: JobRegistry,
     private readonly parts: RetentionRegistry,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -35,12 +35,7 @@ export class RetentionJob implements OnModuleInit {
     // A run that removed nothing changed nothing: no audit row (every process start runs it once).
     if (total) {
       this.logger.log(`Retention removed ${JSON.stringify(result)}`);
-      await this.audit.record({
-        action: 'system.retention',
-        success: true,
-        resource: 'system',
-        details: { ...result },
-      });
+      await this.events.publish('system.retention', { success: true, resource: 'system', details: { ...result } });
     }
     return result;
   }

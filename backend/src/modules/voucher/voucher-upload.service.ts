@@ -2,12 +2,11 @@ import { HttpException, Injectable, Logger, NotFoundException, BadRequestExcepti
 import type { Request } from 'express';
 import { Readable } from 'stream';
 import { RequestActor } from '../../common/utils/request-actor';
-import { AuditService } from '../audit/audit.service';
 import { ProductService } from '../product/product.service';
-import { RealtimeService } from '../realtime/realtime.service';
 import { CODE_FILE_MESSAGES, CodeFileInfo, copyCodesFromFile, drain, isMultipart, receiveCodeFile } from './code-file';
 import { CodeCounts, CodeFilter } from './code-stream';
 import { VoucherCodeRepository } from './voucher-code.repository';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export { MAX_UPLOAD_BYTES } from './code-file';
 
@@ -39,8 +38,7 @@ export class VoucherUploadService {
   constructor(
     private readonly codes: VoucherCodeRepository,
     private readonly products: ProductService,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
+    private readonly events: DomainEvents,
   ) {}
 
   async upload(productId: string, req: Request, ctx: RequestActor): Promise<UploadResult> {
@@ -64,9 +62,8 @@ export class VoucherUploadService {
         invalidSamples: result.counts.invalidSamples,
         batchId: result.batchId,
       };
-      await this.audit.record({
+      await this.events.publish('vouchers.upload', {
         ...ctx,
-        action: 'vouchers.upload',
         success: true,
         resource: 'product',
         resourceId: productId,
@@ -77,9 +74,10 @@ export class VoucherUploadService {
           invalid: response.invalid,
           batchId: response.batchId,
         },
+        productName: product.name,
+        inserted: response.inserted,
       });
       if (response.inserted > 0) {
-        this.realtime.emit('voucherUpdate', `${response.inserted} voucher code(s) uploaded for ${product.name}`);
         // The new codes' search entries wait in the trigram index's pending list: merged in one pass, after the
         // answer (not awaited; should it fail or the process end, vacuum merges them).
         this.codes
@@ -90,9 +88,8 @@ export class VoucherUploadService {
     } catch (err) {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
       await drain(req);
-      await this.audit.record({
+      await this.events.publish('vouchers.upload', {
         ...ctx,
-        action: 'vouchers.upload',
         success: false,
         resource: 'product',
         resourceId: productId,

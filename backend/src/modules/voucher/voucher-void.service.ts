@@ -3,14 +3,12 @@ import type { Request } from 'express';
 import { Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { RequestActor } from '../../common/utils/request-actor';
-import { AuditService } from '../audit/audit.service';
 import { ProductService } from '../product/product.service';
-import { RealtimeService } from '../realtime/realtime.service';
 import { RedemptionRepository } from '../redemption/redemption.repository';
 import { copyCodesFromFile, drain, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
 import { CodeFilter } from './code-stream';
 import { UploadFile, VoucherCodeRepository } from './voucher-code.repository';
-import { WebhookEvents } from '../webhook/webhook-events';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const VOID_MESSAGES = {
   nothingSent: 'Send the voucher codes to void as {"codes": [...]} or as a CSV or TXT file (form field "file").',
@@ -57,9 +55,7 @@ export class VoucherVoidService {
     private readonly codes: VoucherCodeRepository,
     private readonly redemptions: RedemptionRepository,
     private readonly products: ProductService,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
-    private readonly webhooks: WebhookEvents,
+    private readonly events: DomainEvents,
   ) {}
 
   /** `codes` from a JSON body, or (multipart request) the codes of the uploaded file. */
@@ -107,9 +103,8 @@ export class VoucherVoidService {
         batchId: outcome.batchId,
       };
       const refundedIds = result.refundedAfterRedemption.flatMap((r) => (r.redemptionId ? [r.redemptionId] : []));
-      await this.audit.record({
+      await this.events.publish('vouchers.void', {
         ...ctx,
-        action: 'vouchers.void',
         success: true,
         resource: 'product',
         resourceId: productId,
@@ -124,31 +119,27 @@ export class VoucherVoidService {
           refundedRedemptionIds: refundedIds.slice(0, AUDITED_REDEMPTION_IDS),
           batchId: result.batchId,
         },
-      });
-      if (result.voided > 0 || refundedIds.length > 0) {
         // Counts always; the refunded codes named up to the audit's limit (a file may void 100,000 codes).
-        await this.webhooks.emit('voucher.voided', {
-          productId,
-          productName: product.name,
-          voided: result.voided,
-          refundedAfterRedemption: result.refundedAfterRedemption.length,
-          refundedCodes: result.refundedAfterRedemption.slice(0, AUDITED_REDEMPTION_IDS).map((r) => r.code),
-          unknown: result.unknown,
-          alreadyVoid: result.alreadyVoid,
-        });
-        this.realtime.emit(
-          'voucherUpdate',
-          `${result.voided} voucher code(s) voided for ${product.name}` +
-            (refundedIds.length ? `, ${refundedIds.length} redemption(s) marked refunded` : ''),
-        );
-      }
+        changed:
+          result.voided > 0 || refundedIds.length > 0
+            ? {
+                productId,
+                productName: product.name,
+                voided: result.voided,
+                refundedAfterRedemption: result.refundedAfterRedemption.length,
+                refundedCodes: result.refundedAfterRedemption.slice(0, AUDITED_REDEMPTION_IDS).map((r) => r.code),
+                unknown: result.unknown,
+                alreadyVoid: result.alreadyVoid,
+                refundedRedemptions: refundedIds.length,
+              }
+            : undefined,
+      });
       return result;
     } catch (err) {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
       await drain(req);
-      await this.audit.record({
+      await this.events.publish('vouchers.void', {
         ...ctx,
-        action: 'vouchers.void',
         success: false,
         resource: 'product',
         resourceId: productId,

@@ -2,11 +2,10 @@ import { ConflictException, Inject, Injectable, NotFoundException } from '@nestj
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { pagination, shownTotal } from '../../database/list/list-rules';
 import { RequestActor } from '../../common/utils/request-actor';
-import { AuditService } from '../audit/audit.service';
 import { ProductService } from '../product/product.service';
-import { RealtimeService } from '../realtime/realtime.service';
 import { DeleteVoucherCodesDto, VoucherCodeListQuery } from './dto/voucher.dto';
 import { CodeRow, CodeStatus, VoucherCodeRepository } from './voucher-code.repository';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export interface VoucherCodeView {
   id: string;
@@ -44,8 +43,7 @@ export class VoucherService {
   constructor(
     private readonly codes: VoucherCodeRepository,
     private readonly products: ProductService,
-    private readonly audit: AuditService,
-    private readonly realtime: RealtimeService,
+    private readonly events: DomainEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -86,9 +84,8 @@ export class VoucherService {
           : status === 'void'
             ? new ConflictException('Void voucher codes cannot be deleted.')
             : new NotFoundException('Voucher code not found.');
-      await this.audit.record({
+      await this.events.publish('vouchers.delete', {
         ...ctx,
-        action: 'vouchers.delete',
         success: false,
         resource: 'voucher_code',
         resourceId: id,
@@ -96,16 +93,16 @@ export class VoucherService {
       });
       throw error;
     }
-    await this.audit.record({
+    const product = await this.products.find(deleted.productId);
+    await this.events.publish('vouchers.delete', {
       ...ctx,
-      action: 'vouchers.delete',
       success: true,
       resource: 'voucher_code',
       resourceId: id,
       details: { code: deleted.code, productId: deleted.productId },
+      voucherCode: deleted.code,
+      productName: product?.name,
     });
-    const product = await this.products.find(deleted.productId);
-    this.realtime.emit('voucherUpdate', `Voucher code ${deleted.code} deleted from ${product?.name ?? 'its product'}`);
     return { message: 'Voucher code deleted successfully.' };
   }
 
@@ -128,17 +125,15 @@ export class VoucherService {
     } else {
       deletedCount = await this.codes.deleteUnredeemedOfProduct(productId);
     }
-    await this.audit.record({
+    await this.events.publish('vouchers.bulk-delete', {
       ...ctx,
-      action: 'vouchers.bulk-delete',
       success: true,
       resource: 'product',
       resourceId: productId,
       details: { deleteType: dto.deleteType, requested: dto.voucherCodeIds?.length, deletedCount, skippedCount },
+      productName: product.name,
+      deletedCount,
     });
-    if (deletedCount > 0) {
-      this.realtime.emit('voucherUpdate', `${deletedCount} voucher code(s) deleted from ${product.name}`);
-    }
     const skipped = skippedCount ? ` ${skippedCount} redeemed, void or unknown code(s) were kept.` : '';
     return {
       message: `${deletedCount} voucher code${deletedCount === 1 ? '' : 's'} deleted.${skipped}`,

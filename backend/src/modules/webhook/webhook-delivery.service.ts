@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { postWebhook, withDeadline } from './webhook-http';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { insecureTargetList, resolveWebhookTarget, WebhookUrlPolicy } from './webhook-url-guard';
 import { AttemptResult, WebhookRepository } from './webhook.repository';
 import { DELIVER_WEBHOOK } from './webhook.jobs';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 
@@ -27,7 +27,7 @@ export class WebhookDeliveryService {
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
   ) {
     this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
   }
@@ -105,8 +105,7 @@ export class WebhookDeliveryService {
     const paused = await this.webhooks.noteOutcome(deliveryId, ok, now, rule);
     if (!paused) return;
     this.logger.warn(`Webhook endpoint ${paused.url} paused after ${rule.failures} failed attempts in a row`);
-    await this.audit.record({
-      action: 'webhook.pause',
+    await this.events.publish('webhook.pause', {
       success: true,
       resource: 'webhook',
       resourceId: paused.id,

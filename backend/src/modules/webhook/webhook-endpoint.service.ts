@@ -3,13 +3,13 @@ import { Clock } from '../../common/clock';
 import { randomBytes } from 'crypto';
 import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
 import { JobQueue } from '../jobs/job-queue';
 import { CreateWebhookDto } from './dto/webhook.dto';
 import { WEBHOOK_TEST_EVENT, WebhookEvents } from './webhook-events';
 import { insecureTargetList, resolveWebhookTarget, WebhookUrlError, WebhookUrlPolicy } from './webhook-url-guard';
 import { WebhookDeliveryView, WebhookEndpointView, WebhookRepository } from './webhook.repository';
 import { DELIVER_WEBHOOK } from './webhook.jobs';
+import { DomainEvents } from '../../events/domain-events.service';
 
 export const WEBHOOK_MESSAGES = {
   notFound: 'Webhook not found.',
@@ -29,7 +29,7 @@ export class WebhookEndpointService {
 
   constructor(
     private readonly webhooks: WebhookRepository,
-    private readonly audit: AuditService,
+    private readonly domainEvents: DomainEvents,
     private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: WebhookEvents,
@@ -49,9 +49,8 @@ export class WebhookEndpointService {
     const secret = `whsec_${randomBytes(32).toString('base64url')}`;
     const endpoint = await this.webhooks.createEndpoint(dto.url, dto.events, secret);
     this.events.subscriptionsChanged();
-    await this.audit.record({
+    await this.domainEvents.publish('webhook.create', {
       ...actor,
-      action: 'webhook.create',
       success: true,
       resource: 'webhook',
       resourceId: endpoint.id,
@@ -68,9 +67,8 @@ export class WebhookEndpointService {
     const endpoint = await this.webhooks.findEndpoint(id);
     if (!endpoint || !(await this.webhooks.deleteEndpoint(id))) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
     this.events.subscriptionsChanged();
-    await this.audit.record({
+    await this.domainEvents.publish('webhook.delete', {
       ...actor,
-      action: 'webhook.delete',
       success: true,
       resource: 'webhook',
       resourceId: id,
@@ -87,9 +85,8 @@ export class WebhookEndpointService {
     if (!queued) throw new ConflictException(WEBHOOK_MESSAGES.notPaused);
     for (const delivery of queued)
       this.jobs.add(DELIVER_WEBHOOK, { deliveryId: delivery.id, attempt: delivery.attempts });
-    await this.audit.record({
+    await this.domainEvents.publish('webhook.resume', {
       ...actor,
-      action: 'webhook.resume',
       success: true,
       resource: 'webhook',
       resourceId: id,

@@ -5,6 +5,7 @@ import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookEvents } from './webhook-events';
 import { WebhookDeliveryJob } from './webhook-delivery.job';
+import { WebhookListener } from './webhook.listener';
 import { WebhookRepository } from './webhook.repository';
 
 /**
@@ -14,7 +15,14 @@ import { WebhookRepository } from './webhook.repository';
 @Module({
   imports: [AuditModule],
   controllers: [WebhookController],
-  providers: [WebhookRepository, WebhookEvents, WebhookDeliveryService, WebhookEndpointService, WebhookDeliveryJob],
-  exports: [WebhookEvents],
+  providers: [
+    WebhookRepository,
+    WebhookEvents,
+    WebhookListener,
+    WebhookDeliveryService,
+    WebhookEndpointService,
+    WebhookDeliveryJob,
+  ],
+  exports: [WebhookEvents, WebhookDeliveryService, WebhookRepository],
 })
 export class WebhookModule {}

@@ -6,9 +6,9 @@ import { Permission, permissionsOf } from '../../../common/permissions';
 import { RequestMeta } from '../../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { AttemptStore } from '../../redemption/attempt-store';
-import { AuditService } from '../../audit/audit.service';
 import { API_TOKEN_MESSAGES, CreateApiTokenDto } from './api-token.dto';
 import { ApiTokenRepository } from './api-token.repository';
+import { DomainEvents } from '../../../events/domain-events.service';
 
 export const API_TOKEN_PREFIX = 'ovr_';
 const TOKEN_FORMAT = /^ovr_[A-Za-z0-9_-]{43}$/;
@@ -31,7 +31,7 @@ export function isApiToken(bearer: string): boolean {
 export class ApiTokenService {
   constructor(
     private readonly tokens: ApiTokenRepository,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     private readonly store: AttemptStore,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,8 +48,7 @@ export class ApiTokenService {
       createdBy: admin.id,
       expiresInDays: dto.expiresInDays ?? 90,
     });
-    await this.audit.record({
-      action: 'api-token.create',
+    await this.events.publish('api-token.create', {
       success: true,
       adminUserId: admin.id,
       resource: 'api_tokens',
@@ -67,8 +66,7 @@ export class ApiTokenService {
   async revoke(admin: AuthUser, id: string, meta: RequestMeta): Promise<{ success: true }> {
     const revoked = await this.tokens.revoke(id);
     if (!revoked) throw new NotFoundException(API_TOKEN_MESSAGES.notFound);
-    await this.audit.record({
-      action: 'api-token.revoke',
+    await this.events.publish('api-token.revoke', {
       success: true,
       adminUserId: admin.id,
       resource: 'api_tokens',

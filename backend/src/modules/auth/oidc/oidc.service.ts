@@ -3,13 +3,13 @@ import { randomBytes } from 'crypto';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { RequestMeta } from '../../../common/utils/request-actor';
 import { DatabaseService } from '../../../database/database.service';
-import { AuditService } from '../../audit/audit.service';
 import { AdminUserRepository } from '../admin-user.repository';
 import { AdminUser } from '../entities/admin-user.entity';
 import { hashPassword } from '../password';
 import { USERNAME_PATTERN } from '../password-policy';
 import { SessionService } from '../session.service';
 import { claimAt, mapRole, ProviderIdentity } from './oidc-client.service';
+import { DomainEvents } from '../../../events/domain-events.service';
 
 /** Why a sign-in through the provider was refused; the login page shows the matching text. */
 export type SsoRefusal = 'no-role' | 'inactive' | 'failed';
@@ -38,7 +38,7 @@ export class OidcService {
     private readonly database: DatabaseService,
     private readonly users: AdminUserRepository,
     private readonly sessions: SessionService,
-    private readonly audit: AuditService,
+    private readonly events: DomainEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -72,24 +72,20 @@ export class OidcService {
       await this.users.setRole(account.id, role!, db);
       await this.users.recordLogin(account.id, db);
       const issued = await this.sessions.create(account.id, meta, db);
-      await this.audit.record(
-        {
-          action: 'login.success',
-          success: true,
-          adminUserId: account.id,
-          resource: 'admin_sessions',
-          resourceId: issued.sessionId,
-          ...meta,
-          details: {
-            method: 'oidc',
-            ...details,
-            role,
-            previousRole: created ? null : account.role,
-            accountCreated: created,
-          },
+      await this.events.publish('login.success', {
+        success: true,
+        adminUserId: account.id,
+        resource: 'admin_sessions',
+        resourceId: issued.sessionId,
+        ...meta,
+        details: {
+          method: 'oidc',
+          ...details,
+          role,
+          previousRole: created ? null : account.role,
+          accountCreated: created,
         },
-        db,
-      );
+      });
       return issued;
     });
     return { refreshToken: tokens.refreshToken };
@@ -103,8 +99,7 @@ export class OidcService {
     meta: RequestMeta,
     details: Record<string, unknown> = {},
   ): Promise<never> {
-    await this.audit.record({
-      action: 'login.sso-failure',
+    await this.events.publish('login.sso-failure', {
       success: false,
       adminUserId,
       resource: 'admin_sessions',

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../../database/database.service';
+import { AUDITED_EVENTS, AuditedEventName, Fact } from '../../events/domain-events';
+import { OnDomainEvent } from '../../events/domain-events.service';
+import { AuditService } from './audit.service';
+
+/**
+ * The security_audit_log row of every audited event (its action is the event's name), written inside the publisher's
+ * transaction: a write that rolls back leaves no row, and a row that cannot be written rolls the write back. Outside a
+ * transaction a failed row is logged and the action stands (AuditService.record).
+ */
+@Injectable()
+export class AuditListener {
+  constructor(
+    private readonly audit: AuditService,
+    private readonly database: DatabaseService,
+  ) {}
+
+  @OnDomainEvent(AUDITED_EVENTS, 'in-transaction')
+  async record(fact: Fact, action: AuditedEventName): Promise<void> {
+    const { success, adminUserId, resource, resourceId, ipAddress, userAgent, details } = fact;
+    await this.audit.record(
+      { action, success, adminUserId, resource, resourceId, ipAddress, userAgent, details },
+      this.database.current,
+    );
+  }
+}
