@@ -17,7 +17,7 @@ import { randomHex } from '../helpers/seed';
  * contract (query validation, the pagination object): test/redemptions-list.e2e-spec.ts.
  *
  * Data: one product with ROWS codes, all redeemed by the same three customers, one redemption a minute back from now
- * (row i is i minutes old), written by SQL in one statement each (lists only read; no counter is looked at here); the
+ * (row i is i minutes old), written by SQL in one statement (lists only read; no counter is looked at here); the
  * oldest one's customer erased through CustomerDataRepository.erase.
  */
 const ROWS = 3500;
@@ -37,31 +37,23 @@ describe('the list module through the redemption and code lists (medium)', () =>
     redemptions = new RedemptionListRepository(m.database, m.cipher);
     codes = new VoucherCodeRepository(m.database, new UploadBatchRepository(m.database));
     product = await licenseManagedProduct(m.db, `Listed ${tag}`);
+    // Row i: its code, redeemed i minutes ago by a customer of its own (one licence per product and e-mail): "common"
+    // for most, "rare" for the SPARSE oldest, the very oldest's to be erased. One statement.
     await m.db.query(
-      `INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
-       SELECT format('LST-%s-%s', $3::text, lpad(i::text, 5, '0')), $1, true, now() - make_interval(mins => i)
-         FROM generate_series(0, $2 - 1) i`,
-      [product, ROWS, tag],
-    );
-    // One customer per redemption (one licence per product and e-mail): "common" for most, "rare" for the SPARSE
-    // oldest, the very oldest's to be erased.
-    await m.db.query(
-      `INSERT INTO customers (first_name, last_name, email)
-       SELECT 'Any', 'Buyer', CASE WHEN i = $1 - 1 THEN 'gone.buyer@example.com'
-                                   WHEN i >= $1 - $2 THEN format('rare.buyer.%s@example.net', i)
-                                   ELSE format('common.buyer.%s@example.com', i) END
-         FROM generate_series(0, $1 - 1) i`,
-      [ROWS, SPARSE],
-    );
-    await m.db.query(
-      `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, first_name, last_name)
-       SELECT v.id, c.id, v.product_id, CASE WHEN v.i % 10 = 0 THEN 'failed' ELSE 'sent' END, v.redeemed_at,
-              CASE WHEN v.i >= $2 - $3 THEN 'Rarely' ELSE 'Often' END, 'Seen'
-         FROM (SELECT v.*, (regexp_match(v.code, '(\\d+)$'))[1]::int AS i FROM voucher_codes v WHERE v.product_id = $1) v
-         JOIN customers c ON c.email = CASE WHEN v.i = $2 - 1 THEN 'gone.buyer@example.com'
-                                            WHEN v.i >= $2 - $3 THEN format('rare.buyer.%s@example.net', v.i)
-                                            ELSE format('common.buyer.%s@example.com', v.i) END`,
-      [product, ROWS, SPARSE],
+      `WITH s AS MATERIALIZED (
+         SELECT i, format('LST-%s-%s', $4::text, lpad(i::text, 5, '0')) AS code, now() - make_interval(mins => i) AS at,
+                CASE WHEN i = $2 - 1 THEN 'gone.buyer@example.com'
+                     WHEN i >= $2 - $3 THEN format('rare.buyer.%s@example.net', i)
+                     ELSE format('common.buyer.%s@example.com', i) END AS email
+           FROM generate_series(0, $2 - 1) i),
+       v AS (INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
+             SELECT code, $1, true, at FROM s ORDER BY i RETURNING id, code),
+       c AS (INSERT INTO customers (first_name, last_name, email) SELECT 'Any', 'Buyer', email FROM s RETURNING id, email)
+       INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, first_name, last_name)
+       SELECT v.id, c.id, $1, CASE WHEN s.i % 10 = 0 THEN 'failed' ELSE 'sent' END, s.at,
+              CASE WHEN s.i >= $2 - $3 THEN 'Rarely' ELSE 'Often' END, 'Seen'
+         FROM s JOIN v ON v.code = s.code JOIN c ON c.email = s.email`,
+      [product, ROWS, SPARSE, tag],
     );
     const customers = new CustomerDataRepository(m.database, m.cipher);
     expect(await m.database.transaction((db) => customers.erase(db, 'gone.buyer@example.com'))).toMatchObject({
