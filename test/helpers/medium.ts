@@ -24,8 +24,9 @@ import { testCiphers } from './factories';
  *   them (as keys-at-rest.ts and the CLI do), nothing else runs;
  * - `startMediumModule(imports)`: a Nest application context (no HTTP server, no controllers served) of the given
  *   modules over the same database, with the app's global providers (config, Clock, metrics, DatabaseModule). When
- *   the modules include JobsModule (in-process without REDIS_URL), its runner is stopped at once: no start-up
- *   sweep, retention or pool check, no e-mail job runs behind the test's back; a test calls JobHandlers itself.
+ *   the modules include JobsModule (in-process without REDIS_URL), its runner is stopped as soon as the context has
+ *   started, once its start-up work (a sweep, retention and a pool check, on the fresh database) has finished: no
+ *   e-mail job, sweep or retention runs behind the test's back; a test calls JobHandlers itself.
  * Each file makes its own database (`ovr_medium_…`) and `close()` drops it.
  */
 export interface MediumDatabase {

@@ -67,11 +67,13 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
     const [row] = await m.db.query(
       `SELECT v.is_redeemed, (SELECT count(*)::int FROM redemptions r WHERE r.voucher_code_id = v.id) AS redemptions,
               (SELECT count(*)::int FROM license_assignments a JOIN redemptions r ON r.id = a.redemption_id
-                WHERE r.voucher_code_id = v.id) AS keys
+                WHERE r.voucher_code_id = v.id) AS keys,
+              (SELECT count(*)::int FROM success_tokens s JOIN redemptions r ON r.id = s.redemption_id
+                WHERE r.voucher_code_id = v.id) AS tokens
          FROM voucher_codes v WHERE v.code = $1`,
       [code],
     );
-    return row as { is_redeemed: boolean; redemptions: number; keys: number };
+    return row as { is_redeemed: boolean; redemptions: number; keys: number; tokens: number };
   };
 
   it('a licence-managed code takes a pool key; the success token shows it', async () => {
@@ -87,7 +89,7 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
       isManualProcessing: false,
       repeated: false,
     });
-    expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1 });
+    expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1, tokens: 1 });
     expect(await service.successToken(result.successToken)).toEqual({
       isManualProcessing: false,
       customerEmail: 'mixed.case@example.com',
@@ -103,7 +105,7 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
     const [code] = await addCodes(m.db, product, [randomCode('MM')]);
     const result = await service.redeem(dto(code), meta());
     expect(result.isManualProcessing).toBe(true);
-    expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 0 });
+    expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 0, tokens: 1 });
     expect(await service.successToken(result.successToken)).toMatchObject({
       isManualProcessing: true,
       licenseKey: null,
@@ -136,9 +138,9 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
       status: 400,
       message: REDEEM_MESSAGES.inactiveProduct,
     });
-    expect(await stateOf(voided)).toEqual({ is_redeemed: false, redemptions: 0, keys: 0 });
-    expect(await stateOf(off)).toEqual({ is_redeemed: false, redemptions: 0, keys: 0 });
-    expect(await stateOf(used)).toEqual({ is_redeemed: true, redemptions: 1, keys: 0 });
+    expect(await stateOf(voided)).toEqual({ is_redeemed: false, redemptions: 0, keys: 0, tokens: 0 });
+    expect(await stateOf(off)).toEqual({ is_redeemed: false, redemptions: 0, keys: 0, tokens: 0 });
+    expect(await stateOf(used)).toEqual({ is_redeemed: true, redemptions: 1, keys: 0, tokens: 1 });
   });
 
   it('one licence per product and e-mail: a second code stays unredeemed; another product is fine', async () => {
@@ -149,7 +151,7 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
       status: 409,
       message: REDEEM_MESSAGES.alreadyIssued,
     });
-    expect(await stateOf(second)).toEqual({ is_redeemed: false, redemptions: 0, keys: 0 });
+    expect(await stateOf(second)).toEqual({ is_redeemed: false, redemptions: 0, keys: 0, tokens: 0 });
     const [other] = await addCodes(m.db, await productId(m.db, PRODUCTS.proPlusWindows), [randomCode('OTHER')]);
     expect((await service.redeem(dto(other, email), meta())).isManualProcessing).toBe(true);
   });
@@ -173,15 +175,18 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
     it('the same Idempotency-Key: the same redemption with a fresh token, no second row or key', async () => {
       const key = randomHex(16);
       const { code, body, first } = await redeemed(key);
-      const [stored] = await m.db.query(`SELECT idempotency_key_hash FROM redemptions WHERE id = $1`, [
-        first.redemptionId,
-      ]);
+      // Stored hashed with the redemption, never in clear.
+      const [stored] = await m.db.query(
+        `SELECT r.idempotency_key_hash, row_to_json(r)::text AS json FROM redemptions r WHERE r.id = $1`,
+        [first.redemptionId],
+      );
       expect(stored.idempotency_key_hash).toEqual(idempotencyKeyHash(key));
+      expect(stored.json).not.toContain(key);
       const again = await service.redeem(body, meta(key));
       expect(again).toEqual({ ...first, successToken: expect.any(String), repeated: true });
       expect(again.successToken).not.toBe(first.successToken);
       expect((await service.successToken(again.successToken)).licenseKey).toMatch(/^RPT-/);
-      expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1 });
+      expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1, tokens: 2 });
       expect(await repeats(first.redemptionId)).toEqual([{ success: true, details: { granted: true, refusal: null } }]);
     });
 
@@ -191,29 +196,38 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
       const used = { status: 409, message: REDEEM_MESSAGES.usedCode };
       expect(await refusal(service.redeem(keyed.body, meta()))).toEqual(used);
       expect(await refusal(service.redeem(keyed.body, meta(randomHex(16))))).toEqual(used);
+      // A redemption made without a key (an API client) is never answered with a token again.
+      expect(await refusal(service.redeem(keyless.body, meta()))).toEqual(used);
       expect(await refusal(service.redeem(keyless.body, meta(randomHex(16))))).toEqual(used);
       expect(await repeats(keyed.first.redemptionId)).toEqual([
         { success: false, details: { granted: false, refusal: 'no-idempotency-key' } },
         { success: false, details: { granted: false, refusal: 'other-idempotency-key' } },
       ]);
       expect(await repeats(keyless.first.redemptionId)).toEqual([
+        { success: false, details: { granted: false, refusal: 'no-idempotency-key' } },
         { success: false, details: { granted: false, refusal: 'other-idempotency-key' } },
       ]);
-      expect(await stateOf(keyed.code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1 });
+      for (const { code } of [keyed, keyless]) {
+        expect(await stateOf(code)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1, tokens: 1 });
+      }
     });
 
     it('the same key with another e-mail or another code gets nothing', async () => {
       const key = randomHex(16);
       const { code, body, first } = await redeemed(key);
-      expect(await refusal(service.redeem(dto(code), meta(key)))).toEqual({
-        status: 409,
-        message: REDEEM_MESSAGES.usedCode,
-      });
+      const used = { status: 409, message: REDEEM_MESSAGES.usedCode };
+      expect(await refusal(service.redeem(dto(code), meta(key)))).toEqual(used);
       expect(await refusal(service.redeem(dto('NO-SUCH-CODE-2', body.email), meta(key)))).toEqual({
         status: 404,
         message: REDEEM_MESSAGES.unknownCode,
       });
+      // Another redemption's code and e-mail with this key: that redemption was made with its own key.
+      const other = await redeemed(randomHex(16));
+      expect(await refusal(service.redeem(other.body, meta(key)))).toEqual(used);
       expect(await repeats(first.redemptionId)).toEqual([]);
+      for (const c of [code, other.code]) {
+        expect(await stateOf(c)).toEqual({ is_redeemed: true, redemptions: 1, keys: 1, tokens: 1 });
+      }
     });
   });
 });
