@@ -48,6 +48,14 @@ module.exports = {
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
+      // Services and repositories on a real PostgreSQL database of each file's own, without HTTP (docs/testing.md).
+      displayName: 'medium',
+      testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
+      roots: ['<rootDir>/test/medium'],
+      testMatch: ['**/*.medium-spec.ts'],
+      ...node({ '^.+\\.ts$': tsJest }),
+    },
+    {
       displayName: 'e2e',
       testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/test'],

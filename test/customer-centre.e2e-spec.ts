@@ -1,10 +1,15 @@
 import { Clock } from '../backend/src/common/clock';
-import { startTestApp, TestApp } from './helpers/app';
-import { bearer, tokenFor } from './helpers/auth';
-import { addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
-import { ACCESS_ANSWER, CENTRE_PUBLIC_URL, licenceCentreClient } from './helpers/licence-centre';
+import { TestApp } from './helpers/app';
+import { addLicenseKey, PRODUCTS, randomCode } from './helpers/factories';
+import {
+  ACCESS_ANSWER,
+  CENTRE_PUBLIC_URL,
+  LicenceCentre,
+  licenceCentreClient,
+  startLicenceCentre,
+} from './helpers/licence-centre';
 import { eventually } from './helpers/redemptions';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { TestSmtpServer } from './helpers/smtp';
 
 const LINK_EXPIRED = 'This sign-in link has expired. Please request a new one.';
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
@@ -21,24 +26,17 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
   let windows: string;
   let mac: string;
 
+  let centre: LicenceCentre | undefined;
+
   beforeAll(async () => {
-    smtp = await startSmtpServer();
-    t = await startTestApp({
-      SMTP_URL: smtp.url,
-      TRUST_PROXY: 'loopback',
-      GEO_BLOCKED_COUNTRIES: '',
+    centre = await startLicenceCentre('Centre', {
       REDEEM_GUESS_LIMIT: '4',
       BLOCKED_IP_CACHE_MS: '0',
       PUBLIC_URL: `${CENTRE_PUBLIC_URL}/`,
     });
-    admin = bearer(await tokenFor(t, 'admin'));
-    windows = await licenseManagedProduct(t.db, `Centre ${randomCode('P')}`);
-    mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    ({ t, smtp, admin, windows, mac } = centre);
   });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  afterAll(() => centre?.close());
   afterEach(() => jest.restoreAllMocks());
 
   const { newIp, messagesTo, redeem, askLink, linkFromMail, session, signIn } = licenceCentreClient(

@@ -1,13 +1,13 @@
 import { execFile } from 'child_process';
 import { promisify } from 'util';
 import { RetentionJob } from '../backend/src/modules/retention/retention.job';
-import { startTestApp, TestApp } from './helpers/app';
+import { TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { MISMATCHES_SQL } from './helpers/counters';
-import { addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
-import { CENTRE_PUBLIC_URL, letters, licenceCentreClient } from './helpers/licence-centre';
+import { addLicenseKey, randomCode } from './helpers/factories';
+import { LicenceCentre, letters, licenceCentreClient, startLicenceCentre } from './helpers/licence-centre';
 import { eventually } from './helpers/redemptions';
-import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { TestSmtpServer } from './helpers/smtp';
 import { RECEIVERS_ON_LOOPBACK, startReceiver } from './helpers/webhook-receiver';
 
 const run = promisify(execFile);
@@ -25,23 +25,13 @@ describe('licence centre: data export and erasure', () => {
   let windows: string;
   let mac: string;
 
+  let centre: LicenceCentre | undefined;
+
   beforeAll(async () => {
-    smtp = await startSmtpServer();
-    t = await startTestApp({
-      SMTP_URL: smtp.url,
-      TRUST_PROXY: 'loopback',
-      GEO_BLOCKED_COUNTRIES: '',
-      PUBLIC_URL: CENTRE_PUBLIC_URL,
-      ...RECEIVERS_ON_LOOPBACK,
-    });
-    admin = bearer(await tokenFor(t, 'admin'));
-    windows = await licenseManagedProduct(t.db, `Erase ${randomCode('P')}`);
-    mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    centre = await startLicenceCentre('Erase', RECEIVERS_ON_LOOPBACK);
+    ({ t, smtp, admin, windows, mac } = centre);
   });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  afterAll(() => centre?.close());
 
   const { messagesTo, redeem, signIn } = licenceCentreClient(
     () => t,

@@ -5,19 +5,14 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Writable } from 'stream';
 import { promisify } from 'util';
-import { DataSource } from 'typeorm';
 import { DataCipher } from '../backend/src/config/data-cipher';
 import { DatabaseService } from '../backend/src/database/database.service';
-import { dataSourceOptions } from '../backend/src/database/data-source-options';
-import { runMigrations } from '../backend/src/database/migrate';
-import { sealKeysStoredInClear } from '../backend/src/keys-at-rest';
 import { LicenseKeySealingRepository } from '../backend/src/modules/license/license-key-sealing.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, tokenFor } from './helpers/auth';
-import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/factories';
+import { addCodes, openKey, randomCode, redeemBody } from './helpers/factories';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
-import { randomHex } from './helpers/seed';
 
 const run = promisify(execFile);
 
@@ -237,89 +232,10 @@ describe('Keys at rest', () => {
       ]);
       expect(after).toEqual({ product_key: null, product_key_ciphertext: null });
     });
-
-    it('is sealed at start-up when a row still holds it in clear', async () => {
-      const [row] = await t.db.query(
-        `INSERT INTO products (name, product_key, download_link) VALUES ('Legacy Suite (Mac)', 'LEGACYPK-12345', 'https://dl.example.com/l.pkg') RETURNING id`,
-      );
-      const sealed = await runMigrations(t.database.url, (ds) => sealKeysStoredInClear(ds, t.app.get(DataCipher)));
-      expect(sealed).toEqual({ licenseKeys: 0, productKeys: 1, webhookSecrets: 0, totpSecrets: 0 });
-      const [stored] = await t.db.query(`SELECT product_key, product_key_ciphertext FROM products WHERE id = $1`, [
-        row.id,
-      ]);
-      expect(stored.product_key).toBeNull();
-      const shown = await t.http().get(`/api/products/${row.id}`).set(auth).expect(200);
-      expect(shown.body.productKey).toBe('LEGACYPK-12345');
-    });
   });
 
-  describe('start-up sealing of plain rows', () => {
-    it('seals rows stored in clear once each, resumably and safely beside another instance', async () => {
-      const product = await licenceProduct('Legacy');
-      const plain = Array.from(
-        { length: 25 },
-        (_, i) => `LEGACY-${String(i).padStart(4, '0')}-${randomHex(3).toUpperCase()}`,
-      );
-      const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
-      // The old way: the clear key only.
-      await t.db.query(
-        `INSERT INTO license_keys (product_id, license_key, download_link) SELECT $1, unnest($2::text[]), 'https://dl.example.com/l'`,
-        [product, stored],
-      );
-      const cipher = t.app.get(DataCipher);
-
-      // An interrupted run: one small batch only.
-      const first = await new LicenseKeySealingRepository(new DatabaseService(t.db), cipher).sealPlainBatch(3);
-      expect(first).toBe(3);
-
-      // Two instances without the migration lock, then two starting together (under it): each row sealed once.
-      const sources = await Promise.all(
-        [1, 2].map(() =>
-          new DataSource({ ...dataSourceOptions(t.database.url), extra: { max: 2 }, logging: false }).initialize(),
-        ),
-      );
-      try {
-        const counts = await Promise.all(sources.map((ds) => sealKeysStoredInClear(ds, cipher)));
-        expect(counts[0].licenseKeys + counts[1].licenseKeys).toBe(stored.length - 3);
-      } finally {
-        await Promise.all(sources.map((ds) => ds.destroy()));
-      }
-      const seal = (ds: DataSource) => sealKeysStoredInClear(ds, cipher);
-      const started = await Promise.all([runMigrations(t.database.url, seal), runMigrations(t.database.url, seal)]);
-      expect(started).toEqual([
-        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0 },
-        { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0 },
-      ]);
-
-      const rows: Array<{
-        license_key: string | null;
-        key_ciphertext: Buffer;
-        key_hash: Buffer;
-        key_last: string;
-        is_manual: boolean;
-      }> = await t.db.query(
-        `SELECT license_key, key_ciphertext, key_hash, key_last, is_manual FROM license_keys WHERE product_id = $1`,
-        [product],
-      );
-      expect(rows).toHaveLength(stored.length);
-      const opened = rows.map((r) => openKey(t.db, r.key_ciphertext));
-      expect(opened.sort()).toEqual([...stored].sort());
-      for (const r of rows) {
-        const key = openKey(t.db, r.key_ciphertext);
-        expect(r.license_key).toBeNull();
-        expect(r.key_hash.equals(keyHash(t.db, key))).toBe(true);
-        expect(r.key_last).toBe(key.replace(/^MANUAL_/, '').slice(-5));
-        expect(r.is_manual).toBe(key.startsWith('MANUAL_'));
-      }
-      const [{ left }] = await t.db.query(
-        `SELECT count(*)::int AS left FROM license_keys WHERE license_key IS NOT NULL`,
-      );
-      expect(left).toBe(0);
-      // The sealed rows serve the list and its duplicate check like any other.
-      await addPoolKey(product, plain[0]).expect(409);
-    });
-  });
-
+  // Sealing at start-up what an earlier version left in clear (licence keys, product keys, TOTP secrets), and what the
+  // writers store: test/medium/sealing.medium-spec.ts.
   describe('rotate-data-key', () => {
     // A service of its own: the rotation re-encrypts every key of the database, which the suite's app (configured
     // with the old key) could then no longer open.

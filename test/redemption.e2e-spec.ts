@@ -164,36 +164,7 @@ describe('POST /api/redeem-voucher', () => {
       .expect(201);
   });
 
-  it('an inactive product refuses its codes and leaves them unredeemed', async () => {
-    const [product] = await t.db.query(
-      `INSERT INTO products (name, status, email_subject, email_template) VALUES ('Retired (Mac)', 'inactive', 'S', 'T') RETURNING id`,
-    );
-    const [code] = await addCodes(t.db, product.id, [randomCode('OFF')]);
-    const res = await t
-      .http()
-      .post('/api/redeem-voucher')
-      .send(redeemBody({ voucherCode: code }))
-      .expect(400);
-    expect(res.body.message).toBe('This product is currently not available for redemption.');
-    const [voucher] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [code]);
-    expect(voucher.is_redeemed).toBe(false);
-  });
-
-  it('an inactive key is never handed out', async () => {
-    const [product] = await t.db.query(
-      `INSERT INTO products (name, is_license_managed, email_subject, email_template)
-       VALUES ('Inactive Pool (Windows)', true, 'S', 'T') RETURNING id`,
-    );
-    await addLicenseKey(t.db, product.id, 'INACTIVE-KEY-01', { active: false });
-    const [code] = await addCodes(t.db, product.id, [randomCode('INA')]);
-    const res = await t
-      .http()
-      .post('/api/redeem-voucher')
-      .send(redeemBody({ voucherCode: code }))
-      .expect(201);
-    const view = await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200);
-    expect(view.body).toMatchObject({ isManualProcessing: true, licenseKey: null, downloadLink: '' });
-  });
+  // An inactive product's codes and a pool of inactive keys (the rules, without HTTP): test/medium/redemption-rules.medium-spec.ts.
 
   it('unknown and expired success tokens answer 404 with the message', async () => {
     const expected = { statusCode: 404, message: 'Invalid or expired access token', error: 'Not Found' };

@@ -124,44 +124,50 @@ describe('GET /api/stats/:period (server time zone UTC, clock fixed at 2026-03-1
   });
 });
 
-describe('GET /api/stats/:period in a server time zone with daylight saving (America/New_York)', () => {
-  let t: TestApp;
-  let auth: { Authorization: string };
+/**
+ * An app in New York time (clock fixed at 06:00 EDT on 15 March; DST began on 8 March 2026) on a fresh database of
+ * its own, with three redemptions around the local day and month bounds.
+ */
+async function newYorkApp() {
+  const t = await startTestApp({ TZ: 'America/New_York' });
+  const auth = bearer(await tokenFor(t, 'admin'));
+  jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(NOW);
+  const product = await createProduct(t, auth, { name: 'Stats NY' });
+  await storeRedemption(t, { product, code: 'NY-1', redeemedAt: new Date('2026-03-15T05:00:00Z') }); // 01:00 EDT today
+  await storeRedemption(t, { product, code: 'NY-2', redeemedAt: new Date('2026-03-15T02:00:00Z') }); // 22:00 EDT yesterday
+  await storeRedemption(t, { product, code: 'NY-3', redeemedAt: new Date('2026-03-01T04:30:00Z') }); // 23:30 EST 28 Feb
+  return { t, auth };
+}
 
-  beforeAll(async () => {
-    t = await startTestApp({ TZ: 'America/New_York' });
-    auth = bearer(await tokenFor(t, 'admin'));
-    // 06:00 EDT on 15 March; DST began on 8 March 2026.
-    jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(NOW);
-    const product = await createProduct(t, auth, { name: 'Stats NY' });
-    await storeRedemption(t, { product, code: 'NY-1', redeemedAt: new Date('2026-03-15T05:00:00Z') }); // 01:00 EDT today
-    await storeRedemption(t, { product, code: 'NY-2', redeemedAt: new Date('2026-03-15T02:00:00Z') }); // 22:00 EDT yesterday
-    await storeRedemption(t, { product, code: 'NY-3', redeemedAt: new Date('2026-03-01T04:30:00Z') }); // 23:30 EST 28 Feb
-  });
-  afterAll(async () => {
-    jest.restoreAllMocks();
-    await t.close();
-  });
+describe('GET /api/stats/:period in a server time zone with daylight saving (America/New_York)', () => {
+  afterEach(() => jest.restoreAllMocks());
 
   it('counts local days and months', async () => {
-    const today = (await t.http().get('/api/stats/today').set(auth).expect(200)).body;
-    expect(today).toMatchObject({
-      totalRedemptions: 1,
-      from: '2026-03-15T04:00:00.000Z',
-      to: '2026-03-16T04:00:00.000Z',
-    });
-    const yesterday = (await t.http().get('/api/stats/yesterday').set(auth).expect(200)).body;
-    expect(yesterday.totalRedemptions).toBe(1);
-    const thisMonth = (await t.http().get('/api/stats/thismonth').set(auth).expect(200)).body;
-    // The month began at local midnight, still EST (UTC-5).
-    expect(thisMonth).toMatchObject({ totalRedemptions: 2, from: '2026-03-01T05:00:00.000Z' });
-    const lastMonth = (await t.http().get('/api/stats/lastmonth').set(auth).expect(200)).body;
-    expect(lastMonth.totalRedemptions).toBe(1);
-    expect(lastMonth.dailyRedemptions.at(-1)).toEqual({ date: '2026-02-28', count: 1 });
+    const { t, auth } = await newYorkApp();
+    try {
+      const today = (await t.http().get('/api/stats/today').set(auth).expect(200)).body;
+      expect(today).toMatchObject({
+        totalRedemptions: 1,
+        from: '2026-03-15T04:00:00.000Z',
+        to: '2026-03-16T04:00:00.000Z',
+      });
+      const yesterday = (await t.http().get('/api/stats/yesterday').set(auth).expect(200)).body;
+      expect(yesterday.totalRedemptions).toBe(1);
+      const thisMonth = (await t.http().get('/api/stats/thismonth').set(auth).expect(200)).body;
+      // The month began at local midnight, still EST (UTC-5).
+      expect(thisMonth).toMatchObject({ totalRedemptions: 2, from: '2026-03-01T05:00:00.000Z' });
+      const lastMonth = (await t.http().get('/api/stats/lastmonth').set(auth).expect(200)).body;
+      expect(lastMonth.totalRedemptions).toBe(1);
+      expect(lastMonth.dailyRedemptions.at(-1)).toEqual({ date: '2026-02-28', count: 1 });
+    } finally {
+      await t.close();
+    }
   });
 
+  // Its own database: the UTC instance rebuilds the day counters in UTC, which New York's counts must not see.
   it('counts the new local days when TIME_ZONE changes (the day counters are rebuilt at start-up)', async () => {
-    const utc = await startTestApp({ TZ: 'UTC' }, { database: t.database });
+    const ny = await newYorkApp();
+    const utc = await startTestApp({ TZ: 'UTC' }, { database: ny.t.database });
     try {
       jest.spyOn(utc.app.get(Clock), 'now').mockReturnValue(NOW);
       const utcAuth = bearer(await tokenFor(utc, 'admin'));
@@ -176,6 +182,7 @@ describe('GET /api/stats/:period in a server time zone with daylight saving (Ame
       expect(time_zone).toBe('UTC');
     } finally {
       await utc.close();
+      await ny.t.close();
     }
   });
 });

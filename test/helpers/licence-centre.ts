@@ -1,8 +1,9 @@
-import { TestApp } from './app';
-import { bearer } from './auth';
-import { addCodes, randomCode, redeemBody } from './factories';
+import { startTestApp, TestApp } from './app';
+import { bearer, tokenFor } from './auth';
+import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode, redeemBody } from './factories';
 import { eventually } from './redemptions';
-import { TestSmtpServer } from './smtp';
+import { randomInt } from './seed';
+import { startSmtpServer, TestSmtpServer } from './smtp';
 
 /** The one answer of `POST /api/customer/access`. */
 export const ACCESS_ANSWER = {
@@ -11,9 +12,55 @@ export const ACCESS_ANSWER = {
 /** What the test apps of the licence-centre suites set as PUBLIC_URL: the links in the e-mails point there. */
 export const CENTRE_PUBLIC_URL = 'https://licences.example.com';
 
-/** Six random letters: names must be letters, and unique enough to grep a dump for. */
-export const letters = () =>
-  Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
+/** Six random letters (the file's seeded sequence): names must be letters, and unique enough to grep a dump for. */
+export const letters = () => Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[randomInt(26)]).join('');
+
+/** What a licence-centre suite runs on: the app, its SMTP server, an admin, a licence-managed product and the Mac one. */
+export interface LicenceCentre {
+  t: TestApp;
+  smtp: TestSmtpServer;
+  admin: Record<string, string>;
+  /** A licence-managed product of its own (`<name> <random>`). */
+  windows: string;
+  /** The seeded Mac product (a product key, no pool). */
+  mac: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The shared setup of the licence-centre suites (test/customer-centre.e2e-spec.ts, test/customer-erasure.e2e-spec.ts):
+ * an in-test SMTP server, the app sending through it with PUBLIC_URL = CENTRE_PUBLIC_URL, proxies trusted on
+ * loopback (tests pick the client address with X-Forwarded-For) and no country blocked; `env` adds the suite's own.
+ */
+export async function startLicenceCentre(name: string, env: Record<string, string> = {}): Promise<LicenceCentre> {
+  const smtp = await startSmtpServer();
+  let t: TestApp | undefined;
+  try {
+    t = await startTestApp({
+      SMTP_URL: smtp.url,
+      TRUST_PROXY: 'loopback',
+      GEO_BLOCKED_COUNTRIES: '',
+      PUBLIC_URL: CENTRE_PUBLIC_URL,
+      ...env,
+    });
+    const app = t;
+    return {
+      t: app,
+      smtp,
+      admin: bearer(await tokenFor(app, 'admin')),
+      windows: await licenseManagedProduct(app.db, `${name} ${randomCode('P')}`),
+      mac: await productId(app.db, PRODUCTS.homeBusinessMac),
+      close: async () => {
+        await app.close();
+        await smtp.close();
+      },
+    };
+  } catch (err) {
+    await t?.close();
+    await smtp.close();
+    throw err;
+  }
+}
 
 /**
  * The customer's side of the licence centre through the real API and the in-test SMTP server (docs/product.md,

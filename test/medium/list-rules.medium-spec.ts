@@ -1,0 +1,146 @@
+import { SEARCH_EXACT_COUNT_LIMIT } from '../../backend/src/database/list/list-rules';
+import { estimateRows } from '../../backend/src/database/list/list-counts';
+import { CustomerDataRepository } from '../../backend/src/modules/redemption/customer-data.repository';
+import { RedemptionListRepository } from '../../backend/src/modules/redemption/redemption-list.repository';
+import { UploadBatchRepository } from '../../backend/src/modules/voucher/upload-batch.repository';
+import { VoucherCodeRepository } from '../../backend/src/modules/voucher/voucher-code.repository';
+import { licenseManagedProduct } from '../helpers/factories';
+import { MediumDatabase, startMediumDatabase } from '../helpers/medium';
+import { randomHex } from '../helpers/seed';
+
+/**
+ * The list module (backend/src/database/list: readListPage's paths) through the two lists that declare themselves to
+ * it, RedemptionListRepository and VoucherCodeRepository, on plain repositories over a DataSource (no Nest, no HTTP):
+ * exact totals up to the cap and estimates beyond, a narrow search's collected matches, a broad search walking the
+ * newest rows, matches in older rows found through the indexes, and the search branches (code, e-mail, the
+ * redemption's own name, an erased customer). The pure rules: backend/src/database/list/list-rules.spec.ts; the HTTP
+ * contract (query validation, the pagination object): test/redemptions-list.e2e-spec.ts.
+ *
+ * Data: one product with ROWS codes, all redeemed by the same three customers, one redemption a minute back from now
+ * (row i is i minutes old), written by SQL in one statement (lists only read; no counter is looked at here); the
+ * oldest one's customer erased through CustomerDataRepository.erase.
+ */
+const ROWS = 3500;
+/** One in SPARSE redemptions, the oldest, has a name of its own. */
+const SPARSE = 200;
+
+describe('the list module through the redemption and code lists (medium)', () => {
+  let m: MediumDatabase;
+  let product: string;
+  let redemptions: RedemptionListRepository;
+  let codes: VoucherCodeRepository;
+  const tag = randomHex(3).toUpperCase();
+  const codeOf = (i: number) => `LST-${tag}-${String(i).padStart(5, '0')}`;
+
+  beforeAll(async () => {
+    m = await startMediumDatabase();
+    redemptions = new RedemptionListRepository(m.database, m.cipher);
+    codes = new VoucherCodeRepository(m.database, new UploadBatchRepository(m.database));
+    product = await licenseManagedProduct(m.db, `Listed ${tag}`);
+    // Row i: its code, redeemed i minutes ago by a customer of its own (one licence per product and e-mail): "common"
+    // for most, "rare" for the SPARSE oldest, the very oldest's to be erased. One statement.
+    await m.db.query(
+      `WITH s AS MATERIALIZED (
+         SELECT i, format('LST-%s-%s', $4::text, lpad(i::text, 5, '0')) AS code, now() - make_interval(mins => i) AS at,
+                CASE WHEN i = $2 - 1 THEN 'gone.buyer@example.com'
+                     WHEN i >= $2 - $3 THEN format('rare.buyer.%s@example.net', i)
+                     ELSE format('common.buyer.%s@example.com', i) END AS email
+           FROM generate_series(0, $2 - 1) i),
+       v AS (INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
+             SELECT code, $1, true, at FROM s ORDER BY i RETURNING id, code),
+       c AS (INSERT INTO customers (first_name, last_name, email) SELECT 'Any', 'Buyer', email FROM s RETURNING id, email)
+       INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, first_name, last_name)
+       SELECT v.id, c.id, $1, CASE WHEN s.i % 10 = 0 THEN 'failed' ELSE 'sent' END, s.at,
+              CASE WHEN s.i >= $2 - $3 THEN 'Rarely' ELSE 'Often' END, 'Seen'
+         FROM s JOIN v ON v.code = s.code JOIN c ON c.email = s.email`,
+      [product, ROWS, SPARSE, tag],
+    );
+    const customers = new CustomerDataRepository(m.database, m.cipher);
+    expect(await m.database.transaction((db) => customers.erase(db, 'gone.buyer@example.com'))).toMatchObject({
+      redemptionIds: [expect.any(String)],
+    });
+    await m.db.query(`ANALYZE voucher_codes, redemptions, customers`);
+  });
+  afterAll(() => m?.close());
+
+  const page = (search: string | undefined, limit = 20, offset = 0, exactLimit = 100_000, emailStatus?: string) =>
+    redemptions.page({ showExported: false, search, emailStatus }, { limit, offset, exactLimit });
+  const codesOf = (p: Awaited<ReturnType<typeof page>>) => p.redemptions.map((r) => r.voucherCode.code);
+  const range = (from: number, n: number) => Array.from({ length: n }, (_, k) => codeOf(from + k));
+
+  it('a plain page: newest first, the exact total up to the cap', async () => {
+    const first = await page(undefined, 20, 0);
+    expect(codesOf(first)).toEqual(range(0, 20));
+    expect(first).toMatchObject({ hasNextPage: true, counted: { count: ROWS, exact: true } });
+    const last = await page(undefined, 20, ROWS - 10);
+    expect(codesOf(last)).toEqual(range(ROWS - 10, 10));
+    expect(last.hasNextPage).toBe(false);
+  });
+
+  it("beyond the list's cap the total is PostgreSQL's estimate, raised above the cap and marked inexact", async () => {
+    const capped = await page(undefined, 20, 0, 500);
+    const estimate = await estimateRows(m.db, `SELECT 1 FROM redemptions r WHERE r.exported = $1`, [false]);
+    expect(capped.counted).toEqual({ count: Math.max(estimate, 501), exact: false });
+    expect(codesOf(capped)).toEqual(range(0, 20));
+    // A filter is counted the same way: every tenth redemption failed.
+    expect((await page(undefined, 20, 0, 100_000, 'failed')).counted).toEqual({ count: ROWS / 10, exact: true });
+  });
+
+  it('a narrow search (one code) collects its matches: the row and an exact total', async () => {
+    const hit = await page(codeOf(777).toLowerCase());
+    expect(codesOf(hit)).toEqual([codeOf(777)]);
+    expect(hit).toMatchObject({ hasNextPage: false, counted: { count: 1, exact: true } });
+  });
+
+  it('a search matching most rows walks the newest ones: the page in order, the total inexact beyond the search cap', async () => {
+    expect(ROWS - SPARSE).toBeGreaterThan(SEARCH_EXACT_COUNT_LIMIT);
+    const broad = await page('common.buyer', 20, 40);
+    expect(codesOf(broad)).toEqual(range(40, 20));
+    expect(broad.hasNextPage).toBe(true);
+    expect(broad.counted.exact).toBe(false);
+    expect(broad.counted.count).toBeGreaterThan(SEARCH_EXACT_COUNT_LIMIT);
+  });
+
+  it('matches only among the oldest rows (past the walk) are found through the indexes, by e-mail and by name', async () => {
+    const byEmail = await page('@example.net', 50);
+    expect(codesOf(byEmail)).toEqual(range(ROWS - SPARSE, 50));
+    expect(byEmail).toMatchObject({ hasNextPage: true, counted: { count: SPARSE - 1, exact: true } });
+    // The name given with each redemption ("Rarely Seen"), not the customer's; the erased one's is gone.
+    const byName = await page('rarely seen', 10, SPARSE - 11);
+    expect(codesOf(byName)).toEqual(range(ROWS - 11, 10));
+    expect(byName).toMatchObject({ hasNextPage: false, counted: { count: SPARSE - 1, exact: true } });
+  });
+
+  it("an erased customer's redemption is found by its code, never by its old e-mail or name", async () => {
+    const erased = codeOf(ROWS - 1);
+    const byCode = await page(erased);
+    expect(byCode.redemptions).toEqual([
+      expect.objectContaining({
+        voucherCode: expect.objectContaining({ code: erased }),
+        customer: expect.objectContaining({ email: '', firstName: '', lastName: '' }),
+        erasedAt: expect.any(Date),
+      }),
+    ]);
+    expect((await page('gone.buyer')).counted).toEqual({ count: 0, exact: true });
+  });
+
+  it("the code list: a product's codes newest first, by status, and a code search through the trigram index", async () => {
+    const newest = await codes.page(product, { offset: 0, limit: 5 }, 100_000);
+    // Codes were inserted in one statement: the newest (highest seq) is the last generated.
+    expect(newest.rows.map((r) => r.code)).toEqual(range(ROWS - 5, 5).reverse());
+    expect(newest).toMatchObject({ hasMore: true, counted: { count: ROWS, exact: true } });
+    expect((await codes.page(product, { offset: 0, limit: 5, status: 'available' }, 100_000)).counted).toEqual({
+      count: 0,
+      exact: true,
+    });
+    const found = await codes.page(product, { offset: 0, limit: 5, search: codeOf(42).slice(-7) }, 100_000);
+    expect(found.rows.map((r) => [r.code, r.status, r.email])).toEqual([
+      [codeOf(42), 'redeemed', 'common.buyer.42@example.com'],
+    ]);
+    const capped = await codes.page(product, { offset: 0, limit: 5, search: `LST-${tag}` }, 100_000);
+    expect(capped.rows).toHaveLength(5);
+    expect(capped.hasMore).toBe(true);
+    expect(capped.counted.exact).toBe(false);
+    expect(capped.counted.count).toBeGreaterThan(SEARCH_EXACT_COUNT_LIMIT);
+  });
+});

@@ -1,0 +1,143 @@
+import { ListRedemptionsQuery } from '../../backend/src/modules/redemption/dto/redemption-admin.dto';
+import { RedemptionListRepository } from '../../backend/src/modules/redemption/redemption-list.repository';
+import { RedemptionListService } from '../../backend/src/modules/redemption/redemption-list.service';
+import { UploadBatchRepository } from '../../backend/src/modules/voucher/upload-batch.repository';
+import { VoucherCodeRepository } from '../../backend/src/modules/voucher/voucher-code.repository';
+import { productId, PRODUCTS } from '../helpers/factories';
+import { MediumDatabase, startMediumDatabase } from '../helpers/medium';
+
+/**
+ * The redemption list's search at a size where PostgreSQL's plans and estimates matter (docs/benchmarks.md, "lists"):
+ * the statements RedemptionListService sends, their plans, the capped totals and the broad search's order, on
+ * plain repositories over a DataSource. The route's own contract (shape, paging and filter validation, masking):
+ * test/redemptions-list.e2e-spec.ts; the list module's paths on a small list: test/medium/list-rules.medium-spec.ts.
+ */
+describe('the redemption list at 30,000 redemptions (medium)', () => {
+  let m: MediumDatabase;
+  let mac: string;
+  let service: RedemptionListService;
+
+  beforeAll(async () => {
+    // The capped-count test below works with an exact-count limit of 1,000.
+    m = await startMediumDatabase({ LIST_EXACT_COUNT_LIMIT: '1000' });
+    service = new RedemptionListService(new RedemptionListRepository(m.database, m.cipher), m.config);
+    mac = await productId(m.db, PRODUCTS.homeBusinessMac);
+    const n = 30000;
+    await m.db.query(
+      `INSERT INTO customers (first_name, last_name, email)
+      SELECT 'F' || g, 'L' || g, 'bulk' || g || '@example.net' FROM generate_series(1, $1::int) g`,
+      [n],
+    );
+    await m.db.query(
+      `INSERT INTO voucher_codes (code, product_id, is_redeemed) SELECT 'BULK-' || g, $1, true FROM generate_series(1, $2::int) g`,
+      [mac, n],
+    );
+    await m.db.query(
+      `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
+       SELECT v.id, c.id, $1, 'sent', c.first_name, c.last_name FROM generate_series(1, $2::int) g
+         JOIN voucher_codes v ON v.code = 'BULK-' || g JOIN customers c ON c.email = 'bulk' || g || '@example.net'`,
+      [mac, n],
+    );
+    // Codes written by SQL, not by an upload: their search entries are merged as an upload merges them.
+    await new VoucherCodeRepository(m.database, new UploadBatchRepository(m.database)).mergeSearchIndex();
+    await m.db.query(`ANALYZE`);
+  });
+  afterAll(() => m?.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  /** What GET /api/redemptions answers, from the service (the route adds only validation and masking). */
+  const list = (query: Partial<ListRedemptionsQuery> = {}) => service.list(query as ListRedemptionsQuery);
+
+  it('answers a narrow search from the trigram indexes, in the statements the list really sends', async () => {
+    // A plan check, not a timing. At this size PostgreSQL may still prefer a scan; with scans priced out it
+    // must be able to answer every search branch from an index (at a million rows it picks them by itself).
+    // The statements are the ones the repository sends for this request, captured from the connection.
+    const sent: Array<{ sql: string; params: unknown[] }> = [];
+    const query = m.db.query.bind(m.db);
+    jest.spyOn(m.db, 'query').mockImplementation(((sql: string, params?: unknown[]) => {
+      sent.push({ sql, params: params ?? [] });
+      return query(sql, params);
+    }) as typeof m.db.query);
+    const found = await list({ search: 'bulk12345@' });
+    jest.restoreAllMocks();
+    expect(found.pagination.totalCount).toBe(1);
+
+    // The statement that filters by the search through the indexes: one, answering the page of ids and its count.
+    const searches = sent.filter(({ sql }) => /v2\.code ILIKE/.test(sql) && !/^\s*EXPLAIN/i.test(sql));
+    expect(searches).toHaveLength(1);
+    expect(searches[0].sql).toMatch(/count\(\*\)[\s\S]*ARRAY\(SELECT id FROM m ORDER BY redeemed_at DESC, id/);
+    for (const { sql, params } of searches) {
+      const runner = m.db.createQueryRunner();
+      try {
+        await runner.startTransaction();
+        await runner.query(`SET LOCAL enable_seqscan = off`);
+        const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(`EXPLAIN ${sql}`, params);
+        const text = plan.map((p) => p['QUERY PLAN']).join('\n');
+        expect([sql, text]).toEqual([sql, expect.stringContaining('idx_voucher_codes_code_trgm')]);
+        expect([sql, text]).toEqual([sql, expect.stringContaining('idx_customers_email_trgm')]);
+        // The name searched is the redemption's own (docs/product.md §11.6).
+        expect([sql, text]).toEqual([sql, expect.stringContaining('idx_redemptions_full_name_trgm')]);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    }
+  });
+
+  it('counts exactly up to the limit (1,000 here) and estimates beyond; a broad search pages in list order', async () => {
+    const expected = async (pattern: string, limit: number, offset: number) =>
+      (
+        await m.db.query(
+          `SELECT r.id FROM redemptions r JOIN customers c ON c.id = r.customer_id
+            WHERE NOT r.exported AND c.email ILIKE $1 ORDER BY r.redeemed_at DESC, r.id LIMIT $2 OFFSET $3`,
+          [pattern, limit, offset],
+        )
+      ).map((r: { id: string }) => r.id);
+    const all = await list({ limit: 20 });
+    expect(all.pagination).toMatchObject({ totalCountExact: false, hasNextPage: true });
+    expect(all.pagination.totalCount).toBeGreaterThan(1000);
+
+    // "bulk" matches every one of them: the list is walked in order and the matches kept.
+    for (const page of [1, 3]) {
+      const broad = await list({ search: 'BULK', limit: 50, page });
+      expect(broad.redemptions.map((r) => r.id)).toEqual(await expected('%bulk%', 50, (page - 1) * 50));
+      expect(broad.pagination).toMatchObject({ currentPage: page, hasNextPage: true, totalCountExact: false });
+      expect(broad.pagination.totalCount).toBeGreaterThan(1000);
+    }
+    // "bulk1": 11,111 matches, above the cap; "bulk123": 111 (bulk123, bulk1230…, bulk12300…), counted exactly.
+    const some = await list({ search: 'bulk1', limit: 100, page: 2 });
+    expect(some.redemptions.map((r) => r.id)).toEqual(await expected('%bulk1%', 100, 100));
+    expect(some.pagination).toMatchObject({ hasNextPage: true, totalCountExact: false });
+    const few = await list({ search: 'bulk123', limit: 100, page: 2 });
+    expect(few.redemptions.map((r) => r.id)).toEqual(await expected('%bulk123%', 100, 100));
+    expect(few.pagination).toMatchObject({
+      totalCount: 111,
+      totalPages: 2,
+      hasNextPage: false,
+      totalCountExact: true,
+    });
+  });
+
+  it('keeps an exact search narrow and exactly counted when PostgreSQL believes the tables hold ten million rows', async () => {
+    // PostgreSQL never estimates a trigram pattern below about 1/10,000 of a table: at ten million redemptions an
+    // exact code was expected to match about 2,000 rows, taken for a broad search, answered the slow way and given
+    // that estimate as its total. The planner's statistics of ten million rows, on these tables' real pages:
+    await m.db.query(
+      `UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`,
+    );
+    try {
+      const [plan] = await m.db.query(
+        `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes WHERE code ILIKE '%BULK-12345%'`,
+      );
+      const planned = (typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN'])[0]
+        .Plan;
+      expect(planned['Plan Rows']).toBeGreaterThanOrEqual(500);
+
+      const found = await list({ search: 'BULK-12345' });
+      expect(found.redemptions.map((r) => r.voucherCode.code)).toEqual(['BULK-12345']);
+      expect(found.pagination).toMatchObject({ totalCount: 1, totalCountExact: true });
+    } finally {
+      await m.db.query(`ANALYZE redemptions, customers, voucher_codes`);
+    }
+  });
+});
