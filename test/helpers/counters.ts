@@ -2,16 +2,18 @@ import { pick, random, randomHex, randomInt } from './seed';
 import { JobHandlers } from '../../backend/src/modules/jobs/job-handlers.service';
 import { StatsRepository } from '../../backend/src/modules/stats/stats.repository';
 import { createProduct } from './admin-data';
+import { countedCodes, moveRedemptions } from './counted-sql';
 import { startTestApp, TestApp } from './app';
 import { bearer, tokenFor } from './auth';
 import { licenseManagedProduct, redeemBody } from './factories';
 
 /*
- * Issue 12: the counters (product_counts, redemption_day_counts, license_key_counts, kept by the triggers of
- * migration 1763820000000) equal count(*) at every moment, per product and per upload batch (migration
+ * Issue 12: the counters (product_counts, redemption_day_counts, license_key_counts of migration 1763820000000,
+ * kept since issue 26 by every writer in its own statement, no triggers) equal count(*) at every moment, per product and per upload batch (migration
  * 1763823000000, exported redemptions included). What the counters suites share: the statement that compares
  * counters and counts, the app they run on, and the random mix of operations through the real API (redeem, upload,
- * void as JSON and as a file, codes added without a batch, exports, delete codes, delete redemptions, assign keys,
+ * void as JSON and as a file, codes added without a batch, exports, delete codes, delete redemptions, assign keys (by
+ * hand, a volume key to several, pool keys by Fix Pending Emails),
  * add/toggle/delete pool keys, retention, Clean System). test/counters-random-operations.e2e-spec.ts runs the mix 8
  * at a time while a checker compares; test/counters-figures.e2e-spec.ts runs it, then compares the product list,
  * the batches and the statistics with count(*).
@@ -204,8 +206,11 @@ export function randomOperations(
       async () => {
         const product = pick(products);
         const fresh = Array.from({ length: 1 + randomInt(5) }, newCode);
+        // A writer outside the application counts itself as the application's writers do (test/helpers/counted-sql.ts).
         await t.db.query(
-          `INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+          countedCodes(
+            `INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+          ),
           [fresh, product],
         );
         codes.push(...fresh.map((code) => ({ code, product })));
@@ -352,12 +357,35 @@ export function randomOperations(
     ],
     [
       2,
+      'assign a volume key to several',
+      async () => {
+        const ids = (
+          await t.db.query(`SELECT id FROM redemptions WHERE awaiting_license ORDER BY ${shuffled()} LIMIT 3`)
+        ).map((r: { id: string }) => r.id);
+        if (!ids.length) return;
+        const res = await t
+          .http()
+          .post('/api/redemptions/bulk-assign-license')
+          .set(auth)
+          .send({ redemptionIds: ids, licenseKey: `VOL-${randomInt(3)}`, downloadLink: 'https://dl.example.com/v' });
+        ok(res, [200, 201]);
+      },
+    ],
+    [
+      2,
+      'fix pending e-mails (pool keys for redemptions waiting for one)',
+      async () => ok(await t.http().post('/api/admin/fix-pending-emails').set(auth), [200, 201]),
+    ],
+    [
+      2,
       'retention (a redemption moved 8 years back, then the retention run)',
       async () => {
-        // Moving a redemption's day is what only the row trigger sees; the retention run then deletes it.
-        await t.db.query(
-          `UPDATE redemptions SET redeemed_at = redeemed_at - interval '8 years'
-            WHERE id = (SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 1)`,
+        // Nothing in the application moves a redemption's day: the test's own move counts itself; the retention run
+        // then deletes it.
+        await moveRedemptions(
+          t.db,
+          `r.redeemed_at - interval '8 years'`,
+          `r.id = (SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 1)`,
         );
         await t.app.get(JobHandlers).runRetention();
       },

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { RealtimeService } from '../realtime/realtime.service';
-import { RedemptionRepository } from '../redemption/redemption.repository';
+import { RedemptionMailOutboxRepository } from '../redemption/redemption-mail-outbox.repository';
 import { WebhookEvents } from '../webhook/webhook-events';
 import { EmailLogRepository } from './email-log.repository';
 import { MailTransportService } from './mail-transport.service';
@@ -42,7 +42,7 @@ export class RedemptionMailService {
   private readonly logger = new Logger(RedemptionMailService.name);
 
   constructor(
-    private readonly redemptions: RedemptionRepository,
+    private readonly redemptions: RedemptionMailOutboxRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly transport: MailTransportService,
     private readonly realtime: RealtimeService,

@@ -10,6 +10,7 @@ import { RedemptionListRepository } from './redemption-list.repository';
 import { RedemptionListService } from './redemption-list.service';
 import { RedemptionController } from './redemption.controller';
 import { RedemptionRepository } from './redemption.repository';
+import { RedemptionMailOutboxRepository } from './redemption-mail-outbox.repository';
 import { RedemptionRetentionRepository } from './redemption-retention.repository';
 import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
@@ -25,6 +26,7 @@ import { AttemptStore } from './attempt-store';
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,
+    RedemptionMailOutboxRepository,
     RedemptionRetentionRepository,
     RedemptionActivityRepository,
     RedemptionListRepository,
@@ -46,6 +48,7 @@ import { AttemptStore } from './attempt-store';
     RedeemRateLimitGuard,
     AttemptStore,
     RedemptionRepository,
+    RedemptionMailOutboxRepository,
     RedemptionRetentionRepository,
     RedemptionActivityRepository,
     RedemptionListRepository,
