@@ -18,6 +18,7 @@ import { addCodes, keyHash, openKey, randomCode, redeemBody } from './helpers/fa
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 import { randomHex } from './helpers/seed';
+import { countedKeys } from './helpers/counted-sql';
 
 const run = promisify(execFile);
 
@@ -263,7 +264,9 @@ describe('Keys at rest', () => {
       const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
       // The old way: the clear key only.
       await t.db.query(
-        `INSERT INTO license_keys (product_id, license_key, download_link) SELECT $1, unnest($2::text[]), 'https://dl.example.com/l'`,
+        countedKeys(
+          `INSERT INTO license_keys (product_id, license_key, download_link) SELECT $1, unnest($2::text[]), 'https://dl.example.com/l'`,
+        ),
         [product, stored],
       );
       const cipher = t.app.get(DataCipher);

@@ -9,6 +9,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 import { randomHex } from './helpers/seed';
+import { moveRedemptions } from './helpers/counted-sql';
 
 describe('Retention job', () => {
   let t: TestApp;
@@ -43,11 +44,11 @@ describe('Retention job', () => {
     const keyId = await addLicenseKey(t.db, proPlus, 'RETENTION-KEY-1');
     const old = await redeemNew(t, proPlus);
     const kept = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
-    await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '7 years 2 days' WHERE id = $1`, [old.id]);
+    await moveRedemptions(t.db, `now() - interval '7 years 2 days'`, `r.id = $1`, [old.id]);
     await t.db.query(`UPDATE customers SET created_at = now() - interval '7 years 2 days' WHERE email = $1`, [
       old.email,
     ]);
-    await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
+    await moveRedemptions(t.db, `now() - interval '6 years'`, `r.id = $1`, [kept.id]);
 
     const result = await t.app.get(JobHandlers).runRetention();
     expect(result).toEqual({
@@ -274,7 +275,7 @@ describe('Retention configuration and scheduling', () => {
        VALUES ('t', 'a@example.com', 's', 'sent', now() - interval '61 days'), ('t', 'a@example.com', 's', 'sent', now() - interval '59 days')`,
     );
     const r = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac));
-    await t.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '91 days' WHERE id = $1`, [r.id]);
+    await moveRedemptions(t.db, `now() - interval '91 days'`, `r.id = $1`, [r.id]);
     const result = await t.app.get(JobHandlers).runRetention();
     expect(result).toEqual(expect.objectContaining({ auditLogs: 1, emailLogs: 1, redemptions: 1 }));
     // The customer was created just now: kept until it is older than the limit itself.
