@@ -2,8 +2,9 @@
  * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one
  * redemption statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench
  * on the same PostgreSQL. Targets: the API reaches at least 0.55 of pgbench's transactions per second; pgbench
- * on the full schema (every index, the counter triggers) reaches at least 0.8 of pgbench on a schema with only
- * the indexes a redemption needs (primary keys, unique constraints, the pool index; no triggers), run last.
+ * on the full schema (every index; the statement keeps its counters itself, there are no counter triggers since
+ * issue 26) reaches at least 0.8 of pgbench on a schema with only the indexes a redemption needs (primary keys,
+ * unique constraints, the pool index; user triggers disabled), run last.
  *
  *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES to change the run)
  *
@@ -27,6 +28,7 @@ import {
   insertSealedKeys,
   machine,
   measured,
+  recountCounters,
   REDIS_URL,
   RUNS,
   sql,
@@ -61,6 +63,8 @@ export async function seedPool(pg: Client, prefixes: string[], codes: number): P
     [product.id, codes, prefixes],
   );
   await insertSealedKeys(pg, product.id, codes * prefixes.length);
+  // Seeded by SQL: the counters are rebuilt once (the redemptions then keep them, as in production).
+  await recountCounters(pg, [product.id]);
   await pg.query('VACUUM ANALYZE');
 }
 
@@ -88,7 +92,8 @@ async function seed(url: string): Promise<void> {
 
 /**
  * The lean schema: every index of the redemption's tables that is neither a primary key nor unique (the rules'
- * constraints) nor the pool's key lookup is dropped, and the tables' own triggers (the counters) are disabled.
+ * constraints) nor the pool's key lookup is dropped, and user triggers are disabled (the counters have none since
+ * issue 26: the statement's own upserts run on both schemas).
  */
 export const REDEMPTION_TABLES = [
   'voucher_codes',
@@ -302,10 +307,10 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 | what | per second | latency p50 / p99 |
 |---|---|---|
 | pgbench running the redemption statement (prepared), full schema | ${formatSpread(full.spread)} tps | |
-| pgbench, same statement, lean schema (only the indexes a redemption needs, no counter triggers) | ${formatSpread(lean.spread)} tps | |
+| pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean.spread)} tps | |
 | \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis) | ${formatSpread(apiRuns.spread)} req/s (${result.errors} errors) | ${result.p50.toFixed(1)} / ${result.p99.toFixed(1)} ms |
 
-API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${schemaRatio.toFixed(2)}** (target ≥ 0.8; the lean schema dropped ${dropped.join(', ')} and the counter triggers). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.${
+API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${schemaRatio.toFixed(2)}** (target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.${
       soaked
         ? `
 

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { Client } from 'pg';
-import { insertSealedKeys } from './lib';
+import { insertSealedKeys, recountCounters } from './lib';
 
 export interface Seeded {
   /** Licence-managed product: its redemptions each have a pool key assigned. */
@@ -183,6 +183,7 @@ export async function seedRedemptions(
         [windows.id, opts.unredeemed, SHAPES.sharedCodePrefix.every, SHAPES.sharedCodePrefix.prefix],
       );
     }
+    await recountCounters(pg, [windows.id, mac.id]);
     await pg.query(`SET maintenance_work_mem = '256MB'`);
     for (const { indexdef } of indexes) await pg.query(indexdef);
     await pg.query('VACUUM ANALYZE');

@@ -9,6 +9,7 @@ import { LicenceCentre, letters, licenceCentreClient, startLicenceCentre } from 
 import { eventually } from './helpers/redemptions';
 import { TestSmtpServer } from './helpers/smtp';
 import { RECEIVERS_ON_LOOPBACK, startReceiver } from './helpers/webhook-receiver';
+import { moveRedemptions } from './helpers/counted-sql';
 
 const run = promisify(execFile);
 
@@ -180,10 +181,7 @@ describe('licence centre: data export and erasure', () => {
       { id: expect.any(String), email, erased_at: null },
     ]);
     // Retention keeps working on erased rows: past the limit, the erased redemptions and their customer go.
-    await t.db.query(
-      `UPDATE redemptions SET redeemed_at = redeemed_at - interval '3000 days' WHERE id = ANY($1::uuid[])`,
-      [[a.id, b.id]],
-    );
+    await moveRedemptions(t.db, `r.redeemed_at - interval '3000 days'`, `r.id = ANY($1::uuid[])`, [[a.id, b.id]]);
     await t.db.query(`UPDATE customers SET created_at = created_at - interval '3000 days' WHERE id = $1`, [rows[0].id]);
     // Sign-in links go a day after they were asked for.
     const [oldLink] = await t.db.query(

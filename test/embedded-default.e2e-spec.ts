@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { childProcesses, tcpConnectionOwner } from './helpers/processes';
 import { eventually } from './helpers/redemptions';
 import { freePort, startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { countedCodes, countedKeys } from './helpers/counted-sql';
 
 /**
  * `npm start` with neither DATABASE_URL nor REDIS_URL: the API starts a real PostgreSQL from the
@@ -127,13 +128,14 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     await pg.connect();
     try {
       const { rows } = await pg.query(`SELECT id FROM products WHERE name = 'Office 2024 Professional Plus (Windows)'`);
-      await pg.query(`INSERT INTO voucher_codes (code, product_id) VALUES ('EMBED-0001', $1), ('EMBED-0002', $1)`, [
-        rows[0].id,
-      ]);
       await pg.query(
-        `INSERT INTO license_keys (product_id, license_key, download_link, created_at)
+        countedCodes(`INSERT INTO voucher_codes (code, product_id) VALUES ('EMBED-0001', $1), ('EMBED-0002', $1)`),
+        [rows[0].id],
+      );
+      await pg.query(
+        countedKeys(`INSERT INTO license_keys (product_id, license_key, download_link, created_at)
          VALUES ($1, 'EMBED-KEY-0001', 'https://dl.example.com/e', now() - interval '1 minute'),
-                ($1, 'EMBED-KEY-0002', 'https://dl.example.com/e', now())`,
+                ($1, 'EMBED-KEY-0002', 'https://dl.example.com/e', now())`),
         [rows[0].id],
       );
       const res = await redeem('embed-0001', 'em@example.com');

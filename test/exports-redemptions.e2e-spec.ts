@@ -4,6 +4,7 @@ import { TestApp } from './helpers/app';
 import { BOM, csvRows, HEADER, newTag, startExportApp } from './helpers/exports';
 import { addCodes, addLicenseKey } from './helpers/factories';
 import { eventually } from './helpers/redemptions';
+import { countedCodes, countedRedemptions } from './helpers/counted-sql';
 
 /**
  * The redemption exports (customer data, streamed, each exported row marked): the redemption list's export, the
@@ -276,14 +277,19 @@ describe('exports', () => {
       const own = await createProduct(t, auth, { name: 'Abort Export Product' });
       // 20,000 redemptions: far more than socket buffers hold, so the server is still writing when the client leaves.
       await t.db.query(
-        `WITH v AS (
-           INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
-           SELECT 'ABORT-' || g, $1, true, now() FROM generate_series(1, 20000) g RETURNING id, code),
-         c AS (
-           INSERT INTO customers (first_name, last_name, email)
-           SELECT 'Abort', 'Customer', lower(code) || '@example.com' FROM v RETURNING id, email)
-         INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
-         SELECT v.id, c.id, $1, 'sent', 'Abort', 'Customer' FROM v JOIN c ON c.email = lower(v.code) || '@example.com'`,
+        countedCodes(`INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
+           SELECT 'ABORT-' || g, $1, true, now() FROM generate_series(1, 20000) g`),
+        [own],
+      );
+      await t.db.query(
+        `INSERT INTO customers (first_name, last_name, email)
+         SELECT 'Abort', 'Customer', lower(code) || '@example.com' FROM voucher_codes WHERE product_id = $1`,
+        [own],
+      );
+      await t.db.query(
+        countedRedemptions(`INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
+         SELECT v.id, c.id, $1, 'sent', 'Abort', 'Customer'
+           FROM voucher_codes v JOIN customers c ON c.email = lower(v.code) || '@example.com' WHERE v.product_id = $1`),
         [own],
       );
       const url = new URL('/api/export/redeemed-vouchers?format=csv&search=abort-', t.baseUrl);

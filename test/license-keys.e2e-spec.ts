@@ -2,6 +2,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { sealedKeyColumns } from '../backend/src/modules/license/license.repository';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody, testCiphers } from './helpers/factories';
+import { countedKeyUpdate, countedKeys } from './helpers/counted-sql';
 
 describe('Licence pool API', () => {
   let t: TestApp;
@@ -119,7 +120,7 @@ describe('Licence pool API', () => {
       const add = async (key: string, max: number, used: number, minutesAgo: number, active = true) => {
         const id = await addLicenseKey(t.db, product, key, { maxActivations: max, active });
         await t.db.query(
-          `UPDATE license_keys SET current_activations = $2, created_at = now() - make_interval(mins => $3) WHERE id = $1`,
+          countedKeyUpdate(`current_activations = $2, created_at = now() - make_interval(mins => $3)`, `k.id = $1`),
           [id, used, minutesAgo],
         );
       };
@@ -217,9 +218,9 @@ describe('Licence pool API', () => {
     const sealed = sealedKeyColumns(testCiphers.get(t.db)!, 'BIGPO-OLKEY');
     // 30,000 sealed keys (one ciphertext for all: only the last characters and the hashes are searched).
     await t.db.query(
-      `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, license_type, max_activations)
+      countedKeys(`INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, license_type, max_activations)
        SELECT $1, $2, decode(md5(g::text), 'hex'), lpad(g::text, 5, '0'), 'https://x.example.com', 'single-user', 1
-         FROM generate_series(1, 30000) g`,
+         FROM generate_series(1, 30000) g`),
       [row.id, sealed.ciphertext],
     );
     await t.db.query('ANALYZE license_keys');

@@ -2,6 +2,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
 import { addLicenseKey, keyHash, licenseManagedProduct, productId, PRODUCTS } from './helpers/factories';
 import { keysAssignedTo, redeemNew } from './helpers/redemptions';
+import { countedCodes } from './helpers/counted-sql';
 
 describe('Deleting redemptions', () => {
   let t: TestApp;
@@ -74,7 +75,7 @@ describe('DELETE /api/admin/cleanup-redeemed', () => {
     await addLicenseKey(t.db, proPlus, 'CLEAN-KEY-001');
     await redeemNew(t, proPlus);
     await redeemNew(t, mac);
-    await t.db.query(`INSERT INTO voucher_codes (code, product_id) VALUES ('UNUSED-CLEAN-1', $1)`, [mac]);
+    await t.db.query(countedCodes(`INSERT INTO voucher_codes (code, product_id) VALUES ('UNUSED-CLEAN-1', $1)`), [mac]);
 
     const res = await t.http().delete('/api/admin/cleanup-redeemed').set(auth).expect(200);
     expect(res.body).toEqual({

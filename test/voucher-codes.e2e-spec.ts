@@ -2,6 +2,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { createProduct, redeem } from './helpers/admin-data';
 import { bearer, tokenFor } from './helpers/auth';
 import { addCodes } from './helpers/factories';
+import { countedCodes } from './helpers/counted-sql';
 
 const seq = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
@@ -123,7 +124,9 @@ describe('voucher codes of a product: list, search, delete', () => {
     it('counts exactly up to the limit (1,000 here) and estimates beyond; a broad search pages newest first', async () => {
       const product = await createProduct(t, auth);
       await t.db.query(
-        `INSERT INTO voucher_codes (code, product_id) SELECT 'MANY-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        countedCodes(
+          `INSERT INTO voucher_codes (code, product_id) SELECT 'MANY-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        ),
         [product],
       );
       await t.db.query('ANALYZE voucher_codes');
@@ -155,7 +158,9 @@ describe('voucher codes of a product: list, search, delete', () => {
       // its total. The planner's statistics of a hundred million codes, on this table's real pages:
       const product = await createProduct(t, auth);
       await t.db.query(
-        `INSERT INTO voucher_codes (code, product_id) SELECT 'TEN-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        countedCodes(
+          `INSERT INTO voucher_codes (code, product_id) SELECT 'TEN-' || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+        ),
         [product],
       );
       await t.db.query('ANALYZE voucher_codes');

@@ -3,6 +3,7 @@ import { join } from 'path';
 import { bearer, createAdminUser, issueToken } from '../helpers/auth';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
 import { context, page, root, shot, signIn, t, tab, toastTitled, useAdminConsole } from '../helpers/admin-browser';
+import { moveRedemptions } from '../helpers/counted-sql';
 
 /**
  * Real-browser flows of the admin console's products (issue 6, engineer A's screens): uploading voucher codes, the
@@ -247,9 +248,10 @@ describe('admin console in a real browser', () => {
         .post('/api/redeem-voucher')
         .send(redeemBody({ voucherCode: code }))
         .expect(201);
-      await t.db.query(
-        `UPDATE redemptions SET redeemed_at = now() - make_interval(days => $2)
-          WHERE voucher_code_id = (SELECT id FROM voucher_codes WHERE code = $1)`,
+      await moveRedemptions(
+        t.db,
+        `now() - make_interval(days => $2)`,
+        `r.voucher_code_id = (SELECT id FROM voucher_codes WHERE code = $1)`,
         [code, [0, 0, 1, 1, 1, 2, 4, 5, 5][i]],
       );
     }

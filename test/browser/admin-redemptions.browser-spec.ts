@@ -5,6 +5,7 @@ import { createAdminUser } from '../helpers/auth';
 import { addCodes, addLicenseKey, keyHash, openKey, productId, PRODUCTS, randomCode } from '../helpers/factories';
 import { eventually, redeemNew } from '../helpers/redemptions';
 import { launchChromium, openPage, screenshot } from './browser';
+import { countedKeyUpdate } from '../helpers/counted-sql';
 
 /**
  * Engineer B's admin screens in Chromium against the real API on a real database: the License Manager's batch
@@ -114,7 +115,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
 
   it('a customer redeems in a second page; the list shows it; the admin assigns a licence by hand, resends, and exports selected rows as CSV', async () => {
     // Home & Business (Windows) has no free pool key: the redemption waits for a manual licence.
-    await t.db.query(`UPDATE license_keys SET is_active = false WHERE product_id = $1`, [homeBusinessWindows]);
+    await t.db.query(countedKeyUpdate(`is_active = false`, `k.product_id = $1`), [homeBusinessWindows]);
     const [code] = await addCodes(t.db, homeBusinessWindows, [randomCode('LIVE')]);
     const { context, page, errors } = await adminPage('admin');
     await openTab(page, 'Recent Redemptions');

@@ -1,6 +1,7 @@
 import { TestApp } from './app';
 import { redeemBody } from './factories';
 import { randomHex } from './seed';
+import { countedCodes, countedRedemptions } from './counted-sql';
 
 /** Creates a product through the API (so it is isolated from the seeded ones) and returns its id. */
 export async function createProduct(
@@ -57,7 +58,7 @@ export interface StoredRedemption {
  */
 export async function storeRedemption(t: TestApp, r: StoredRedemption): Promise<string> {
   const [code] = await t.db.query(
-    `INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at) VALUES ($1, $2, true, $3) RETURNING id`,
+    countedCodes(`INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at) VALUES ($1, $2, true, $3)`),
     [r.code, r.product, r.redeemedAt ?? new Date()],
   );
   const [customer] = await t.db.query(
@@ -66,9 +67,9 @@ export async function storeRedemption(t: TestApp, r: StoredRedemption): Promise<
     [r.firstName ?? 'Ann', r.lastName ?? 'Lee', r.email ?? `${r.code.toLowerCase()}@example.com`, r.phone ?? null],
   );
   const [redemption] = await t.db.query(
-    `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at,
+    countedRedemptions(`INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at,
                               first_name, last_name, phone)
-     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 THEN now() END, $7, $8, $9) RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 THEN now() END, $7, $8, $9)`),
     [
       code.id,
       customer.id,

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { sealedKeyColumns } from '../../backend/src/modules/license/license.repository';
+import { countedCodes, countedKeys } from './counted-sql';
 import { randomHex } from './seed';
 
 /** The DATA_KEY cipher of each running test app, by its DataSource (set by startTestApp). */
@@ -40,7 +41,10 @@ export function randomCode(prefix = 'TEST'): string {
 
 /** Inserts voucher codes for a product and returns them. */
 export async function addCodes(db: DataSource, product: string, codes: string[]): Promise<string[]> {
-  await db.query(`INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2`, [codes, product]);
+  await db.query(countedCodes(`INSERT INTO voucher_codes (code, product_id) SELECT unnest($1::text[]), $2`), [
+    codes,
+    product,
+  ]);
   return codes;
 }
 
@@ -52,9 +56,9 @@ export async function addLicenseKey(
 ): Promise<string> {
   const sealed = sealedKeyColumns(cipherOf(db), key);
   const [row] = await db.query(
-    `INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, is_manual, download_link, license_type,
+    countedKeys(`INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, is_manual, download_link, license_type,
                                max_activations, is_active)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
     [
       product,
       sealed.ciphertext,

@@ -1,3 +1,4 @@
+import { countedCodes, countedRedemptions } from '../helpers/counted-sql';
 import { ListRedemptionsQuery } from '../../backend/src/modules/redemption/dto/redemption-admin.dto';
 import { RedemptionListRepository } from '../../backend/src/modules/redemption/redemption-list.repository';
 import { RedemptionListService } from '../../backend/src/modules/redemption/redemption-list.service';
@@ -29,13 +30,15 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
       [n],
     );
     await m.db.query(
-      `INSERT INTO voucher_codes (code, product_id, is_redeemed) SELECT 'BULK-' || g, $1, true FROM generate_series(1, $2::int) g`,
+      countedCodes(
+        `INSERT INTO voucher_codes (code, product_id, is_redeemed) SELECT 'BULK-' || g, $1, true FROM generate_series(1, $2::int) g`,
+      ),
       [mac, n],
     );
     await m.db.query(
-      `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
+      countedRedemptions(`INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, first_name, last_name)
        SELECT v.id, c.id, $1, 'sent', c.first_name, c.last_name FROM generate_series(1, $2::int) g
-         JOIN voucher_codes v ON v.code = 'BULK-' || g JOIN customers c ON c.email = 'bulk' || g || '@example.net'`,
+         JOIN voucher_codes v ON v.code = 'BULK-' || g JOIN customers c ON c.email = 'bulk' || g || '@example.net'`),
       [mac, n],
     );
     // Codes written by SQL, not by an upload: their search entries are merged as an upload merges them.

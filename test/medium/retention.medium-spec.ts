@@ -1,3 +1,4 @@
+import { moveRedemptions } from '../helpers/counted-sql';
 import { AuthModule } from '../../backend/src/modules/auth/auth.module';
 import { CustomerCentreModule } from '../../backend/src/modules/customer-centre/customer-centre.module';
 import { MailModule } from '../../backend/src/modules/mail/mail.module';
@@ -81,11 +82,11 @@ describe('Retention (medium)', () => {
     const keyId = await addLicenseKey(m.db, proPlus, 'RETENTION-KEY-1');
     const old = await redeemNew(proPlus);
     const kept = await redeemNew(await productId(m.db, PRODUCTS.homeBusinessMac));
-    await m.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '7 years 2 days' WHERE id = $1`, [old.id]);
+    await moveRedemptions(m.db, `now() - interval '7 years 2 days'`, `r.id = $1`, [old.id]);
     await m.db.query(`UPDATE customers SET created_at = now() - interval '7 years 2 days' WHERE email = $1`, [
       old.email,
     ]);
-    await m.db.query(`UPDATE redemptions SET redeemed_at = now() - interval '6 years' WHERE id = $1`, [kept.id]);
+    await moveRedemptions(m.db, `now() - interval '6 years'`, `r.id = $1`, [kept.id]);
 
     const result = await m.get(RetentionJob).run();
     const removed = {

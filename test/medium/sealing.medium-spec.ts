@@ -1,3 +1,4 @@
+import { countedKeys } from '../helpers/counted-sql';
 import { randomBytes } from 'crypto';
 import { DataSource } from 'typeorm';
 import { DataCipher } from '../../backend/src/config/data-cipher';
@@ -93,7 +94,9 @@ describe('sealing keys at rest (medium)', () => {
     const stored = [...plain, 'MANUAL_LEGACY-HAND-00001'];
     // The old way: the clear key only.
     await m.db.query(
-      `INSERT INTO license_keys (product_id, license_key, download_link) SELECT $1, unnest($2::text[]), 'https://dl.example.com/l'`,
+      countedKeys(
+        `INSERT INTO license_keys (product_id, license_key, download_link) SELECT $1, unnest($2::text[]), 'https://dl.example.com/l'`,
+      ),
       [product, stored],
     );
     // An interrupted run: one small batch only.

@@ -78,7 +78,7 @@ function deltaFunction(
 }
 
 /** Statement triggers for INSERT, UPDATE, DELETE (each with its transition tables) and TRUNCATE. */
-function statementTriggers(table: string, fn: string, events: Array<'INSERT' | 'UPDATE' | 'DELETE'>): string[] {
+export function statementTriggers(table: string, fn: string, events: Array<'INSERT' | 'UPDATE' | 'DELETE'>): string[] {
   const referencing = {
     INSERT: 'NEW TABLE AS new_rows',
     UPDATE: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',

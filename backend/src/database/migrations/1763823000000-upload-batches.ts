@@ -33,7 +33,7 @@ const CODE_STATE = `(NOT x.is_redeemed AND x.voided_at IS NULL)::int AS availabl
  * The voucher_codes statement trigger function: the signed rows' sums per product and, `batched`, per batch (in key
  * order, skipping groups whose figures did not change). Unbatched, it is migration 1763820000000's (for `down`).
  */
-function codeCounter(batched: boolean): string {
+export function codeCounter(batched: boolean): string {
   const key = batched ? ['product_id', 'batch_id'] : ['product_id'];
   const rows = (table: string, sign: number) =>
     `SELECT x.product_id, ${batched ? 'coalesce(x.batch_id, x.product_id) AS batch_id, ' : ''}${sign} AS sign, ${CODE_STATE}
@@ -90,7 +90,7 @@ const redemptionRows = (table: string, sign: number, batched: boolean) =>
         FROM ${table} x CROSS JOIN stats_settings z LEFT JOIN voucher_codes v ON v.id = x.voucher_code_id`
     : `SELECT x.product_id, ${sign} AS sign, (x.redeemed_at AT TIME ZONE z.time_zone)::date AS day FROM ${table} x, stats_settings z`;
 
-function redemptionCounter(batched: boolean): string {
+export function redemptionCounter(batched: boolean): string {
   return `CREATE OR REPLACE FUNCTION count_redemptions() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN ${SKIP_COUNTED_STATEMENT}
     IF TG_OP = 'INSERT' THEN ${redemptionDeltas(redemptionRows('new_rows', 1, batched), batched)}
@@ -104,7 +104,7 @@ function redemptionCounter(batched: boolean): string {
 }
 
 /** The row trigger for a redemption moved to another day or product (migration 1763820000000), per batch. */
-function redemptionMoved(batched: boolean): string {
+export function redemptionMoved(batched: boolean): string {
   const row = (r: 'OLD' | 'NEW', sign: number) => `
       SELECT ${r}.product_id,${
         batched

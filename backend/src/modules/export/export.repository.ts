@@ -20,7 +20,7 @@ import { BATCH_CODE_STATUS_SQL, batchCodesSql } from '../voucher/upload-batch.re
  * the first counts it. It locks in id order, as every statement that locks several redemptions does (bulk delete,
  * refunds): two of them wait for each other, never deadlock; `counted` adds the newly exported ones to their product's and batch's counter, on a shard of
  * the exports' own (32 + pid % 32, past the 32 shards of the other writers): the export holds that row until its file is written,
- * and no redemption or trigger ever writes it.
+ * and no other writer ever writes it.
  */
 export const markAndSelect = (where: string) => `
 WITH locked AS MATERIALIZED (

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
+import { keyCountsDeltaSql, keyRowStateSql } from '../../common/utils/counters-sql';
 import { MANUAL_KEY_PREFIX } from './entities/license-key.entity';
 import { sealedKeyColumns } from './license.repository';
 
@@ -28,12 +29,22 @@ export class LicenseKeySealingRepository {
       );
       if (!rows.length) return 0;
       const sealed = rows.map((r) => sealedKeyColumns(this.cipher, r.license_key));
+      // Sealing decides `is_manual` from the key's prefix, which may take a plain row out of the pool summary: `o`
+      // (the rows as this transaction locked them) and `u` count the change in the same statement (issue 26).
       await db.query(
-        `UPDATE license_keys k
-            SET key_ciphertext = s.ciphertext, key_hash = s.hash, key_last = s.last,
-                is_manual = s.stored LIKE '${MANUAL_KEY_PREFIX}%', license_key = NULL
-           FROM unnest($1::uuid[], $2::bytea[], $3::bytea[], $4::text[], $5::text[]) AS s(id, ciphertext, hash, last, stored)
-          WHERE k.id = s.id`,
+        `WITH o AS MATERIALIZED (SELECT * FROM license_keys WHERE id = ANY($1::uuid[])),
+         u AS (
+           UPDATE license_keys k
+              SET key_ciphertext = s.ciphertext, key_hash = s.hash, key_last = s.last,
+                  is_manual = s.stored LIKE '${MANUAL_KEY_PREFIX}%', license_key = NULL
+             FROM unnest($1::uuid[], $2::bytea[], $3::bytea[], $4::text[], $5::text[]) AS s(id, ciphertext, hash, last, stored)
+            WHERE k.id = s.id
+           RETURNING k.*
+         ), kc AS (${keyCountsDeltaSql(
+           `SELECT u.product_id, ${keyRowStateSql('u')} FROM u WHERE NOT u.is_manual
+            UNION ALL SELECT o.product_id, ${keyRowStateSql('o', -1)} FROM o JOIN u ON u.id = o.id WHERE NOT o.is_manual`,
+         )})
+         SELECT 1`,
         [
           rows.map((r) => r.id),
           sealed.map((x) => x.ciphertext),

@@ -4,7 +4,7 @@ import { QueryFailedError } from 'typeorm';
 import { pagination } from '../../database/list/list-rules';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery } from './dto/license-key.dto';
-import { LicenseKeySummary, LicenseKeyView, LicenseRepository } from './license.repository';
+import { LicenseKeyAdminRepository, LicenseKeySummary, LicenseKeyView } from './license-key-admin.repository';
 import { DomainEvents } from '../../events/domain-events.service';
 
 export type { LicenseKeySummary, LicenseKeyView };
@@ -21,7 +21,7 @@ export const LICENSE_KEY_MESSAGES = {
 @Injectable()
 export class LicenseKeyService {
   constructor(
-    private readonly keys: LicenseRepository,
+    private readonly keys: LicenseKeyAdminRepository,
     private readonly events: DomainEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

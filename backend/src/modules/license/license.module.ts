@@ -3,10 +3,11 @@ import { LicenseKeyController } from './license-key.controller';
 import { LicenseKeyService } from './license-key.service';
 import { LicenseRepository } from './license.repository';
 import { LicenseStockRepository } from './license-stock.repository';
+import { LicenseKeyAdminRepository } from './license-key-admin.repository';
 
 @Module({
   controllers: [LicenseKeyController],
-  providers: [LicenseRepository, LicenseStockRepository, LicenseKeyService],
+  providers: [LicenseRepository, LicenseKeyAdminRepository, LicenseStockRepository, LicenseKeyService],
   exports: [LicenseRepository, LicenseStockRepository, LicenseKeyService],
 })
 export class LicenseModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
-import { RedemptionRepository } from '../redemption/redemption.repository';
+import { RedemptionMailOutboxRepository } from '../redemption/redemption-mail-outbox.repository';
 import { EmailLogRepository } from './email-log.repository';
 import { MailTransportService } from './mail-transport.service';
 import { escapeHtml, htmlToText, renderTemplate, TemplateValues } from './template';
@@ -41,7 +41,7 @@ export class RedemptionMailService {
   private readonly logger = new Logger(RedemptionMailService.name);
 
   constructor(
-    private readonly redemptions: RedemptionRepository,
+    private readonly redemptions: RedemptionMailOutboxRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly transport: MailTransportService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -63,7 +63,7 @@ export class ProductRepository {
 
   /**
    * Code and redemption figures per product (of one product when given): the rows of `product_counts` summed (its
-   * batches' shards), whatever the number of codes. The triggers of migration 1763820000000 keep them.
+   * batches' shards), whatever the number of codes. Every writer of codes and redemptions keeps them (issue 26).
    */
   async counts(productId: string | null = null): Promise<Map<string, ProductCountsView>> {
     const rows: Array<{ product_id: string } & ProductCountsView> = await this.database.manager.query(

@@ -145,7 +145,7 @@ export class CustomerDataRepository {
    * the customer row loses its e-mail (a later redemption with the address makes a new row) and what the first
    * redemption gave; each redemption its names, phone, zip code, IP and country; the success tokens (which copy the
    * e-mail) go. The rows stay, with their code, product, dates, e-mail status and key assignment, for the accounts.
-   * No counted column changes, so the counters' triggers have nothing to do. Undefined: no such customer.
+   * No counted column changes, so no counter moves. Undefined: no such customer.
    */
   async erase(
     db: Db,

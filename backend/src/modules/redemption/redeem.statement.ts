@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { COUNTER_SHARD, localDaySql } from '../../common/utils/counters-sql';
 
 /*
  * The whole redemption is one statement, hence one implicit transaction and one round trip:
@@ -8,10 +9,11 @@ import { createHash } from 'crypto';
  * second licence for the same e-mail into an error that rolls the code back to unredeemed.
  * It writes voucher_codes and license_keys/license_assignments too: splitting it by table owner would
  * cost the one-round-trip atomicity the service is built on (docs/architecture.md, "One statement").
- * It keeps its own counters (issue 12, migration 1763820000200): `n` marks the statement as counted
- * (`app.redemption_counted` = this statement's start, local to the transaction), `pc`, `dc` and `kc` add the code,
- * the redemption, its day and the key's change of state, and the counter triggers skip a statement so marked.
- * Plain upserts in the prepared statement cost about a third of what the trigger functions did (0.33 → 0.1 ms).
+ * It keeps its own counters, as every writer of the counted tables does (issue 26: no counter triggers since
+ * migration 1763839000000; common/utils/counters-sql.ts): `pc`, `dc` and `kc` add the code, the redemption, its day
+ * and the key's change of state on the connection's shard (`n`), in that order (each reads the one before: the
+ * order every writer takes counter rows in). Plain upserts in the prepared statement cost about a third of what the
+ * trigger functions did (0.33 → 0.1 ms), and without transition tables nothing keeps the statement's changed rows.
  * The redemption keeps its own copy of what was given with it (name, phone, IP, country: docs/product.md §11.6);
  * the customer row is one per e-mail and an existing one is never rewritten (`SET email = EXCLUDED.email`, the same
  * value, only so that RETURNING yields its id). `$10` is the SHA-256 of the redeem page's Idempotency-Key, or NULL.
@@ -51,24 +53,24 @@ WITH v AS (
   INSERT INTO success_tokens (token_hash, redemption_id, customer_email, product_name, expires_at)
   SELECT $8, r.id, $4, v.name, now() + make_interval(hours => $9) FROM v, r
 ), n AS (
-  SELECT set_config('app.redemption_counted', statement_timestamp()::text, true) AS flag, (pg_backend_pid() % 32)::smallint AS shard,
-         (SELECT (now() AT TIME ZONE z.time_zone)::date FROM stats_settings z) AS day
-    FROM r
+  SELECT ${COUNTER_SHARD} AS shard, ${localDaySql('now()')} AS day FROM r
 ), pc AS (
   INSERT INTO product_counts AS c (product_id, batch_id, shard, available, redeemed, redemptions)
   SELECT v.product_id, v.batch_id, n.shard, -1, 1, 1 FROM v, n
   ON CONFLICT (product_id, batch_id, shard) DO UPDATE
      SET available = c.available - 1, redeemed = c.redeemed + 1, redemptions = c.redemptions + 1
+  RETURNING c.product_id
 ), dc AS (
   INSERT INTO redemption_day_counts AS c (day, product_id, shard, redemptions)
-  SELECT n.day, v.product_id, n.shard, 1 FROM v, n
+  SELECT n.day, pc.product_id, n.shard, 1 FROM pc, n
   ON CONFLICT (day, product_id, shard) DO UPDATE SET redemptions = c.redemptions + 1
+  RETURNING c.product_id
 ), kc AS (
   INSERT INTO license_key_counts AS c (product_id, shard, room, available, partially_used, fully_used)
-  SELECT v.product_id, n.shard, -1, -(k.current_activations = 1)::int,
+  SELECT dc.product_id, n.shard, -1, -(k.current_activations = 1)::int,
          (k.current_activations < k.max_activations)::int - (k.current_activations > 1 AND k.current_activations <= k.max_activations)::int,
          (k.current_activations >= k.max_activations)::int - (k.current_activations > k.max_activations)::int
-    FROM k, v, n WHERE NOT k.is_manual
+    FROM k, dc, n WHERE NOT k.is_manual
   ON CONFLICT (product_id, shard) DO UPDATE
      SET room = c.room - 1, available = c.available + EXCLUDED.available, partially_used = c.partially_used + EXCLUDED.partially_used,
          fully_used = c.fully_used + EXCLUDED.fully_used

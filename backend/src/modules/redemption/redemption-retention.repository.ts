@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { redemptionCountsCtes } from '../../common/utils/counters-sql';
 import { DatabaseService } from '../../database/database.service';
 
 /*
@@ -10,13 +11,16 @@ export class RedemptionRetentionRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /**
-   * One batch of redemptions older than `days` (found through idx_redemptions_redeemed_at). A
-   * deleted redemption keeps its code redeemed (no cascade to it) and its key assignment (set to null).
+   * One batch of redemptions older than `days` (found through idx_redemptions_redeemed_at), taken off their counters
+   * in the same statement (`redemptionCountsCtes`). A deleted redemption keeps its code redeemed (no cascade to it)
+   * and its key assignment (set to null).
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
     const [{ n }] = await this.database.manager.query(
       `WITH d AS (DELETE FROM redemptions WHERE id IN (
-          SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2) RETURNING 1)
+          SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2)
+          RETURNING product_id, voucher_code_id, redeemed_at, exported)
+       ${redemptionCountsCtes('d', -1)}
        SELECT count(*)::int AS n FROM d`,
       [days, batch],
     );

@@ -11,6 +11,7 @@ import { RedemptionListRepository } from './redemption-list.repository';
 import { RedemptionListService } from './redemption-list.service';
 import { RedemptionController } from './redemption.controller';
 import { RedemptionRepository } from './redemption.repository';
+import { RedemptionMailOutboxRepository } from './redemption-mail-outbox.repository';
 import { RedemptionRetentionRepository } from './redemption-retention.repository';
 import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
@@ -27,6 +28,7 @@ import { AttemptStore } from './attempt-store';
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,
+    RedemptionMailOutboxRepository,
     RedemptionRetentionRepository,
     RedemptionActivityRepository,
     RedemptionListRepository,
@@ -49,6 +51,7 @@ import { AttemptStore } from './attempt-store';
     RedeemRateLimitGuard,
     AttemptStore,
     RedemptionRepository,
+    RedemptionMailOutboxRepository,
     RedemptionRetentionRepository,
     RedemptionActivityRepository,
     RedemptionListRepository,

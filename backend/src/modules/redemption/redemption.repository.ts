@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService, Db, SqlClient } from '../../database/database.service';
+import { redemptionCountsCtes } from '../../common/utils/counters-sql';
 import { returnedRows } from '../../common/utils/sql';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
-import { EmailStatus, Redemption } from './entities/redemption.entity';
+import { Redemption } from './entities/redemption.entity';
 import {
   idempotencyKeyHash,
   REDEEM_AGAIN_SQL,
@@ -20,24 +21,6 @@ export type { RedeemAgainRow, RedeemedRow, RedeemInput };
 
 /** How long Clean System waits for each table's lock before it gives up and tries again (truncateAll). */
 const CLEANUP_LOCK_TIMEOUT = '200ms';
-
-/** What the order e-mail of one redemption is made of. */
-export interface MailRow {
-  id: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  code: string;
-  product_name: string;
-  email_subject: string;
-  email_template: string;
-  product_key: string | null;
-  product_link: string;
-  license_key: string | null;
-  license_link: string | null;
-  /** The e-mail's resend number (`email_resends`): part of its Message-ID. */
-  email_resends: number;
-}
 
 /**
  * The only code that touches `redemptions`, `customers` and `success_tokens` (the admin list's queries are in
@@ -133,66 +116,13 @@ export class RedemptionRepository {
       | undefined;
   }
 
-  // --- The order e-mail outbox (email_* columns), used by the mail module ---
-
-  /**
-   * Claims a pending e-mail for `claimSeconds` and reads what it needs, in one statement: undefined when it is not
-   * due (sent, waiting for a key, claimed by another worker) or gone. The name is the one given with this redemption.
-   */
-  async claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
-    const [row] = await this.database.manager.query(
-      `WITH r AS (
-         UPDATE redemptions
-            SET email_locked_until = now() + make_interval(secs => $2),
-                email_attempts = email_attempts + 1,
-                email_last_attempt_at = now()
-          WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
-            AND (email_locked_until IS NULL OR email_locked_until < now())
-          RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name, email_resends)
-       SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
-              p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
-              p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
-         FROM r
-         JOIN customers c ON c.id = r.customer_id
-         JOIN products p ON p.id = r.product_id
-         JOIN voucher_codes v ON v.id = r.voucher_code_id
-         LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
-      [id, claimSeconds],
-    );
-    if (!row) return undefined;
-    const { key_ciphertext, product_key_ciphertext, ...view } = row;
-    return {
-      ...view,
-      license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }),
-      product_key: this.openProductKey({ product_key: row.product_key, product_key_ciphertext }),
-    };
-  }
-
   /** A product's shared key from `products` columns read in this repository's joins (sealed, or clear until sealed). */
   private openProductKey(row: { product_key: string | null; product_key_ciphertext: Buffer | null }): string | null {
     return row.product_key_ciphertext ? this.cipher.open(row.product_key_ciphertext) : row.product_key;
   }
 
-  /** Ends a claim with the attempt's outcome. */
-  async finishEmail(id: string, status: EmailStatus): Promise<void> {
-    await this.database.manager
-      .getRepository(Redemption)
-      .update({ id }, { emailStatus: status, emailLockedUntil: null });
-  }
-
-  /** Pending e-mails with no live claim whose last attempt is older than `olderThanMs` (idx_redemptions_pending_mail). */
-  async findStalePending(olderThanMs: number, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.database.manager.query(
-      `SELECT id FROM redemptions
-        WHERE email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
-          AND (email_locked_until IS NULL OR email_locked_until < now())
-          AND coalesce(email_last_attempt_at, redeemed_at) < now() - make_interval(secs => $1)
-        ORDER BY redeemed_at
-        LIMIT $2`,
-      [olderThanMs / 1000, limit],
-    );
-    return rows.map((r) => r.id);
-  }
+  // --- The order e-mail outbox (email_* columns): the mail module's claim, outcome and sweep are in
+  // redemption-mail-outbox.repository.ts; Fix Pending Emails and the resends make e-mails due again here. ---
 
   /** Every pending e-mail with no live claim, oldest first (Fix Pending Emails). */
   async findUnclaimedPending(): Promise<string[]> {
@@ -353,10 +283,14 @@ export class RedemptionRepository {
 
   // --- Deletion ---
 
-  /** The voucher code stays redeemed; the licence assignment stays (its redemption_id set null by the FK). */
+  /**
+   * The voucher code stays redeemed; the licence assignment stays (its redemption_id set null by the FK). The
+   * statement takes the redemption off its counters (`redemptionCountsCtes`: product, batch, exported, day).
+   */
   async delete(id: string): Promise<{ code: string } | undefined> {
     const [row] = await this.database.manager.query(
-      `WITH d AS (DELETE FROM redemptions WHERE id = $1 RETURNING id, voucher_code_id)
+      `WITH d AS (DELETE FROM redemptions WHERE id = $1 RETURNING id, product_id, voucher_code_id, redeemed_at, exported)
+       ${redemptionCountsCtes('d', -1)}
        SELECT d.id, v.code FROM d JOIN voucher_codes v ON v.id = d.voucher_code_id`,
       [id],
     );
@@ -367,7 +301,8 @@ export class RedemptionRepository {
     const rows: Array<{ id: string }> = await this.database.manager.query(
       // Locked in id order, as every statement that locks several redemptions (exports, refunds): no deadlock.
       `WITH d AS (DELETE FROM redemptions WHERE id IN (SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
-                  RETURNING id)
+                  RETURNING id, product_id, voucher_code_id, redeemed_at, exported)
+       ${redemptionCountsCtes('d', -1)}
        SELECT id FROM d`,
       [ids],
     );
@@ -377,7 +312,8 @@ export class RedemptionRepository {
   /**
    * Clean System: every voucher code, customer, redemption, success token and licence assignment (licence keys
    * stay, with their activation counts). Spans the voucher and licence tables because it must be one locked
-   * transaction: no redemption can slip in between the counts and the truncate.
+   * transaction: no redemption can slip in between the counts and the truncate. Resets the code and redemption
+   * counters (product and stats modules' tables) in the same transaction.
    */
   async truncateAll(db: Db) {
     // The tables are locked one after the other, and a statement already holding one of them (a redemption's
@@ -396,6 +332,10 @@ export class RedemptionRepository {
               (SELECT count(*) FROM license_assignments)::int AS license_assignments`,
     );
     await db.query(`TRUNCATE license_assignments, success_tokens, redemptions, customers, voucher_codes`);
+    // Counts itself: no code and no redemption is left to count (the tables are still locked, so no writer of these
+    // counters runs meanwhile; `license_key_counts` stays, as the keys do).
+    await db.query(`UPDATE product_counts SET available = 0, redeemed = 0, void = 0, redemptions = 0, exported = 0`);
+    await db.query(`DELETE FROM redemption_day_counts`);
     return {
       voucherCodes: counts.voucher_codes as number,
       customers: counts.customers as number,

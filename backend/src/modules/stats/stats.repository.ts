@@ -11,8 +11,8 @@ export interface Bounds {
 const ALLTIME_CHART_DAYS = 366;
 
 /*
- * The statistics' reads: redemptions per product and local day from `redemption_day_counts` (kept by the triggers
- * of migration 1763820000000 on `redemptions`, days in `stats_settings.time_zone`), never a count of redemptions.
+ * The statistics' reads: redemptions per product and local day from `redemption_day_counts` (kept by every statement
+ * that inserts or deletes `redemptions`, days in `stats_settings.time_zone`), never a count of redemptions.
  * A period is whole local days, so it reads about one row per product and day (two days of shards at most).
  * All-time figures per product come from the product's counters (ProductRepository.counts).
  */

@@ -4,6 +4,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'stream';
 import { DatabaseService, SqlClient } from '../../database/database.service';
 import { ListDeclaration, readListPage } from '../../database/list/list-page';
+import { productCountsDeltaSql } from '../../common/utils/counters-sql';
 import { likeContains } from '../../common/utils/sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
@@ -22,6 +23,16 @@ export const CODE_STATUS_SQL: Record<CodeStatus, string> = {
 
 /** The status of a `v` row as text, for lists and exports. */
 export const CODE_STATUS_CASE = `CASE WHEN v.is_redeemed THEN 'redeemed' WHEN v.voided_at IS NOT NULL THEN 'void' ELSE 'available' END`;
+
+/**
+ * The counter CTE of a statement that deleted available codes (`rows`: its RETURNING with `product_id, batch_id`):
+ * their product's and batch's `available` go down (issue 26: every writer counts itself, common/utils/counters-sql.ts).
+ */
+const AVAILABLE_CODES_GONE = (rows: string) => `, counted AS (
+  ${productCountsDeltaSql(
+    `SELECT product_id, coalesce(batch_id, product_id) AS batch_id, -1 AS available FROM ${rows}`,
+    ['available'],
+  )})`;
 
 export interface CodePageQuery {
   status?: CodeStatus;
@@ -129,11 +140,13 @@ export class VoucherCodeRepository {
    * history, and a void code must stay so that the refunded code can never be uploaded and sold again.
    */
   async deleteUnredeemed(id: string): Promise<{ code: string; productId: string } | undefined> {
-    const [deleted] = await this.database.manager.query(
-      `DELETE FROM voucher_codes v WHERE v.id = $1 AND ${CODE_STATUS_SQL.available} RETURNING v.code, v.product_id`,
+    const [row]: Array<{ code: string; product_id: string }> = await this.database.manager.query(
+      `WITH d AS (DELETE FROM voucher_codes v WHERE v.id = $1 AND ${CODE_STATUS_SQL.available}
+                  RETURNING v.code, v.product_id, v.batch_id)
+       ${AVAILABLE_CODES_GONE('d')}
+       SELECT code, product_id FROM d`,
       [id],
     );
-    const row = (deleted as Array<{ code: string; product_id: string }>)[0];
     return row && { code: row.code, productId: row.product_id };
   }
 
@@ -148,16 +161,15 @@ export class VoucherCodeRepository {
 
   /** Deletes a product's available codes, only the given ones when `ids` is set; answers how many went. */
   async deleteUnredeemedOfProduct(productId: string, ids?: string[]): Promise<number> {
-    const [, affected] = ids
-      ? await this.database.manager.query(
-          `DELETE FROM voucher_codes v WHERE v.product_id = $1 AND v.id = ANY($2::uuid[]) AND ${CODE_STATUS_SQL.available}`,
-          [productId, ids],
-        )
-      : await this.database.manager.query(
-          `DELETE FROM voucher_codes v WHERE v.product_id = $1 AND ${CODE_STATUS_SQL.available}`,
-          [productId],
-        );
-    return affected;
+    const which = ids ? `AND v.id = ANY($2::uuid[])` : '';
+    const [{ n }]: Array<{ n: number }> = await this.database.manager.query(
+      `WITH d AS (DELETE FROM voucher_codes v WHERE v.product_id = $1 ${which} AND ${CODE_STATUS_SQL.available}
+                  RETURNING v.product_id, v.batch_id)
+       ${AVAILABLE_CODES_GONE('d')}
+       SELECT count(*)::int AS n FROM d`,
+      ids ? [productId, ids] : [productId],
+    );
+    return n;
   }
 
   /**
@@ -165,7 +177,8 @@ export class VoucherCodeRepository {
    * table, then one `INSERT … SELECT … ON CONFLICT DO NOTHING` adds those not taken yet (by any product; repeats
    * inside the file count once), each with the batch's id (one more constant column, docs/product.md §20.1), and the batch row
    * is written with the load's figures (`file` tells the file's valid and invalid lines once it is read). Answers how
-   * many were inserted and the batch. When `write` throws, nothing is written, no batch either.
+   * many were inserted and the batch. The INSERT adds what it inserted to the batch's `available` counter in the same
+   * statement (one grouped upsert, whatever the number of codes). When `write` throws, nothing is written, no batch either.
    */
   async copyIn(
     productId: string,
@@ -183,7 +196,9 @@ export class VoucherCodeRepository {
              SELECT DISTINCT code, $1::uuid, $2::uuid FROM upload_codes
              ORDER BY code -- sorted, the unique index on code is written in order rather than at random
              ON CONFLICT (code) DO NOTHING
-             RETURNING seq)
+             RETURNING seq),
+           counted AS (
+             ${productCountsDeltaSql(`SELECT $1::uuid AS product_id, $2::uuid AS batch_id, count(*) AS available FROM ins`, ['available'])})
            SELECT count(*)::int AS inserted, min(seq)::text AS first_seq, max(seq)::text AS last_seq FROM ins`,
           [productId, batchId],
         );
@@ -221,7 +236,8 @@ export class VoucherCodeRepository {
 
   /**
    * Voids the named codes of a product (refunds, docs/product.md §19.3) in one transaction, set-based whatever the number of
-   * codes: `write` pipes them into `COPY … FROM STDIN` of a temporary table; one UPDATE voids the available ones
+   * codes: `write` pipes them into `COPY … FROM STDIN` of a temporary table; one UPDATE voids the available ones (and
+   * moves them from `available` to `void` in their batches' counters, `counted`)
    * (locking them in id order, so overlapping voids cannot deadlock); a second statement, with a fresh snapshot
    * that also sees a redemption which won the race for a code, classifies the rest; `refund` then marks the
    * redeemed ones on their redemptions (the redemption module's table) on the same client and transaction.
@@ -258,7 +274,12 @@ export class VoucherCodeRepository {
                 voided AS (
                   UPDATE voucher_codes v SET voided_at = now(), void_batch_id = $2 FROM target t
                    WHERE v.id = t.id AND ${CODE_STATUS_SQL.available}
-                  RETURNING 1)
+                  RETURNING v.product_id, v.batch_id),
+                counted AS (
+                  ${productCountsDeltaSql(
+                    `SELECT product_id, coalesce(batch_id, product_id) AS batch_id, -1 AS available, 1 AS void FROM voided`,
+                    ['available', 'void'],
+                  )})
            SELECT (SELECT count(*) FROM input)::int AS distinct_codes, (SELECT count(*) FROM voided)::int AS voided`,
           [productId, batchId],
         );

@@ -2,7 +2,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * The pool summary per product (keys that are not MANUAL_), one row per shard (migration 1763820000000): kept by
- * triggers on license_keys, read summed by LicenseRepository.
+ * every writer of license_keys in its own statement (issue 26, common/utils/counters-sql.ts), read summed by
+ * LicenseKeyAdminRepository and LicenseStockRepository.
  */
 @Entity({ name: 'license_key_counts' })
 export class LicenseKeyCount {

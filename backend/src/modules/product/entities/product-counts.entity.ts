@@ -2,9 +2,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * A product's code and redemption figures, one row per batch and shard (migrations 1763820000000, 1763823000000):
- * kept by triggers on voucher_codes and redemptions, by the redemption's statement and by the export's, read summed
- * over the shards (ProductRepository: a product's figures over all its batches, a batch's over its shards). No
- * foreign key: a deleted product's cascades update these rows after the product is gone (readers join `products`).
+ * kept by every statement that writes voucher_codes or redemptions, and by the export's (issue 26, no triggers;
+ * common/utils/counters-sql.ts), read summed over the shards (ProductRepository: a product's figures over all its
+ * batches, a batch's over its shards). No foreign key: readers join `products`, so the rows of a product deleted by
+ * hand (the application deletes none) count nowhere.
  */
 @Entity({ name: 'product_counts' })
 export class ProductCounts {

@@ -2,7 +2,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * Redemptions per local day (in `stats_settings.time_zone`) and product, one row per shard (migration
- * 1763820000000): kept by triggers on redemptions; days before yesterday are folded into shard 0.
+ * 1763820000000): kept by every statement that inserts or deletes redemptions (issue 26, no triggers); days before
+ * yesterday are folded into shard 0.
  */
 @Entity({ name: 'redemption_day_counts' })
 export class RedemptionDayCount {

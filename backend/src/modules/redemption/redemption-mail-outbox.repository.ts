@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { DataCipher } from '../../config/data-cipher';
+import { DatabaseService } from '../../database/database.service';
+import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
+import { EmailStatus, Redemption } from './entities/redemption.entity';
+
+/** What the order e-mail of one redemption is made of. */
+export interface MailRow {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  code: string;
+  product_name: string;
+  email_subject: string;
+  email_template: string;
+  product_key: string | null;
+  product_link: string;
+  license_key: string | null;
+  license_link: string | null;
+  /** The e-mail's resend number (`email_resends`): part of its Message-ID. */
+  email_resends: number;
+}
+
+/**
+ * The order e-mail outbox on `redemptions` (its email_* columns), as the mail module uses it: a worker claims a due
+ * e-mail with what it needs to send it, ends the claim with the outcome, and the sweep finds what a lost job left
+ * behind (docs/operations.md "Order e-mail delivery"). Making an e-mail due again (Fix Pending Emails, resends) is
+ * `RedemptionRepository.requeueEmail`. Split from RedemptionRepository (the redemption statement, the customer's and
+ * the admin's writes) along the module boundary it serves.
+ */
+@Injectable()
+export class RedemptionMailOutboxRepository {
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
+
+  /**
+   * Claims a pending e-mail for `claimSeconds` and reads what it needs, in one statement: undefined when it is not
+   * due (sent, waiting for a key, claimed by another worker) or gone. The name is the one given with this redemption.
+   */
+  async claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
+    const [row] = await this.database.manager.query(
+      `WITH r AS (
+         UPDATE redemptions
+            SET email_locked_until = now() + make_interval(secs => $2),
+                email_attempts = email_attempts + 1,
+                email_last_attempt_at = now()
+          WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
+            AND (email_locked_until IS NULL OR email_locked_until < now())
+          RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name, email_resends)
+       SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
+              p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
+              p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
+         FROM r
+         JOIN customers c ON c.id = r.customer_id
+         JOIN products p ON p.id = r.product_id
+         JOIN voucher_codes v ON v.id = r.voucher_code_id
+         LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
+      [id, claimSeconds],
+    );
+    if (!row) return undefined;
+    const { key_ciphertext, product_key_ciphertext, ...view } = row;
+    return {
+      ...view,
+      license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }),
+      product_key: this.openProductKey({ product_key: row.product_key, product_key_ciphertext }),
+    };
+  }
+
+  /** A product's shared key from `products` columns read in this repository's joins (sealed, or clear until sealed). */
+  private openProductKey(row: { product_key: string | null; product_key_ciphertext: Buffer | null }): string | null {
+    return row.product_key_ciphertext ? this.cipher.open(row.product_key_ciphertext) : row.product_key;
+  }
+
+  /** Ends a claim with the attempt's outcome. */
+  async finishEmail(id: string, status: EmailStatus): Promise<void> {
+    await this.database.manager
+      .getRepository(Redemption)
+      .update({ id }, { emailStatus: status, emailLockedUntil: null });
+  }
+
+  /** Pending e-mails with no live claim whose last attempt is older than `olderThanMs` (idx_redemptions_pending_mail). */
+  async findStalePending(olderThanMs: number, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.database.manager.query(
+      `SELECT id FROM redemptions
+        WHERE email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
+          AND (email_locked_until IS NULL OR email_locked_until < now())
+          AND coalesce(email_last_attempt_at, redeemed_at) < now() - make_interval(secs => $1)
+        ORDER BY redeemed_at
+        LIMIT $2`,
+      [olderThanMs / 1000, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+}
