@@ -2,11 +2,11 @@ import { INestApplication, INestApplicationContext, Logger as NestLogger, Reques
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppMetrics } from './common/metrics';
+import { securityHeaders } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
@@ -64,7 +64,7 @@ export async function createHttpApp(
   app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES.map((path) => ({ path, method: RequestMethod.GET })) });
   // First, so the histogram times everything that follows.
   app.use(app.get(AppMetrics).httpMiddleware());
-  app.use(helmet({ crossOriginEmbedderPolicy: false }));
+  app.use(securityHeaders({ crossOriginEmbedderPolicy: false }));
   app.use('/api', apiCompression());
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));

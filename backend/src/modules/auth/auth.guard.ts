@@ -8,11 +8,10 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
 import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { AuthCustomer } from '../../common/decorators/customer-route.decorator';
 import { CustomerTokenService } from './customer-token.service';
-import { BlockedIpService } from './blocked-ip.service';
+import { BlockCheckedRequest, BlockedIpService, CHECKED_BLOCK } from './blocked-ip.service';
 import { ApiTokenService, isApiToken } from './api-tokens/api-token.service';
 import { requestMeta } from '../../common/utils/request-actor';
 import { routeAccess } from './route-access';
@@ -49,9 +48,11 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // The socket.io gateway authenticates its clients itself (docs/product.md §17.1, handleConnection).
     if (context.getType() !== 'http') return true;
-    const req = context.switchToHttp().getRequest<Request & { user?: AuthUser; customer?: AuthCustomer }>();
+    const req = context.switchToHttp().getRequest<BlockCheckedRequest & { user?: AuthUser; customer?: AuthCustomer }>();
     const meta = requestMeta(req);
-    const block = await this.blockedIps.blockOf(meta.ipAddress);
+    // The blocked-IP middleware looked a moment ago for the same address; an app built without it looks here.
+    const checked = req[CHECKED_BLOCK];
+    const block = checked !== undefined ? checked : await this.blockedIps.blockOf(meta.ipAddress);
     if (block === 'guessing') throw new HttpException(AUTH_MESSAGES.guessingBlocked, HttpStatus.TOO_MANY_REQUESTS);
     if (block) throw new ForbiddenException(AUTH_MESSAGES.ipBlocked);
 

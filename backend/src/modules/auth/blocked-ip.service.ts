@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Request } from 'express';
 import { CachedValue } from '../../common/utils/cached-value';
 import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
@@ -18,6 +19,10 @@ export const GUESS_BLOCK_REASON = 'voucher-guessing';
 
 /** Why an address is blocked, when it is. */
 export type BlockKind = 'login' | 'guessing';
+
+/** The block the blocked-IP middleware found for a request (null: none), so the global guard need not look again. */
+export const CHECKED_BLOCK = Symbol('checkedBlock');
+export type BlockCheckedRequest = Request & { [CHECKED_BLOCK]?: BlockKind | null };
 
 interface Block {
   /** End of the block in ms (Infinity for no expiry). */

@@ -6,9 +6,9 @@ import {
   Injectable,
   NotFoundException,
 } from '@nestjs/common';
-import { randomBytes } from 'crypto';
 import { QueryFailedError } from 'typeorm';
 import { Clock } from '../../common/clock';
+import { randomToken } from '../../common/utils/random-token';
 import { AppMetrics, RedemptionOutcome } from '../../common/metrics';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
@@ -90,7 +90,7 @@ export class RedemptionService {
     const country = this.geo.country(ip);
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
 
-    const token = randomBytes(32).toString('base64url');
+    const token = randomToken(32);
     let rows: RedeemedRow[];
     try {
       rows = await this.redemptions.redeem({
