@@ -28,6 +28,7 @@ import { UnknownLoginNames1763836000000 } from './1763836000000-unknown-login-na
 import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
 import { CustomerCentre1763837000000 } from './1763837000000-customer-centre';
 import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
+import { WordSearchIndexes1763841000000 } from './1763841000000-word-search-indexes';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -60,4 +61,5 @@ export const MIGRATIONS = [
   AuditIpGroup1763836000100,
   CustomerCentre1763837000000,
   OrderEmailResends1763838000000,
+  WordSearchIndexes1763841000000,
 ];
