@@ -13,7 +13,7 @@ import { randomHex } from '../helpers/seed';
  * it, RedemptionListRepository and VoucherCodeRepository, on plain repositories over a DataSource (no Nest, no HTTP):
  * exact totals up to the cap and estimates beyond, a narrow search's collected matches, a broad search walking the
  * newest rows, matches in older rows found through the indexes, the search branches (code, e-mail, the
- * redemption's own name, an erased customer) and the search's paths (docs/product.md §11.8: a full name read in order,
+ * redemption's own name, an erased customer) and the search's paths (docs/product.md §11.12: a full name read in order,
  * the start of an e-mail or its domain, a term inside a word). The pure rules: backend/src/database/list/list-rules.spec.ts; the HTTP
  * contract (query validation, the pagination object): test/redemptions-list.e2e-spec.ts.
  *

@@ -55,7 +55,7 @@ SELECT m.code, m.first_name, m.last_name, m.email, m.phone, m.country, p.name AS
 
 /**
  * The redemption list as filtered on screen, for `markAndSelect` (the list's own filter, its joined form; a search's
- * path, docs/product.md §11.8, chosen inside the statement as the list chooses it).
+ * path, docs/product.md §11.12, chosen inside the statement as the list chooses it).
  */
 export function redemptionExportFilter(criteria: RedemptionListCriteria): { where: string; params: unknown[] } {
   const { params, base } = redemptionListFilter({ ...criteria, search: undefined });

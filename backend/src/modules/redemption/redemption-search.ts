@@ -2,7 +2,7 @@ import type { Queryable } from '../../database/list/list-counts';
 import { likeContains } from '../../common/utils/sql';
 
 /**
- * How a search term finds redemptions (docs/product.md §11.8), in three ways, the first that finds any in the list:
+ * How a search term finds redemptions (docs/product.md §11.12), in three ways, the first that finds any in the list:
  * - `name`: the term is a full name given with a redemption (case-insensitive) → those redemptions, newest first,
  *   read from idx_redemptions_name_list ((lower(first || ' ' || last)) text_pattern_ops, exported, redeemed_at DESC,
  *   id) in order: a name shared by 20,000 customers reads one page;
