@@ -19,7 +19,9 @@ export class WordSearchIndexes1763841000000 implements MigrationInterface {
          ((lower(first_name || ' ' || last_name)) text_pattern_ops, exported, redeemed_at DESC, id)`,
     );
     await q.query(`CREATE INDEX idx_customers_email_prefix ON customers (email text_pattern_ops)`);
-    await q.query(`CREATE INDEX idx_customers_email_domain ON customers ((split_part(email, '@', 2)) text_pattern_ops)`);
+    await q.query(
+      `CREATE INDEX idx_customers_email_domain ON customers ((split_part(email, '@', 2)) text_pattern_ops)`,
+    );
   }
 
   public async down(q: QueryRunner): Promise<void> {

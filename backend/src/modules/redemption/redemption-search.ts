@@ -62,10 +62,10 @@ export async function chooseSearchPath(
   params: unknown[],
   term: string,
 ): Promise<SearchPath> {
-  const [row]: Array<{ path: SearchPath }> = await db.query(`SELECT ${pathSql(base, numbered(params.length))} AS path`, [
-    ...params,
-    ...allParams(term),
-  ]);
+  const [row]: Array<{ path: SearchPath }> = await db.query(
+    `SELECT ${pathSql(base, numbered(params.length))} AS path`,
+    [...params, ...allParams(term)],
+  );
   return row.path;
 }
 
