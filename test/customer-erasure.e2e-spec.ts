@@ -128,6 +128,17 @@ describe('licence centre: data export and erasure', () => {
     expect(found.body.redemptions.map((r: { id: string; erasedAt: string }) => [r.id, !!r.erasedAt])).toEqual([
       [a.id, true],
     ]);
+    // Never by the name it was given: neither the full name (idx_redemptions_name_list holds the erased ' ') nor a
+    // word's start or a part of it (docs/product.md §11.12).
+    for (const search of [`${firstName} ${lastName}`, firstName, lastName.slice(2)]) {
+      const byName = await t
+        .http()
+        .get('/api/redemptions')
+        .query({ search, showExported: 'true' })
+        .set(admin)
+        .expect(200);
+      expect([search, byName.body.pagination.totalCount]).toEqual([search, 0]);
+    }
     const history = await t.http().get(`/api/redemptions/${a.id}/history`).set(admin).expect(200);
     expect(history.body.events.map((e: { type: string }) => e.type)).toContain('erased');
     expect(JSON.stringify(history.body)).not.toContain(email);

@@ -12,8 +12,9 @@ import { randomHex } from '../helpers/seed';
  * The list module (backend/src/database/list: readListPage's paths) through the two lists that declare themselves to
  * it, RedemptionListRepository and VoucherCodeRepository, on plain repositories over a DataSource (no Nest, no HTTP):
  * exact totals up to the cap and estimates beyond, a narrow search's collected matches, a broad search walking the
- * newest rows, matches in older rows found through the indexes, and the search branches (code, e-mail, the
- * redemption's own name, an erased customer). The pure rules: backend/src/database/list/list-rules.spec.ts; the HTTP
+ * newest rows, matches in older rows found through the indexes, the search branches (code, e-mail, the
+ * redemption's own name, an erased customer) and the search's paths (docs/product.md §11.12: a full name read in order,
+ * the start of an e-mail or its domain, a term inside a word). The pure rules: backend/src/database/list/list-rules.spec.ts; the HTTP
  * contract (query validation, the pagination object): test/redemptions-list.e2e-spec.ts.
  *
  * Data: one product with ROWS codes, all redeemed by the same three customers, one redemption a minute back from now
@@ -122,6 +123,55 @@ describe('the list module through the redemption and code lists (medium)', () =>
       }),
     ]);
     expect((await page('gone.buyer')).counted).toEqual({ count: 0, exact: true });
+  });
+
+  /** The ids of the redemptions `where` selects (on `r` and its customer `c`), newest first, as the list orders them. */
+  const newest = async (where: string, params: unknown[], limit: number, offset = 0) =>
+    (
+      await m.db.query(
+        `SELECT v.code FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
+           LEFT JOIN customers c ON c.id = r.customer_id
+          WHERE NOT r.exported AND ${where} ORDER BY r.redeemed_at DESC, r.id LIMIT ${limit} OFFSET ${offset}`,
+        params,
+      )
+    ).map((r: { code: string }) => r.code);
+
+  it('a full name shared by many customers: its newest page read in order, the total exact up to the cap', async () => {
+    // "Often Seen": ROWS - SPARSE customers, more than the search's cap; read from idx_redemptions_name_list.
+    const shared = await page('OFTEN seen', 20, 0);
+    expect(codesOf(shared)).toEqual(range(0, 20));
+    expect(shared.hasNextPage).toBe(true);
+    expect(shared.counted.exact).toBe(false);
+    expect(shared.counted.count).toBeGreaterThan(SEARCH_EXACT_COUNT_LIMIT);
+    const deep = await page('Often Seen', 20, ROWS - SPARSE - 10);
+    expect(codesOf(deep)).toEqual(range(ROWS - SPARSE - 10, 10));
+    expect(deep.hasNextPage).toBe(false);
+    // With the e-mail status filter (every tenth failed): the name's failed ones, counted exactly (330 ≤ the cap).
+    const failed = await page('often seen', 20, 0, 100_000, 'failed');
+    expect(codesOf(failed)).toEqual(Array.from({ length: 20 }, (_, k) => codeOf(k * 10)));
+    expect(failed.counted).toEqual({ count: (ROWS - SPARSE) / 10, exact: true });
+    // A name with the other one's start is not that name: "Often" alone is the start of a word (every "Often Seen").
+    expect((await page('often', 5)).counted.count).toBeGreaterThan(SEARCH_EXACT_COUNT_LIMIT);
+  });
+
+  it('the start of an e-mail or of its domain is found through the b-trees, with the exact total', async () => {
+    const byStart = await page('rare.buyer.34', 20);
+    expect(codesOf(byStart)).toEqual(range(3400, 20));
+    expect(byStart).toMatchObject({ hasNextPage: true, counted: { count: 99, exact: true } });
+    const byDomain = await page('EXAMPLE.NET', 10, SPARSE - 11);
+    expect(codesOf(byDomain)).toEqual(range(ROWS - 11, 10));
+    expect(byDomain).toMatchObject({ hasNextPage: false, counted: { count: SPARSE - 1, exact: true } });
+  });
+
+  it('a term that starts inside a word is still found, through the trigram indexes', async () => {
+    // No e-mail, domain, name or code starts with "buyer.34": common.buyer.34, .340-.349 and rare.buyer.3400-.3498.
+    const inside = await page('buyer.34', 20);
+    expect(codesOf(inside)).toEqual(await newest(`c.email LIKE '%buyer.34%'`, [], 20));
+    expect(inside).toMatchObject({ hasNextPage: true, counted: { count: 11 + 99, exact: true } });
+    // A last name alone starts inside the full name: every "… Seen" but the erased one.
+    const lastName = await page('seen', 20, 40);
+    expect(codesOf(lastName)).toEqual(range(40, 20));
+    expect(lastName.counted.exact).toBe(false);
   });
 
   it("the code list: a product's codes newest first, by status, and a code search through the trigram index", async () => {

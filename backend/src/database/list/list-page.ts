@@ -58,6 +58,12 @@ export interface ListFilter {
      * `SELECT <alias>.id, <keys> FROM <table> <alias> WHERE <base> AND <indexed>`.
      */
     matches?: string;
+    /**
+     * `indexed` is an equality on the leading column of an index that continues with the list's base and order (the
+     * redemption list's full name): the page is read from it in order, however many rows match, and the total is
+     * counted like a plain list's (exact up to the search's cap, the estimate beyond): no collecting, no walk.
+     */
+    ordered?: boolean;
   };
 }
 
@@ -88,7 +94,9 @@ const orderSql = (keys: SortKey[], name: (key: SortKey) => string) =>
  *   the limit, in one statement that answers the page and the exact total together;
  * - a broad one (or a "narrow" one with more matches after all) first walks the newest rows of the list in order and
  *   keeps the matches: a broad search finds its page there instead of collecting every match through the indexes
- *   and sorting them; with too few matches there, the indexes answer; a walked search is counted within the walk.
+ *   and sorting them; with too few matches there, the indexes answer; a walked search is counted within the walk;
+ * - an `ordered` search (an equality whose index holds the list's order) is read like a plain list: its page in order
+ *   from that index, its total capped-counted, whatever the number of matches.
  */
 export async function readListPage<Row>(
   db: Queryable,
@@ -112,7 +120,9 @@ export async function readListPage<Row>(
   // The list's own estimate, read once and only where it is needed: a search above SEARCH_BROAD, or a walked count.
   let listEstimate: Promise<number> | undefined;
   const listRows = () => (listEstimate ??= estimateRows(db, `SELECT 1 ${from} WHERE ${base}`, filter.params));
-  const broad = !!search && needsListRows(estimate) && isBroadSearch(estimate, await listRows());
+  // An ordered search is read like a plain list (its index holds the order); only the others are broad or narrow.
+  const walkable = search && !search.ordered ? search : undefined;
+  const broad = !!walkable && needsListRows(estimate) && isBroadSearch(estimate, await listRows());
 
   const window = (rows: number) =>
     `SELECT ${list.walk?.columns ?? `${a}.*`} ${from} WHERE ${base} ORDER BY ${order} LIMIT ${rows}`;
@@ -122,14 +132,14 @@ export async function readListPage<Row>(
   let ids: string[] | undefined;
   let walked = false;
   let collected: Counted | undefined;
-  if (search && !broad) {
+  if (walkable && !broad) {
     // Expected narrow: every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement, which
     // gives the page and the total at once, exact since every match was read. More matches than that after all: the
     // total is an estimate above them, and the walk or the indexes below find the page.
     const most = SEARCH_COLLECT_FACTOR * cap;
     const others = list.order.filter((key) => keyName(key) !== 'id');
     const matches =
-      search.matches ??
+      walkable.matches ??
       `SELECT ${a}.id${others.map((key) => `, ${key.expr}${key.name ? ` AS ${key.name}` : ''}`).join('')} ${from}
         WHERE ${where}`;
     const [row]: Array<{ total: number; ids: string[] }> = await db.query(
@@ -142,11 +152,11 @@ export async function readListPage<Row>(
     if (collected.exact) ids = row.ids;
   }
   const walkSize = walkRows(broad);
-  if (search && !ids && pageWithinWalk(offset, limit, walkSize)) {
+  if (walkable && !ids && pageWithinWalk(offset, limit, walkSize)) {
     // First the newest rows of the list, in order, filtered row by row: enough for a page when the search is broad,
     // a few milliseconds lost when it is not.
     const rows: Array<{ id: string }> = await db.query(
-      `${walk(walkSize, search.joined)} ORDER BY ${order} ${page}`,
+      `${walk(walkSize, walkable.joined)} ORDER BY ${order} ${page}`,
       pageParams,
     );
     // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.

@@ -29,6 +29,7 @@ import { AuditIpGroup1763836000100 } from './1763836000100-audit-ip-group';
 import { CustomerCentre1763837000000 } from './1763837000000-customer-centre';
 import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
 import { CountersWithoutTriggers1763839000000 } from './1763839000000-counters-without-triggers';
+import { WordSearchIndexes1763841000000 } from './1763841000000-word-search-indexes';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -62,4 +63,5 @@ export const MIGRATIONS = [
   CustomerCentre1763837000000,
   OrderEmailResends1763838000000,
   CountersWithoutTriggers1763839000000,
+  WordSearchIndexes1763841000000,
 ];

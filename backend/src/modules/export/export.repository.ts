@@ -5,6 +5,7 @@ import QueryStream from 'pg-query-stream';
 import { DatabaseService } from '../../database/database.service';
 import { latestLicenseKeySql } from '../license/license.repository';
 import { redemptionListFilter, RedemptionListCriteria } from '../redemption/redemption-list.repository';
+import { chosenSearchTest } from '../redemption/redemption-search';
 import { UploadBatchKind } from '../voucher/entities/upload-batch.entity';
 import { BATCH_CODE_STATUS_SQL, batchCodesSql } from '../voucher/upload-batch.repository';
 
@@ -52,10 +53,15 @@ SELECT m.code, m.first_name, m.last_name, m.email, m.phone, m.country, p.name AS
   LEFT JOIN LATERAL (${latestLicenseKeySql('m')}) lk ON true
  ORDER BY m.redeemed_at DESC, m.id DESC`;
 
-/** The redemption list as filtered on screen, for `markAndSelect` (the list's own filter, its joined form). */
+/**
+ * The redemption list as filtered on screen, for `markAndSelect` (the list's own filter, its joined form; a search's
+ * path, docs/product.md §11.12, chosen inside the statement as the list chooses it).
+ */
 export function redemptionExportFilter(criteria: RedemptionListCriteria): { where: string; params: unknown[] } {
-  const { params, base, search } = redemptionListFilter(criteria);
-  return { where: search ? `${base} AND ${search.joined}` : base, params };
+  const { params, base } = redemptionListFilter({ ...criteria, search: undefined });
+  if (!criteria.search) return { where: base, params };
+  const { test, params: searchParameters } = chosenSearchTest(base, params.length, criteria.search);
+  return { where: `${base} AND ${test}`, params: [...params, ...searchParameters] };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
 import { ListDeclaration, ListPageRequest, readListPage } from '../../database/list/list-page';
-import { likeContains } from '../../common/utils/sql';
+import { chooseSearchPath, pathPlaceholders, SearchPath, searchForms, searchParams } from './redemption-search';
 import { DataCipher } from '../../config/data-cipher';
 import { latestLicenseKeySql, openStoredKey, StoredKeyColumns } from '../license/license.repository';
 
@@ -43,16 +43,16 @@ export interface RedemptionListCriteria {
 /**
  * The redemption list's filter, for the list pages and the export of the list as filtered on screen.
  * `base` filters `r` (redemptions) alone, as the list indexes (exported, [email_status,] redeemed_at DESC, id)
- * read it; a search adds its pattern as the last parameter and three forms of the same test:
+ * read it; a search adds the parameters of its path (`redemption-search.ts`: a full name, the start of a word, or
+ * inside a word, docs/product.md §11.12) and three forms of the same test:
  * - `matches`: every matching row once, `base` included, for collecting a narrow search's matches in one statement;
- * - `indexed`: on `r` alone, three trigram-index branches (code, idx_voucher_codes_code_trgm; e-mail,
- *   idx_customers_email_trgm; the redemption's own full name, idx_redemptions_full_name_trgm) instead of one OR
- *   across joined tables, which PostgreSQL could only answer by reading every redemption;
+ * - `indexed`: on `r` alone, through the search's indexes (one branch per table instead of one OR across joined
+ *   tables, which PostgreSQL could only answer by reading every redemption);
  * - `joined`: on `r` and the joined `v` (voucher_codes) and `c` (customers) columns, for walking rows in order.
  * The name searched is the one given with each redemption (docs/product.md §11.6); the e-mail is the customer's,
  * one row per e-mail, so one index entry serves all of that e-mail's redemptions.
  */
-export function redemptionListFilter(criteria: RedemptionListCriteria) {
+export function redemptionListFilter(criteria: RedemptionListCriteria, path: SearchPath = 'inside') {
   const params: unknown[] = [criteria.showExported];
   const where = ['r.exported = $1'];
   if (criteria.emailStatus) {
@@ -61,36 +61,11 @@ export function redemptionListFilter(criteria: RedemptionListCriteria) {
   }
   const base = where.join(' AND ');
   if (!criteria.search) return { params, base, search: undefined };
-  params.push(likeContains(criteria.search));
-  const p = `$${params.length}`;
-  // The expression of idx_redemptions_full_name_trgm: "Ann Lee" finds Ann Lee.
-  const nameMatches = (r: string) => `(${r}.first_name || ' ' || ${r}.last_name) ILIKE ${p}`;
-  const emailMatches = (c: string) => `${c}.email ILIKE ${p}`;
-  // An erased customer's e-mail is null (docs/product.md §21.3): "not an e-mail match" must be true for it.
-  const notEmailMatch = (c: string) => `(${emailMatches(c)}) IS NOT TRUE`;
+  const searchParameters = searchParams(path, criteria.search);
   return {
     params,
     base,
-    search: {
-      // UNION ALL, so a LIMIT stops it early: each branch leaves out the rows an earlier one returns (code, then
-      // e-mail, then name: the name branch leaves out e-mail matches, the code branch both).
-      matches: `SELECT r.id, r.redeemed_at FROM voucher_codes v2 JOIN redemptions r ON r.voucher_code_id = v2.id
-                  JOIN customers c2 ON c2.id = r.customer_id
-                 WHERE v2.code ILIKE ${p} AND ${base} AND ${notEmailMatch('c2')} AND NOT ${nameMatches('r')}
-                UNION ALL
-                SELECT r.id, r.redeemed_at FROM customers c3 JOIN redemptions r ON r.customer_id = c3.id
-                 WHERE ${emailMatches('c3')} AND ${base}
-                UNION ALL
-                SELECT r.id, r.redeemed_at FROM redemptions r JOIN customers c4 ON c4.id = r.customer_id
-                 WHERE ${nameMatches('r')} AND ${base} AND ${notEmailMatch('c4')}`,
-      indexed: `r.id IN (
-        SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${p}
-        UNION
-        SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id WHERE ${emailMatches('c3')}
-        UNION
-        SELECT r4.id FROM redemptions r4 WHERE ${nameMatches('r4')})`,
-      joined: `(v.code ILIKE ${p} OR ${emailMatches('c')} OR ${nameMatches('r')})`,
-    },
+    search: { params: searchParameters, ...searchForms(path, base, pathPlaceholders(path, params.length + 1)) },
   };
 }
 
@@ -137,19 +112,19 @@ export class RedemptionListRepository {
 
   /**
    * One page (`hasNextPage` exact) and the list's count, as every list reads them (`readListPage`): ids from the list
-   * index first, then the shown rows; a search narrow or broad by the list module's rule (the trigram branches of
-   * `redemptionListFilter` collect a narrow one, the walk finds a broad one's page).
+   * index first, then the shown rows. A search first chooses its path (one statement of index probes): a full name
+   * is read in order from idx_redemptions_name_list; the others are narrow or broad by the list module's rule (the
+   * branches of `redemptionListFilter` collect a narrow one, the walk finds a broad one's page).
    */
   async page(criteria: RedemptionListCriteria, request: ListPageRequest) {
-    const { params, base, search } = redemptionListFilter(criteria);
+    const db = this.database.manager.connection;
+    const plain = redemptionListFilter({ ...criteria, search: undefined });
+    const path = criteria.search ? await chooseSearchPath(db, plain.base, plain.params, criteria.search) : undefined;
+    const filter = redemptionListFilter(criteria, path);
     const { rows, hasNextPage, counted } = await readListPage<Record<string, any>>(
-      this.database.manager.connection,
+      db,
       REDEMPTION_LIST,
-      {
-        params: search ? params.slice(0, -1) : params,
-        base,
-        search: search && { params: params.slice(-1), ...search },
-      },
+      filter,
       request,
     );
     return { redemptions: rows.map((row) => toView(row, this.cipher)), hasNextPage, counted };

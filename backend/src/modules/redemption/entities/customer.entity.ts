@@ -10,6 +10,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique
 // Substring search in the redemption list: GIN (email gin_trgm_ops), an operator class TypeORM cannot declare
 // (migration 1763700000410; the names' index moved to redemptions in 1763830000000).
 @Index('idx_customers_email_trgm', { synchronize: false })
+// The start of an e-mail and of its domain: (email text_pattern_ops), ((split_part(email, '@', 2)) text_pattern_ops)
+// (migration 1763841000000).
+@Index('idx_customers_email_prefix', { synchronize: false })
+@Index('idx_customers_email_domain', { synchronize: false })
 export class Customer {
   @PrimaryGeneratedColumn('uuid')
   id: string;
