@@ -1,5 +1,4 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import type { Response } from 'express';
 import { Inventory, maskInventory } from '../../common/inventory/inventory';
 import { Permission } from '../../common/permissions';
 import { RequestActor } from '../../common/utils/request-actor';
@@ -11,7 +10,7 @@ import {
   markAndSelect,
   redemptionExportFilter,
 } from './export.repository';
-import { ExportColumn, ExportWriter } from './export-writer.service';
+import { ExportColumn, ExportOutput, ExportWriter } from './export-writer.service';
 import { DataCipher } from '../../config/data-cipher';
 import { openStoredKey, StoredKeyColumns } from '../license/license.repository';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
@@ -68,7 +67,7 @@ export class ExportService {
   selectedRedemptions(
     ids: string[],
     format: ExportFormat,
-    res: Response,
+    out: ExportOutput,
     ctx: RequestActor,
     permissions: readonly string[],
   ): Promise<void> {
@@ -84,7 +83,7 @@ export class ExportService {
         marks: true,
         details: { requested: ids.length },
       },
-      res,
+      out,
       ctx,
     );
   }
@@ -92,7 +91,7 @@ export class ExportService {
   /** The redemption list as filtered on screen (Recent Redemptions or, with showExported=true, Exported Vouchers). */
   redeemedVouchers(
     query: RedeemedVouchersExportQuery,
-    res: Response,
+    out: ExportOutput,
     ctx: RequestActor,
     permissions: readonly string[],
   ): Promise<void> {
@@ -113,13 +112,13 @@ export class ExportService {
         marks: true,
         details: { showExported: query.showExported === 'true', emailStatus: query.emailStatus, search: query.search },
       },
-      res,
+      out,
       ctx,
     );
   }
 
   /** Redeemed codes only, no customer data (operators may export these); marks nothing. */
-  redeemedVoucherCodes(query: ProductExportQuery, res: Response, ctx: RequestActor): Promise<void> {
+  redeemedVoucherCodes(query: ProductExportQuery, out: ExportOutput, ctx: RequestActor): Promise<void> {
     return this.writer.write(
       {
         kind: 'redeemed-voucher-codes',
@@ -138,12 +137,12 @@ export class ExportService {
         copy: CODE_EXPORT_SQL.redeemed,
         details: { productId: query.productId },
       },
-      res,
+      out,
       ctx,
     );
   }
 
-  async unredeemedVouchers(query: ProductExportQuery, res: Response, ctx: RequestActor): Promise<void> {
+  async unredeemedVouchers(query: ProductExportQuery, out: ExportOutput, ctx: RequestActor): Promise<void> {
     if (query.productId && !(await this.exports.productExists(query.productId))) {
       throw new NotFoundException('Product not found.');
     }
@@ -164,7 +163,7 @@ export class ExportService {
         copy: CODE_EXPORT_SQL.unredeemed,
         details: { productId: query.productId },
       },
-      res,
+      out,
       ctx,
     );
   }
@@ -173,7 +172,7 @@ export class ExportService {
    * A batch's reconciliation (docs/product.md §20.1): every code of the batch with its state, redeemed, exported and refunded
    * times, straight from COPY (flat memory whatever the batch's size); marks nothing. 404 for an unknown batch.
    */
-  async batch(id: string, format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {
+  async batch(id: string, format: ExportFormat, out: ExportOutput, ctx: RequestActor): Promise<void> {
     const batch = await this.batches.findById(id);
     if (!batch) throw new NotFoundException('Batch not found.');
     const sql = batchExportSql(batch.kind);
@@ -195,7 +194,7 @@ export class ExportService {
         copy: sql,
         details: { batchId: id, productId: batch.productId, batchKind: batch.kind },
       },
-      res,
+      out,
       ctx,
     );
   }

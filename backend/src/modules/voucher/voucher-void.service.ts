@@ -1,11 +1,10 @@
 import { BadRequestException, HttpException, Injectable, NotFoundException } from '@nestjs/common';
-import type { Request } from 'express';
 import { Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ProductService } from '../product/product.service';
 import { RedemptionRepository } from '../redemption/redemption.repository';
-import { copyCodesFromFile, drain, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
+import { copyCodesFromFile, drain, IncomingBody, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
 import { CodeFilter } from './code-stream';
 import { UploadFile, VoucherCodeRepository } from './voucher-code.repository';
 import { DomainEvents } from '../../events/domain-events.service';
@@ -61,7 +60,7 @@ export class VoucherVoidService {
   /** `codes` from a JSON body, or (multipart request) the codes of the uploaded file. */
   async voidCodes(
     productId: string,
-    req: Request,
+    body: IncomingBody,
     codes: string[] | undefined,
     ctx: RequestActor,
   ): Promise<VoidResult> {
@@ -69,10 +68,10 @@ export class VoucherVoidService {
     try {
       const product = await this.products.find(productId);
       if (!product) throw new NotFoundException(VOID_MESSAGES.productNotFound);
-      const filter = new CodeFilter(isMultipart(req));
+      const filter = new CodeFilter(isMultipart(body));
       let outcome: Awaited<ReturnType<VoucherVoidService['run']>>;
-      if (isMultipart(req)) {
-        outcome = await receiveCodeFile(req, (source, info) => {
+      if (isMultipart(body)) {
+        outcome = await receiveCodeFile(body, (source, info) => {
           filename = info.filename;
           return this.run(productId, (copy) => copyCodesFromFile(source, info.kind, filter, copy, EMPTY_REPORT), {
             fileName: info.filename,
@@ -137,7 +136,7 @@ export class VoucherVoidService {
       return result;
     } catch (err) {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
-      await drain(req);
+      await drain(body);
       await this.events.publish('vouchers.void', {
         ...ctx,
         success: false,
