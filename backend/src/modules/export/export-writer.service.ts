@@ -8,7 +8,7 @@ import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { neutraliseCell } from './csv-safety';
 import { ExportFormat } from './dto/export.dto';
-import { ExportRepository } from './export.repository';
+import { CodeExport, ExportRepository, RedemptionExportSelection } from './export.repository';
 import { DomainEvents } from '../../events/domain-events.service';
 import type { ExportKind } from '../../events/domain-events';
 
@@ -20,18 +20,15 @@ export interface ExportColumn {
 export interface ExportJob {
   kind: ExportKind;
   format: ExportFormat;
-  sql: string;
-  params: unknown[];
+  /**
+   * What the file holds, asked of ExportRepository by name (the repository owns its SQL):
+   * - `redemptions`: the selected redemptions, marked exported in the same transaction, from a cursor;
+   * - `codes`: a code-only export, straight from PostgreSQL's `COPY … TO STDOUT` (CSV) with cells already
+   *   neutralised and timestamps already ISO 8601, so no row becomes a JavaScript object (docs/benchmarks.md).
+   */
+  source: { redemptions: RedemptionExportSelection } | { codes: CodeExport };
   columns: ExportColumn[];
   emptyMessage: string;
-  /** True when the statement marks the rows it returns as exported. */
-  marks: boolean;
-  /**
-   * Code-only exports: the rows come straight from PostgreSQL's `COPY … TO STDOUT` (CSV) with cells already
-   * neutralised and timestamps already ISO 8601, so no row becomes a JavaScript object (docs/benchmarks.md).
-   * `$1` is the job's single parameter, inlined as a literal (COPY takes no bind parameters).
-   */
-  copy?: { csv: string; txt: string };
   /**
    * Applied to each row of the cursor path as it streams: licence keys are opened here (never in SQL) and masked
    * through the row's inventory declarations (`maskInventory`) for the caller's permissions.
@@ -79,18 +76,19 @@ export class ExportWriter {
   ) {}
 
   async write(job: ExportJob, out: ExportOutput, ctx: RequestActor): Promise<void> {
-    if (job.copy) return this.writeCopy(job, job.copy, out, ctx);
+    if ('codes' in job.source) return this.writeCopy(job, job.source.codes, out, ctx);
+    const selection = job.source.redemptions;
     let rowCount = 0;
     let outcome: 'empty' | 'written';
     // The time the rows were marked (the transaction's now()): the audit row carries it, so a redemption's
     // history can tell which export (and who) marked it.
     let exportedAt: Date | undefined;
     try {
-      outcome = await this.exports.streamRows(job.sql, job.params, async (cursor) => {
+      outcome = await this.exports.streamMarkedRedemptions(selection, async (cursor) => {
         // The first row decides between a file and a 404, before any header is sent.
         const first = await cursor.next();
         if (first.done) return 'empty';
-        if (job.marks && first.value.exported_at instanceof Date) exportedAt = first.value.exported_at;
+        if (first.value.exported_at instanceof Date) exportedAt = first.value.exported_at;
         async function* records() {
           const map = job.mapRow ?? ((row: Record<string, unknown>) => row);
           rowCount = 1;
@@ -150,33 +148,29 @@ export class ExportWriter {
         rows: rowCount,
         ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
       },
-      // Only an export that marks redemptions exported changes what the consoles show.
-      exportedRows: job.marks ? rowCount : undefined,
+      // Only an export that marks redemptions exported (all that read redemptions) changes what the consoles show.
+      exportedRows: rowCount,
     });
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
-  private async writeCopy(job: ExportJob, copy: { csv: string; txt: string }, out: ExportOutput, ctx: RequestActor) {
+  private async writeCopy(job: ExportJob, codes: CodeExport, out: ExportOutput, ctx: RequestActor) {
     const lines = new CrLfLines();
     let outcome: 'empty' | 'written';
     try {
-      outcome = await this.exports.copyCsv(
-        job.format === 'csv' ? copy.csv : copy.txt,
-        job.params[0],
-        async (found, open) => {
-          if (!found) return 'empty';
-          this.open(job, out);
-          // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
-          if (job.format === 'csv') out.body.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
-          try {
-            await pipeline(open(), lines, out.body);
-          } catch (err) {
-            await this.abort(job, out, ctx, lines.count, err);
-            throw new ExportAborted();
-          }
-          return 'written';
-        },
-      );
+      outcome = await this.exports.copyCodes(codes, job.format, async (found, open) => {
+        if (!found) return 'empty';
+        this.open(job, out);
+        // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
+        if (job.format === 'csv') out.body.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
+        try {
+          await pipeline(open(), lines, out.body);
+        } catch (err) {
+          await this.abort(job, out, ctx, lines.count, err);
+          throw new ExportAborted();
+        }
+        return 'written';
+      });
     } catch (err) {
       if (err instanceof ExportAborted) return;
       throw err;

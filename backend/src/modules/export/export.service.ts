@@ -3,13 +3,7 @@ import { Inventory, maskInventory } from '../../common/inventory/inventory';
 import { Permission } from '../../common/permissions';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
-import {
-  batchExportSql,
-  CODE_EXPORT_SQL,
-  ExportRepository,
-  markAndSelect,
-  redemptionExportFilter,
-} from './export.repository';
+import { ExportRepository } from './export.repository';
 import { ExportColumn, ExportOutput, ExportWriter } from './export-writer.service';
 import { DataCipher } from '../../config/data-cipher';
 import { openStoredKey, StoredKeyColumns } from '../license/license.repository';
@@ -75,12 +69,10 @@ export class ExportService {
       {
         kind: 'selected-redemptions',
         format,
-        sql: markAndSelect('r.id = ANY($1::uuid[])'),
-        params: [[...new Set(ids)]],
+        source: { redemptions: { ids: [...new Set(ids)] } },
         columns: REDEMPTION_COLUMNS,
         mapRow: this.openKey(permissions),
         emptyMessage: 'No redemptions found to export.',
-        marks: true,
         details: { requested: ids.length },
       },
       out,
@@ -95,21 +87,19 @@ export class ExportService {
     ctx: RequestActor,
     permissions: readonly string[],
   ): Promise<void> {
-    const { where, params } = redemptionExportFilter({
+    const list = {
       showExported: query.showExported === 'true',
       emailStatus: query.emailStatus && query.emailStatus !== 'all' ? query.emailStatus : undefined,
       search: query.search || undefined,
-    });
+    };
     return this.writer.write(
       {
         kind: 'redeemed-vouchers',
         format: query.format,
-        sql: markAndSelect(where),
-        params,
+        source: { redemptions: { list } },
         columns: REDEMPTION_COLUMNS,
         mapRow: this.openKey(permissions),
         emptyMessage: 'No redeemed vouchers found to export.',
-        marks: true,
         details: { showExported: query.showExported === 'true', emailStatus: query.emailStatus, search: query.search },
       },
       out,
@@ -123,8 +113,7 @@ export class ExportService {
       {
         kind: 'redeemed-voucher-codes',
         format: query.format,
-        sql: CODE_EXPORT_SQL.redeemed.rows,
-        params: [query.productId ?? null],
+        source: { codes: { kind: 'redeemed', productId: query.productId ?? null } },
         columns: [
           { key: 'code', header: 'Voucher Code' },
           { key: 'product', header: 'Product' },
@@ -133,8 +122,6 @@ export class ExportService {
           { key: 'refunded_at', header: 'Refunded At' },
         ],
         emptyMessage: 'No redeemed voucher codes found to export.',
-        marks: false,
-        copy: CODE_EXPORT_SQL.redeemed,
         details: { productId: query.productId },
       },
       out,
@@ -150,8 +137,7 @@ export class ExportService {
       {
         kind: 'unredeemed-vouchers',
         format: query.format,
-        sql: CODE_EXPORT_SQL.unredeemed.rows,
-        params: [query.productId ?? null],
+        source: { codes: { kind: 'unredeemed', productId: query.productId ?? null } },
         columns: [
           { key: 'code', header: 'Voucher Code' },
           { key: 'product', header: 'Product' },
@@ -159,8 +145,6 @@ export class ExportService {
           { key: 'status', header: 'Status' },
         ],
         emptyMessage: 'No unredeemed voucher codes found to export.',
-        marks: false,
-        copy: CODE_EXPORT_SQL.unredeemed,
         details: { productId: query.productId },
       },
       out,
@@ -175,13 +159,11 @@ export class ExportService {
   async batch(id: string, format: ExportFormat, out: ExportOutput, ctx: RequestActor): Promise<void> {
     const batch = await this.batches.findById(id);
     if (!batch) throw new NotFoundException('Batch not found.');
-    const sql = batchExportSql(batch.kind);
     return this.writer.write(
       {
         kind: 'batch',
         format,
-        sql: sql.rows,
-        params: [id],
+        source: { codes: { kind: 'batch', batchId: id, batchKind: batch.kind } },
         columns: [
           { key: 'code', header: 'Voucher Code' },
           { key: 'status', header: 'Status' },
@@ -190,8 +172,6 @@ export class ExportService {
           { key: 'refunded_at', header: 'Refunded At' },
         ],
         emptyMessage: 'No voucher codes in this batch.',
-        marks: false,
-        copy: sql,
         details: { batchId: id, productId: batch.productId, batchKind: batch.kind },
       },
       out,
