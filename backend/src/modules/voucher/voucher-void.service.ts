@@ -3,7 +3,7 @@ import { Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ProductService } from '../product/product.service';
-import { RedemptionRepository } from '../redemption/redemption.repository';
+import { RefundedAfterRedemption, RefundService } from '../redemption/refund.service';
 import { copyCodesFromFile, drain, IncomingBody, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
 import { CodeFilter } from './code-stream';
 import { UploadFile, VoucherCodeRepository } from './voucher-code.repository';
@@ -14,14 +14,7 @@ export const VOID_MESSAGES = {
   productNotFound: 'Product not found.',
 } as const;
 
-/** A code that had been redeemed before its refund: it stays redeemed, its redemption is marked, the key stays. */
-export interface RefundedAfterRedemption {
-  code: string;
-  /** Null when the redemption was deleted since (the code stays redeemed). */
-  redemptionId: string | null;
-  redeemedAt: Date | null;
-  refundedAt: Date | null;
-}
+export type { RefundedAfterRedemption } from '../redemption/refund.service';
 
 /** docs/product.md §19.3 answer of a void, plus what an upload's report also says (message, invalid lines). */
 export interface VoidResult {
@@ -42,7 +35,8 @@ const AUDITED_REDEMPTION_IDS = 1000;
 /**
  * Refunds (docs/product.md §19.3): the marketplace refunded vouchers, so their codes are voided. Available codes of the
  * product become void (`voided_at`: never redeemable, 410); codes already redeemed keep their redemption and its
- * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at`; codes not of
+ * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at` (the redemption
+ * module's `RefundService`, on the void's transaction); codes not of
  * this product are unknown; void codes count as already void. One transaction, set-based: a file of 100,000
  * codes is one COPY and three statements. Audited (`vouchers.void`) and followed by a `voucherUpdate` event.
  *
@@ -52,7 +46,7 @@ const AUDITED_REDEMPTION_IDS = 1000;
 export class VoucherVoidService {
   constructor(
     private readonly codes: VoucherCodeRepository,
-    private readonly redemptions: RedemptionRepository,
+    private readonly refunds: RefundService,
     private readonly products: ProductService,
     private readonly events: DomainEvents,
   ) {}
@@ -148,27 +142,15 @@ export class VoucherVoidService {
     }
   }
 
-  /** The void itself; `refund` marks the redemptions of redeemed codes in the same transaction. */
+  /**
+   * The void itself (the voucher module's codes, through their repository); the redeemed codes it found are handed to
+   * the redemption side (`RefundService`), which marks their redemptions refunded in the same transaction.
+   */
   private run(productId: string, write: (copy: Writable) => Promise<void>, file: UploadFile | null) {
     return this.codes.voidIn(
       productId,
       write,
-      async (client, redeemed) => {
-        const marked = await this.redemptions.markRefunded(
-          client,
-          redeemed.map((r) => r.id),
-        );
-        const byCode = new Map(marked.map((m) => [m.voucherCodeId, m]));
-        return redeemed.map((r): RefundedAfterRedemption => {
-          const m = byCode.get(r.id);
-          return {
-            code: r.code,
-            redemptionId: m?.id ?? null,
-            redeemedAt: m?.redeemedAt ?? null,
-            refundedAt: m?.refundedAt ?? null,
-          };
-        });
-      },
+      (client, redeemed) => this.refunds.refundRedeemed(client, redeemed),
       file,
     );
   }
