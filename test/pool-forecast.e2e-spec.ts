@@ -137,14 +137,14 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
     };
 
     // 4 activations, POOL_ALERT_MIN 3: the first redemption leaves 3 (not under the line), the second crosses it.
-    // Only one check a minute runs per product, so the two redemptions are a minute apart (the throttle's own clock).
+    // Only one check a minute runs per product, so the two redemptions are a minute apart on the Clock.
     const handlers = t.app.get(PoolJobs);
     await redeemNew(t, product);
     expect(await handlers.check(product)).toBe(0);
-    const realNow = Date.now();
-    const dateNow = jest.spyOn(Date, 'now').mockImplementation(() => realNow + 61_000);
+    const first = t.app.get(Clock).now();
+    clock.mockImplementation(() => new Date(first.getTime() + 61_000));
     await redeemNew(t, product);
-    dateNow.mockRestore();
+    clock.mockImplementation(() => new Date(first));
     await eventually(async () => alertsOf(name).length >= expected.length, 20_000, 'the alert e-mails');
     expect(recipients(name)).toEqual(expected);
     expect(alertsOf(name)[0].text).toContain('2 activations available');

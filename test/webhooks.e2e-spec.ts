@@ -1,3 +1,4 @@
+import { Clock } from '../backend/src/common/clock';
 import { createHmac, randomBytes } from 'crypto';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
@@ -287,8 +288,8 @@ describe('Webhooks', () => {
       await t.db.query(`UPDATE webhook_endpoints SET events = '{voucher.voided,redemption.created}'`);
       await redeemNew(t, product, {}, 'WHN');
       expect(inserts).not.toHaveBeenCalled();
-      const later = Date.now() + SUBSCRIPTIONS_TTL_MS + 1;
-      jest.spyOn(Date, 'now').mockImplementation(() => later);
+      const later = new Date(Date.now() + SUBSCRIPTIONS_TTL_MS + 1);
+      jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(later);
       await redeemNew(t, product, {}, 'WHN');
       expect(inserts).toHaveBeenCalledTimes(1);
       await eventually(async () => r.received.length === 1, 15_000, 'the redemption.created delivery');

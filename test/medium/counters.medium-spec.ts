@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { Readable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { AuditModule } from '../../backend/src/modules/audit/audit.module';
@@ -72,7 +71,12 @@ describe('counters after writes through the services (medium)', () => {
   const voidCodes = (product: string, codes: string[]) =>
     m
       .get(VoucherVoidService)
-      .voidCodes(product, { headers: { 'content-type': 'application/json' } } as Request, codes, actor);
+      .voidCodes(
+        product,
+        { stream: Readable.from([]), contentType: 'application/json', complete: () => true },
+        codes,
+        actor,
+      );
   /** Redemptions counted today (the statistics' time zone) per product, from the day counters. */
   async function today(product: string): Promise<number> {
     const stats = m.get(StatsRepository);

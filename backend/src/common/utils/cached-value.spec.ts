@@ -1,8 +1,10 @@
+import { Clock } from '../clock';
 import { CachedValue } from './cached-value';
 
 describe('CachedValue', () => {
   let now = 1_000;
-  beforeEach(() => jest.spyOn(Date, 'now').mockImplementation(() => now));
+  const clock = new Clock();
+  beforeEach(() => jest.spyOn(clock, 'now').mockImplementation(() => new Date(now)));
   afterEach(() => jest.restoreAllMocks());
 
   it('reads once for concurrent callers, again after the TTL or an invalidate, handing the previous value to load', async () => {
@@ -14,6 +16,7 @@ describe('CachedValue', () => {
         return ++reads;
       },
       () => 100,
+      clock,
     );
     expect(cached.current()).toBeUndefined();
     expect(await Promise.all([cached.get(), cached.get(), cached.get()])).toEqual([1, 1, 1]);

@@ -39,10 +39,7 @@ interface Block {
 @Injectable()
 export class BlockedIpService {
   private readonly logger = new Logger(BlockedIpService.name);
-  private readonly blocked = new CachedValue<Map<string, Block>>(
-    (previous) => this.load(previous),
-    () => this.config.blockedIpCacheMs,
-  );
+  private readonly blocked: CachedValue<Map<string, Block>>;
 
   constructor(
     private readonly blockedIps: BlockedIpRepository,
@@ -50,7 +47,13 @@ export class BlockedIpService {
     private readonly events: DomainEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.blocked = new CachedValue(
+      (previous) => this.load(previous),
+      () => this.config.blockedIpCacheMs,
+      clock,
+    );
+  }
 
   async isBlocked(ip: string): Promise<boolean> {
     return (await this.blockOf(ip)) !== null;

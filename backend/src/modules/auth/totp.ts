@@ -9,9 +9,9 @@ export function newTotpSecret(): string {
 
 /**
  * The RFC 6238 time step a code belongs to, accepting the previous, current and next step (±1 for
- * clock drift), or null when it matches none. The caller makes the step single-use.
+ * clock drift), or null when it matches none. `now` (ms) is the caller's Clock. The caller makes the step single-use.
  */
-export function totpStep(code: string, secret: string, now = Date.now()): number | null {
+export function totpStep(code: string, secret: string, now: number): number | null {
   const epoch = Math.floor(now / 1000);
   try {
     // A tolerance of one period each way checks exactly the previous, current and next step.

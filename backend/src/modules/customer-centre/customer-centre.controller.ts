@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { Clock } from '../../common/clock';
 import { AuthCustomer, CurrentCustomer, CustomerRoute } from '../../common/decorators/customer-route.decorator';
 import { Public } from '../../common/decorators/public.decorator';
 import { ApiErrorResponses, MessageResponse } from '../../common/openapi/api-responses';
@@ -33,6 +34,7 @@ export class CustomerCentreController {
     private readonly access: AccessLinkService,
     private readonly centre: CustomerCentreService,
     private readonly erasure: ErasureService,
+    private readonly clock: Clock,
   ) {}
 
   @Public()
@@ -105,7 +107,7 @@ export class CustomerCentreController {
     const data = await this.centre.data(customer, meta.ipAddress, meta.userAgent);
     res.setHeader(
       'Content-Disposition',
-      `attachment; filename="my-data-${new Date().toISOString().slice(0, 10)}.json"`,
+      `attachment; filename="my-data-${this.clock.now().toISOString().slice(0, 10)}.json"`,
     );
     res.setHeader('Cache-Control', 'no-store');
     return data;

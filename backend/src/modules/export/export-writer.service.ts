@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
-import type { Response } from 'express';
-import { Readable, Transform, TransformCallback } from 'stream';
+import { Readable, Transform, TransformCallback, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { Clock } from '../../common/clock';
 import { dayIn } from '../../common/utils/day';
@@ -9,7 +8,7 @@ import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { neutraliseCell } from './csv-safety';
 import { ExportFormat } from './dto/export.dto';
-import { ExportRepository } from './export.repository';
+import { CodeExport, ExportRepository, RedemptionExportSelection } from './export.repository';
 import { DomainEvents } from '../../events/domain-events.service';
 import type { ExportKind } from '../../events/domain-events';
 
@@ -21,18 +20,15 @@ export interface ExportColumn {
 export interface ExportJob {
   kind: ExportKind;
   format: ExportFormat;
-  sql: string;
-  params: unknown[];
+  /**
+   * What the file holds, asked of ExportRepository by name (the repository owns its SQL):
+   * - `redemptions`: the selected redemptions, marked exported in the same transaction, from a cursor;
+   * - `codes`: a code-only export, straight from PostgreSQL's `COPY … TO STDOUT` (CSV) with cells already
+   *   neutralised and timestamps already ISO 8601, so no row becomes a JavaScript object (docs/benchmarks.md).
+   */
+  source: { redemptions: RedemptionExportSelection } | { codes: CodeExport };
   columns: ExportColumn[];
   emptyMessage: string;
-  /** True when the statement marks the rows it returns as exported. */
-  marks: boolean;
-  /**
-   * Code-only exports: the rows come straight from PostgreSQL's `COPY … TO STDOUT` (CSV) with cells already
-   * neutralised and timestamps already ISO 8601, so no row becomes a JavaScript object (docs/benchmarks.md).
-   * `$1` is the job's single parameter, inlined as a literal (COPY takes no bind parameters).
-   */
-  copy?: { csv: string; txt: string };
   /**
    * Applied to each row of the cursor path as it streams: licence keys are opened here (never in SQL) and masked
    * through the row's inventory declarations (`maskInventory`) for the caller's permissions.
@@ -41,11 +37,29 @@ export interface ExportJob {
   details: Record<string, unknown>;
 }
 
+/** What the file is, for the HTTP layer's headers. */
+export interface ExportFile {
+  contentType: string;
+  fileName: string;
+}
+
+/**
+ * Where an export file goes, as the controller hands it over (services see no HTTP framework object): `open` is
+ * called once, before the first byte (status and headers, nothing sent yet); `body` receives the file and is ended
+ * (complete) or destroyed (broken off: the only honest signal once bytes went out); `sent` says whether anything
+ * went out yet.
+ */
+export interface ExportOutput {
+  open(file: ExportFile): void;
+  body: Writable;
+  sent(): boolean;
+}
+
 /** Thrown inside a database callback once a broken-off export is reported, so its connection is discarded. */
 class ExportAborted extends Error {}
 
 /**
- * Writes an export file (docs/product.md §16.1) into the response as the rows arrive, so memory does not grow with the
+ * Writes an export file (docs/product.md §16.1) into the controller's output as the rows arrive, so memory does not grow with the
  * export: CSV through csv-stringify or TXT from a cursor, or a code-only export straight from COPY. Redemption
  * exports mark their rows in the same transaction, committed only once the whole file has been written: an
  * export that breaks off (client gone, error) leaves nothing marked.
@@ -61,19 +75,20 @@ export class ExportWriter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async write(job: ExportJob, res: Response, ctx: RequestActor): Promise<void> {
-    if (job.copy) return this.writeCopy(job, job.copy, res, ctx);
+  async write(job: ExportJob, out: ExportOutput, ctx: RequestActor): Promise<void> {
+    if ('codes' in job.source) return this.writeCopy(job, job.source.codes, out, ctx);
+    const selection = job.source.redemptions;
     let rowCount = 0;
     let outcome: 'empty' | 'written';
     // The time the rows were marked (the transaction's now()): the audit row carries it, so a redemption's
     // history can tell which export (and who) marked it.
     let exportedAt: Date | undefined;
     try {
-      outcome = await this.exports.streamRows(job.sql, job.params, async (cursor) => {
+      outcome = await this.exports.streamMarkedRedemptions(selection, async (cursor) => {
         // The first row decides between a file and a 404, before any header is sent.
         const first = await cursor.next();
         if (first.done) return 'empty';
-        if (job.marks && first.value.exported_at instanceof Date) exportedAt = first.value.exported_at;
+        if (first.value.exported_at instanceof Date) exportedAt = first.value.exported_at;
         async function* records() {
           const map = job.mapRow ?? ((row: Record<string, unknown>) => row);
           rowCount = 1;
@@ -84,7 +99,7 @@ export class ExportWriter {
           }
         }
 
-        this.fileHeaders(job, res);
+        this.open(job, out);
         try {
           if (job.format === 'csv') {
             const toCells = async function* () {
@@ -98,7 +113,7 @@ export class ExportWriter {
                 columns: job.columns.map((c) => c.header),
                 record_delimiter: 'windows',
               }),
-              res,
+              out.body,
               { end: false },
             );
           } else {
@@ -106,10 +121,10 @@ export class ExportWriter {
             const lines = async function* () {
               for await (const row of records()) yield `${row.code}\r\n`;
             };
-            await pipeline(Readable.from(lines()), res, { end: false });
+            await pipeline(Readable.from(lines()), out.body, { end: false });
           }
         } catch (err) {
-          await this.abort(job, res, ctx, rowCount, err);
+          await this.abort(job, out, ctx, rowCount, err);
           throw new ExportAborted();
         }
         // Resolving commits, before the response ends: a client holding the whole file sees its rows marked.
@@ -118,11 +133,11 @@ export class ExportWriter {
     } catch (err) {
       if (err instanceof ExportAborted) return;
       // The commit failed after the file was written: a broken connection, never a "complete" file.
-      if (res.headersSent) res.destroy();
+      if (out.sent()) out.body.destroy();
       throw err;
     }
     if (outcome === 'empty') return this.empty(job, ctx);
-    res.end();
+    out.body.end();
     await this.events.publish(`export.${job.kind}`, {
       ...ctx,
       success: true,
@@ -133,33 +148,29 @@ export class ExportWriter {
         rows: rowCount,
         ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
       },
-      // Only an export that marks redemptions exported changes what the consoles show.
-      exportedRows: job.marks ? rowCount : undefined,
+      // Only an export that marks redemptions exported (all that read redemptions) changes what the consoles show.
+      exportedRows: rowCount,
     });
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
-  private async writeCopy(job: ExportJob, copy: { csv: string; txt: string }, res: Response, ctx: RequestActor) {
+  private async writeCopy(job: ExportJob, codes: CodeExport, out: ExportOutput, ctx: RequestActor) {
     const lines = new CrLfLines();
     let outcome: 'empty' | 'written';
     try {
-      outcome = await this.exports.copyCsv(
-        job.format === 'csv' ? copy.csv : copy.txt,
-        job.params[0],
-        async (found, open) => {
-          if (!found) return 'empty';
-          this.fileHeaders(job, res);
-          // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
-          if (job.format === 'csv') res.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
-          try {
-            await pipeline(open(), lines, res);
-          } catch (err) {
-            await this.abort(job, res, ctx, lines.count, err);
-            throw new ExportAborted();
-          }
-          return 'written';
-        },
-      );
+      outcome = await this.exports.copyCodes(codes, job.format, async (found, open) => {
+        if (!found) return 'empty';
+        this.open(job, out);
+        // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
+        if (job.format === 'csv') out.body.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
+        try {
+          await pipeline(open(), lines, out.body);
+        } catch (err) {
+          await this.abort(job, out, ctx, lines.count, err);
+          throw new ExportAborted();
+        }
+        return 'written';
+      });
     } catch (err) {
       if (err instanceof ExportAborted) return;
       throw err;
@@ -183,18 +194,17 @@ export class ExportWriter {
     throw new NotFoundException(job.emptyMessage);
   }
 
-  private fileHeaders(job: ExportJob, res: Response): void {
-    res.status(200);
-    res.setHeader('Content-Type', job.format === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="${job.kind}-${this.today()}.${job.format}"`);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+  private open(job: ExportJob, out: ExportOutput): void {
+    out.open({
+      contentType: job.format === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8',
+      fileName: `${job.kind}-${this.today()}.${job.format}`,
+    });
   }
 
   /** Headers are out: the only honest signal left is a broken connection, never a short "complete" file. */
-  private async abort(job: ExportJob, res: Response, ctx: RequestActor, rows: number, err: unknown): Promise<void> {
+  private async abort(job: ExportJob, out: ExportOutput, ctx: RequestActor, rows: number, err: unknown): Promise<void> {
     this.logger.warn(`Export ${job.kind} broke off after ${rows} rows: ${err instanceof Error ? err.message : err}`);
-    res.destroy();
+    out.body.destroy();
     await this.events.publish(`export.${job.kind}`, {
       ...ctx,
       success: false,

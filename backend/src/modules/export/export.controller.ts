@@ -14,6 +14,7 @@ import {
   SelectedRedemptionsExportDto,
 } from './dto/export.dto';
 import { ExportService } from './export.service';
+import { ExportOutput } from './export-writer.service';
 
 @ApiTags('admin: exports')
 @Controller('export')
@@ -38,7 +39,7 @@ export class ExportController {
     return this.exports.selectedRedemptions(
       dto.redemptionIds,
       dto.format,
-      res,
+      httpOutput(res),
       requestActor(req, user),
       user?.permissions ?? [],
     );
@@ -58,7 +59,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.redeemedVouchers(query, res, requestActor(req, user), user?.permissions ?? []);
+    return this.exports.redeemedVouchers(query, httpOutput(res), requestActor(req, user), user?.permissions ?? []);
   }
 
   @Get('redeemed-voucher-codes')
@@ -75,7 +76,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.redeemedVoucherCodes(query, res, requestActor(req, user));
+    return this.exports.redeemedVoucherCodes(query, httpOutput(res), requestActor(req, user));
   }
 
   @Get('unredeemed-vouchers')
@@ -92,7 +93,7 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.unredeemedVouchers(query, res, requestActor(req, user));
+    return this.exports.unredeemedVouchers(query, httpOutput(res), requestActor(req, user));
   }
 
   /*
@@ -120,6 +121,21 @@ export class ExportController {
     @Res() res: Response,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.exports.batch(id, query.format, res, requestActor(req, user));
+    return this.exports.batch(id, query.format, httpOutput(res), requestActor(req, user));
   }
+}
+
+/** The response as an export's output: the file's status and headers once its first row is known, then its body. */
+function httpOutput(res: Response): ExportOutput {
+  return {
+    open: ({ contentType, fileName }) => {
+      res.status(200);
+      res.setHeader('Content-Type', contentType);
+      res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+    },
+    body: res,
+    sent: () => res.headersSent,
+  };
 }

@@ -6,8 +6,9 @@ import { DatabaseService } from '../../database/database.service';
 import { latestLicenseKeySql } from '../license/license.repository';
 import { redemptionListFilter, RedemptionListCriteria } from '../redemption/redemption-list.repository';
 import { chosenSearchTest } from '../redemption/redemption-search';
+import { CODE_STATUS_FILE_WORDS, CODE_STATUS_SQL, codeStatusSql } from '../voucher/code-status.sql';
 import { UploadBatchKind } from '../voucher/entities/upload-batch.entity';
-import { BATCH_CODE_STATUS_SQL, batchCodesSql } from '../voucher/upload-batch.repository';
+import { batchCodesSql } from '../voucher/upload-batch.repository';
 
 /**
  * Marks the matching redemptions exported and returns them with their customer details as given with each redemption
@@ -53,11 +54,16 @@ SELECT m.code, m.first_name, m.last_name, m.email, m.phone, m.country, p.name AS
   LEFT JOIN LATERAL (${latestLicenseKeySql('m')}) lk ON true
  ORDER BY m.redeemed_at DESC, m.id DESC`;
 
+/** Which redemptions an export marks and reads: picked by id, or the redemption list as filtered on screen. */
+export type RedemptionExportSelection = { ids: string[] } | { list: RedemptionListCriteria };
+
 /**
- * The redemption list as filtered on screen, for `markAndSelect` (the list's own filter, its joined form; a search's
- * path, docs/product.md §11.12, chosen inside the statement as the list chooses it).
+ * `markAndSelect`'s filter and parameters for a selection (the list's own filter, its joined form; a search's path,
+ * docs/product.md §11.12, chosen inside the statement as the list chooses it).
  */
-export function redemptionExportFilter(criteria: RedemptionListCriteria): { where: string; params: unknown[] } {
+function redemptionExportFilter(selection: RedemptionExportSelection): { where: string; params: unknown[] } {
+  if ('ids' in selection) return { where: 'r.id = ANY($1::uuid[])', params: [selection.ids] };
+  const criteria = selection.list;
   const { params, base } = redemptionListFilter({ ...criteria, search: undefined });
   if (!criteria.search) return { where: base, params };
   const { test, params: searchParameters } = chosenSearchTest(base, params.length, criteria.search);
@@ -79,33 +85,30 @@ function isoSql(expr: string): string {
 
 /**
  * Code-only exports (voucher_codes, the voucher module's table, read-only, with the redemption's refund for
- * redeemed codes): `rows` for the cursor path, `csv` and `txt` for `COPY … TO STDOUT`, with cells already
- * neutralised and timestamps already ISO 8601. `$1` is a product id or NULL. Each file carries its codes' status
- * (docs/product.md §19.3): redeemed codes are `Redeemed` or, refunded after redemption, `Refunded` with the refund's
- * time; the unredeemed export holds available codes only (void codes are not for sale), `Available`. With a
+ * redeemed codes): `csv` and `txt` for `COPY … TO STDOUT`, with cells already neutralised and timestamps already
+ * ISO 8601. `$1` is a product id or NULL. Each file carries its codes' status (docs/product.md §19.3, the voucher
+ * module's `codeStatusSql`): redeemed codes are `Redeemed` or, refunded after redemption, `Refunded` with the
+ * refund's time; the unredeemed export holds available codes only (void codes are not for sale), `Available`. With a
  * product, redeemed codes are read in order from idx_voucher_codes_redeemed (product_id, redeemed_at DESC, seq DESC)
  * WHERE is_redeemed and available ones from idx_voucher_codes_unredeemed_seq (product_id, seq DESC) WHERE NOT
  * is_redeemed AND voided_at IS NULL.
  */
 const REDEEMED_CODES = `FROM voucher_codes v JOIN products p ON p.id = v.product_id
                  LEFT JOIN redemptions r ON r.voucher_code_id = v.id
-                WHERE v.is_redeemed AND ($1::uuid IS NULL OR v.product_id = $1)
+                WHERE ${CODE_STATUS_SQL.redeemed} AND ($1::uuid IS NULL OR v.product_id = $1)
                 ORDER BY v.redeemed_at DESC, v.seq DESC`;
 const AVAILABLE_CODES = `FROM voucher_codes v JOIN products p ON p.id = v.product_id
-                WHERE NOT v.is_redeemed AND v.voided_at IS NULL AND ($1::uuid IS NULL OR v.product_id = $1)
+                WHERE ${CODE_STATUS_SQL.available} AND ($1::uuid IS NULL OR v.product_id = $1)
                 ORDER BY p.name, v.seq DESC`;
-const REDEEMED_STATUS = `CASE WHEN r.refunded_at IS NULL THEN 'Redeemed' ELSE 'Refunded' END`;
 
-export const CODE_EXPORT_SQL = {
+const CODE_EXPORT_SQL = {
   redeemed: {
-    rows: `SELECT v.code, p.name AS product, v.redeemed_at, ${REDEEMED_STATUS} AS status, r.refunded_at ${REDEEMED_CODES}`,
     csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.redeemed_at')},
-                  ${REDEEMED_STATUS}, ${isoSql('r.refunded_at')} ${REDEEMED_CODES}`,
+                  ${codeStatusSql('file')}, ${isoSql('r.refunded_at')} ${REDEEMED_CODES}`,
     txt: `SELECT v.code ${REDEEMED_CODES}`,
   },
   unredeemed: {
-    rows: `SELECT v.code, p.name AS product, v.created_at, 'Available' AS status ${AVAILABLE_CODES}`,
-    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.created_at')}, 'Available' ${AVAILABLE_CODES}`,
+    csv: `SELECT ${neutralisedSql('v.code')}, ${neutralisedSql('p.name')}, ${isoSql('v.created_at')}, '${CODE_STATUS_FILE_WORDS.available}' ${AVAILABLE_CODES}`,
     txt: `SELECT v.code ${AVAILABLE_CODES}`,
   },
 } as const;
@@ -114,14 +117,24 @@ export const CODE_EXPORT_SQL = {
  * A batch's reconciliation (docs/product.md §20.1): each code of the batch with its state and its redemption's times, in
  * insertion order; `$1` is the batch's id, the rows come from the voucher module's `batchCodesSql`.
  */
-export function batchExportSql(kind: UploadBatchKind) {
+function batchExportSql(kind: UploadBatchKind): { csv: string; txt: string } {
   const from = batchCodesSql(kind);
   return {
-    rows: `SELECT v.code, ${BATCH_CODE_STATUS_SQL} AS status, v.redeemed_at, r.exported_at, r.refunded_at ${from}`,
-    csv: `SELECT ${neutralisedSql('v.code')}, ${BATCH_CODE_STATUS_SQL}, ${isoSql('v.redeemed_at')}, ${isoSql('r.exported_at')},
+    csv: `SELECT ${neutralisedSql('v.code')}, ${codeStatusSql('file')}, ${isoSql('v.redeemed_at')}, ${isoSql('r.exported_at')},
                  ${isoSql('r.refunded_at')} ${from}`,
     txt: `SELECT v.code ${from}`,
   };
+}
+
+/** A code-only export, by kind: a product's (or every product's, null) redeemed or available codes, or a batch's. */
+export type CodeExport =
+  | { kind: 'redeemed' | 'unredeemed'; productId: string | null }
+  | { kind: 'batch'; batchId: string; batchKind: UploadBatchKind };
+
+/** The statement of a code export in a format, and its one parameter (`$1`). */
+function codeExportSql(codes: CodeExport, format: 'csv' | 'txt'): { sql: string; param: string | null } {
+  if (codes.kind === 'batch') return { sql: batchExportSql(codes.batchKind)[format], param: codes.batchId };
+  return { sql: CODE_EXPORT_SQL[codes.kind][format], param: codes.productId };
 }
 
 /** The export module's database access: a server-side cursor in a transaction, or COPY on one held connection. */
@@ -136,15 +149,16 @@ export class ExportRepository {
   }
 
   /**
-   * `fn` reads the rows of `sql` from a cursor (pg-query-stream, 500 rows a fetch) inside one transaction,
-   * committed when `fn` resolves: a marking statement's marks stand only once the whole file is written.
-   * When `fn` throws, the connection is closed, which rolls everything back.
+   * `fn` reads the selected redemptions, marked exported (`markAndSelect`), from a cursor (pg-query-stream, 500 rows
+   * a fetch) inside one transaction, committed when `fn` resolves: the marks stand only once the whole file is
+   * written. When `fn` throws, the connection is closed, which rolls everything back.
    */
-  streamRows<T>(
-    sql: string,
-    params: unknown[],
+  streamMarkedRedemptions<T>(
+    selection: RedemptionExportSelection,
     fn: (rows: AsyncIterator<Record<string, unknown>>) => Promise<T>,
   ): Promise<T> {
+    const { where, params } = redemptionExportFilter(selection);
+    const sql = markAndSelect(where);
     return this.database.withClient(
       (client) => {
         const rows = client.query(new QueryStream(sql, params, { batchSize: 500, highWaterMark: 500 }));
@@ -155,17 +169,19 @@ export class ExportRepository {
   }
 
   /**
-   * `COPY (sql) TO STDOUT` in CSV, `param` inlined as `$1` (COPY takes no bind parameters). `fn` learns first
-   * whether there is any row (the statement without its ORDER BY, so the check stops at the first row instead
-   * of sorting them all), then opens the stream.
+   * A code export's rows in `format` through `COPY (…) TO STDOUT` in CSV, its parameter inlined as `$1` (COPY takes
+   * no bind parameters). `fn` learns first whether there is any row (the statement without its ORDER BY, so the
+   * check stops at the first row instead of sorting them all), then opens the stream.
    */
-  copyCsv<T>(sql: string, param: unknown, fn: (found: boolean, open: () => Readable) => Promise<T>): Promise<T> {
+  copyCodes<T>(
+    codes: CodeExport,
+    format: 'csv' | 'txt',
+    fn: (found: boolean, open: () => Readable) => Promise<T>,
+  ): Promise<T> {
+    const { sql, param } = codeExportSql(codes, format);
     return this.database.withClient(
       async (client) => {
-        const inlined = sql.replace(
-          /\$1\b/g,
-          param === null || param === undefined ? 'NULL' : client.escapeLiteral(String(param)),
-        );
+        const inlined = sql.replace(/\$1\b/g, param === null ? 'NULL' : client.escapeLiteral(String(param)));
         const [{ found }] = (await client.query(`SELECT EXISTS (${inlined.replace(/ORDER BY[\s\S]*$/, '')}) AS found`))
           .rows;
         return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));

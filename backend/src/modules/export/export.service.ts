@@ -1,17 +1,10 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import type { Response } from 'express';
 import { Inventory, maskInventory } from '../../common/inventory/inventory';
 import { Permission } from '../../common/permissions';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ExportFormat, ProductExportQuery, RedeemedVouchersExportQuery } from './dto/export.dto';
-import {
-  batchExportSql,
-  CODE_EXPORT_SQL,
-  ExportRepository,
-  markAndSelect,
-  redemptionExportFilter,
-} from './export.repository';
-import { ExportColumn, ExportWriter } from './export-writer.service';
+import { ExportRepository } from './export.repository';
+import { ExportColumn, ExportOutput, ExportWriter } from './export-writer.service';
 import { DataCipher } from '../../config/data-cipher';
 import { openStoredKey, StoredKeyColumns } from '../license/license.repository';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
@@ -68,7 +61,7 @@ export class ExportService {
   selectedRedemptions(
     ids: string[],
     format: ExportFormat,
-    res: Response,
+    out: ExportOutput,
     ctx: RequestActor,
     permissions: readonly string[],
   ): Promise<void> {
@@ -76,15 +69,13 @@ export class ExportService {
       {
         kind: 'selected-redemptions',
         format,
-        sql: markAndSelect('r.id = ANY($1::uuid[])'),
-        params: [[...new Set(ids)]],
+        source: { redemptions: { ids: [...new Set(ids)] } },
         columns: REDEMPTION_COLUMNS,
         mapRow: this.openKey(permissions),
         emptyMessage: 'No redemptions found to export.',
-        marks: true,
         details: { requested: ids.length },
       },
-      res,
+      out,
       ctx,
     );
   }
@@ -92,40 +83,37 @@ export class ExportService {
   /** The redemption list as filtered on screen (Recent Redemptions or, with showExported=true, Exported Vouchers). */
   redeemedVouchers(
     query: RedeemedVouchersExportQuery,
-    res: Response,
+    out: ExportOutput,
     ctx: RequestActor,
     permissions: readonly string[],
   ): Promise<void> {
-    const { where, params } = redemptionExportFilter({
+    const list = {
       showExported: query.showExported === 'true',
       emailStatus: query.emailStatus && query.emailStatus !== 'all' ? query.emailStatus : undefined,
       search: query.search || undefined,
-    });
+    };
     return this.writer.write(
       {
         kind: 'redeemed-vouchers',
         format: query.format,
-        sql: markAndSelect(where),
-        params,
+        source: { redemptions: { list } },
         columns: REDEMPTION_COLUMNS,
         mapRow: this.openKey(permissions),
         emptyMessage: 'No redeemed vouchers found to export.',
-        marks: true,
         details: { showExported: query.showExported === 'true', emailStatus: query.emailStatus, search: query.search },
       },
-      res,
+      out,
       ctx,
     );
   }
 
   /** Redeemed codes only, no customer data (operators may export these); marks nothing. */
-  redeemedVoucherCodes(query: ProductExportQuery, res: Response, ctx: RequestActor): Promise<void> {
+  redeemedVoucherCodes(query: ProductExportQuery, out: ExportOutput, ctx: RequestActor): Promise<void> {
     return this.writer.write(
       {
         kind: 'redeemed-voucher-codes',
         format: query.format,
-        sql: CODE_EXPORT_SQL.redeemed.rows,
-        params: [query.productId ?? null],
+        source: { codes: { kind: 'redeemed', productId: query.productId ?? null } },
         columns: [
           { key: 'code', header: 'Voucher Code' },
           { key: 'product', header: 'Product' },
@@ -134,16 +122,14 @@ export class ExportService {
           { key: 'refunded_at', header: 'Refunded At' },
         ],
         emptyMessage: 'No redeemed voucher codes found to export.',
-        marks: false,
-        copy: CODE_EXPORT_SQL.redeemed,
         details: { productId: query.productId },
       },
-      res,
+      out,
       ctx,
     );
   }
 
-  async unredeemedVouchers(query: ProductExportQuery, res: Response, ctx: RequestActor): Promise<void> {
+  async unredeemedVouchers(query: ProductExportQuery, out: ExportOutput, ctx: RequestActor): Promise<void> {
     if (query.productId && !(await this.exports.productExists(query.productId))) {
       throw new NotFoundException('Product not found.');
     }
@@ -151,8 +137,7 @@ export class ExportService {
       {
         kind: 'unredeemed-vouchers',
         format: query.format,
-        sql: CODE_EXPORT_SQL.unredeemed.rows,
-        params: [query.productId ?? null],
+        source: { codes: { kind: 'unredeemed', productId: query.productId ?? null } },
         columns: [
           { key: 'code', header: 'Voucher Code' },
           { key: 'product', header: 'Product' },
@@ -160,11 +145,9 @@ export class ExportService {
           { key: 'status', header: 'Status' },
         ],
         emptyMessage: 'No unredeemed voucher codes found to export.',
-        marks: false,
-        copy: CODE_EXPORT_SQL.unredeemed,
         details: { productId: query.productId },
       },
-      res,
+      out,
       ctx,
     );
   }
@@ -173,16 +156,14 @@ export class ExportService {
    * A batch's reconciliation (docs/product.md §20.1): every code of the batch with its state, redeemed, exported and refunded
    * times, straight from COPY (flat memory whatever the batch's size); marks nothing. 404 for an unknown batch.
    */
-  async batch(id: string, format: ExportFormat, res: Response, ctx: RequestActor): Promise<void> {
+  async batch(id: string, format: ExportFormat, out: ExportOutput, ctx: RequestActor): Promise<void> {
     const batch = await this.batches.findById(id);
     if (!batch) throw new NotFoundException('Batch not found.');
-    const sql = batchExportSql(batch.kind);
     return this.writer.write(
       {
         kind: 'batch',
         format,
-        sql: sql.rows,
-        params: [id],
+        source: { codes: { kind: 'batch', batchId: id, batchKind: batch.kind } },
         columns: [
           { key: 'code', header: 'Voucher Code' },
           { key: 'status', header: 'Status' },
@@ -191,11 +172,9 @@ export class ExportService {
           { key: 'refunded_at', header: 'Refunded At' },
         ],
         emptyMessage: 'No voucher codes in this batch.',
-        marks: false,
-        copy: sql,
         details: { batchId: id, productId: batch.productId, batchKind: batch.kind },
       },
-      res,
+      out,
       ctx,
     );
   }

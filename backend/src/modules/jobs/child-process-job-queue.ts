@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ChildProcess, fork } from 'child_process';
+import { Clock } from '../../common/clock';
 import { JobKey } from './job';
 import { AddOptions, JobQueue } from './job-queue';
 import { JobRegistry } from './job-registry';
@@ -39,6 +40,7 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
   constructor(
     @Inject(WORKER_PROCESS) private readonly options: WorkerProcessOptions,
     private readonly registry: JobRegistry,
+    private readonly clock: Clock,
   ) {
     super();
   }
@@ -104,7 +106,7 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
     this.restartTimer = undefined;
     if (this.stopping) return;
     this.ready = false;
-    this.startedAt = Date.now();
+    this.startedAt = this.clock.now().getTime();
     const child = fork(this.options.entry, [JOBS_WORKER_ARG], {
       execArgv: this.options.execArgv,
       env: this.options.env,
@@ -143,7 +145,7 @@ export class ChildProcessJobQueue extends JobQueue implements OnApplicationBoots
     for (const answer of this.asks.values()) answer(undefined);
     this.asks.clear();
     if (this.stopping) return;
-    if (Date.now() - this.startedAt >= STABLE_MS) this.restartDelay = RESTART_FIRST_MS;
+    if (this.clock.now().getTime() - this.startedAt >= STABLE_MS) this.restartDelay = RESTART_FIRST_MS;
     this.logger.error(
       `Job worker ${child.pid} exited (${signal ?? `code ${code}`}); starting another in ${this.restartDelay} ms. ` +
         'Its pending e-mails stay pending and are sent by the next one.',

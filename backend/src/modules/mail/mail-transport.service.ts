@@ -4,6 +4,7 @@ import { writeFile } from 'fs/promises';
 import { join } from 'path';
 import { createTransport, Transporter } from 'nodemailer';
 import { randomUUID } from 'crypto';
+import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { classifyMailError, MailFailure } from './mail-failure';
 
@@ -41,7 +42,10 @@ export class MailTransportService implements OnModuleDestroy {
   private readonly logger = new Logger(MailTransportService.name);
   private readonly providers: Provider[];
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {
     this.providers = [];
     if (config.smtpUrl) this.providers.push(this.smtp('primary', config.smtpUrl));
     if (config.smtpFallbackUrl) this.providers.push(this.smtp('fallback', config.smtpFallbackUrl));
@@ -100,7 +104,7 @@ export class MailTransportService implements OnModuleDestroy {
       send: async (mail) => {
         const info = await transporter.sendMail({ from: this.config.mailFrom, ...mail });
         mkdirSync(dir, { recursive: true });
-        const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
+        const file = join(dir, `${this.clock.now().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
         await writeFile(file, info.message as Buffer);
         return info.messageId;
       },

@@ -1,3 +1,4 @@
+import { Clock } from '../../common/clock';
 import { JobKey } from '../jobs/job';
 import { JobQueue } from '../jobs/job-queue';
 import { POOL_CHECK_THROTTLE_MS, PoolChecks } from './pool-checks';
@@ -20,7 +21,7 @@ describe('PoolChecks.notePoolUse', () => {
 
   it('checks a product at once, then at most once a minute, with one check at the end of a busy minute', () => {
     const queue = new RecordingQueue();
-    const pool = new PoolChecks(queue);
+    const pool = new PoolChecks(queue, new Clock());
     pool.notePoolUse('a');
     pool.notePoolUse('a');
     pool.notePoolUse('b');
@@ -41,7 +42,7 @@ describe('PoolChecks.notePoolUse', () => {
 
   it('drops the pending end-of-minute checks on shutdown', () => {
     const queue = new RecordingQueue();
-    const pool = new PoolChecks(queue);
+    const pool = new PoolChecks(queue, new Clock());
     pool.notePoolUse('a');
     pool.notePoolUse('a');
     pool.onApplicationShutdown();

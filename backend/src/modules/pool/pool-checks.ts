@@ -1,4 +1,5 @@
 import { Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { JobQueue } from '../jobs/job-queue';
 import { CHECK_POOL } from './pool.jobs';
 
@@ -13,7 +14,10 @@ export const POOL_CHECK_THROTTLE_MS = 60_000;
 export class PoolChecks implements OnApplicationShutdown {
   private readonly checks = new Map<string, { at: number; trailing?: NodeJS.Timeout }>();
 
-  constructor(private readonly queue: JobQueue) {}
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Checks the product's pool, but at most once a minute per product so a burst of redemptions runs one forecast,
@@ -21,7 +25,7 @@ export class PoolChecks implements OnApplicationShutdown {
    * always looked at (the daily check covers a process that stops).
    */
   notePoolUse(productId: string): void {
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     const last = this.checks.get(productId);
     if (!last || now - last.at >= POOL_CHECK_THROTTLE_MS) return this.checkNow(productId);
     if (last.trailing) return;
@@ -32,7 +36,7 @@ export class PoolChecks implements OnApplicationShutdown {
   private checkNow(productId: string): void {
     const last = this.checks.get(productId);
     if (last?.trailing) clearTimeout(last.trailing);
-    this.checks.set(productId, { at: Date.now() });
+    this.checks.set(productId, { at: this.clock.now().getTime() });
     this.queue.add(CHECK_POOL, { productId });
   }
 

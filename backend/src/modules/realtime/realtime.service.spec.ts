@@ -1,8 +1,9 @@
 import type { Server } from 'socket.io';
+import { Clock } from '../../common/clock';
 import { ADMINS_ROOM, RealtimeService } from './realtime.service';
 
 /**
- * The throttle's window on a fake clock (jest's modern timers move Date.now and setTimeout together): what goes out
+ * The throttle's window on a fake clock (jest's modern timers move the Clock's `new Date()` and setTimeout together): what goes out
  * when, exactly. test/realtime.e2e-spec.ts checks the same path end to end (what is broadcast reaches the admins).
  */
 describe('RealtimeService.emitThrottled', () => {
@@ -20,7 +21,7 @@ describe('RealtimeService.emitThrottled', () => {
         },
       }),
     } as unknown as Server;
-    service = new RealtimeService();
+    service = new RealtimeService(new Clock());
     service.attach(server);
   });
   afterEach(() => jest.useRealTimers());

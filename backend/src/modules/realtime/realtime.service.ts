@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Server } from 'socket.io';
+import { Clock } from '../../common/clock';
 import { maskInventory, NO_PERMISSIONS } from '../../common/inventory/inventory';
 
 /**
@@ -39,6 +40,8 @@ export class RealtimeService {
   private readonly lastSent = new Map<DataUpdateType, number>();
   private readonly trailing = new Map<DataUpdateType, { timer: NodeJS.Timeout; message: string }>();
 
+  constructor(private readonly clock: Clock) {}
+
   attach(server: Server): void {
     this.server = server;
   }
@@ -54,16 +57,16 @@ export class RealtimeService {
       pending.message = message;
       return;
     }
-    const wait = (this.lastSent.get(type) ?? 0) + windowMs - Date.now();
+    const wait = (this.lastSent.get(type) ?? 0) + windowMs - this.clock.now().getTime();
     if (wait <= 0) {
-      this.lastSent.set(type, Date.now());
+      this.lastSent.set(type, this.clock.now().getTime());
       this.emit(type, message);
       return;
     }
     const timer = setTimeout(() => {
       const latest = this.trailing.get(type)!.message;
       this.trailing.delete(type);
-      this.lastSent.set(type, Date.now());
+      this.lastSent.set(type, this.clock.now().getTime());
       this.emit(type, latest);
     }, wait);
     timer.unref();

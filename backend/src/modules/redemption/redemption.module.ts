@@ -15,6 +15,7 @@ import { RedemptionMailOutboxRepository } from './redemption-mail-outbox.reposit
 import { RedemptionRetentionRepository } from './redemption-retention.repository';
 import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
+import { RefundService } from './refund.service';
 import { RedemptionRetention } from './redemption.retention';
 import { attemptStoreProvider } from './attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
@@ -42,6 +43,7 @@ import { AttemptStore } from './attempt-store';
     OrderEmailResendService,
     CustomerDataRepository,
     RedemptionRetention,
+    RefundService,
   ],
   exports: [
     // The licence centre (customer-centre module): the customer's data, resend, and the public routes' defences.
@@ -57,6 +59,8 @@ import { AttemptStore } from './attempt-store';
     RedemptionListRepository,
     RedemptionService,
     PoolAssignmentService,
+    // The void's redemption side (voucher module): marks the refunded codes' redemptions on its transaction.
+    RefundService,
   ],
 })
 export class RedemptionModule {}

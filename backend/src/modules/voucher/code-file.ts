@@ -1,7 +1,6 @@
 import { BadRequestException, HttpException, PayloadTooLargeException } from '@nestjs/common';
 import busboy from 'busboy';
 import { CsvError, parse } from 'csv-parse';
-import type { Request } from 'express';
 import { extname } from 'path';
 import { PassThrough, Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
@@ -40,8 +39,19 @@ export interface CodeFileInfo {
   kind: 'csv' | 'txt';
 }
 
-export function isMultipart(req: Request): boolean {
-  return /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
+/**
+ * A request body as a controller hands it over (services see no HTTP framework object): its bytes, its content type
+ * and whether the client has sent all of it.
+ */
+export interface IncomingBody {
+  stream: Readable;
+  contentType: string | undefined;
+  /** True once the whole body has arrived (never for one the client broke off). */
+  complete(): boolean;
+}
+
+export function isMultipart(body: IncomingBody): boolean {
+  return /^multipart\/form-data/i.test(body.contentType ?? '');
 }
 
 /**
@@ -49,7 +59,7 @@ export function isMultipart(req: Request): boolean {
  * been read and the load has finished. A refused file (type, size, unreadable) rejects with its 4xx.
  */
 export function receiveCodeFile<T>(
-  req: Request,
+  body: IncomingBody,
   load: (source: Readable, info: CodeFileInfo) => Promise<T>,
 ): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -57,7 +67,7 @@ export function receiveCodeFile<T>(
     try {
       // One byte over the limit marks the file truncated: a file of exactly 50 MB is accepted.
       bb = busboy({
-        headers: req.headers,
+        headers: { 'content-type': body.contentType },
         limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 20, parts: 30 },
       });
     } catch {
@@ -120,10 +130,10 @@ export function receiveCodeFile<T>(
       }, fail);
     });
     // A client that goes away mid-upload: stop, so the load rolls back and frees its connection.
-    req.on('close', () => {
-      if (!req.complete) bb.destroy(new Error('Upload aborted'));
+    body.stream.on('close', () => {
+      if (!body.complete()) bb.destroy(new Error('Upload aborted'));
     });
-    req.pipe(bb);
+    body.stream.pipe(bb);
   });
 }
 
@@ -187,8 +197,9 @@ function csvProblem(err: CsvError): string {
 }
 
 /** Reads and discards what is left of a request body (before answering, or the client sees a reset). */
-export function drain(req: Request): Promise<void> {
-  if (req.complete || req.destroyed) return Promise.resolve();
+export function drain(body: IncomingBody): Promise<void> {
+  const req = body.stream;
+  if (body.complete() || req.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     req.on('end', resolve);
     req.on('close', resolve);

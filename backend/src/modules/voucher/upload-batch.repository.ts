@@ -44,13 +44,6 @@ export function batchCodesSql(kind: UploadBatchKind): string {
 }
 
 /**
- * A code's state in a reconciliation, over `v` and `r` of `batchCodesSql`: Void, Refunded (redeemed, then refunded:
- * the customer keeps the key), Redeemed or Available, the words of the code exports.
- */
-export const BATCH_CODE_STATUS_SQL = `CASE WHEN v.voided_at IS NOT NULL THEN 'Void'
-  WHEN v.is_redeemed AND r.refunded_at IS NOT NULL THEN 'Refunded' WHEN v.is_redeemed THEN 'Redeemed' ELSE 'Available' END`;
-
-/**
  * The one owner of `upload_batches` (docs/product.md §20.1): a row per upload and per void file, written by the load in its
  * own transaction, so a refused file leaves no batch; plus one `before-batches` row per product (migration
  * 1763823000000, kept by a trigger on products).

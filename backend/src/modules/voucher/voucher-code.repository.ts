@@ -6,23 +6,10 @@ import { DatabaseService, SqlClient } from '../../database/database.service';
 import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { productCountsDeltaSql } from '../../common/utils/counters-sql';
 import { likeContains } from '../../common/utils/sql';
+import { CODE_STATUS_SQL, codeStatusSql, CodeStatus } from './code-status.sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
-/** A code's state (docs/product.md §19.3): `voided_at` set is void, `is_redeemed` is redeemed, neither is available. */
-export type CodeStatus = 'available' | 'redeemed' | 'void';
-
-/**
- * SQL predicates on `v` (voucher_codes) per status, each matching a partial index's WHERE: available
- * idx_voucher_codes_unredeemed_seq, redeemed idx_voucher_codes_redeemed, void idx_voucher_codes_void_seq.
- */
-export const CODE_STATUS_SQL: Record<CodeStatus, string> = {
-  available: 'NOT v.is_redeemed AND v.voided_at IS NULL',
-  redeemed: 'v.is_redeemed',
-  void: 'v.voided_at IS NOT NULL',
-};
-
-/** The status of a `v` row as text, for lists and exports. */
-export const CODE_STATUS_CASE = `CASE WHEN v.is_redeemed THEN 'redeemed' WHEN v.voided_at IS NOT NULL THEN 'void' ELSE 'available' END`;
+export type { CodeStatus } from './code-status.sql';
 
 /**
  * The counter CTE of a statement that deleted available codes (`rows`: its RETURNING with `product_id, batch_id`):
@@ -83,7 +70,7 @@ function codeList(status: CodeStatus | undefined): ListDeclaration {
           ]
         : [{ expr: 'v.seq', desc: true }],
     view: {
-      select: `SELECT v.id, v.code, v.is_redeemed, ${CODE_STATUS_CASE} AS status, v.created_at, v.redeemed_at,
+      select: `SELECT v.id, v.code, v.is_redeemed, ${codeStatusSql('api')} AS status, v.created_at, v.redeemed_at,
                       v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
                       r.email_status,
                       c.id AS customer_id, r.first_name, r.last_name, c.email
@@ -153,7 +140,7 @@ export class VoucherCodeRepository {
   /** The code's status (undefined: no such code). */
   async statusOf(id: string): Promise<CodeStatus | undefined> {
     const [row]: Array<{ status: CodeStatus }> = await this.database.manager.query(
-      `SELECT ${CODE_STATUS_CASE} AS status FROM voucher_codes v WHERE v.id = $1`,
+      `SELECT ${codeStatusSql('api')} AS status FROM voucher_codes v WHERE v.id = $1`,
       [id],
     );
     return row?.status;

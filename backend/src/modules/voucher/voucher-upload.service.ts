@@ -1,9 +1,16 @@
 import { HttpException, Injectable, Logger, NotFoundException, BadRequestException } from '@nestjs/common';
-import type { Request } from 'express';
 import { Readable } from 'stream';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ProductService } from '../product/product.service';
-import { CODE_FILE_MESSAGES, CodeFileInfo, copyCodesFromFile, drain, isMultipart, receiveCodeFile } from './code-file';
+import {
+  CODE_FILE_MESSAGES,
+  CodeFileInfo,
+  copyCodesFromFile,
+  drain,
+  IncomingBody,
+  isMultipart,
+  receiveCodeFile,
+} from './code-file';
 import { CodeCounts, CodeFilter } from './code-stream';
 import { VoucherCodeRepository } from './voucher-code.repository';
 import { DomainEvents } from '../../events/domain-events.service';
@@ -41,15 +48,15 @@ export class VoucherUploadService {
     private readonly events: DomainEvents,
   ) {}
 
-  async upload(productId: string, req: Request, ctx: RequestActor): Promise<UploadResult> {
+  async upload(productId: string, body: IncomingBody, ctx: RequestActor): Promise<UploadResult> {
     let filename: string | undefined;
     try {
       const product = await this.products.find(productId);
       if (!product) throw new NotFoundException(UPLOAD_MESSAGES.productNotFound);
-      if (!isMultipart(req)) {
+      if (!isMultipart(body)) {
         throw new BadRequestException(UPLOAD_MESSAGES.noFile);
       }
-      const result = await receiveCodeFile(req, (source, info) => {
+      const result = await receiveCodeFile(body, (source, info) => {
         filename = info.filename;
         return this.load(productId, source, info, ctx.adminUserId);
       });
@@ -87,7 +94,7 @@ export class VoucherUploadService {
       return response;
     } catch (err) {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
-      await drain(req);
+      await drain(body);
       await this.events.publish('vouchers.upload', {
         ...ctx,
         success: false,

@@ -1,11 +1,10 @@
 import { BadRequestException, HttpException, Injectable, NotFoundException } from '@nestjs/common';
-import type { Request } from 'express';
 import { Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ProductService } from '../product/product.service';
-import { RedemptionRepository } from '../redemption/redemption.repository';
-import { copyCodesFromFile, drain, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
+import { RefundedAfterRedemption, RefundService } from '../redemption/refund.service';
+import { copyCodesFromFile, drain, IncomingBody, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
 import { CodeFilter } from './code-stream';
 import { UploadFile, VoucherCodeRepository } from './voucher-code.repository';
 import { DomainEvents } from '../../events/domain-events.service';
@@ -15,14 +14,7 @@ export const VOID_MESSAGES = {
   productNotFound: 'Product not found.',
 } as const;
 
-/** A code that had been redeemed before its refund: it stays redeemed, its redemption is marked, the key stays. */
-export interface RefundedAfterRedemption {
-  code: string;
-  /** Null when the redemption was deleted since (the code stays redeemed). */
-  redemptionId: string | null;
-  redeemedAt: Date | null;
-  refundedAt: Date | null;
-}
+export type { RefundedAfterRedemption } from '../redemption/refund.service';
 
 /** docs/product.md §19.3 answer of a void, plus what an upload's report also says (message, invalid lines). */
 export interface VoidResult {
@@ -43,7 +35,8 @@ const AUDITED_REDEMPTION_IDS = 1000;
 /**
  * Refunds (docs/product.md §19.3): the marketplace refunded vouchers, so their codes are voided. Available codes of the
  * product become void (`voided_at`: never redeemable, 410); codes already redeemed keep their redemption and its
- * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at`; codes not of
+ * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at` (the redemption
+ * module's `RefundService`, on the void's transaction); codes not of
  * this product are unknown; void codes count as already void. One transaction, set-based: a file of 100,000
  * codes is one COPY and three statements. Audited (`vouchers.void`) and followed by a `voucherUpdate` event.
  *
@@ -53,7 +46,7 @@ const AUDITED_REDEMPTION_IDS = 1000;
 export class VoucherVoidService {
   constructor(
     private readonly codes: VoucherCodeRepository,
-    private readonly redemptions: RedemptionRepository,
+    private readonly refunds: RefundService,
     private readonly products: ProductService,
     private readonly events: DomainEvents,
   ) {}
@@ -61,7 +54,7 @@ export class VoucherVoidService {
   /** `codes` from a JSON body, or (multipart request) the codes of the uploaded file. */
   async voidCodes(
     productId: string,
-    req: Request,
+    body: IncomingBody,
     codes: string[] | undefined,
     ctx: RequestActor,
   ): Promise<VoidResult> {
@@ -69,10 +62,10 @@ export class VoucherVoidService {
     try {
       const product = await this.products.find(productId);
       if (!product) throw new NotFoundException(VOID_MESSAGES.productNotFound);
-      const filter = new CodeFilter(isMultipart(req));
+      const filter = new CodeFilter(isMultipart(body));
       let outcome: Awaited<ReturnType<VoucherVoidService['run']>>;
-      if (isMultipart(req)) {
-        outcome = await receiveCodeFile(req, (source, info) => {
+      if (isMultipart(body)) {
+        outcome = await receiveCodeFile(body, (source, info) => {
           filename = info.filename;
           return this.run(productId, (copy) => copyCodesFromFile(source, info.kind, filter, copy, EMPTY_REPORT), {
             fileName: info.filename,
@@ -137,7 +130,7 @@ export class VoucherVoidService {
       return result;
     } catch (err) {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
-      await drain(req);
+      await drain(body);
       await this.events.publish('vouchers.void', {
         ...ctx,
         success: false,
@@ -149,27 +142,15 @@ export class VoucherVoidService {
     }
   }
 
-  /** The void itself; `refund` marks the redemptions of redeemed codes in the same transaction. */
+  /**
+   * The void itself (the voucher module's codes, through their repository); the redeemed codes it found are handed to
+   * the redemption side (`RefundService`), which marks their redemptions refunded in the same transaction.
+   */
   private run(productId: string, write: (copy: Writable) => Promise<void>, file: UploadFile | null) {
     return this.codes.voidIn(
       productId,
       write,
-      async (client, redeemed) => {
-        const marked = await this.redemptions.markRefunded(
-          client,
-          redeemed.map((r) => r.id),
-        );
-        const byCode = new Map(marked.map((m) => [m.voucherCodeId, m]));
-        return redeemed.map((r): RefundedAfterRedemption => {
-          const m = byCode.get(r.id);
-          return {
-            code: r.code,
-            redemptionId: m?.id ?? null,
-            redeemedAt: m?.redeemedAt ?? null,
-            refundedAt: m?.refundedAt ?? null,
-          };
-        });
-      },
+      (client, redeemed) => this.refunds.refundRedeemed(client, redeemed),
       file,
     );
   }

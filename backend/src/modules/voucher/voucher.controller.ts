@@ -17,6 +17,7 @@ import { AuthUser, CurrentUser } from '../../common/decorators/current-user.deco
 import { Permission } from '../../common/permissions';
 import { DeleteVoucherCodesDto, MAX_VOID_CODES, VoidVoucherCodesDto, VoucherCodeListQuery } from './dto/voucher.dto';
 import { UploadBatchService } from './upload-batch.service';
+import { IncomingBody } from './code-file';
 import { VoucherUploadService } from './voucher-upload.service';
 import { VoucherVoidService } from './voucher-void.service';
 import { VoucherService } from './voucher.service';
@@ -45,7 +46,7 @@ export class VoucherController {
     503: 'Too many uploads and exports at once: try again shortly',
   })
   upload(@Param('id', UuidParam('product')) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
-    return this.uploads.upload(id, req, requestActor(req, user));
+    return this.uploads.upload(id, incomingBody(req), requestActor(req, user));
   }
 
   @Post('products/:id/voucher-codes/void')
@@ -79,7 +80,7 @@ export class VoucherController {
     @Req() req: Request,
     @CurrentUser() user?: AuthUser,
   ) {
-    return this.voids.voidCodes(id, req, dto.codes, requestActor(req, user));
+    return this.voids.voidCodes(id, incomingBody(req), dto.codes, requestActor(req, user));
   }
 
   @Get('products/:id/voucher-codes-detailed')
@@ -128,4 +129,9 @@ export class VoucherController {
   deleteOne(@Param('id', UuidParam('voucher code')) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.vouchers.deleteOne(id, requestActor(req, user));
   }
+}
+
+/** The request's body as the upload and the void read it: the stream, its content type, whether all of it arrived. */
+function incomingBody(req: Request): IncomingBody {
+  return { stream: req, contentType: req.headers['content-type'], complete: () => req.complete };
 }

@@ -13,8 +13,8 @@ import { VoucherVoidService } from './voucher-void.service';
 
 /**
  * Voucher codes: lists, upload, deletes, voids (refunds), upload batches. `VoucherCodeRepository` is the only code
- * touching voucher_codes, `UploadBatchRepository` upload_batches; a void marks refunded redemptions through the
- * redemption module's repository.
+ * touching voucher_codes, `UploadBatchRepository` upload_batches; a void hands the redeemed codes it found to the
+ * redemption module's `RefundService`, which marks their redemptions refunded on the void's transaction.
  */
 @Module({
   // Codes check their product there; products count their codes from the counters, not here (no cycle). Batches

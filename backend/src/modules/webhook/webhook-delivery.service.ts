@@ -42,7 +42,7 @@ export class WebhookDeliveryService {
     try {
       // One budget of WEBHOOK_TIMEOUT_MS for the whole attempt: resolving the name, connecting, the answer and its body.
       const timeoutMs = this.config.webhookTimeoutMs;
-      const deadline = Date.now() + timeoutMs;
+      const deadline = this.clock.now().getTime() + timeoutMs;
       const target = await withDeadline(
         resolveWebhookTarget(row.url, this.policy),
         timeoutMs,
@@ -58,7 +58,7 @@ export class WebhookDeliveryService {
           'webhook-event': row.event,
         },
         body,
-        Math.max(1, deadline - Date.now()),
+        Math.max(1, deadline - this.clock.now().getTime()),
         timeoutMs,
       );
       if (answer.status < 200 || answer.status > 299) error = `The receiver answered ${answer.status}`;

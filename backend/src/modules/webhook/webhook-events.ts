@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Inventory, maskInventory, NO_PERMISSIONS } from '../../common/inventory/inventory';
 import { Permission } from '../../common/permissions';
+import { Clock } from '../../common/clock';
 import { CachedValue } from '../../common/utils/cached-value';
 import { JobQueue } from '../jobs/job-queue';
 import { WebhookRepository } from './webhook.repository';
@@ -47,15 +48,19 @@ export const SUBSCRIPTIONS_TTL_MS = 5_000;
 @Injectable()
 export class WebhookEvents {
   private readonly logger = new Logger(WebhookEvents.name);
-  private readonly subscribed = new CachedValue(
-    async () => new Set(await this.webhooks.subscribedEvents()),
-    () => SUBSCRIPTIONS_TTL_MS,
-  );
+  private readonly subscribed: CachedValue<Set<string>>;
 
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly jobs: JobQueue,
-  ) {}
+    clock: Clock,
+  ) {
+    this.subscribed = new CachedValue(
+      async () => new Set(await this.webhooks.subscribedEvents()),
+      () => SUBSCRIPTIONS_TTL_MS,
+      clock,
+    );
+  }
 
   async emit(event: WebhookEvent, data: Record<string, unknown>): Promise<void> {
     try {
