@@ -86,7 +86,7 @@ export class VoucherController {
   @RequirePermissions(Permission.VouchersView)
   @ApiOperation({ summary: "A page of a product's voucher codes with redemption and customer" })
   @ApiOkResponse({ type: VoucherCodePageResponse })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses(400, { 404: 'Product not found.' })
   @AuditInventoryRead('codes')
   list(@Param('id', UuidParam('product')) id: string, @Query() query: VoucherCodeListQuery) {
     return this.vouchers.list(id, query);

@@ -27,6 +27,13 @@ class VoucherCustomer {
 class VoucherRedemption {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'date-time' }) redeemedAt: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set when the code was refunded after redemption (docs/product.md §19.3); the customer keeps the key',
+  })
+  refundedAt: string | null;
   @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
   @ApiProperty({ type: VoucherCustomer }) customer: VoucherCustomer;
 }
@@ -37,8 +44,14 @@ class VoucherCodeResponse {
   @ApiProperty({ example: 'ABC-123', description: 'Masked (docs/product.md §10.6) for a caller without vouchers.view' })
   code: string;
   @ApiProperty() isRedeemed: boolean;
+  @ApiProperty({
+    enum: ['available', 'redeemed', 'void'],
+    description: 'void: refunded before redemption (docs/product.md §19.3)',
+  })
+  status: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) redeemedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) voidedAt: string | null;
   @ApiProperty({ type: VoucherRedemption, nullable: true }) redemption: VoucherRedemption | null;
 }
 
