@@ -133,7 +133,7 @@ describe('the API contract (docs/architecture.md "The API contract")', () => {
     const contract = new ApiContract(served);
     expect(contract.check('GET', '/api/no-such-route', 404, 'application/json', {})).toBeUndefined();
     expect(contract.check('GET', '/api/admin/me', 418, 'application/json', {})?.message).toMatch(
-      /^answered 418, which it does not declare \(declared: 200, 401, 403\)$/,
+      /^answered 418, which it does not declare \(declared: 200, 401, 403, 429\)$/,
     );
     const error = { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' };
     expect(contract.check('GET', '/api/admin/me', 500, 'application/json', error)).toBeUndefined();

@@ -28,7 +28,38 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     // The licence centre's customer token (POST /api/customer/session): its routes take it and no other.
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Licence-centre customer token' }, 'customer')
     .build();
-  return SwaggerModule.createDocument(app, info);
+  return declareGlobalRefusals(SwaggerModule.createDocument(app, info));
+}
+
+const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponse' };
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * What every route answers before its own code runs, declared on each operation it applies to (docs/api.md "Bad
+ * input"): the validation pipe refuses a NUL character or an unpaired surrogate in any path parameter, query or body
+ * (400); the JSON body parser refuses a body over its limit (413).
+ */
+function declareGlobalRefusals(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const json = (description: string) => ({
+        description,
+        content: { 'application/json': { schema: ERROR_SCHEMA } },
+      });
+      if ((operation.parameters?.length || operation.requestBody) && !operation.responses['400']) {
+        operation.responses['400'] = json(
+          'A value contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)',
+        );
+      }
+      const body = operation.requestBody as { content?: Record<string, unknown> } | undefined;
+      if (body?.content?.['application/json'] && !operation.responses['413']) {
+        operation.responses['413'] = json('The request body is too large (at most 100 kB)');
+      }
+    }
+  }
+  return document;
 }
 
 /**

@@ -1113,6 +1113,20 @@ export type UploadResponse = {
   /** The upload batch (docs/product.md §20.1): GET /api/products/{id}/batches */
   batchId: string;
 };
+export type UploadRefusedResponse = {
+  statusCode: number;
+  message: string;
+  error: string;
+  /** Validation failures: every field with its message */
+  errors?: FieldErrorResponse[];
+  /** A machine-readable reason where the client needs one (451) */
+  code?: string;
+  inserted?: number;
+  duplicates?: number;
+  invalid?: number;
+  /** The first 10 invalid lines, cut to 50 characters */
+  invalidSamples?: string[];
+};
 export type DeleteVoucherCodesResponse = {
   message: string;
   deletedCount: number;
@@ -1145,6 +1159,22 @@ export type VoidResponse = {
   invalidSamples: string[];
   /** The void file's batch (docs/product.md §20.1); null for codes sent as JSON */
   batchId: string | null;
+};
+export type VoidRefusedResponse = {
+  statusCode: number;
+  message: string;
+  error: string;
+  /** Validation failures: every field with its message */
+  errors?: FieldErrorResponse[];
+  /** A machine-readable reason where the client needs one (451) */
+  code?: string;
+  voided?: number;
+  refundedAfterRedemption?: RefundedAfterRedemptionResponse[];
+  unknown?: number;
+  alreadyVoid?: number;
+  invalid?: number;
+  /** The first 10 invalid lines, cut to 50 characters */
+  invalidSamples?: string[];
 };
 export type VoucherCustomer = {
   id: string;

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ErrorResponse } from '../../../common/openapi/api-responses';
 import { PaginationResponse } from '../../../common/dto/page.query';
 import { Inventory } from '../../../common/inventory/inventory';
 import { Permission } from '../../../common/permissions';
@@ -105,6 +106,27 @@ export class VoidResponse {
     description: "The void file's batch (docs/product.md §20.1); null for codes sent as JSON",
   })
   batchId: string | null;
+}
+
+/** A refused upload (400): the error body, with the file's report when it held no valid code (nothing written). */
+export class UploadRefusedResponse extends ErrorResponse {
+  @ApiPropertyOptional() inserted?: number;
+  @ApiPropertyOptional() duplicates?: number;
+  @ApiPropertyOptional() invalid?: number;
+  @ApiPropertyOptional({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' })
+  invalidSamples?: string[];
+}
+
+/** A refused void request (400): the error body, with the file's report when it held no valid code (nothing written). */
+export class VoidRefusedResponse extends ErrorResponse {
+  @ApiPropertyOptional() voided?: number;
+  @ApiPropertyOptional({ type: [RefundedAfterRedemptionResponse] })
+  refundedAfterRedemption?: RefundedAfterRedemptionResponse[];
+  @ApiPropertyOptional() unknown?: number;
+  @ApiPropertyOptional() alreadyVoid?: number;
+  @ApiPropertyOptional() invalid?: number;
+  @ApiPropertyOptional({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' })
+  invalidSamples?: string[];
 }
 
 /** Live figures of a batch's codes, from the counters (docs/product.md §20.1). */
