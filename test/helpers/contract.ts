@@ -2,7 +2,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
 /**
- * The API contract in the tests (issue 27 item 7, docs/testing.md "The contract helper"): every response an e2e test
+ * The API contract in the tests (docs/testing.md "The API contract"): every response an e2e test
  * receives through `t.http()` is checked against the OpenAPI document the app serves. The status must be one the
  * operation declares, and a JSON body must validate against the schema declared for that status; a body with a
  * property the schema does not declare fails too, since the frontend's types (frontend/src/api/generated.ts) would
