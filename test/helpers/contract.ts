@@ -115,6 +115,11 @@ export class ApiContract {
     return Object.fromEntries(required.map((name) => [name, this.smallest(schema.properties[name])]));
   }
 
+  /** Whether the document has this operation (`GET /api/products/{id}` for `GET /api/products/p1`). */
+  has(method: string, url: string): boolean {
+    return this.route(method, url) !== undefined;
+  }
+
   private route(method: string, url: string) {
     const path = new URL(url, 'http://contract.test').pathname;
     return this.routes.find((r) => r.method === method.toLowerCase() && r.regex.test(path));

@@ -9,8 +9,9 @@ import document from '../api/openapi.json';
  * Every answer keeps the API contract: its status is one the operation declares in the OpenAPI document the API
  * serves (the checked-in copy, api/openapi.json) and its JSON body validates against the declared schema
  * (test/helpers/contract.ts, the same check as every e2e response). A fake that breaks it fails its test
- * (`failOnContractViolations`, run after each test by test/setup.ts), so the fakes cannot drift from the API. A call
- * no handler takes is answered 404 and not checked.
+ * (`failOnContractViolations`, run after each test by test/setup.ts), so the fakes cannot drift from the API; a
+ * faked call must be an operation of the document (the app calls no route the API lacks). A call no handler takes is
+ * answered 404 and not checked.
  */
 const contract = new ApiContract(document as never);
 const violations: Error[] = [];
@@ -71,6 +72,12 @@ export function fakeServer(handlers: Record<string, Handler>) {
     const violation =
       handler !== undefined && contract.check(req.method, req.path, answer.status, contentType, answer.body);
     if (violation) violations.push(contractError(violation, `${req.method} ${req.path}`, answer.body));
+    // A faked call the API does not have: the app calls a route that is not in the document.
+    if (handler !== undefined && req.path.startsWith('/api/') && !contract.has(req.method, req.path)) {
+      violations.push(
+        new Error(`API contract (OpenAPI document): ${req.method} ${req.path} is no operation of the API`),
+      );
+    }
     return new Response(
       answer.body === undefined ? null : raw ? (answer.body as string) : JSON.stringify(answer.body),
       {
