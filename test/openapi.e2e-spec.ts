@@ -1,10 +1,13 @@
 import { execFile } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { promisify } from 'util';
 import { startTestApp, TestApp } from './helpers/app';
 import { ROUTE_PERMISSIONS } from './route-permissions';
+import { ApiContract } from './helpers/contract';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { DOCUMENT_FILE, GENERATED_FILE, generateApiTypes } = require('../scripts/api-contract');
 
 /**
  * The OpenAPI document the real app serves (/api/docs-json) passes Redocly's recommended rules (redocly.yaml) with
@@ -106,6 +109,49 @@ describe('OpenAPI document', () => {
         : [`${name}: security ${JSON.stringify(op.security)}`];
     });
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('the API contract (docs/architecture.md "The API contract")', () => {
+  let t: TestApp;
+  let served: any;
+  beforeAll(async () => {
+    t = await startTestApp();
+    served = (await t.http().get('/api/docs-json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  it('the checked-in document (frontend/src/api/openapi.json) is the one the app serves: else `npm run api:generate`', () => {
+    expect(JSON.parse(readFileSync(DOCUMENT_FILE, 'utf8'))).toEqual(served);
+  });
+
+  it('the frontend API types (frontend/src/api/generated.ts) are generated from it: else `npm run api:generate`', async () => {
+    expect(readFileSync(GENERATED_FILE, 'utf8')).toBe(await generateApiTypes());
+  });
+
+  it('the contract helper every e2e request goes through fails an undeclared status and a body off its schema', () => {
+    const contract = new ApiContract(served);
+    expect(contract.check('GET', '/api/no-such-route', 404, 'application/json', {})).toBeUndefined();
+    expect(contract.check('GET', '/api/admin/me', 418, 'application/json', {})?.message).toMatch(
+      /^answered 418, which it does not declare \(declared: 200, 401, 403, 429\)$/,
+    );
+    const error = { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' };
+    expect(contract.check('GET', '/api/admin/me', 500, 'application/json', error)).toBeUndefined();
+    const me = {
+      id: '00000000-0000-4000-8000-000000000001',
+      username: 'admin',
+      email: 'admin@localhost',
+      role: 'admin',
+      permissions: ['dashboard.view'],
+      twoFactorEnabled: false,
+    };
+    expect(contract.check('GET', '/api/admin/me', 200, 'application/json; charset=utf-8', me)).toBeUndefined();
+    expect(contract.check('GET', '/api/admin/me', 200, 'application/json', { ...me, extra: 1 })?.message).toContain(
+      "must NOT have additional properties 'extra'",
+    );
+    expect(contract.check('GET', '/api/admin/me', 200, 'application/json', { id: 'x' })?.message).toContain(
+      "must have required property 'username'",
+    );
   });
 });
 

@@ -1,7 +1,7 @@
-import { INestApplication, INestApplicationContext, Logger as NestLogger, RequestMethod } from '@nestjs/common';
+import { INestApplication, INestApplicationContext, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
@@ -20,11 +20,11 @@ import { runMigrations } from './database/migrate';
 import { publicConfigOf } from './modules/public-config/public-config';
 import { sealKeysStoredInClear } from './keys-at-rest';
 import { apiCompression, frontendMiddleware } from './static-assets';
+import { createOpenApiDocument, setApiPrefix } from './openapi';
 import { blockedIpMiddleware } from './modules/auth/blocked-ip.middleware';
 import { BlockedIpService } from './modules/auth/blocked-ip.service';
 
-/** Routes served outside `/api`: Prometheus expects `/metrics`. */
-export const UNPREFIXED_ROUTES = ['metrics'];
+export { UNPREFIXED_ROUTES } from './openapi';
 
 export interface StartedDatabase {
   url: string;
@@ -61,7 +61,7 @@ export async function createHttpApp(
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
-  app.setGlobalPrefix('api', { exclude: UNPREFIXED_ROUTES.map((path) => ({ path, method: RequestMethod.GET })) });
+  setApiPrefix(app);
   // First, so the histogram times everything that follows.
   app.use(app.get(AppMetrics).httpMiddleware());
   app.use(securityHeaders({ crossOriginEmbedderPolicy: false }));
@@ -86,17 +86,7 @@ export async function createHttpApp(
 }
 
 function serveApiDocs(app: INestApplication): void {
-  const openApi = new DocumentBuilder()
-    .setTitle('Office licence redemption API')
-    .setDescription('Public redemption calls and the admin console API (docs/api.md)')
-    .setVersion('1')
-    // Relative: the document describes whichever instance serves it (paths carry the /api prefix).
-    .addServer('/', 'This instance')
-    .addBearerAuth()
-    // The licence centre's customer token (POST /api/customer/session): its routes take it and no other.
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Licence-centre customer token' }, 'customer')
-    .build();
-  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi));
+  SwaggerModule.setup('api/docs', app, () => createOpenApiDocument(app));
 }
 
 /**

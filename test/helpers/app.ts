@@ -10,6 +10,8 @@ import type { AppModuleOptions } from '../../backend/src/app.module';
 import { createTestDatabase, TestDatabase } from './database';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { testCiphers } from './factories';
+import { createOpenApiDocument } from '../../backend/src/openapi';
+import { ApiContract, contractError } from './contract';
 
 export interface TestApp {
   app: INestApplication;
@@ -17,7 +19,7 @@ export interface TestApp {
   db: DataSource;
   database: TestDatabase;
   dataDir: string;
-  /** supertest against the running server. */
+  /** supertest against the running server; every response is checked against the OpenAPI document (helpers/contract.ts). */
   http: () => ReturnType<typeof request>;
   baseUrl: string;
   close(): Promise<void>;
@@ -75,11 +77,50 @@ export async function startTestApp(
     database,
     dataDir,
     baseUrl,
-    http: () => request(app.getHttpServer()),
+    http: () => checkedRequests(app),
     close: async () => {
       await app.close();
       if (!options.database) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The document the app serves (the routes do not depend on configuration: built once per test file). */
+let contract: ApiContract | undefined;
+
+type Agent = ReturnType<typeof request>;
+type Test = ReturnType<Agent['get']>;
+
+/**
+ * supertest whose every request fails its test when the response breaks the API contract: an undeclared status or
+ * a JSON body that does not validate against the operation's declared schema. The test's own expectations run
+ * first, so a wrong status is reported as the test states it.
+ */
+function checkedRequests(app: INestApplication): Agent {
+  contract ??= new ApiContract(createOpenApiDocument(app) as any);
+  const agent = request(app.getHttpServer());
+  const checked = Object.create(agent) as Record<string, unknown>;
+  for (const method of ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']) {
+    checked[method] = (url: string) => {
+      const test = (agent as any)[method](url) as Test & { assert: (...args: any[]) => void };
+      const assert = test.assert.bind(test);
+      test.assert = (resError: Error | null, res: any, fn?: (err: Error | null, res: any) => void) =>
+        assert(resError, res, (err: Error | null, response: any) => {
+          const violation =
+            err || !response
+              ? undefined
+              : contract!.check(
+                  method === 'del' ? 'delete' : method,
+                  url,
+                  response.status,
+                  response.headers['content-type'],
+                  response.body,
+                );
+          fn?.call(test, err ?? (violation ? contractError(violation, url, response.body) : null), response);
+        });
+      return test;
+    };
+  }
+  return checked as unknown as Agent;
 }

@@ -1,7 +1,8 @@
 import { waitFor } from '@testing-library/react';
 import { readdirSync, readFileSync, statSync } from 'fs';
 import { join, relative } from 'path';
-import { fakeServer } from '../test/fakeServer';
+import { meOf } from '../features/admin/adminTesting';
+import { declaredSuccess, fakeServer } from '../test/fakeServer';
 import { api, TAG_TYPES, type TagType } from './api';
 import { CHANGES, invalidatesFor, TAG_OF, type Change } from './invalidation';
 import { makeStore, type AppStore } from './store';
@@ -43,7 +44,11 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
       period: 'today',
       totalRedemptions: 0,
       activeVouchers: 0,
+      voidVouchers: 0,
       timeRange: 'Today',
+      from: '2026-11-21T00:00:00.000Z',
+      to: '2026-11-22T00:00:00.000Z',
+      timeZone: 'UTC',
       productStats: [],
       dailyRedemptions: [],
     },
@@ -59,7 +64,7 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
     endpoint: 'voucherCodes',
     arg: { productId: 'p1', tab: 'all', limit: 50, offset: 0 },
     path: '/api/products/p1/voucher-codes-detailed',
-    body: { codes: [], totalCount: 0, hasMore: false, totalCountExact: true },
+    body: { codes: [], pagination: PAGINATION, totalCount: 0, hasMore: false, totalCountExact: true },
   },
   LicenseKeys: {
     endpoint: 'getLicenseKeys',
@@ -71,7 +76,7 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
       pagination: PAGINATION,
     },
   },
-  Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: { id: 'u1', username: 'admin', role: 'admin' } },
+  Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: meOf('admin') },
   Sessions: { endpoint: 'sessions', arg: undefined, path: '/api/admin/sessions', body: [] },
   Webhooks: { endpoint: 'webhooks', arg: undefined, path: '/api/webhooks', body: [] },
   ApiTokens: { endpoint: 'apiTokens', arg: undefined, path: '/api/admin/api-tokens', body: [] },
@@ -123,12 +128,12 @@ let server: ReturnType<typeof fakeServer>;
 afterEach(() => server?.restore());
 
 function serve() {
-  const ok = () => ({ status: 200, body: {} });
+  // Each change succeeds as the API declares it (status and body of its OpenAPI success response).
   server = fakeServer({
     ...Object.fromEntries(Object.values(PROBES).map((p) => [`GET ${p.path}`, () => ({ status: 200, body: p.body })])),
-    'POST /api/*': ok,
-    'PUT /api/*': ok,
-    'DELETE /api/*': ok,
+    'POST /api/*': declaredSuccess,
+    'PUT /api/*': declaredSuccess,
+    'DELETE /api/*': declaredSuccess,
   });
 }
 

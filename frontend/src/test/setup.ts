@@ -1,5 +1,6 @@
 import '@testing-library/jest-dom';
 import { configure } from '@testing-library/react';
+import { failOnContractViolations } from './fakeServer';
 
 // The whole suite shares two cores with PostgreSQL and the API suites: give findBy/waitFor room under load.
 configure({ asyncUtilTimeout: 5000 });
@@ -20,3 +21,6 @@ if (typeof window !== 'undefined' && !('PointerEvent' in window)) {
 
 // jsdom has no layout, so scrolling means nothing there (jsdom only logs an error for it).
 window.scrollTo = () => undefined;
+
+// Every fake answer of the test kept the API contract (fakeServer.ts).
+afterEach(() => failOnContractViolations());

@@ -39,6 +39,7 @@ export class AuthController {
   @ApiErrorResponses(400, {
     401: 'Invalid username or password (or two-factor code)',
     423: 'Account temporarily locked. Try again later.',
+    429: 'Too many failed attempts. Please wait 15 minutes and try again.',
   })
   login(@Body() dto: LoginDto, @Req() req: Request) {
     return this.auth.login(dto, requestMeta(req));

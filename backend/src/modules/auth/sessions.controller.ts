@@ -41,7 +41,10 @@ export class SessionsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'End one of the own sessions; its access and refresh tokens stop working at once' })
   @ApiOkResponse({ type: SuccessResponse })
-  @ApiErrorResponses({ 404: "Session not found: unknown, already ended, or another user's session" })
+  @ApiErrorResponses({
+    400: 'Invalid session ID.',
+    404: "Session not found: unknown, already ended, or another user's session",
+  })
   revoke(@CurrentUser() user: AuthUser, @Param('id', UuidParam('session')) id: string, @Req() req: Request) {
     return this.auth.endSession(user, id, requestMeta(req));
   }

@@ -87,7 +87,10 @@ export class RedemptionController {
   @Get('success-token/:token')
   @ApiOperation({ summary: 'What the success page shows for a token' })
   @ApiOkResponse({ type: SuccessTokenResponse })
-  @ApiErrorResponses({ 404: 'Invalid or expired access token' })
+  @ApiErrorResponses({
+    404: 'Invalid or expired access token',
+    429: 'Too many invalid voucher codes. Please contact support.',
+  })
   successToken(@Param('token') token: string) {
     return this.redemptions.successToken(token);
   }

@@ -1,10 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiErrorResponses, MessageResponse } from '../../common/openapi/api-responses';
 import {
   DeleteVoucherCodesResponse,
   UploadBatchResponse,
+  UploadRefusedResponse,
   UploadResponse,
+  VoidRefusedResponse,
   VoidResponse,
   VoucherCodePageResponse,
 } from './dto/voucher-responses.dto';
@@ -39,8 +49,12 @@ export class VoucherController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: UploadResponse })
+  @ApiResponse({
+    status: 400,
+    description: 'No file, not .csv/.txt, empty, unreadable, or no valid voucher codes (nothing is written)',
+    type: UploadRefusedResponse,
+  })
   @ApiErrorResponses({
-    400: 'No file, not .csv/.txt, empty, unreadable, or no valid voucher codes (nothing is written)',
     404: 'Product not found.',
     413: 'The file is too large. The maximum upload size is 50 MB.',
     503: 'Too many uploads and exports at once: try again shortly',
@@ -68,8 +82,12 @@ export class VoucherController {
     },
   })
   @ApiOkResponse({ type: VoidResponse })
+  @ApiResponse({
+    status: 400,
+    description: 'No codes, not .csv/.txt, unreadable, or more than the limit (nothing is written)',
+    type: VoidRefusedResponse,
+  })
   @ApiErrorResponses({
-    400: 'No codes, not .csv/.txt, unreadable, or more than the limit (nothing is written)',
     404: 'Product not found.',
     413: 'The file is too large. The maximum upload size is 50 MB.',
     503: 'Too many uploads and exports at once: try again shortly',
@@ -87,7 +105,7 @@ export class VoucherController {
   @RequirePermissions(Permission.VouchersView)
   @ApiOperation({ summary: "A page of a product's voucher codes with redemption and customer" })
   @ApiOkResponse({ type: VoucherCodePageResponse })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses(400, { 404: 'Product not found.' })
   @AuditInventoryRead('codes')
   list(@Param('id', UuidParam('product')) id: string, @Query() query: VoucherCodeListQuery) {
     return this.vouchers.list(id, query);
@@ -125,7 +143,7 @@ export class VoucherController {
   @RequirePermissions(Permission.VouchersDelete)
   @ApiOperation({ summary: 'Delete one unredeemed voucher code' })
   @ApiOkResponse({ type: MessageResponse })
-  @ApiErrorResponses({ 404: 'Voucher code not found.', 409: 'Redeemed voucher codes cannot be deleted.' })
+  @ApiErrorResponses(400, { 404: 'Voucher code not found.', 409: 'Redeemed voucher codes cannot be deleted.' })
   deleteOne(@Param('id', UuidParam('voucher code')) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.vouchers.deleteOne(id, requestActor(req, user));
   }

@@ -1,4 +1,5 @@
 /* Test helpers of the admin console (component tests only; never imported by the app). */
+import type { ProductResponse, StatsResponse, VoucherCodePageResponse } from '../../api/generated';
 import { Outlet, type RouteObject } from 'react-router-dom';
 import { Toaster } from '../../components/toast';
 import { LoginPage } from '../auth/LoginPage';
@@ -55,7 +56,7 @@ export function meOf(role: 'admin' | 'operator' | 'shop-manager') {
         ? ALL_PERMISSIONS.filter((p) => !OPERATOR_DENIED.includes(p))
         : ['dashboard.view'];
   return {
-    id: `id-${role}`,
+    id: `00000000-0000-4000-a000-00000000000${['admin', 'operator', 'shop-manager'].indexOf(role) + 1}`,
     username: role === 'shop-manager' ? 'shop_manager' : role,
     email: `${role}@example.com`,
     role,
@@ -109,19 +110,25 @@ export const PRODUCT = {
   status: 'active',
   isLicenseManaged: true,
   createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
   unredeemedCount: 120,
   redeemedCount: 3,
+  voidCount: 0,
   totalCount: 123,
-};
+} satisfies ProductResponse;
 
 export const STATS = {
   period: 'today',
   totalRedemptions: 4,
   activeVouchers: 120,
+  voidVouchers: 0,
   timeRange: 'Today',
+  from: '2026-11-21T00:00:00.000Z',
+  to: '2026-11-22T00:00:00.000Z',
+  timeZone: 'UTC',
   productStats: [],
   dailyRedemptions: [{ date: '2026-11-21', count: 4 }],
-};
+} satisfies StatsResponse;
 
 /**
  * A page of voucher codes as the server answers it, with at most `rows` codes (a short page keeps jsdom
@@ -134,21 +141,29 @@ export function codesPage(
   redeemed = false,
   rows = 5,
   totalCountExact = true,
-) {
+): VoucherCodePageResponse {
   const count = Math.max(0, Math.min(limit, rows, total - offset));
   return {
     codes: Array.from({ length: count }, (_, i) => ({
       id: `00000000-0000-4000-8000-${String(offset + i).padStart(12, '0')}`,
       code: `CODE-${String(offset + i).padStart(5, '0')}`,
       isRedeemed: redeemed,
+      status: redeemed ? ('redeemed' as const) : ('available' as const),
       createdAt: '2026-11-01T10:00:00.000Z',
       redeemedAt: redeemed ? '2026-11-02T10:00:00.000Z' : null,
+      voidedAt: null,
       redemption: redeemed
         ? {
-            id: `r${i}`,
+            id: `00000000-0000-4000-9000-${String(offset + i).padStart(12, '0')}`,
             redeemedAt: '2026-11-02T10:00:00.000Z',
-            emailStatus: 'sent',
-            customer: { id: `c${i}`, firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' },
+            refundedAt: null,
+            emailStatus: 'sent' as const,
+            customer: {
+              id: `00000000-0000-4000-b000-${String(offset + i).padStart(12, '0')}`,
+              firstName: 'Ann',
+              lastName: 'Lee',
+              email: 'ann@example.com',
+            },
           }
         : null,
     })),

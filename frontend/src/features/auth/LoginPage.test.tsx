@@ -2,6 +2,7 @@ import { act, screen, waitFor } from '@testing-library/react';
 import { resetToasts } from '../../components/toast/toastStore';
 import { renderRoutes } from '../../test/renderWithProviders';
 import { adminRoutes, adminServer, meOf, PRODUCT, signIn, STATS, type AdminHandler } from '../admin/adminTesting';
+import { PUBLIC_CONFIG } from '../../test/fakeServer';
 
 let server: ReturnType<typeof adminServer>;
 
@@ -12,7 +13,7 @@ afterEach(() => {
 });
 
 const dashboardCalls: Record<string, AdminHandler> = {
-  'GET /api/public-config': () => ({ status: 200, body: {} }),
+  'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }),
   'GET /api/admin/me': () => ({ status: 200, body: meOf('admin') }),
   'GET /api/products': () => ({ status: 200, body: [PRODUCT] }),
   'GET /api/stats/*': () => ({ status: 200, body: STATS }),
@@ -29,7 +30,7 @@ describe('admin login with single sign-on', () => {
   it('offers "Sign in with <provider>" when the server has a provider configured', async () => {
     server = adminServer({
       ...dashboardCalls,
-      'GET /api/public-config': () => ({ status: 200, body: { ssoDisplayName: 'Contoso' } }),
+      'GET /api/public-config': () => ({ status: 200, body: { ...PUBLIC_CONFIG, ssoDisplayName: 'Contoso' } }),
     });
     renderRoutes(adminRoutes(), '/admin/login');
     const link = await screen.findByRole('link', { name: 'Sign in with Contoso' });

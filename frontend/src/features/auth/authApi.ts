@@ -1,30 +1,11 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
-export interface LoginRequest {
-  username: string;
-  password: string;
-  twoFactorCode?: string;
-  /** An unused recovery code in place of twoFactorCode (accepted once). */
-  recoveryCode?: string;
-}
-export interface LoginResponse {
-  accessToken?: string;
-  refreshToken?: string;
-  requiresTwoFactor: boolean;
-}
-export interface AdminUser {
-  id: string;
-  username: string;
-  email: string;
-  role: string;
-  permissions: string[];
-  twoFactorEnabled: boolean;
-}
-export interface ChangePasswordRequest {
-  currentPassword: string;
-  newPassword: string;
-}
+export type LoginRequest = Api.LoginDto;
+export type LoginResponse = Api.LoginResponse;
+export type AdminUser = Api.MeResponse;
+export type ChangePasswordRequest = Api.ChangePasswordDto;
 
 /** docs/product.md §8.3 "Admin authentication" calls. */
 export const authApi = api.injectEndpoints({

@@ -2,6 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { resetToasts } from '../../components/toast/toastStore';
 import { renderRoutes } from '../../test/renderWithProviders';
 import { adminRoutes, adminServer, meOf, PRODUCT, signIn, STATS, type AdminHandler } from '../admin/adminTesting';
+import { PUBLIC_CONFIG } from '../../test/fakeServer';
 import { pageOf } from '../redemptions/adminTestServer';
 
 let server: ReturnType<typeof adminServer>;
@@ -14,7 +15,7 @@ afterEach(() => {
 
 function calls(role: 'admin' | 'operator' | 'shop-manager'): Record<string, AdminHandler> {
   return {
-    'GET /api/public-config': () => ({ status: 200, body: {} }),
+    'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }),
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
     'GET /api/products': () => ({
       status: 200,

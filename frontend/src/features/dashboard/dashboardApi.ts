@@ -1,4 +1,5 @@
 import { api } from '../../app/api';
+import type * as Api from '../../api/generated';
 
 /** docs/product.md §3.2 time-period selector, in order. */
 export const PERIODS = ['today', 'yesterday', 'last7days', 'last30days', 'thismonth', 'lastmonth', 'alltime'] as const;
@@ -17,16 +18,7 @@ export const PERIOD_LABELS: Record<Period, string> = {
 /** docs/product.md §10.4: stats refetched every 10 s. */
 export const STATS_POLL_MS = 10_000;
 
-export interface Stats {
-  period: Period;
-  totalRedemptions: number;
-  activeVouchers: number;
-  /** Codes voided by refunds (docs/product.md §19.3), not counted as active. */
-  voidVouchers?: number;
-  timeRange: string;
-  productStats: Array<{ productId: string; productName: string; activeCodes: number; redeemedCodes: number }>;
-  dailyRedemptions: Array<{ date: string; count: number }>;
-}
+export type Stats = Api.StatsResponse;
 
 export const dashboardApi = api.injectEndpoints({
   endpoints: (build) => ({

@@ -1,23 +1,11 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
 /** One licence as `GET /api/customer/licences` answers it (docs/api.md). */
-export interface CustomerLicence {
-  redemptionId: string;
-  productName: string;
-  voucherCode: string;
-  redeemedAt: string;
-  licenseKey: string | null;
-  downloadLink: string;
-  isManualProcessing: boolean;
-  emailStatus: 'pending' | 'sent' | 'failed';
-}
+export type CustomerLicence = Api.CustomerLicenceResponse;
 
-export interface CustomerSession {
-  customerToken: string;
-  email: string;
-  expiresAt: string;
-}
+export type CustomerSession = Api.CustomerSessionResponse;
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 

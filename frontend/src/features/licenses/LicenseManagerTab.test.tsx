@@ -5,6 +5,7 @@ import { PermissionsProbe, permissionsApplied } from '../../test/PermissionsProb
 import { renderWithProviders } from '../../test/renderWithProviders';
 import { adminServer, meOf, type AdminHandler } from '../redemptions/adminTestServer';
 import { LicenseManagerTab } from './LicenseManagerTab';
+import { usageStatusOf } from './licenseRules';
 import type { LicenseKey, LicenseKeysPage } from './licensesApi';
 
 let server: ReturnType<typeof adminServer>;
@@ -38,7 +39,7 @@ const PRODUCTS = [
 let n = 0;
 function aKey(licenseKey: string, overrides: Partial<LicenseKey> = {}): LicenseKey {
   n++;
-  return {
+  const key: LicenseKey = {
     id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
     productId: PRODUCTS[1].id,
     productName: PRODUCTS[1].name,
@@ -48,10 +49,12 @@ function aKey(licenseKey: string, overrides: Partial<LicenseKey> = {}): LicenseK
     maxActivations: 1,
     currentActivations: 0,
     isActive: true,
+    usageStatus: 'available',
     createdAt: `2025-09-${String(10 + n).padStart(2, '0')}T00:00:00Z`,
     updatedAt: '2025-09-20T00:00:00Z',
     ...overrides,
   };
+  return { ...key, usageStatus: overrides.usageStatus ?? usageStatusOf(key) };
 }
 
 function pageOf(keys: LicenseKey[], pagination: Partial<LicenseKeysPage['pagination']> = {}): LicenseKeysPage {
@@ -65,6 +68,7 @@ function pageOf(keys: LicenseKey[], pagination: Partial<LicenseKeysPage['paginat
       totalPages: 1,
       hasPreviousPage: false,
       hasNextPage: false,
+      totalCountExact: true,
       ...pagination,
     },
   };

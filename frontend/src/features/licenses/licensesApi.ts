@@ -1,38 +1,15 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
-import type { Pagination } from '../redemptions/redemptionsApi';
+import type * as Api from '../../api/generated';
 
-export type LicenseType = 'single-user' | 'volume';
-export type UsageStatus = 'available' | 'partially-used' | 'fully-used';
+export type LicenseType = Api.LicenseKeyResponse['licenseType'];
+export type UsageStatus = Api.LicenseKeyResponse['usageStatus'];
 
-export interface LicenseKey {
-  id: string;
-  productId: string;
-  productName: string;
-  licenseKey: string;
-  downloadLink: string;
-  licenseType: LicenseType;
-  maxActivations: number;
-  currentActivations: number;
-  isActive: boolean;
-  usageStatus?: UsageStatus;
-  createdAt: string;
-  updatedAt: string;
-}
+export type LicenseKey = Api.LicenseKeyResponse;
 
-export interface LicenseKeySummary {
-  totalKeys: number;
-  active: number;
-  available: number;
-  partiallyUsed: number;
-  fullyUsed: number;
-}
+export type LicenseKeySummary = Api.LicenseKeySummaryResponse;
 
-export interface LicenseKeysPage {
-  licenseKeys: LicenseKey[];
-  summary: LicenseKeySummary;
-  pagination: Pagination;
-}
+export type LicenseKeysPage = Api.LicenseKeyListResponse;
 
 export interface LicenseKeysQuery {
   page: number;
@@ -41,21 +18,9 @@ export interface LicenseKeysQuery {
   search: string;
 }
 
-export interface LicenseManagedProduct {
-  id: string;
-  name: string;
-  status: string;
-  downloadLink: string;
-  isLicenseManaged: boolean;
-}
+export type LicenseManagedProduct = Api.LicenseManagedProductResponse;
 
-export interface CreateLicenseKeyRequest {
-  productId: string;
-  licenseKey: string;
-  downloadLink: string;
-  licenseType: LicenseType;
-  maxActivations?: number;
-}
+export type CreateLicenseKeyRequest = Api.CreateLicenseKeyDto;
 
 const LIST = { type: 'LicenseKeys' as const, id: 'LIST' };
 

@@ -1,59 +1,16 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
-export interface Product {
-  id: string;
-  name: string;
-  downloadLink: string;
-  productKey: string | null;
-  emailTemplate: string;
-  emailSubject: string;
-  status: string;
-  isLicenseManaged: boolean;
-  createdAt: string;
-  unredeemedCount: number;
-  redeemedCount: number;
-  /** Codes voided by a refund before redemption (docs/product.md §19.3). */
-  voidCount?: number;
-  totalCount: number;
-}
+export type Product = Api.ProductResponse;
 
-export interface UploadReport {
-  message: string;
-  inserted: number;
-  duplicates: number;
-  invalid: number;
-  invalidSamples: string[];
-}
+export type UploadReport = Api.UploadResponse;
 
 /** docs/product.md §19.3 answer of `POST /api/products/{id}/voucher-codes/void`. */
-export interface VoidReport {
-  message: string;
-  voided: number;
-  refundedAfterRedemption: Array<{
-    code: string;
-    redemptionId: string | null;
-    redeemedAt: string | null;
-    refundedAt: string | null;
-  }>;
-  unknown: number;
-  alreadyVoid: number;
-  invalid: number;
-  invalidSamples: string[];
-}
+export type VoidReport = Api.VoidResponse;
 
 /** docs/product.md §20.2 `GET /api/license-pool/forecast`: one licence-managed product's pool. */
-export interface PoolForecast {
-  productId: string;
-  productName: string;
-  availableActivations: number;
-  redeemedLast7Days: number;
-  perDay: number;
-  /** Whole days of keys left at the last 7 days' rate; null when nothing was redeemed in them. */
-  daysLeft: number | null;
-  /** Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations (the server's settings): the warning colour. */
-  low: boolean;
-}
+export type PoolForecast = Api.PoolForecastResponse;
 
 export const productsApi = api.injectEndpoints({
   endpoints: (build) => ({

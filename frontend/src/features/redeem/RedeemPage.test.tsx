@@ -259,10 +259,10 @@ describe('redeem page', () => {
     await waitFor(() => expect(sessionStorage.getItem('redeem-idempotency-key')).toBeNull());
   });
 
-  it('a success answer without a token fails with "Authentication token missing. Please try again."', async () => {
+  it('a success answer with an empty token fails with "Authentication token missing. Please try again."', async () => {
     const { user, location } = await openRedeemPage(() => ({
       status: 201,
-      body: { success: true, productName: 'Office 2024 Professional Plus (Windows)' },
+      body: { success: true, productName: 'Office 2024 Professional Plus (Windows)', successToken: '' },
     }));
     await fillValid(user);
     await user.click(screen.getByRole('button', { name: 'Redeem Voucher' }));

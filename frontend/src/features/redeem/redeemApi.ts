@@ -1,11 +1,8 @@
 import { api } from '../../app/api';
 import type { RedeemVoucherRequest } from './redeemRules';
+import type * as Api from '../../api/generated';
 
-export interface RedeemVoucherResponse {
-  success: boolean;
-  productName: string;
-  successToken?: string;
-}
+export type RedeemVoucherResponse = Api.RedeemResponse;
 
 export const redeemApi = api.injectEndpoints({
   endpoints: (build) => ({

@@ -149,7 +149,12 @@ describe('redemption details modal', () => {
   });
 
   it('Mac products have no licence key section but a License Activation section', async () => {
-    open(aRedemption({ code: 'MAC-00001', product: { id: 'p-mac', name: 'Office 2024 Home & Business (Mac)' } }));
+    open(
+      aRedemption({
+        code: 'MAC-00001',
+        product: { id: '33333333-3333-4333-8333-333333333333', name: 'Office 2024 Home & Business (Mac)' },
+      }),
+    );
     await screen.findByRole('dialog');
     expect(screen.queryByRole('region', { name: 'License Key' })).not.toBeInTheDocument();
     expect(section('License Activation')).toHaveTextContent(/activated automatically/);
@@ -158,7 +163,7 @@ describe('redemption details modal', () => {
 
   it('manual assignment: Save is disabled while a field is empty, blanks alone say "Invalid input", sends trimmed values, Cancel returns to view', async () => {
     const r = aRedemption({ code: 'MANUAL-001', isManualProcessing: true });
-    const assigned = {
+    const assigned: AdminRedemption = {
       ...r,
       isManualProcessing: false,
       emailStatus: 'pending',

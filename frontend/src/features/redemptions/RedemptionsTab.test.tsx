@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { aRedemption, pageOf } from './adminTestServer';
 import { pageOfText, pageWindow, showingText } from '../../components/pagination/pageItems';
 import { TAGS_BY_EVENT } from '../admin/realtime';
-import { redemptionListParams, type AdminRedemption } from './redemptionsApi';
+import { redemptionListParams } from './redemptionsApi';
 import { open, rowOf, server, setUpRedemptionsTab, table, toasts } from './redemptionsTabKit';
 
 setUpRedemptionsTab();
@@ -42,8 +42,6 @@ describe('Recent Redemptions tab', () => {
       aRedemption({ code: 'SENT-0001', emailStatus: 'sent' }),
       aRedemption({ code: 'FAIL-0001', emailStatus: 'failed' }),
       aRedemption({ code: 'PEND-0001', emailStatus: 'pending' }),
-      aRedemption({ code: 'ODD-00001', emailStatus: 'queued' }),
-      aRedemption({ code: 'PLAIN-001', voucherCode: 'PLAIN-001' } as Partial<AdminRedemption>),
     ];
     const { user } = open(false, {
       list: (req) => ({ status: 200, body: pageOf(rows, { page: Number(req.query.get('page')), totalCount: 120 }) }),
@@ -65,11 +63,6 @@ describe('Recent Redemptions tab', () => {
       'data-color',
       'warning',
     );
-    expect(within(rowOf('ODD-00001')).getByText('queued').closest('[data-color]')).toHaveAttribute(
-      'data-color',
-      'default',
-    );
-    expect(within(rowOf('PLAIN-001')).getByText(rows[4].customer.email)).toBeInTheDocument();
 
     const nav = screen.getByRole('navigation', { name: 'Pagination' });
     expect(nav).toHaveTextContent('Showing 1-50 of 120');

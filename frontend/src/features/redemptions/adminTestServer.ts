@@ -7,18 +7,20 @@ import type { AdminRedemption, RedemptionsPage } from './redemptionsApi';
 export { adminServer, meOf } from '../admin/adminTesting';
 export type { AdminHandler, AdminRequest } from '../admin/adminTesting';
 
+/** The Windows product every test redemption belongs to. */
+export const P_WIN = '22222222-2222-4222-8222-222222222222';
 let seq = 0;
 export function aRedemption(overrides: Partial<AdminRedemption> & { code?: string } = {}): AdminRedemption {
   seq++;
   const { code = `CODE-${String(seq).padStart(4, '0')}`, ...rest } = overrides;
   return {
     id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
-    voucherCodeId: `v-${seq}`,
-    customerId: `c-${seq}`,
-    productId: 'p-win',
-    voucherCode: { id: `v-${seq}`, code },
+    voucherCodeId: `00000000-0000-4000-9000-${String(seq).padStart(12, '0')}`,
+    customerId: `00000000-0000-4000-b000-${String(seq).padStart(12, '0')}`,
+    productId: P_WIN,
+    voucherCode: { id: `00000000-0000-4000-9000-${String(seq).padStart(12, '0')}`, code },
     customer: {
-      id: `c-${seq}`,
+      id: `00000000-0000-4000-b000-${String(seq).padStart(12, '0')}`,
       firstName: 'Ann',
       lastName: `Lee${seq}`,
       email: `ann${seq}@example.com`,
@@ -26,12 +28,14 @@ export function aRedemption(overrides: Partial<AdminRedemption> & { code?: strin
       country: 'US',
       zipCode: null,
     },
-    product: { id: 'p-win', name: 'Office 2024 Professional Plus (Windows)' },
+    product: { id: P_WIN, name: 'Office 2024 Professional Plus (Windows)' },
     emailStatus: 'pending',
     isManualProcessing: false,
     redeemedAt: '2025-09-01T10:00:00.000Z',
     exported: false,
     exportedAt: null,
+    refundedAt: null,
+    erasedAt: null,
     assignedLicenseKey: null,
     ...rest,
   };

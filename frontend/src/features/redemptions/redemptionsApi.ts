@@ -1,45 +1,16 @@
 import type { Pagination } from '../../components/list/useListState';
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
-export type EmailStatus = 'pending' | 'sent' | 'failed';
+export type EmailStatus = Api.RedemptionResponse['emailStatus'];
 export type EmailStatusFilter = 'all' | EmailStatus;
 
-export interface AdminRedemption {
-  id: string;
-  voucherCodeId: string;
-  customerId: string;
-  productId: string;
-  /** docs/product.md §4.4: an object with code, or a plain string. */
-  voucherCode: { id?: string; code: string } | string;
-  customer: {
-    id: string;
-    firstName: string;
-    lastName: string;
-    email: string;
-    phone?: string | null;
-    country?: string | null;
-    zipCode?: string | null;
-  };
-  product: { id: string; name: string };
-  emailStatus: string;
-  isManualProcessing?: boolean;
-  redeemedAt: string;
-  exported: boolean;
-  exportedAt: string | null;
-  /** docs/product.md §19.3: its code was refunded after redemption (the customer keeps the key). */
-  refundedAt?: string | null;
-  /** The customer erased their personal data in the licence centre: names and e-mail are empty (docs/support.md). */
-  erasedAt?: string | null;
-  assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
-}
+export type AdminRedemption = Api.RedemptionResponse;
 
 export type { Pagination };
 
-export interface RedemptionsPage {
-  redemptions: AdminRedemption[];
-  pagination: Pagination;
-}
+export type RedemptionsPage = Api.RedemptionListResponse;
 
 export interface RedemptionsQuery {
   page: number;
@@ -67,35 +38,9 @@ export function redemptionListParams(
 const LIST = { type: 'Redemptions' as const, id: 'LIST' };
 
 /** docs/product.md §20.3: one event of `GET /api/redemptions/{id}/history`. */
-export interface RedemptionHistoryEvent {
-  at: string;
-  type:
-    | 'redeemed'
-    | 'redeem-repeated'
-    | 'key-assigned'
-    | 'email-queued'
-    | 'email-sent'
-    | 'email-failed'
-    | 'email-resent'
-    | 'exported'
-    | 'refunded'
-    | 'erased'
-    | 'deleted';
-  /** A staff username, "Customer" or "System"; null when the audit trail does not say. */
-  actor: string | null;
-  description: string;
-  provider: string | null;
-  error: string | null;
-  /** Masked by the server for callers without licenses.view. */
-  licenseKey: string | null;
-}
+export type RedemptionHistoryEvent = Api.HistoryEventResponse;
 
-export interface RedemptionHistory {
-  redemptionId: string;
-  exists: boolean;
-  /** Oldest first. */
-  events: RedemptionHistoryEvent[];
-}
+export type RedemptionHistory = Api.RedemptionHistoryResponse;
 
 export const redemptionsApi = api.injectEndpoints({
   endpoints: (build) => ({
@@ -157,9 +102,9 @@ export const {
   useFixPendingEmailsMutation,
 } = redemptionsApi;
 
-/** docs/product.md §4.4: voucherCode is an object with code, or a plain string. */
+/** The redemption's voucher code (an object with its id and code, as the API declares it). */
 export function voucherCodeOf(r: Pick<AdminRedemption, 'voucherCode'>): string {
-  return typeof r.voucherCode === 'string' ? r.voucherCode : (r.voucherCode?.code ?? '');
+  return r.voucherCode.code;
 }
 
 export const MANUAL_PREFIX = 'MANUAL_';

@@ -20,6 +20,7 @@ function serve(resend: Handler = () => ({ status: 202, body: { message: ANSWER }
       body: {
         isManualProcessing: false,
         customerEmail: 'mia@example.com',
+        productName: 'Office 2024 Home & Business (Mac)',
         licenseKey: null,
         downloadLink: 'https://x.test/mac.pkg',
       },

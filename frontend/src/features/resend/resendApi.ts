@@ -1,10 +1,8 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
-export interface ResendOrderEmailRequest {
-  voucherCode: string;
-  email: string;
-}
+export type ResendOrderEmailRequest = Api.ResendOrderEmailDto;
 
 /** `POST /api/resend-order-email`: always 202 with one message, whatever was sent (docs/product.md §19.2). */
 export const resendApi = api.injectEndpoints({

@@ -1,21 +1,11 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
-export interface TwoFactorSetup {
-  secret: string;
-  otpauthUrl: string;
-  qrCodeDataUrl: string;
-}
+export type TwoFactorSetup = Api.TwoFactorSetupResponse;
 
 /** `GET /api/admin/sessions`: the signed-in user's live sessions. */
-export interface OwnSession {
-  id: string;
-  current: boolean;
-  createdAt: string;
-  lastUsedAt: string;
-  ip: string | null;
-  userAgent: string | null;
-}
+export type OwnSession = Api.OwnSessionResponse;
 
 /** The Security screen's calls: two-factor enrolment, recovery codes, own sessions. */
 export const securityApi = api.injectEndpoints({

@@ -1,5 +1,6 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
 /** What a token may hold: the server's data permissions (backend TOKEN_PERMISSIONS); it refuses any other with a 400. */
 export const TOKEN_PERMISSIONS = [
@@ -20,23 +21,9 @@ export const TOKEN_PERMISSIONS = [
   'emails.fix-pending',
 ] as const;
 
-export interface ApiToken {
-  id: string;
-  name: string;
-  permissions: string[];
-  createdAt: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  createdBy: string | null;
-}
+export type ApiToken = Api.ApiTokenResponse;
 
-export interface CreatedApiToken {
-  id: string;
-  name: string;
-  token: string;
-  permissions: string[];
-  expiresAt: string;
-}
+export type CreatedApiToken = Api.CreatedApiTokenResponse;
 
 /** Settings → API tokens (api-tokens.manage, admin): tokens for integrations, shown once at creation. */
 export const apiTokensApi = api.injectEndpoints({

@@ -1,12 +1,7 @@
 import { api } from '../../app/api';
+import type * as Api from '../../api/generated';
 
-export interface PrivacyRequest {
-  id: string;
-  kind: 'link-sent' | 'link-limit' | 'data-export' | 'erasure';
-  at: string;
-  customerId: string | null;
-  redemptions: number | null;
-}
+export type PrivacyRequest = Api.PrivacyRequestRow;
 
 /** `GET /api/admin/privacy-requests` (settings.access): the licence centre's requests, without personal data. */
 export const privacyRequestsApi = api.injectEndpoints({

@@ -1,11 +1,8 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
-export interface CleanSystemResult {
-  success: boolean;
-  message: string;
-  deleted: { voucherCodes: number; customers: number; redemptions: number; licenseAssignments: number };
-}
+export type CleanSystemResult = Api.CleanupResponse;
 
 export const settingsApi = api.injectEndpoints({
   endpoints: (build) => ({

@@ -1,5 +1,6 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
+import type * as Api from '../../api/generated';
 
 /** The server's list (backend/src/modules/webhook/webhook-events.ts); it refuses any other with a 400. */
 export const WEBHOOK_EVENTS = [
@@ -11,28 +12,9 @@ export const WEBHOOK_EVENTS = [
   'customer.erased',
 ] as const;
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-  /** Set when the circuit breaker paused the endpoint: nothing is sent until Resume (docs/product.md §20.4). */
-  pausedAt: string | null;
-  consecutiveFailures: number;
-  createdAt: string;
-}
+export type WebhookEndpoint = Api.WebhookEndpointResponse;
 
-export interface WebhookDelivery {
-  id: string;
-  event: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  responseStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  nextAttemptAt: string | null;
-}
+export type WebhookDelivery = Api.WebhookDeliveryResponse;
 
 /** docs/product.md §20.4, Settings → Webhooks (webhooks.manage). */
 export const webhooksApi = api.injectEndpoints({

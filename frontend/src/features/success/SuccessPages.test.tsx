@@ -27,6 +27,7 @@ function serve(token: Handler) {
 const windowsResult = {
   isManualProcessing: false,
   customerEmail: 'ann@example.com',
+  productName: 'Office 2024 Professional Plus (Windows)',
   licenseKey: 'ABCDE-FGHIJ-KLMNO-PQRST-UVWXY',
   downloadLink: 'https://downloads.example.com/office2024.exe',
 };
@@ -59,7 +60,13 @@ describe('success pages', () => {
     ['windows', windowsResult, 'Download Ready'],
     [
       'mac',
-      { isManualProcessing: false, customerEmail: 'mac.user@example.com', licenseKey: null, downloadLink: '' },
+      {
+        isManualProcessing: false,
+        customerEmail: 'mac.user@example.com',
+        productName: 'Office 2024 Home & Business (Mac)',
+        licenseKey: null,
+        downloadLink: '',
+      },
       'Redemption Successful!',
     ],
   ])(
@@ -143,7 +150,13 @@ describe('success pages', () => {
   it('manual processing: "Processing Your License", three steps and "What\'s Next?"', async () => {
     serve(() => ({
       status: 200,
-      body: { isManualProcessing: true, customerEmail: 'ann@example.com', licenseKey: null, downloadLink: '' },
+      body: {
+        isManualProcessing: true,
+        customerEmail: 'ann@example.com',
+        productName: 'Office 2024 Professional Plus (Windows)',
+        licenseKey: null,
+        downloadLink: '',
+      },
     }));
     renderRoutes(routes, '/success/windows?token=manual');
     expect(await screen.findByRole('heading', { name: 'Processing Your License' })).toBeInTheDocument();
@@ -227,6 +240,7 @@ describe('success pages', () => {
       body: {
         isManualProcessing: false,
         customerEmail: 'mac.user@example.com',
+        productName: 'Office 2024 Home & Business (Mac)',
         licenseKey: null,
         downloadLink: 'https://x.test/mac.pkg',
       },

@@ -1,13 +1,8 @@
 import { api } from '../../app/api';
+import type * as Api from '../../api/generated';
 
 /** GET /api/success-token/{token}: what a success page shows. */
-export interface SuccessTokenView {
-  isManualProcessing: boolean;
-  customerEmail: string;
-  licenseKey: string | null;
-  downloadLink: string;
-  productName?: string;
-}
+export type SuccessTokenView = Api.SuccessTokenResponse;
 
 /** docs/product.md §10.4: a verified token is cached for 5 minutes. */
 export const TOKEN_CACHE_SECONDS = 300;

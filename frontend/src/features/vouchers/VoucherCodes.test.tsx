@@ -2,6 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { Toaster } from '../../components/toast';
 import { resetToasts } from '../../components/toast/toastStore';
 import { renderRoutes, renderWithProviders } from '../../test/renderWithProviders';
+import { PUBLIC_CONFIG } from '../../test/fakeServer';
 import { authApi } from '../auth/authApi';
 import { installAdminSession } from '../auth/session';
 import { VoucherCodesModal } from './VoucherCodesModal';
@@ -31,7 +32,7 @@ function calls(
   totalCountExact = true,
 ): Record<string, AdminHandler> {
   return {
-    'GET /api/public-config': () => ({ status: 200, body: {} }),
+    'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }),
     'GET /api/admin/me': () => ({ status: 200, body: meOf(role) }),
     'GET /api/products': () => ({ status: 200, body: [PRODUCT] }),
     [`GET /api/products/${PRODUCT.id}`]: () => ({ status: 200, body: PRODUCT }),
@@ -50,6 +51,7 @@ function calls(
       body: {
         message: `${(req.body as { voucherCodeIds?: string[] }).voucherCodeIds?.length ?? 120} voucher codes deleted.`,
         deletedCount: 2,
+        skippedCount: 0,
       },
     }),
   };

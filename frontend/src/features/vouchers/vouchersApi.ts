@@ -1,35 +1,10 @@
 import { api } from '../../app/api';
 import { invalidatesFor } from '../../app/invalidation';
-import type { Pagination } from '../../components/list/useListState';
+import type * as Api from '../../api/generated';
 
-export interface VoucherCode {
-  id: string;
-  code: string;
-  isRedeemed: boolean;
-  /** docs/product.md §19.3: available, redeemed or void (refunded before redemption). */
-  status?: 'available' | 'redeemed' | 'void';
-  createdAt: string;
-  redeemedAt: string | null;
-  voidedAt?: string | null;
-  redemption: {
-    id: string;
-    redeemedAt: string;
-    /** Refunded after redemption: the customer keeps the key. */
-    refundedAt?: string | null;
-    emailStatus: string;
-    customer: { id: string; firstName: string; lastName: string; email: string };
-  } | null;
-}
+export type VoucherCode = Api.VoucherCodeResponse;
 
-export interface VoucherCodePage {
-  codes: VoucherCode[];
-  /** The admin lists' one contract (docs/api.md); the fields below repeat it for clients of the offset form. */
-  pagination: Pagination;
-  totalCount: number;
-  hasMore: boolean;
-  /** False: `totalCount` is PostgreSQL's estimate, shown as "about N" (docs/api.md). */
-  totalCountExact?: boolean;
-}
+export type VoucherCodePage = Api.VoucherCodePageResponse;
 
 export type VoucherTab = 'all' | 'unredeemed' | 'redeemed' | 'void';
 
@@ -43,20 +18,7 @@ export interface VoucherCodesArgs {
 }
 
 /** docs/product.md §20.1: an upload, a void file, or the codes that came by no upload ("before batches"). */
-export interface UploadBatch {
-  id: string;
-  kind: 'upload' | 'void' | 'before-batches';
-  fileName: string | null;
-  uploadedBy: string | null;
-  uploadedAt: string;
-  inserted: number;
-  duplicates: number;
-  invalid: number;
-  refunded: number;
-  unknown: number;
-  /** Live counts of the batch's codes; null for a void file, which brings none. */
-  counts: { uploaded: number; redeemed: number; unredeemed: number; void: number; exported: number } | null;
-}
+export type UploadBatch = Api.UploadBatchResponse;
 
 /** The list filter of each tab: the API's `redeemedOnly` for its three tabs, `status=void` for the Void tab. */
 const TAB_PARAMS: Record<VoucherTab, Record<string, string>> = {

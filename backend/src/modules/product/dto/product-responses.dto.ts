@@ -22,5 +22,6 @@ export class ProductResponse {
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
   @ApiProperty() unredeemedCount: number;
   @ApiProperty() redeemedCount: number;
+  @ApiProperty({ description: 'Codes voided by a refund before redemption (docs/product.md §19.3)' }) voidCount: number;
   @ApiProperty() totalCount: number;
 }

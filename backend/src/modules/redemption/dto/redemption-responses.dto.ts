@@ -62,6 +62,13 @@ export class RedemptionResponse {
     type: String,
     format: 'date-time',
     nullable: true,
+    description: 'Its code was refunded after redemption (docs/product.md §19.3); the key stays with the customer',
+  })
+  refundedAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
     description:
       'The customer erased their personal data (licence centre): names, e-mail, phone, zip code and country are empty',
   })

@@ -6,6 +6,7 @@ class ProductStats {
   @ApiProperty() productName: string;
   @ApiProperty({ description: 'Unredeemed codes now' }) activeCodes: number;
   @ApiProperty({ description: 'Redemptions in the period' }) redeemedCodes: number;
+  @ApiProperty({ description: 'Codes voided by refunds (docs/product.md §19.3)' }) voidCodes: number;
 }
 
 class DailyRedemptions {
@@ -21,6 +22,8 @@ export class StatsResponse {
   @ApiProperty({ example: 'UTC' }) timeZone: string;
   @ApiProperty() totalRedemptions: number;
   @ApiProperty() activeVouchers: number;
+  @ApiProperty({ description: 'Codes voided by refunds (docs/product.md §19.3): not active, counted apart' })
+  voidVouchers: number;
   @ApiProperty({ type: [ProductStats] }) productStats: ProductStats[];
   @ApiProperty({ type: [DailyRedemptions] }) dailyRedemptions: DailyRedemptions[];
 }

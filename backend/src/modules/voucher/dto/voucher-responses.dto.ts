@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ErrorResponse } from '../../../common/openapi/api-responses';
 import { PaginationResponse } from '../../../common/dto/page.query';
 import { Inventory } from '../../../common/inventory/inventory';
 import { Permission } from '../../../common/permissions';
@@ -27,6 +28,13 @@ class VoucherCustomer {
 class VoucherRedemption {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'date-time' }) redeemedAt: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set when the code was refunded after redemption (docs/product.md §19.3); the customer keeps the key',
+  })
+  refundedAt: string | null;
   @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
   @ApiProperty({ type: VoucherCustomer }) customer: VoucherCustomer;
 }
@@ -37,8 +45,14 @@ class VoucherCodeResponse {
   @ApiProperty({ example: 'ABC-123', description: 'Masked (docs/product.md §10.6) for a caller without vouchers.view' })
   code: string;
   @ApiProperty() isRedeemed: boolean;
+  @ApiProperty({
+    enum: ['available', 'redeemed', 'void'],
+    description: 'void: refunded before redemption (docs/product.md §19.3)',
+  })
+  status: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) redeemedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) voidedAt: string | null;
   @ApiProperty({ type: VoucherRedemption, nullable: true }) redemption: VoucherRedemption | null;
 }
 
@@ -92,6 +106,27 @@ export class VoidResponse {
     description: "The void file's batch (docs/product.md §20.1); null for codes sent as JSON",
   })
   batchId: string | null;
+}
+
+/** A refused upload (400): the error body, with the file's report when it held no valid code (nothing written). */
+export class UploadRefusedResponse extends ErrorResponse {
+  @ApiPropertyOptional() inserted?: number;
+  @ApiPropertyOptional() duplicates?: number;
+  @ApiPropertyOptional() invalid?: number;
+  @ApiPropertyOptional({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' })
+  invalidSamples?: string[];
+}
+
+/** A refused void request (400): the error body, with the file's report when it held no valid code (nothing written). */
+export class VoidRefusedResponse extends ErrorResponse {
+  @ApiPropertyOptional() voided?: number;
+  @ApiPropertyOptional({ type: [RefundedAfterRedemptionResponse] })
+  refundedAfterRedemption?: RefundedAfterRedemptionResponse[];
+  @ApiPropertyOptional() unknown?: number;
+  @ApiPropertyOptional() alreadyVoid?: number;
+  @ApiPropertyOptional() invalid?: number;
+  @ApiPropertyOptional({ type: [String], description: 'The first 10 invalid lines, cut to 50 characters' })
+  invalidSamples?: string[];
 }
 
 /** Live figures of a batch's codes, from the counters (docs/product.md §20.1). */
