@@ -114,7 +114,11 @@ export interface DomainEventMap extends AuditOnly, Exports {
   'vouchers.delete': Fact & { voucherCode?: string; productName?: string };
   'vouchers.bulk-delete': Fact & { productName: string; deletedCount: number };
   /** The licence centre's erasure (docs/product.md §21.3); `erased` is the webhook's payload (ids and time only). */
-  'customer.erasure': Fact & { erased: { customerId: string; redemptionIds: string[]; erasedAt: Date } };
+  'customer.erasure': Fact & {
+    erased: { customerId: string; redemptionIds: string[]; erasedAt: Date };
+    /** The erased address: the audit module forgets its client details (never leaves the process). */
+    forget: { email: string };
+  };
   /** The order e-mail went out. */
   'email.sent': { redemptionId: string; voucherCode: string };
   /** The order e-mail failed its last attempt (docs/product.md §20.4 `email.failed`: this is its webhook payload). */

@@ -3,7 +3,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuthCustomer } from '../../common/decorators/customer-route.decorator';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DatabaseService } from '../../database/database.service';
-import { AuditService } from '../audit/audit.service';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { MailTransportService } from '../mail/mail-transport.service';
 import { escapeHtml, htmlToText } from '../mail/template';
@@ -34,7 +33,6 @@ export class ErasureService {
     private readonly customers: CustomerDataRepository,
     private readonly emailLogs: EmailLogRepository,
     private readonly links: AccessLinkRepository,
-    private readonly audit: AuditService,
     private readonly events: DomainEvents,
     private readonly transport: MailTransportService,
     private readonly database: DatabaseService,
@@ -56,7 +54,6 @@ export class ErasureService {
       if (!done) return;
       const emailLogs = await this.emailLogs.erase(db, email, done.redemptionIds);
       await this.links.deleteFor(db, email);
-      await this.audit.forgetClient(db, done.redemptionIds, done.customerId, email);
       await this.events.publish(PRIVACY_ACTIONS.erasure, {
         success: true,
         resource: 'customer',
@@ -71,6 +68,8 @@ export class ErasureService {
         },
         // After the commit: the consoles (throttled) and the `customer.erased` webhook (ids and time only).
         erased: { customerId: done.customerId, redemptionIds: done.redemptionIds, erasedAt: done.erasedAt },
+        // In the transaction, before its own row: the customer's earlier audit rows lose address and user agent.
+        forget: { email },
       });
     });
     return ERASURE_ANSWER;
