@@ -295,13 +295,16 @@ describe('upload batches (docs/product.md §20.1)', () => {
   });
 
   it('refuses a shop-manager both (403), lets an operator list batches but not take the codes away', async () => {
-    const [batch] = await batchesOf(product);
+    // Its own product and upload: the test reads no batch another test made (any order, --randomize).
+    const own = await createProduct(t, auth);
+    const uploaded = await upload(own, `${randomCode('RB')}\n`, 'roles.txt').expect(201);
+    const batch = { id: uploaded.body.batchId as string };
     const shopManager = bearer((await issueToken(t, (await createAdminUser(t, { role: 'shop-manager' })).id)).token);
     const operator = bearer((await issueToken(t, (await createAdminUser(t, { role: 'operator' })).id)).token);
-    await t.http().get(`/api/products/${product}/batches`).set(shopManager).expect(403);
+    await t.http().get(`/api/products/${own}/batches`).set(shopManager).expect(403);
     await t.http().get(`/api/export/batch/${batch.id}`).query({ format: 'csv' }).set(shopManager).expect(403);
-    expect((await t.http().get(`/api/products/${product}/batches`).set(operator).expect(200)).body).toEqual(
-      await batchesOf(product),
+    expect((await t.http().get(`/api/products/${own}/batches`).set(operator).expect(200)).body).toEqual(
+      await batchesOf(own),
     );
     await t.http().get(`/api/export/batch/${batch.id}`).query({ format: 'csv' }).set(operator).expect(403);
   });
