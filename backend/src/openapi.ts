@@ -68,7 +68,7 @@ function declareGlobalRefusals(document: OpenAPIObject): OpenAPIObject {
  */
 export async function openApiDocumentWithoutServer(): Promise<OpenAPIObject> {
   const config = loadConfig({
-    NODE_ENV: 'test',
+    NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
     DATABASE_URL: 'postgres://preview@127.0.0.1:1/preview',
     JWT_SECRET: 'openapi-preview-secret-of-at-least-32-bytes',
