@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
  * The API contract in the tests (docs/testing.md "The API contract"): every response an e2e test
  * receives through `t.http()` is checked against the OpenAPI document the app serves. The status must be one the
  * operation declares, and a JSON body must validate against the schema declared for that status; a body with a
- * property the schema does not declare fails too, since the frontend's types (frontend/src/api/generated.ts) would
+ * property the schema does not declare fails too, since the frontend's types (frontend/src/api/generated/) would
  * not know it. The component tests' fake server (frontend/src/test/fakeServer.ts) checks its answers with the same
  * rules against the checked-in copy of the document.
  */

@@ -5,7 +5,7 @@ import QueryStream from 'pg-query-stream';
 import { DatabaseService } from '../../database/database.service';
 import { latestLicenseKeySql } from '../license/license.repository';
 import { redemptionListFilter, RedemptionListCriteria } from '../redemption/redemption-list.repository';
-import { chosenSearchTest } from '../redemption/redemption-search';
+import { chosenSearchTest } from '../redemption/redemption-search.sql';
 import { CODE_STATUS_FILE_WORDS, CODE_STATUS_SQL, codeStatusSql } from '../voucher/code-status.sql';
 import { UploadBatchKind } from '../voucher/entities/upload-batch.entity';
 import { batchCodesSql } from '../voucher/upload-batch.repository';

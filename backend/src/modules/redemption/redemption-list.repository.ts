@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, Db } from '../../database/database.service';
 import { ListDeclaration, ListPageRequest, readListPage } from '../../database/list/list-page';
-import { chooseSearchPath, pathPlaceholders, SearchPath, searchForms, searchParams } from './redemption-search';
+import { chooseSearchPath, pathPlaceholders, SearchPath, searchForms, searchParams } from './redemption-search.sql';
 import { DataCipher } from '../../config/data-cipher';
 import { latestLicenseKeySql, openStoredKey, StoredKeyColumns } from '../license/license.repository';
 
@@ -43,7 +43,7 @@ export interface RedemptionListCriteria {
 /**
  * The redemption list's filter, for the list pages and the export of the list as filtered on screen.
  * `base` filters `r` (redemptions) alone, as the list indexes (exported, [email_status,] redeemed_at DESC, id)
- * read it; a search adds the parameters of its path (`redemption-search.ts`: a full name, the start of a word, or
+ * read it; a search adds the parameters of its path (`redemption-search.sql.ts`: a full name, the start of a word, or
  * inside a word, docs/product.md §11.12) and three forms of the same test:
  * - `matches`: every matching row once, `base` included, for collecting a narrow search's matches in one statement;
  * - `indexed`: on `r` alone, through the search's indexes (one branch per table instead of one OR across joined
