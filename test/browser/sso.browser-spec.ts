@@ -118,6 +118,12 @@ describe('Staff single sign-on in the browser', () => {
     await row.getByText(/by ada/).waitFor();
     await row.getByRole('button', { name: 'Delete API token Shop integration' }).click();
     await page.getByRole('dialog', { name: 'Revoke API token' }).getByRole('button', { name: 'Revoke' }).click();
+    // The toast follows the server's answer; the row alone is no sign (the open dialog hides it from the role tree).
+    await page
+      .getByRole('region', { name: /notifications/i })
+      .getByText('API token revoked', { exact: true })
+      .waitFor();
+    await page.getByRole('dialog', { name: 'Revoke API token' }).waitFor({ state: 'detached' });
     await row.waitFor({ state: 'detached' });
     expect(await works()).toBe(401);
   });

@@ -91,14 +91,21 @@ export class DatabaseService {
       release?.();
       throw err;
     }
+    // The pool listens for errors only on idle clients: a connection that dies while held between two queries (a
+    // restart, an administrator's terminate) would otherwise be an uncaught 'error' that ends the process. Its next
+    // query fails on its own; the client is then discarded.
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost = err);
+    client.on('error', onError);
     let healthy = false;
     try {
       if (transaction) await client.query('BEGIN');
       const result = await fn(client);
       if (transaction) await client.query('COMMIT');
-      healthy = true;
+      healthy = !lost;
       return result;
     } finally {
+      client.removeListener('error', onError);
       client.release(!healthy);
       release?.();
     }
