@@ -7,6 +7,7 @@ import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppMetrics } from './common/metrics';
 import { securityHeaders } from './common/security-headers';
+import { bindInventoryMasking } from './common/inventory/inventory.interceptor';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
@@ -69,6 +70,8 @@ export async function createHttpApp(
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
+  // Before init() builds the routes: the routes whose declared answer carries inventory get its serializer.
+  bindInventoryMasking(app);
   // Real-time events cross API instances through Redis when there is one (docs/product.md §17.1).
   if (config.redisUrl) app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
   // The embedded worker's real-time events (e-mail outcomes) reach this process's sockets (worker-process.ts).

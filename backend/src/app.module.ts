@@ -1,5 +1,5 @@
 import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
@@ -8,7 +8,6 @@ import { randomUUID } from 'crypto';
 import { Clock } from './common/clock';
 import { AppMetrics } from './common/metrics';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { InventoryInterceptor } from './common/inventory/inventory.interceptor';
 import { redactRequest, redactResponse } from './common/log-redaction';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { logFormat } from './config/logging';
@@ -97,8 +96,6 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // Inventory fields (keys, codes) masked by their declarations for every route (docs/architecture.md).
-        { provide: APP_INTERCEPTOR, useClass: InventoryInterceptor },
         Clock,
         AppMetrics,
       ],

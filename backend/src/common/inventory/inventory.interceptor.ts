@@ -1,4 +1,12 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, Type } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  INestApplication,
+  NestInterceptor,
+  Type,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
 import type { AuthUser } from '../decorators/current-user.decorator';
@@ -10,7 +18,7 @@ interface DeclaredResponse {
 }
 
 /** The 2xx response type a handler declares for OpenAPI (`@ApiOkResponse({ type })` …), if it carries inventory. */
-function inventoryTypeOf(handler: object): InventoryType | null {
+export function inventoryTypeOf(handler: object): InventoryType | null {
   const responses: Record<string, DeclaredResponse> = Reflect.getMetadata(SWAGGER_METADATA.responses, handler) ?? {};
   for (const [status, declared] of Object.entries(responses)) {
     if (!/^2\d\d$/.test(status) || typeof declared.type !== 'function' || !declared.type.prototype) continue;
@@ -21,25 +29,45 @@ function inventoryTypeOf(handler: object): InventoryType | null {
 }
 
 /**
- * The one serializer of inventory (docs/product.md §7.3, docs/architecture.md "Inventory fields"): every route's answer is
+ * The one serializer of inventory (docs/product.md §7.3, docs/architecture.md "Inventory fields"): a route's answer
  * masked by the declarations on its declared response type, for the signed-in caller's permissions (a public
  * caller has none). Knows no feature: the declarations say what to mask.
  */
-@Injectable()
 export class InventoryInterceptor implements NestInterceptor {
-  private readonly types = new WeakMap<object, InventoryType | null>();
+  constructor(private readonly type: InventoryType) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const handler = context.getHandler();
-    let type = this.types.get(handler);
-    if (type === undefined) {
-      type = inventoryTypeOf(handler);
-      this.types.set(handler, type);
-    }
-    if (!type) return next.handle();
-    const declared = type;
     const user = context.switchToHttp().getRequest<Request & { user?: AuthUser }>().user;
-    return next.handle().pipe(map((body: unknown) => maskInventory(body, declared, user?.permissions)));
+    return next.handle().pipe(map((body: unknown) => maskInventory(body, this.type, user?.permissions)));
   }
+}
+
+/** Handlers already given their serializer: the decision is the declarations', the same for every app of a process. */
+const bound = new WeakSet<object>();
+
+/**
+ * Gives every route whose declared response carries inventory its serializer, and no other route any: decided once
+ * at start-up (before `init()` builds the routes) from the declarations alone, so a route cannot forget it and the
+ * others (the redemption among them) skip Nest's interceptor chain. Answers how many handlers carry inventory.
+ */
+export function bindInventoryMasking(app: INestApplication): number {
+  let handlers = 0;
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      for (let proto = (metatype as Type<unknown>).prototype; proto && proto !== Object.prototype;) {
+        for (const name of Object.getOwnPropertyNames(proto)) {
+          const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
+          if (name === 'constructor' || typeof descriptor.value !== 'function') continue;
+          const type = inventoryTypeOf(descriptor.value);
+          if (!type) continue;
+          handlers++;
+          if (bound.has(descriptor.value)) continue;
+          UseInterceptors(new InventoryInterceptor(type))(proto, name, descriptor);
+          bound.add(descriptor.value);
+        }
+        proto = Object.getPrototypeOf(proto);
+      }
+    }
+  }
+  return handlers;
 }

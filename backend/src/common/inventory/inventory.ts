@@ -9,7 +9,7 @@ import { maskLicenseKey } from '../utils/license-key-mask';
  *   @Inventory(Permission.LicensesView) @ApiProperty() licenseKey: string;
  *
  * and `maskInventory` gives it to a reader without that permission masked (the docs/product.md §10.6 licence key mask).
- * The global InventoryInterceptor applies it to every route's declared response type; the socket events, the
+ * InventoryInterceptor applies it to every route whose declared response type carries inventory; the socket events, the
  * webhook payloads and the export rows go through the same function with their own declared types. Nested
  * response classes are found through their `@ApiProperty({ type })`, the same declaration OpenAPI reads.
  */

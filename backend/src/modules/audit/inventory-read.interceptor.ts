@@ -2,18 +2,24 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { concatMap, Observable } from 'rxjs';
-import { AUDIT_INVENTORY_READ, InventoryReadDeclaration } from '../../common/decorators/audit-inventory-read.decorator';
 import type { AuthUser } from '../../common/decorators/current-user.decorator';
 import { redactFields } from '../../common/log-redaction';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuditService } from './audit.service';
 
 export const INVENTORY_READ_ACTION = 'inventory.read';
+export const AUDIT_INVENTORY_READ = 'audit:inventory-read';
+
+export interface InventoryReadDeclaration {
+  /** The response's array of rows (`codes`, `licenseKeys`): its length is the audit row's `rows`. */
+  rows: string;
+}
 
 /**
- * Who read which inventory (issue 24): after a route marked `@AuditInventoryRead(rows)` answers, one audit row with
- * the route, the product, the query (search redacted, as in the request log) and how many rows went out. Written
- * before the answer leaves, so a read nobody could audit is a read nobody got. A refused call never gets here: the
+ * Who read which inventory (issue 24): after a route marked `@AuditInventoryRead(rows)` (which binds this interceptor
+ * to that route alone) answers, one audit row with the route, the product, the query (search redacted, as in the
+ * request log) and how many rows went out. Written before the answer leaves, so a read nobody could audit is a read
+ * nobody got. A refused call never gets here: the
  * guard audits it as `permission.denied`.
  */
 @Injectable()
@@ -24,7 +30,6 @@ export class InventoryReadInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
     const declared = this.reflector.get<InventoryReadDeclaration | undefined>(
       AUDIT_INVENTORY_READ,
       context.getHandler(),

@@ -15,7 +15,7 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import type { Request } from 'express';
-import { AuditInventoryRead } from '../../common/decorators/audit-inventory-read.decorator';
+import { AuditInventoryRead } from '../audit/audit-inventory-read.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { requestActor } from '../../common/utils/request-actor';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';

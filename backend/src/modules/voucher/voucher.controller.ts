@@ -19,7 +19,7 @@ import {
   VoucherCodePageResponse,
 } from './dto/voucher-responses.dto';
 import type { Request } from 'express';
-import { AuditInventoryRead } from '../../common/decorators/audit-inventory-read.decorator';
+import { AuditInventoryRead } from '../audit/audit-inventory-read.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { UuidParam } from '../../common/pipes/uuid-param.pipe';
 import { requestActor } from '../../common/utils/request-actor';
