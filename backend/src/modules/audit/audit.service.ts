@@ -14,7 +14,10 @@ export interface AuditEntry {
   details?: Record<string, unknown> | null;
 }
 
-/** Writes security_audit_log rows. Pass the transaction's `Db` to record inside it. */
+/**
+ * Writes security_audit_log rows (the audit module's listener, interceptor and retention); reads are AuditLog's.
+ * Pass the transaction's `Db` to record inside it.
+ */
 @Injectable()
 export class AuditService {
   private readonly logger = new Logger(AuditService.name);
@@ -49,29 +52,9 @@ export class AuditService {
     }
   }
 
-  /** Failed attempts of these actions from the address group `group` (addressGroup) within the last `minutes`. */
-  countFailuresFrom(group: string, actions: string[], minutes: number): Promise<number> {
-    return this.audit.countFailuresFrom(group, actions, minutes);
-  }
-
-  /** Audit rows that name one redemption or list it in a bulk action, oldest first (its history). */
-  forRedemption(redemptionId: string) {
-    return this.audit.forRedemption(redemptionId);
-  }
-
-  /** The audit row of the export that marked redemptions exported at `exportedAt`, if any. */
-  exportMarkedAt(exportedAt: Date) {
-    return this.audit.exportMarkedAt(exportedAt);
-  }
-
   /** An erasure: the customer's own audit rows lose address and user agent (AuditRepository.forgetClient). */
   forgetClient(db: Db, redemptionIds: string[], customerId: string, email: string): Promise<void> {
     return this.audit.forgetClient(db, redemptionIds, customerId, email);
-  }
-
-  /** The latest rows of these actions, newest first. */
-  latest(actions: string[], limit: number) {
-    return this.audit.latest(actions, limit);
   }
 
   /** docs/product.md §1.5 retention: one batch of rows older than `days`; answers how many went. */
