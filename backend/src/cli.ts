@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { prepareDatabase, StartedDatabase } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
-import { DatabaseService, Db } from './database/database.service';
+import { DatabaseService } from './database/database.service';
 import { dataSourceOptions } from './database/data-source-options';
 import { cliAuditRecorder } from './modules/audit/cli-audit';
 import { AdminSessionRepository } from './modules/auth/admin-session.repository';
@@ -101,17 +101,20 @@ async function run(
   const audit = cliAuditRecorder(database);
   const password = generatePassword();
   const { hash, salt } = await hashPassword(password);
-  const recorded = (action: string, userId: string, details: Record<string, unknown>, db: Db) =>
-    audit({ action, success: true, resource: 'admin_users', resourceId: userId, details }, db);
+  const recorded = (action: string, userId: string, details: Record<string, unknown>) =>
+    audit({ action, success: true, resource: 'admin_users', resourceId: userId, details });
 
   if (command.command === 'create') {
     const email = command.email ?? `${command.username.toLowerCase()}@localhost`;
-    const created = await database.transaction(async (db) => {
-      const id = await users.insertIfAbsent(
-        { username: command.username, email, passwordHash: hash, salt, role: command.role },
-        db,
-      );
-      if (id) await recorded('cli.user-create', id, { username: command.username, role: command.role }, db);
+    const created = await database.transaction(async () => {
+      const id = await users.insertIfAbsent({
+        username: command.username,
+        email,
+        passwordHash: hash,
+        salt,
+        role: command.role,
+      });
+      if (id) await recorded('cli.user-create', id, { username: command.username, role: command.role });
       return id;
     });
     if (!created) {
@@ -120,12 +123,12 @@ async function run(
     }
     console.log(`Created user "${command.username}" (role ${command.role}, e-mail ${email}).`);
   } else {
-    const reset = await database.transaction(async (db) => {
-      const id = await users.resetPassword(command.username, hash, salt, db);
+    const reset = await database.transaction(async () => {
+      const id = await users.resetPassword(command.username, hash, salt);
       if (!id) return null;
       // A reset answers a lost or leaked password: every session of the account ends.
-      await sessions.revokeAllOf(id, undefined, db);
-      await recorded('cli.reset-password', id, { username: command.username }, db);
+      await sessions.revokeAllOf(id);
+      await recorded('cli.reset-password', id, { username: command.username });
       return id;
     });
     if (!reset) {

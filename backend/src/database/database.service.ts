@@ -12,23 +12,26 @@ export type Db = EntityManager;
 /** A raw client held by `withClient()` (a streaming path's transaction), for repository methods that join it. */
 export type SqlClient = Pick<PoolClient, 'query'>;
 
-/** The transaction `transaction()` runs: its manager and what waits for its commit. */
-interface ActiveTransaction {
-  manager: Db;
-  afterCommit: (() => Promise<unknown>)[];
-}
+/**
+ * What the code running now works in (one async context, one AsyncLocalStorage): a `transaction()`'s manager and
+ * what waits for its commit, or the raw client a `withClient()` holds.
+ */
+type Active =
+  | { manager: Db; afterCommit: (() => Promise<unknown>)[]; client?: undefined }
+  | { client: SqlClient; manager?: undefined };
 
 /**
- * The one way to run work in a transaction or on one held connection. Repositories take a `Db`
- * (`EntityManager`) from `transaction()`, or use the data source's own manager outside one; the streaming
- * paths (COPY, cursors) hold a raw client from the same pool through `withClient()`.
+ * The one way to run work in a transaction or on one held connection, and the one transaction handle: it is carried
+ * in the async context, so no repository signature passes it. A repository runs its SQL on `current` (the running
+ * `transaction()`'s manager, else the data source's); the streaming paths (COPY, cursors) hold a raw client of the
+ * same pool through `withClient()`, which the repository methods joining that work read as `client`.
  */
 @Injectable()
 export class DatabaseService {
   /** DB_BULK_CONNECTIONS: uploads and exports never hold more connections than this at once. */
   private readonly bulk: BulkLimiter;
   /** The transaction of the code running now (async context), for domain events' listeners (docs/architecture.md). */
-  private readonly active = new AsyncLocalStorage<ActiveTransaction>();
+  private readonly active = new AsyncLocalStorage<Active>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -58,11 +61,11 @@ export class DatabaseService {
    */
   async transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     const outer = this.active.getStore();
-    const afterCommit: ActiveTransaction['afterCommit'] = [];
+    const afterCommit: (() => Promise<unknown>)[] = [];
     const result = await this.dataSource.transaction((manager) =>
       this.active.run({ manager, afterCommit }, () => fn(manager)),
     );
-    if (outer) outer.afterCommit.push(...afterCommit);
+    if (outer?.manager) outer.afterCommit.push(...afterCommit);
     else for (const run of afterCommit) await run();
     return result;
   }
@@ -70,7 +73,7 @@ export class DatabaseService {
   /** `fn` once the active `transaction()` committed (never if it rolls back); at once outside one. */
   async afterCommit(fn: () => Promise<unknown>): Promise<void> {
     const active = this.active.getStore();
-    if (active) active.afterCommit.push(fn);
+    if (active?.manager) active.afterCommit.push(fn);
     else await fn();
   }
 
@@ -100,7 +103,8 @@ export class DatabaseService {
     let healthy = false;
     try {
       if (transaction) await client.query('BEGIN');
-      const result = await fn(client);
+      const held = client;
+      const result = await this.active.run({ client: held }, () => fn(held));
       if (transaction) await client.query('COMMIT');
       healthy = !lost;
       return result;
@@ -109,6 +113,16 @@ export class DatabaseService {
       client.release(!healthy);
       release?.();
     }
+  }
+
+  /**
+   * The raw client the running `withClient()` holds (its COPY's temporary table and transaction), for the
+   * repository methods that join that work; throws outside one.
+   */
+  get client(): SqlClient {
+    const held = this.active.getStore()?.client;
+    if (!held) throw new Error('No client is held here: DatabaseService.client is only for work inside withClient()');
+    return held;
   }
 
   /** Uploads and exports holding a connection, waiting for one, and refused (503) since start. */

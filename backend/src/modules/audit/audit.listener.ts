@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../../database/database.service';
 import { AUDITED_EVENTS, AuditedEventName, DomainEventMap as Events, Fact } from '../../events/domain-events';
 import { OnDomainEvent } from '../../events/domain-events.service';
 import { AuditService } from './audit.service';
@@ -11,23 +10,17 @@ import { AuditService } from './audit.service';
  */
 @Injectable()
 export class AuditListener {
-  constructor(
-    private readonly audit: AuditService,
-    private readonly database: DatabaseService,
-  ) {}
+  constructor(private readonly audit: AuditService) {}
 
   @OnDomainEvent(AUDITED_EVENTS, 'in-transaction')
   async record(fact: Fact, action: AuditedEventName): Promise<void> {
     if (action === 'customer.erasure') await this.forget(fact as Events['customer.erasure']);
     const { success, adminUserId, resource, resourceId, ipAddress, userAgent, details } = fact;
-    await this.audit.record(
-      { action, success, adminUserId, resource, resourceId, ipAddress, userAgent, details },
-      this.database.current,
-    );
+    await this.audit.record({ action, success, adminUserId, resource, resourceId, ipAddress, userAgent, details });
   }
 
   /** An erasure (docs/product.md §21.3): the customer's own audit rows lose address and user agent, before its row. */
   private forget({ erased, forget }: Events['customer.erasure']): Promise<void> {
-    return this.audit.forgetClient(this.database.current, erased.redemptionIds, erased.customerId, forget.email);
+    return this.audit.forgetClient(erased.redemptionIds, erased.customerId, forget.email);
   }
 }

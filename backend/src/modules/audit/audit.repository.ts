@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { SecurityAuditLog } from './entities/security-audit-log.entity';
 import { deleteBatch } from '../../database/query-rows';
 
@@ -9,7 +9,8 @@ import { deleteBatch } from '../../database/query-rows';
 export class AuditRepository {
   constructor(private readonly database: DatabaseService) {}
 
-  async insert(row: Omit<SecurityAuditLog, 'id' | 'createdAt'>, db: Db = this.database.manager): Promise<void> {
+  async insert(row: Omit<SecurityAuditLog, 'id' | 'createdAt'>): Promise<void> {
+    const db = this.database.current;
     // No RETURNING: nothing reads the generated id or timestamp back.
     await db
       .createQueryBuilder()
@@ -73,7 +74,8 @@ export class AuditRepository {
    * and this customer (no staff member's) lose the client's address and user agent; a staff search for the address
    * (an export's `details.search`) is replaced. The rows stay (the history). A rare request: a walk of the table.
    */
-  async forgetClient(db: Db, redemptionIds: string[], customerId: string, email: string): Promise<void> {
+  async forgetClient(redemptionIds: string[], customerId: string, email: string): Promise<void> {
+    const db = this.database.current;
     await db.query(
       `UPDATE security_audit_log SET ip_address = NULL, user_agent = NULL
         WHERE admin_user_id IS NULL AND (ip_address IS NOT NULL OR user_agent IS NOT NULL)

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { AuditRepository } from './audit.repository';
 import { addressGroup, validIp } from '../../common/utils/client-ip';
 
@@ -14,7 +14,10 @@ export interface AuditEntry {
   details?: Record<string, unknown> | null;
 }
 
-/** Writes security_audit_log rows. Pass the transaction's `Db` to record inside it. */
+/**
+ * Writes security_audit_log rows (the audit module's listener, interceptor and retention); reads are AuditLog's.
+ * Inside a `DatabaseService.transaction()` the row is written in it (and fails it when it cannot be written).
+ */
 @Injectable()
 export class AuditService {
   private readonly logger = new Logger(AuditService.name);
@@ -24,24 +27,22 @@ export class AuditService {
     private readonly database: DatabaseService,
   ) {}
 
-  async record(entry: AuditEntry, db: Db = this.database.manager): Promise<void> {
+  async record(entry: AuditEntry): Promise<void> {
+    const db = this.database.current;
     // Not an address (a forged X-Forwarded-For, docs/product.md §18.3) → stored as unknown, never cut to fit.
     const ipAddress = validIp(entry.ipAddress ?? '') || null;
     try {
-      await this.audit.insert(
-        {
-          adminUserId: entry.adminUserId ?? null,
-          action: entry.action.slice(0, 100),
-          resource: entry.resource?.slice(0, 100) ?? null,
-          resourceId: entry.resourceId?.slice(0, 100) ?? null,
-          ipAddress,
-          ipGroup: ipAddress && addressGroup(ipAddress),
-          userAgent: entry.userAgent?.slice(0, 500) ?? null,
-          success: entry.success,
-          details: entry.details ?? null,
-        },
-        db,
-      );
+      await this.audit.insert({
+        adminUserId: entry.adminUserId ?? null,
+        action: entry.action.slice(0, 100),
+        resource: entry.resource?.slice(0, 100) ?? null,
+        resourceId: entry.resourceId?.slice(0, 100) ?? null,
+        ipAddress,
+        ipGroup: ipAddress && addressGroup(ipAddress),
+        userAgent: entry.userAgent?.slice(0, 500) ?? null,
+        success: entry.success,
+        details: entry.details ?? null,
+      });
     } catch (err) {
       // Outside a transaction an audit failure must not undo the action it describes; it is logged loudly.
       if (db !== this.database.manager) throw err;
@@ -49,29 +50,9 @@ export class AuditService {
     }
   }
 
-  /** Failed attempts of these actions from the address group `group` (addressGroup) within the last `minutes`. */
-  countFailuresFrom(group: string, actions: string[], minutes: number): Promise<number> {
-    return this.audit.countFailuresFrom(group, actions, minutes);
-  }
-
-  /** Audit rows that name one redemption or list it in a bulk action, oldest first (its history). */
-  forRedemption(redemptionId: string) {
-    return this.audit.forRedemption(redemptionId);
-  }
-
-  /** The audit row of the export that marked redemptions exported at `exportedAt`, if any. */
-  exportMarkedAt(exportedAt: Date) {
-    return this.audit.exportMarkedAt(exportedAt);
-  }
-
   /** An erasure: the customer's own audit rows lose address and user agent (AuditRepository.forgetClient). */
-  forgetClient(db: Db, redemptionIds: string[], customerId: string, email: string): Promise<void> {
-    return this.audit.forgetClient(db, redemptionIds, customerId, email);
-  }
-
-  /** The latest rows of these actions, newest first. */
-  latest(actions: string[], limit: number) {
-    return this.audit.latest(actions, limit);
+  forgetClient(redemptionIds: string[], customerId: string, email: string): Promise<void> {
+    return this.audit.forgetClient(redemptionIds, customerId, email);
   }
 
   /** docs/product.md §1.5 retention: one batch of rows older than `days`; answers how many went. */

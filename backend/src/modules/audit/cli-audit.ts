@@ -1,12 +1,12 @@
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { AuditRepository } from './audit.repository';
 import { AuditEntry, AuditService } from './audit.service';
 
 /**
  * The admin CLI's audit trail. The CLI runs without Nest, so it has no event publisher and no listeners: it writes
- * its `cli.*` rows through this recorder, marked `via: 'cli'` (docs/architecture.md "Events and who listens").
+ * its `cli.*` rows through this recorder (inside the command's transaction when it runs in one), marked `via: 'cli'` (docs/architecture.md "Events and who listens").
  */
-export function cliAuditRecorder(database: DatabaseService): (entry: AuditEntry, db?: Db) => Promise<void> {
+export function cliAuditRecorder(database: DatabaseService): (entry: AuditEntry) => Promise<void> {
   const audit = new AuditService(new AuditRepository(database), database);
-  return (entry, db) => audit.record({ ...entry, details: { ...entry.details, via: 'cli' } }, db);
+  return (entry) => audit.record({ ...entry, details: { ...entry.details, via: 'cli' } });
 }

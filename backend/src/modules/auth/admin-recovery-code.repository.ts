@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
 
 /** The one owner of `admin_recovery_codes` (uq_admin_recovery_codes_user_hash serves every statement). */
@@ -8,7 +8,8 @@ export class AdminRecoveryCodeRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /** Replaces the user's codes with these hashes (the old set stops working in the same transaction). */
-  async replace(adminUserId: string, codeHashes: string[], db: Db = this.database.manager): Promise<void> {
+  async replace(adminUserId: string, codeHashes: string[]): Promise<void> {
+    const db = this.database.current;
     await db.query(`DELETE FROM admin_recovery_codes WHERE admin_user_id = $1`, [adminUserId]);
     await db.query(`INSERT INTO admin_recovery_codes (admin_user_id, code_hash) SELECT $1, unnest($2::varchar[])`, [
       adminUserId,
@@ -16,7 +17,8 @@ export class AdminRecoveryCodeRepository {
     ]);
   }
 
-  async deleteAllOf(adminUserId: string, db: Db = this.database.manager): Promise<void> {
+  async deleteAllOf(adminUserId: string): Promise<void> {
+    const db = this.database.current;
     await db.query(`DELETE FROM admin_recovery_codes WHERE admin_user_id = $1`, [adminUserId]);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { deleteBatch, queryRows } from '../../database/query-rows';
 
 export interface NewSession {
@@ -56,7 +56,8 @@ export class AdminSessionRepository {
     return rows.map((r) => r.id);
   }
 
-  async insert(session: NewSession, db: Db = this.database.manager): Promise<string> {
+  async insert(session: NewSession): Promise<string> {
+    const db = this.database.current;
     const [row] = await db.query(
       `INSERT INTO admin_sessions (admin_user_id, token, refresh_token, ip_address, user_agent, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => LEAST($6::int, $7::int))) RETURNING id`,
@@ -149,7 +150,8 @@ export class AdminSessionRepository {
   }
 
   /** Ends every live session of a user, except `keepSessionId` when given. Returns how many were ended. */
-  async revokeAllOf(adminUserId: string, keepSessionId?: string, db: Db = this.database.manager): Promise<number> {
+  async revokeAllOf(adminUserId: string, keepSessionId?: string): Promise<number> {
+    const db = this.database.current;
     const rows = await queryRows(
       db,
       `UPDATE admin_sessions SET is_active = false

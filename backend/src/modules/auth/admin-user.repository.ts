@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
 import { AdminUser } from './entities/admin-user.entity';
 import { LOGIN_FAILURES_FORGOTTEN_HOURS, LockoutRule } from './login-lockout';
@@ -27,8 +27,8 @@ export class AdminUserRepository {
     private readonly cipher: DataCipher,
   ) {}
 
-  private users(db: Db = this.database.manager) {
-    return db.getRepository(AdminUser);
+  private users() {
+    return this.database.current.getRepository(AdminUser);
   }
 
   /** The user with its TOTP secret opened (in `twoFactorSecret`): sealed at rest under DATA_KEY (docs/security.md). */
@@ -46,7 +46,8 @@ export class AdminUserRepository {
   }
 
   /** The role the provider gave at this sign-in (re-read every time). */
-  async setRole(id: string, role: string, db: Db = this.database.manager): Promise<void> {
+  async setRole(id: string, role: string): Promise<void> {
+    const db = this.database.current;
     await db.query(`UPDATE admin_users SET role = $2, updated_at = now() WHERE id = $1 AND role <> $2`, [id, role]);
   }
 
@@ -88,7 +89,8 @@ export class AdminUserRepository {
   }
 
   /** The new user's id, or null when the username or e-mail is taken (ON CONFLICT: instances may race at boot). */
-  async insertIfAbsent(user: NewAdminUser, db: Db = this.database.manager): Promise<string | null> {
+  async insertIfAbsent(user: NewAdminUser): Promise<string | null> {
+    const db = this.database.current;
     const result = await db
       .createQueryBuilder()
       .insert()
@@ -149,14 +151,16 @@ export class AdminUserRepository {
     return row?.locked_until ?? null;
   }
 
-  async recordLogin(id: string, db: Db = this.database.manager): Promise<void> {
+  async recordLogin(id: string): Promise<void> {
+    const db = this.database.current;
     await db.query(
       `UPDATE admin_users SET failed_login_attempts = 0, locked_until = NULL, last_login_at = now() WHERE id = $1`,
       [id],
     );
   }
 
-  async setPassword(id: string, passwordHash: string, salt: string, db: Db = this.database.manager): Promise<void> {
+  async setPassword(id: string, passwordHash: string, salt: string): Promise<void> {
+    const db = this.database.current;
     await db.query(`UPDATE admin_users SET password_hash = $2, salt = $3, updated_at = now() WHERE id = $1`, [
       id,
       passwordHash,
@@ -165,12 +169,8 @@ export class AdminUserRepository {
   }
 
   /** A new password for `username` with any lock lifted; the user's id, or null when there is no such user. */
-  async resetPassword(
-    username: string,
-    passwordHash: string,
-    salt: string,
-    db: Db = this.database.manager,
-  ): Promise<string | null> {
+  async resetPassword(username: string, passwordHash: string, salt: string): Promise<string | null> {
+    const db = this.database.current;
     const [user] = await queryRows<{ id: string }>(
       db,
       `UPDATE admin_users SET password_hash = $2, salt = $3, failed_login_attempts = 0, locked_until = NULL, updated_at = now()
@@ -253,11 +253,13 @@ export class AdminUserRepository {
     return n;
   }
 
-  async enableTwoFactor(id: string, db: Db = this.database.manager): Promise<void> {
+  async enableTwoFactor(id: string): Promise<void> {
+    const db = this.database.current;
     await db.query(`UPDATE admin_users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [id]);
   }
 
-  async disableTwoFactor(id: string, db: Db = this.database.manager): Promise<void> {
+  async disableTwoFactor(id: string): Promise<void> {
+    const db = this.database.current;
     await db.query(
       `UPDATE admin_users SET two_factor_enabled = false, two_factor_secret = NULL, two_factor_secret_ciphertext = NULL, updated_at = now()
         WHERE id = $1`,

@@ -113,9 +113,9 @@ export class AuthService {
       }
     }
 
-    const tokens = await this.database.transaction(async (db) => {
-      await this.users.recordLogin(user.id, db);
-      const issued = await this.sessions.create(user.id, meta, db);
+    const tokens = await this.database.transaction(async () => {
+      await this.users.recordLogin(user.id);
+      const issued = await this.sessions.create(user.id, meta);
       if (recoveryCodesLeft !== undefined) {
         await this.events.publish('login.recovery-code', {
           success: true,
@@ -288,10 +288,10 @@ export class AuthService {
       });
     }
     const { hash, salt } = await hashPassword(dto.newPassword);
-    await this.database.transaction(async (db) => {
-      await this.users.setPassword(user.id, hash, salt, db);
+    await this.database.transaction(async () => {
+      await this.users.setPassword(user.id, hash, salt);
       // Whoever else holds a session of this account (a leaked password) is signed out; this one stays.
-      const ended = await this.sessions.revokeAllOf(user.id, user.sessionId, db);
+      const ended = await this.sessions.revokeAllOf(user.id, user.sessionId);
       await this.events.publish('password.change', {
         ...audit,
         success: true,
@@ -305,10 +305,10 @@ export class AuthService {
   async resetOperator(admin: AuthUser, meta: RequestMeta): Promise<{ username: string; newPassword: string }> {
     const newPassword = generatePassword();
     const { hash, salt } = await hashPassword(newPassword);
-    await this.database.transaction(async (db) => {
-      const operatorId = await this.users.resetPassword('operator', hash, salt, db);
+    await this.database.transaction(async () => {
+      const operatorId = await this.users.resetPassword('operator', hash, salt);
       if (!operatorId) throw new NotFoundException('Operator account not found');
-      const ended = await this.sessions.revokeAllOf(operatorId, undefined, db);
+      const ended = await this.sessions.revokeAllOf(operatorId);
       await this.events.publish('operator.reset-password', {
         success: true,
         adminUserId: admin.id,

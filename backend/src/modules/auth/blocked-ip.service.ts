@@ -4,7 +4,7 @@ import { CachedValue } from '../../common/utils/cached-value';
 import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AuditService } from '../audit/audit.service';
+import { AuditLog } from '../audit/audit-log';
 import { BlockedIpRepository } from './blocked-ip.repository';
 import { DomainEvents } from '../../events/domain-events.service';
 
@@ -43,7 +43,7 @@ export class BlockedIpService {
 
   constructor(
     private readonly blockedIps: BlockedIpRepository,
-    private readonly audit: AuditService,
+    private readonly audit: AuditLog,
     private readonly events: DomainEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -7,7 +7,6 @@ import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { AccessTokenPayload } from './access-token';
 import { permissionsOf } from '../../common/permissions';
 import { RequestMeta } from '../../common/utils/request-actor';
-import { Db } from '../../database/database.service';
 import { AdminSessionRepository, OwnSession } from './admin-session.repository';
 
 export const ACCESS_TOKEN_TTL = '15m';
@@ -69,20 +68,17 @@ export class SessionService {
     return this.sessions.liveIds(sessionIds);
   }
 
-  async create(adminUserId: string, meta: RequestMeta, db?: Db): Promise<IssuedTokens> {
+  async create(adminUserId: string, meta: RequestMeta): Promise<IssuedTokens> {
     const refreshToken = newRefreshToken();
-    const sessionId = await this.sessions.insert(
-      {
-        adminUserId,
-        token: randomBytes(24).toString('base64url'),
-        refreshTokenHash: hashRefreshToken(refreshToken),
-        ipAddress: meta.ipAddress.slice(0, 45) || null,
-        userAgent: meta.userAgent,
-        ttlHours: this.config.sessionTtlHours,
-        maxHours: this.config.sessionMaxHours,
-      },
-      db,
-    );
+    const sessionId = await this.sessions.insert({
+      adminUserId,
+      token: randomBytes(24).toString('base64url'),
+      refreshTokenHash: hashRefreshToken(refreshToken),
+      ipAddress: meta.ipAddress.slice(0, 45) || null,
+      userAgent: meta.userAgent,
+      ttlHours: this.config.sessionTtlHours,
+      maxHours: this.config.sessionMaxHours,
+    });
     return { accessToken: await this.signAccessToken(adminUserId, sessionId), refreshToken, sessionId };
   }
 
@@ -136,8 +132,8 @@ export class SessionService {
   }
 
   /** Ends every session of a user, except `keepSessionId` when given. Returns how many were ended. */
-  revokeAllOf(adminUserId: string, keepSessionId?: string, db?: Db): Promise<number> {
-    return this.sessions.revokeAllOf(adminUserId, keepSessionId, db);
+  revokeAllOf(adminUserId: string, keepSessionId?: string): Promise<number> {
+    return this.sessions.revokeAllOf(adminUserId, keepSessionId);
   }
 
   private signAccessToken(adminUserId: string, sessionId: string): Promise<string> {

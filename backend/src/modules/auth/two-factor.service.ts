@@ -91,9 +91,9 @@ export class TwoFactorService {
       this.checkCode(user, state.twoFactorSecret, code, '2fa.enable', meta),
     );
     const recoveryCodes = newRecoveryCodes();
-    await this.database.transaction(async (db) => {
-      await this.users.enableTwoFactor(user.id, db);
-      await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
+    await this.database.transaction(async () => {
+      await this.users.enableTwoFactor(user.id);
+      await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode));
       await this.events.publish('2fa.enable', {
         success: true,
         adminUserId: user.id,
@@ -114,8 +114,8 @@ export class TwoFactorService {
       this.checkCode(user, state.twoFactorSecret, code, '2fa.recovery-codes', meta),
     );
     const recoveryCodes = newRecoveryCodes();
-    await this.database.transaction(async (db) => {
-      await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode), db);
+    await this.database.transaction(async () => {
+      await this.recoveryCodes.replace(user.id, recoveryCodes.map(hashRecoveryCode));
       await this.events.publish('2fa.recovery-codes', {
         success: true,
         adminUserId: user.id,
@@ -139,9 +139,9 @@ export class TwoFactorService {
     await this.limiter.secretCheck(user.id, () =>
       this.checkCode(user, state.twoFactorSecret, code, '2fa.disable', meta),
     );
-    await this.database.transaction(async (db) => {
-      await this.users.disableTwoFactor(user.id, db);
-      await this.recoveryCodes.deleteAllOf(user.id, db);
+    await this.database.transaction(async () => {
+      await this.users.disableTwoFactor(user.id);
+      await this.recoveryCodes.deleteAllOf(user.id);
       await this.events.publish('2fa.disable', {
         success: true,
         adminUserId: user.id,

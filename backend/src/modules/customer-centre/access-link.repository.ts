@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'crypto';
 import { returnedRows } from '../../common/utils/sql';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { deleteBatch } from '../../database/query-rows';
 import { AccessLinkStatus } from './entities/customer-access-link.entity';
 
@@ -106,7 +106,8 @@ export class AccessLinkRepository {
   }
 
   /** An erasure, on its transaction: the address's links go (idx_customer_access_links_email). */
-  async deleteFor(db: Db, email: string): Promise<number> {
+  async deleteFor(email: string): Promise<number> {
+    const db = this.database.current;
     return returnedRows(await db.query(`DELETE FROM customer_access_links WHERE email = $1 RETURNING 1`, [email]))
       .length;
   }

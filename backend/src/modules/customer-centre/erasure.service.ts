@@ -49,11 +49,11 @@ export class ErasureService {
     if (!confirmationSent)
       this.logger.warn(`Erasure confirmation for customer ${customer.customerId} could not be sent`);
 
-    await this.database.transaction(async (db) => {
-      const done = await this.customers.erase(db, email);
+    await this.database.transaction(async () => {
+      const done = await this.customers.erase(email);
       if (!done) return;
-      const emailLogs = await this.emailLogs.erase(db, email, done.redemptionIds);
-      await this.links.deleteFor(db, email);
+      const emailLogs = await this.emailLogs.erase(email, done.redemptionIds);
+      await this.links.deleteFor(email);
       await this.events.publish(PRIVACY_ACTIONS.erasure, {
         success: true,
         resource: 'customer',

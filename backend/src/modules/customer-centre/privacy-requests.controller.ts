@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
 import { Permission } from '../../common/permissions';
-import { AuditService } from '../audit/audit.service';
+import { AuditLog } from '../audit/audit-log';
 import { PRIVACY_ACTIONS } from './access-link.service';
 import { PrivacyRequestsResponse } from './dto/customer-centre-responses.dto';
 
@@ -21,7 +21,7 @@ const SHOWN = 200;
 @ApiTags('settings')
 @Controller('admin/privacy-requests')
 export class PrivacyRequestsController {
-  constructor(private readonly audit: AuditService) {}
+  constructor(private readonly audit: AuditLog) {}
 
   @RequirePermissions(Permission.SettingsAccess)
   @Get()

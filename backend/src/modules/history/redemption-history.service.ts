@@ -1,5 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { AuditService } from '../audit/audit.service';
+import { AuditLog } from '../audit/audit-log';
 import type { SecurityAuditLog } from '../audit/entities/security-audit-log.entity';
 import { AdminUserRepository } from '../auth/admin-user.repository';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
@@ -37,7 +37,7 @@ export class RedemptionHistoryService {
   constructor(
     private readonly activity: RedemptionActivityRepository,
     private readonly stock: LicenseStockRepository,
-    private readonly audit: AuditService,
+    private readonly audit: AuditLog,
     private readonly emailLogs: EmailLogRepository,
     private readonly users: AdminUserRepository,
   ) {}

@@ -104,7 +104,8 @@ export class LicenseRepository {
    * The oldest free key of a product, row-locked: unlike the redemption statement's SKIP LOCKED this waits for
    * a key a concurrent redemption holds (idx_license_keys_pool, walked in order).
    */
-  async lockFreeKey(db: Db, productId: string): Promise<{ id: string } | undefined> {
+  async lockFreeKey(productId: string): Promise<{ id: string } | undefined> {
+    const db = this.database.current;
     const [key] = await db.query(
       `SELECT id FROM license_keys WHERE product_id = $1 AND ${FREE_KEY} ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
       [productId],
@@ -112,7 +113,8 @@ export class LicenseRepository {
     return key;
   }
 
-  async hasFreeKey(productId: string, db: Db = this.database.manager): Promise<boolean> {
+  async hasFreeKey(productId: string): Promise<boolean> {
+    const db = this.database.current;
     const [{ free }] = await db.query(
       `SELECT EXISTS (SELECT 1 FROM license_keys WHERE product_id = $1 AND ${FREE_KEY}) AS free`,
       [productId],
@@ -124,7 +126,8 @@ export class LicenseRepository {
    * One activation more on a key locked by `lockFreeKey`, counted (its state before is the same row with one
    * activation less: the transaction holds its lock), and its assignment to the redemption.
    */
-  async assignPoolKey(db: Db, keyId: string, redemptionId: string): Promise<void> {
+  async assignPoolKey(keyId: string, redemptionId: string): Promise<void> {
+    const db = this.database.current;
     await db.query(
       `WITH u AS (
          UPDATE license_keys SET current_activations = current_activations + 1, updated_at = now() WHERE id = $1
@@ -145,7 +148,8 @@ export class LicenseRepository {
    * redemption's current key, without a second activation. A MANUAL_ row counts nowhere; should the key be a pool
    * key's (one added as `MANUAL_…`), the activation moves the summary (`o`: the row as the upsert left it, locked).
    */
-  async assignManualKey(db: Db, productId: string, storedKey: string, downloadLink: string, redemptionId: string) {
+  async assignManualKey(productId: string, storedKey: string, downloadLink: string, redemptionId: string) {
+    const db = this.database.current;
     await rehashStaleKey(db, this.cipher, productId, storedKey);
     const sealed = sealedKeyColumns(this.cipher, storedKey);
     const [key] = await db.query(
@@ -189,7 +193,8 @@ export class LicenseRepository {
    * else the row is inserted (counted when it is not MANUAL_); an insert that lost a race to a concurrent one of the
    * same key changes that row instead.
    */
-  async assignVolumeKey(db: Db, productId: string, storedKey: string, downloadLink: string, redemptionIds: string[]) {
+  async assignVolumeKey(productId: string, storedKey: string, downloadLink: string, redemptionIds: string[]) {
+    const db = this.database.current;
     const n = redemptionIds.length;
     await rehashStaleKey(db, this.cipher, productId, storedKey);
     const sealed = sealedKeyColumns(this.cipher, storedKey);

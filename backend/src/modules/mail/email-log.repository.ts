@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { EmailLog } from './entities/email-log.entity';
 import { deleteBatch, queryRows } from '../../database/query-rows';
 import { returnedRows } from '../../common/utils/sql';
@@ -82,7 +82,8 @@ export class EmailLogRepository {
    * the recipient is emptied, the subject (a template may put the name in it) and any mention of the address in a
    * provider's error text replaced. Answers how many rows were touched.
    */
-  async erase(db: Db, email: string, redemptionIds: string[]): Promise<number> {
+  async erase(email: string, redemptionIds: string[]): Promise<number> {
+    const db = this.database.current;
     const quoted = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const rows = returnedRows(
       await db.query(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { returnedRows } from '../../common/utils/sql';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 
@@ -147,10 +147,8 @@ export class CustomerDataRepository {
    * e-mail) go. The rows stay, with their code, product, dates, e-mail status and key assignment, for the accounts.
    * No counted column changes, so no counter moves. Undefined: no such customer.
    */
-  async erase(
-    db: Db,
-    email: string,
-  ): Promise<{ customerId: string; redemptionIds: string[]; erasedAt: Date } | undefined> {
+  async erase(email: string): Promise<{ customerId: string; redemptionIds: string[]; erasedAt: Date } | undefined> {
+    const db = this.database.current;
     const [customer] = returnedRows<{ id: string; erased_at: Date }>(
       await db.query(
         `UPDATE customers SET email = NULL, first_name = '', last_name = '', phone = NULL, country = NULL, zip_code = NULL,

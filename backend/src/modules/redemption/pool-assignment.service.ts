@@ -27,15 +27,15 @@ export class PoolAssignmentService {
    */
   async assignFromPool(redemptionId: string): Promise<boolean> {
     for (let i = 0; i < MAX_POOL_TRIES; i++) {
-      const result = await this.database.transaction(async (db) => {
+      const result = await this.database.transaction(async () => {
         // Lock the redemption first: two fixers never assign two keys to one redemption.
-        const redemption = await this.redemptions.lockAwaiting(db, redemptionId);
+        const redemption = await this.redemptions.lockAwaiting(redemptionId);
         if (!redemption) return 'not-waiting' as const;
-        const key = await this.licenses.lockFreeKey(db, redemption.productId);
+        const key = await this.licenses.lockFreeKey(redemption.productId);
         if (!key)
-          return (await this.licenses.hasFreeKey(redemption.productId, db)) ? ('retry' as const) : ('none' as const);
-        await this.licenses.assignPoolKey(db, key.id, redemptionId);
-        await this.redemptions.clearAwaiting(db, redemptionId);
+          return (await this.licenses.hasFreeKey(redemption.productId)) ? ('retry' as const) : ('none' as const);
+        await this.licenses.assignPoolKey(key.id, redemptionId);
+        await this.redemptions.clearAwaiting(redemptionId);
         return 'assigned' as const;
       });
       if (result !== 'retry') return result === 'assigned';

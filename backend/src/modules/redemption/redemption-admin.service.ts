@@ -69,8 +69,8 @@ export class RedemptionAdminService {
    */
   async assignLicense(id: string, dto: AssignLicenseDto, actor: RequestActor): Promise<AdminRedemptionView> {
     const stored = MANUAL_KEY_PREFIX + dto.licenseKey;
-    await this.database.transaction(async (db) => {
-      const r = await this.redemptions.lockForAssignment(db, id);
+    await this.database.transaction(async () => {
+      const r = await this.redemptions.lockForAssignment(id);
       if (!r) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
       if (!r.isLicenseManaged) {
         throw new BadRequestException(
@@ -79,8 +79,8 @@ export class RedemptionAdminService {
             : REDEMPTION_ADMIN_MESSAGES.notLicenseManaged,
         );
       }
-      const { keyId } = await this.licenses.assignManualKey(db, r.productId, stored, dto.downloadLink, id);
-      await this.redemptions.markLicensed(db, [id]);
+      const { keyId } = await this.licenses.assignManualKey(r.productId, stored, dto.downloadLink, id);
+      await this.redemptions.markLicensed([id]);
       // The audit row commits with the assignment; consoles and webhooks hear of it after the commit.
       await this.events.publish('redemption.assign-license', {
         ...actor,
@@ -104,15 +104,15 @@ export class RedemptionAdminService {
   async bulkAssignLicense(dto: BulkAssignLicenseDto, actor: RequestActor): Promise<{ successCount: number }> {
     const stored = MANUAL_KEY_PREFIX + dto.licenseKey;
     const ids = [...new Set(dto.redemptionIds)];
-    const assigned = await this.database.transaction(async (db) => {
-      const targets = await this.redemptions.lockLicensableWithoutKey(db, ids);
+    const assigned = await this.database.transaction(async () => {
+      const targets = await this.redemptions.lockLicensableWithoutKey(ids);
       const byProduct = new Map<string, string[]>();
       for (const t of targets) byProduct.set(t.productId, [...(byProduct.get(t.productId) ?? []), t.id]);
       for (const [productId, redemptionIds] of byProduct) {
-        await this.licenses.assignVolumeKey(db, productId, stored, dto.downloadLink, redemptionIds);
+        await this.licenses.assignVolumeKey(productId, stored, dto.downloadLink, redemptionIds);
       }
       const assignedIds = targets.map((t) => t.id);
-      if (assignedIds.length) await this.redemptions.markLicensed(db, assignedIds);
+      if (assignedIds.length) await this.redemptions.markLicensed(assignedIds);
       await this.events.publish('redemption.bulk-assign-license', {
         ...actor,
         success: true,
@@ -195,8 +195,8 @@ export class RedemptionAdminService {
    */
   async cleanup(actor: RequestActor) {
     const clean = () =>
-      this.database.transaction(async (db) => {
-        const result = await this.redemptions.truncateAll(db);
+      this.database.transaction(async () => {
+        const result = await this.redemptions.truncateAll();
         await this.events.publish('system.cleanup', { ...actor, success: true, resource: 'system', details: result });
         return result;
       });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, Db } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { ListDeclaration, ListPageRequest, readListPage } from '../../database/list/list-page';
 import { chooseSearchPath, pathPlaceholders, SearchPath, searchForms, searchParams } from './redemption-search.sql';
 import { DataCipher } from '../../config/data-cipher';
@@ -130,7 +130,8 @@ export class RedemptionListRepository {
     return { redemptions: rows.map((row) => toView(row, this.cipher)), hasNextPage, counted };
   }
 
-  async findView(id: string, db: Db = this.database.manager): Promise<AdminRedemptionView | undefined> {
+  async findView(id: string): Promise<AdminRedemptionView | undefined> {
+    const db = this.database.current;
     const [row] = await db.query(`${VIEW_SQL('redemptions')} WHERE r.id = $1`, [id]);
     return row ? toView(row, this.cipher) : undefined;
   }

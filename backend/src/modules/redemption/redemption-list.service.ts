@@ -1,7 +1,6 @@
 import { pagination } from '../../database/list/list-rules';
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { Db } from '../../database/database.service';
 import { ListRedemptionsQuery } from './dto/redemption-admin.dto';
 import { REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
 import { AdminRedemptionView, RedemptionListRepository } from './redemption-list.repository';
@@ -33,8 +32,8 @@ export class RedemptionListService {
   }
 
   /** One redemption (its key in clear, masked on the way out like the list's). */
-  async findOne(id: string, db?: Db): Promise<AdminRedemptionView> {
-    const view = await this.lists.findView(id, db);
+  async findOne(id: string): Promise<AdminRedemptionView> {
+    const view = await this.lists.findView(id);
     if (!view) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
     return view;
   }

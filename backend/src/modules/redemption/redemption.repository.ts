@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { DataCipher } from '../../config/data-cipher';
-import { DatabaseService, Db, SqlClient } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { redemptionCountsCtes } from '../../common/utils/counters-sql';
 import { returnedRows } from '../../common/utils/sql';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
@@ -193,11 +193,10 @@ export class RedemptionRepository {
    * assigned (docs/product.md §19.3). Runs on the void's client, inside its transaction (one statement for all codes).
    */
   async markRefunded(
-    client: SqlClient,
     voucherCodeIds: string[],
   ): Promise<Array<{ id: string; voucherCodeId: string; redeemedAt: Date; refundedAt: Date }>> {
     if (!voucherCodeIds.length) return [];
-    const { rows } = await client.query(
+    const { rows } = await this.database.client.query(
       // Locked in id order, as every statement that locks several redemptions (exports, bulk delete): no deadlock.
       `UPDATE redemptions SET refunded_at = coalesce(refunded_at, now())
         WHERE id IN (SELECT id FROM redemptions WHERE voucher_code_id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)
@@ -219,7 +218,8 @@ export class RedemptionRepository {
   // --- Licence state ---
 
   /** Locks a redemption that waits for a key (undefined when it does not): two fixers never assign two keys. */
-  async lockAwaiting(db: Db, id: string): Promise<{ productId: string } | undefined> {
+  async lockAwaiting(id: string): Promise<{ productId: string } | undefined> {
+    const db = this.database.current;
     const [row] = await db.query(
       `SELECT id, product_id FROM redemptions WHERE id = $1 AND awaiting_license FOR UPDATE`,
       [id],
@@ -228,15 +228,16 @@ export class RedemptionRepository {
   }
 
   /** A pool key was assigned: manual processing ends (the e-mail stays pending and is queued by the caller). */
-  async clearAwaiting(db: Db, id: string): Promise<void> {
+  async clearAwaiting(id: string): Promise<void> {
+    const db = this.database.current;
     await db.getRepository(Redemption).update({ id }, { awaitingLicense: false });
   }
 
   /** Locks one redemption for a manual assignment, with what the rules need of its product and code. */
   async lockForAssignment(
-    db: Db,
     id: string,
   ): Promise<{ productId: string; productName: string; isLicenseManaged: boolean; code: string } | undefined> {
+    const db = this.database.current;
     const [r] = await db.query(
       `SELECT r.id, r.product_id, p.name, p.is_license_managed, v.code
          FROM redemptions r JOIN products p ON p.id = r.product_id JOIN voucher_codes v ON v.id = r.voucher_code_id
@@ -251,7 +252,8 @@ export class RedemptionRepository {
    * a fresh statement that sees every assignment committed while this one waited, those of licence-managed
    * products without any key, by product.
    */
-  async lockLicensableWithoutKey(db: Db, ids: string[]): Promise<Array<{ id: string; productId: string }>> {
+  async lockLicensableWithoutKey(ids: string[]): Promise<Array<{ id: string; productId: string }>> {
+    const db = this.database.current;
     await db.query(`SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
     const rows: Array<{ id: string; product_id: string }> = await db.query(
       `SELECT r.id, r.product_id FROM redemptions r JOIN products p ON p.id = r.product_id
@@ -264,7 +266,8 @@ export class RedemptionRepository {
   }
 
   /** A licence now exists: the redemptions leave manual processing and their e-mail is due. */
-  async markLicensed(db: Db, ids: string[]): Promise<void> {
+  async markLicensed(ids: string[]): Promise<void> {
+    const db = this.database.current;
     await db
       .getRepository(Redemption)
       .update({ id: In(ids) }, { awaitingLicense: false, emailStatus: 'pending', emailLockedUntil: null });
@@ -315,7 +318,8 @@ export class RedemptionRepository {
    * transaction: no redemption can slip in between the counts and the truncate. Resets the code and redemption
    * counters (product and stats modules' tables) in the same transaction.
    */
-  async truncateAll(db: Db) {
+  async truncateAll() {
+    const db = this.database.current;
     // The tables are locked one after the other, and a statement already holding one of them (a redemption's
     // delete joins voucher_codes after locking redemptions) would deadlock with this: waiting at most
     // CLEANUP_LOCK_TIMEOUT (under deadlock_timeout), this gives up instead (55P03, the caller tries again) and the

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlClient } from '../../database/database.service';
 import { RedemptionRepository } from './redemption.repository';
 
 /** A code that had been redeemed before its refund: it stays redeemed, its redemption is marked, the key stays. */
@@ -22,15 +21,9 @@ export interface RefundedAfterRedemption {
 export class RefundService {
   constructor(private readonly redemptions: RedemptionRepository) {}
 
-  /** Marks the redemptions of these redeemed codes refunded, on `client` (the void's transaction); one statement. */
-  async refundRedeemed(
-    client: SqlClient,
-    redeemed: Array<{ id: string; code: string }>,
-  ): Promise<RefundedAfterRedemption[]> {
-    const marked = await this.redemptions.markRefunded(
-      client,
-      redeemed.map((r) => r.id),
-    );
+  /** Marks the redemptions of these redeemed codes refunded, in the void's transaction (its held client); one statement. */
+  async refundRedeemed(redeemed: Array<{ id: string; code: string }>): Promise<RefundedAfterRedemption[]> {
+    const marked = await this.redemptions.markRefunded(redeemed.map((r) => r.id));
     const byCode = new Map(marked.map((m) => [m.voucherCodeId, m]));
     return redeemed.map((r): RefundedAfterRedemption => {
       const m = byCode.get(r.id);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, SqlClient } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { UploadBatch, UploadBatchKind } from './entities/upload-batch.entity';
 
 /** A batch row as its load writes it, in the load's transaction. */
@@ -53,8 +53,8 @@ export class UploadBatchRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /** On the load's client and transaction: the batch exists exactly when its codes do. */
-  async insert(client: SqlClient, b: NewUploadBatch): Promise<void> {
-    await client.query(
+  async insert(b: NewUploadBatch): Promise<void> {
+    await this.database.client.query(
       `INSERT INTO upload_batches (id, product_id, kind, file_name, admin_user_id, inserted, duplicates, invalid, refunded,
                                    unknown, first_seq, last_seq)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'stream';
-import { DatabaseService, SqlClient } from '../../database/database.service';
+import { DatabaseService } from '../../database/database.service';
 import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { productCountsDeltaSql } from '../../common/utils/counters-sql';
 import { likeContains } from '../../common/utils/sql';
@@ -191,7 +191,7 @@ export class VoucherCodeRepository {
         );
         const [{ inserted, first_seq: firstSeq, last_seq: lastSeq }] = rows;
         const lines = file.lines();
-        await this.batches.insert(client, {
+        await this.batches.insert({
           id: batchId,
           productId,
           kind: 'upload',
@@ -235,7 +235,7 @@ export class VoucherCodeRepository {
   async voidIn<T>(
     productId: string,
     write: (copy: Writable) => Promise<void>,
-    refund: (client: SqlClient, redeemed: Array<{ id: string; code: string }>) => Promise<T[]>,
+    refund: (redeemed: Array<{ id: string; code: string }>) => Promise<T[]>,
     file: UploadFile | null,
   ): Promise<{
     distinct: number;
@@ -280,7 +280,7 @@ export class VoucherCodeRepository {
         );
         const [{ distinct_codes: distinct, voided }] = changed;
         const [{ found, void_now: voidNow, redeemed }] = state;
-        const refunded = await refund(client, redeemed);
+        const refunded = await refund(redeemed);
         const outcome = {
           distinct,
           voided,
@@ -299,7 +299,7 @@ export class VoucherCodeRepository {
               [batchId, redeemed.map((r: { id: string }) => r.id)],
             );
           }
-          await this.batches.insert(client, {
+          await this.batches.insert({
             id: batchId,
             productId,
             kind: 'void',

@@ -147,12 +147,7 @@ export class VoucherVoidService {
    * the redemption side (`RefundService`), which marks their redemptions refunded in the same transaction.
    */
   private run(productId: string, write: (copy: Writable) => Promise<void>, file: UploadFile | null) {
-    return this.codes.voidIn(
-      productId,
-      write,
-      (client, redeemed) => this.refunds.refundRedeemed(client, redeemed),
-      file,
-    );
+    return this.codes.voidIn(productId, write, (redeemed) => this.refunds.refundRedeemed(redeemed), file);
   }
 }
 

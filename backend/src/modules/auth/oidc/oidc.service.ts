@@ -51,9 +51,9 @@ export class OidcService {
     if (!role) {
       if (user) {
         // The provider took the group away: the account loses its role and every session at once.
-        await this.database.transaction(async (db) => {
-          await this.users.setRole(user!.id, NO_ROLE, db);
-          await this.sessions.revokeAllOf(user!.id, undefined, db);
+        await this.database.transaction(async () => {
+          await this.users.setRole(user!.id, NO_ROLE);
+          await this.sessions.revokeAllOf(user!.id);
         });
       }
       await this.refuse('no-role', 'no configured role in the role claim', user?.id ?? null, meta, {
@@ -68,10 +68,10 @@ export class OidcService {
     }
     if (!user.isActive) await this.refuse('inactive', 'inactive account', user.id, meta, details);
     const account = user;
-    const tokens = await this.database.transaction(async (db) => {
-      await this.users.setRole(account.id, role!, db);
-      await this.users.recordLogin(account.id, db);
-      const issued = await this.sessions.create(account.id, meta, db);
+    const tokens = await this.database.transaction(async () => {
+      await this.users.setRole(account.id, role!);
+      await this.users.recordLogin(account.id);
+      const issued = await this.sessions.create(account.id, meta);
       await this.events.publish('login.success', {
         success: true,
         adminUserId: account.id,
