@@ -13,9 +13,7 @@ import { AppConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { RedisIoAdapter, workerEventServer } from './modules/realtime/redis-io.adapter';
-import { RealtimeService } from './modules/realtime/realtime.service';
-import { emitRelayed, REALTIME_RELAY, relayingServer } from './modules/realtime/worker-relay';
-import { ChildProcessJobQueue } from './modules/jobs/child-process-job-queue';
+import { emitThrough, receiveWorkerEvents, relayingServer } from './modules/realtime/worker-relay';
 import { serveApiProcess } from './modules/jobs/worker-process';
 import { runMigrations } from './database/migrate';
 import { publicConfigOf } from './modules/public-config/public-config';
@@ -75,10 +73,7 @@ export async function createHttpApp(
   // Real-time events cross API instances through Redis when there is one (docs/product.md §17.1).
   if (config.redisUrl) app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
   // The embedded worker's real-time events (e-mail outcomes) reach this process's sockets (worker-process.ts).
-  if (options.workerProcess && !config.redisUrl) {
-    const realtime = app.get(RealtimeService);
-    app.get(ChildProcessJobQueue).onRelay(REALTIME_RELAY, (data) => emitRelayed(realtime, data));
-  }
+  if (options.workerProcess && !config.redisUrl) receiveWorkerEvents(app);
 
   // API_DOCS=off (the production default): /api/docs and /api/docs-json answer 404 like any unknown API path.
   if (config.apiDocs === 'public') serveApiDocs(app);
@@ -107,7 +102,7 @@ export async function createEmbeddedWorkerContext(
     },
   );
   app.useLogger(app.get(Logger));
-  serveApiProcess(app, (relay) => app.get(RealtimeService).attach(relayingServer(relay)));
+  serveApiProcess(app, (relay) => emitThrough(app, relayingServer(relay)));
   return app;
 }
 
@@ -122,7 +117,7 @@ export async function createWorkerContext(config: AppConfig, databaseUrl: string
   app.useLogger(app.get(Logger));
   // Events of the jobs (e-mail outcomes) reach the admins connected to the API instances through Redis.
   const events = workerEventServer(config.redisUrl!, config.redisPrefix);
-  app.get(RealtimeService).attach(events.server);
+  emitThrough(app, events.server);
   const close = app.close.bind(app);
   app.close = async () => {
     await close();
