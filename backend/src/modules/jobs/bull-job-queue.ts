@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import Bull, { Job, Queue } from 'bull';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { getSharedConfigToken } from '@nestjs/bull';
+import Bull, { Job, Queue, QueueOptions } from 'bull';
 import { JobKey, JobSchedule } from './job';
 import { AddOptions, JobQueue } from './job-queue';
 import { JobRegistry } from './job-registry';
@@ -10,7 +10,9 @@ export const PROCESS_JOBS = Symbol('PROCESS_JOBS');
 
 /**
  * The jobs on Redis (REDIS_URL): one Bull queue per queue name the registered jobs use, processed by one handler
- * per queue (`'*'`) that runs the registered job of each name with the queue's concurrency.
+ * per queue (`'*'`) that runs the registered job of each name with the queue's concurrency. Every queue is built
+ * with the connection `@nestjs/bull`'s `BullModule.forRoot` declares (JobsModule): its `@Processor` classes would
+ * fix each queue's name at compile time, while the queues here are the registered jobs' (docs/dependencies.md).
  */
 @Injectable()
 export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -19,8 +21,8 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
 
   constructor(
     private readonly registry: JobRegistry,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PROCESS_JOBS) private readonly processJobs: boolean,
+    @Inject(getSharedConfigToken()) private readonly connection: QueueOptions,
   ) {
     super();
   }
@@ -29,7 +31,7 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Bull(name, this.config.redisUrl!, { prefix: this.config.redisPrefix });
+      queue = new Bull(name, this.connection);
       // Without a listener an 'error' event (Redis down) would crash the process.
       queue.on('error', (err) => this.logger.warn(`Queue ${name}: ${err.message}`));
       this.queues.set(name, queue);

@@ -1,3 +1,4 @@
+import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { BullJobQueue, PROCESS_JOBS } from './bull-job-queue';
@@ -27,7 +28,10 @@ export interface JobsModuleOptions {
 export class JobsModule {
   static forRoot(config: AppConfig, options: JobsModuleOptions): DynamicModule {
     let queue: Provider[];
+    let imports: DynamicModule[] = [];
     if (config.redisUrl) {
+      // The connection and key prefix of every Bull queue (BullJobQueue builds the queues the jobs name).
+      imports = [BullModule.forRoot({ redis: config.redisUrl, prefix: config.redisPrefix })];
       queue = [
         { provide: PROCESS_JOBS, useValue: options.processJobs },
         { provide: JobQueue, useClass: BullJobQueue },
@@ -43,6 +47,7 @@ export class JobsModule {
     }
     return {
       module: JobsModule,
+      imports,
       providers: [JobRegistry, ...queue],
       exports: [JobQueue, JobRegistry, ...(options.workerProcess && !config.redisUrl ? [ChildProcessJobQueue] : [])],
     };
