@@ -194,6 +194,42 @@ async function soak(url: string): Promise<{ rounds: number[]; autovacuums: numbe
   return { rounds, autovacuums: after.autovacuums - before.autovacuums, deadAtEnd: after.dead };
 }
 
+interface PageCounts {
+  redemptions: number;
+  /** Pages (buffer hits and reads) of each index and table of the redemption's tables, this database only. */
+  pages: Map<string, number>;
+}
+
+/**
+ * What the redemptions cost in pages, independent of the machine's speed and noise: the buffer pages each index
+ * and table of the redemption's tables was read or written through (`pg_statio_user_*`, this database only), and
+ * how many redemptions were made meanwhile. Two of these give pages per redemption by index: which index a
+ * redemption pays for (every one it inserts into is walked from its root).
+ */
+async function pageCounts(url: string): Promise<PageCounts> {
+  const [counted] = await sql(url, [`SELECT count(*)::int AS n FROM redemptions`]);
+  const rows = await sql(url, [
+    `SELECT indexrelname AS name, idx_blks_hit + coalesce(idx_blks_read, 0) AS pages
+       FROM pg_statio_user_indexes WHERE relname = ANY($1)
+     UNION ALL
+     SELECT relname || ' (table)', heap_blks_hit + coalesce(heap_blks_read, 0)
+       FROM pg_statio_user_tables WHERE relname = ANY($1)`,
+    [REDEMPTION_TABLES],
+  ]);
+  return { redemptions: counted.n, pages: new Map(rows.map((r) => [r.name as string, Number(r.pages)])) };
+}
+
+/** Pages per redemption between two counts, largest first (those above 0.05). */
+function pagesPerRedemption(before: PageCounts, after: PageCounts): Array<{ name: string; pages: number }> {
+  const made = Math.max(1, after.redemptions - before.redemptions);
+  return [...after.pages]
+    .map(([name, pages]) => ({ name, pages: (pages - (before.pages.get(name) ?? 0)) / made }))
+    .filter((p) => p.pages >= 0.05)
+    .sort((a, b) => b.pages - a.pages);
+}
+
+const sumPages = (costs: Array<{ pages: number }>) => costs.reduce((sum, c) => sum + c.pages, 0);
+
 /** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured run. */
 let next = 0;
 
@@ -264,10 +300,14 @@ export async function main(): Promise<void> {
     await runMigrations(url);
     await seed(url);
     // Each figure: the median of RUNS runs (3), with their range.
+    const fullBefore = await pageCounts(url);
     const full = await measured(
       () => pgbench(url),
       (t) => t,
     );
+    // The statistics of pgbench's backends reach the counters when they exit.
+    await new Promise((r) => setTimeout(r, 1000));
+    const fullPages = pagesPerRedemption(fullBefore, await pageCounts(url));
     const tps = full.spread.median;
     const prefix = `bench-${Date.now()}`;
     // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
@@ -293,10 +333,13 @@ export async function main(): Promise<void> {
     const soaked = SOAK_SECONDS > 0 ? await soak(url) : undefined;
     // Last: the lean schema's pgbench, on codes and e-mails of its own.
     const dropped = await leanSchema(url);
+    const leanBefore = await pageCounts(url);
     const lean = await measured(
       () => pgbench(url, 'LEAN-'),
       (t) => t,
     );
+    await new Promise((r) => setTimeout(r, 1000));
+    const leanPages = pagesPerRedemption(leanBefore, await pageCounts(url));
     const leanTps = lean.spread.median;
     const ratio = apiRuns.spread.median / tps;
     const schemaRatio = tps / leanTps;
@@ -310,7 +353,9 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 | pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean.spread)} tps | |
 | \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis) | ${formatSpread(apiRuns.spread)} req/s (${result.errors} errors) | ${result.p50.toFixed(1)} / ${result.p99.toFixed(1)} ms |
 
-API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${schemaRatio.toFixed(2)}** (target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.${
+API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${schemaRatio.toFixed(2)}** (target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.
+
+Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). Full schema by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
       soaked
         ? `
 

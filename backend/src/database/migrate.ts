@@ -13,7 +13,7 @@ export async function runMigrations<T = void>(
   databaseUrl: string,
   afterMigrations?: (dataSource: DataSource) => Promise<T>,
 ): Promise<T | undefined> {
-  const dataSource = new DataSource({ ...dataSourceOptions(databaseUrl), extra: { max: 1 }, logging: false });
+  const dataSource = new DataSource(dataSourceOptions(databaseUrl, { extra: { max: 1 }, logging: false }));
   await dataSource.initialize();
   try {
     await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
