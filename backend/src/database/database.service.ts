@@ -94,9 +94,9 @@ export class DatabaseService {
       release?.();
       throw err;
     }
-    // The pool listens for errors only on idle clients: a connection that dies while held between two queries (a
-    // restart, an administrator's terminate) would otherwise be an uncaught 'error' that ends the process. Its next
-    // query fails on its own; the client is then discarded.
+    // A connection that dies while held here between two queries (a restart, an administrator's terminate) fails
+    // the next query on its own; noted here, the client is discarded rather than returned to the pool. (No error of
+    // a pool connection is ever left uncaught: keepConnectionErrorsHandled, data-source-options.ts.)
     let lost: Error | undefined;
     const onError = (err: Error) => (lost = err);
     client.on('error', onError);

@@ -137,20 +137,24 @@ export class ExportWriter {
       throw err;
     }
     if (outcome === 'empty') return this.empty(job, ctx);
-    out.body.end();
-    await this.events.publish(`export.${job.kind}`, {
-      ...ctx,
-      success: true,
-      resource: 'export',
-      details: {
-        ...job.details,
-        format: job.format,
-        rows: rowCount,
-        ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
-      },
-      // Only an export that marks redemptions exported (all that read redemptions) changes what the consoles show.
-      exportedRows: rowCount,
-    });
+    // Recorded before the response ends: a client holding the whole file finds its export in the audit log.
+    try {
+      await this.events.publish(`export.${job.kind}`, {
+        ...ctx,
+        success: true,
+        resource: 'export',
+        details: {
+          ...job.details,
+          format: job.format,
+          rows: rowCount,
+          ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
+        },
+        // Only an export that marks redemptions exported (all that read redemptions) changes what the consoles show.
+        exportedRows: rowCount,
+      });
+    } finally {
+      out.body.end();
+    }
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
@@ -164,7 +168,7 @@ export class ExportWriter {
         // What csv-stringify writes with `bom` and `header`: the BOM, then the header line.
         if (job.format === 'csv') out.body.write(`\uFEFF${job.columns.map((c) => c.header).join(',')}\r\n`);
         try {
-          await pipeline(open(), lines, out.body);
+          await pipeline(open(), lines, out.body, { end: false });
         } catch (err) {
           await this.abort(job, out, ctx, lines.count, err);
           throw new ExportAborted();
@@ -176,12 +180,17 @@ export class ExportWriter {
       throw err;
     }
     if (outcome === 'empty') return this.empty(job, ctx);
-    await this.events.publish(`export.${job.kind}`, {
-      ...ctx,
-      success: true,
-      resource: 'export',
-      details: { ...job.details, format: job.format, rows: lines.count },
-    });
+    // As above: recorded before the response ends.
+    try {
+      await this.events.publish(`export.${job.kind}`, {
+        ...ctx,
+        success: true,
+        resource: 'export',
+        details: { ...job.details, format: job.format, rows: lines.count },
+      });
+    } finally {
+      out.body.end();
+    }
   }
 
   private async empty(job: ExportJob, ctx: RequestActor): Promise<never> {
