@@ -1,7 +1,8 @@
+import type { Queryable } from '../../database/list/list-counts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 import { ListDeclaration, ListPageRequest, readListPage } from '../../database/list/list-page';
-import { chooseSearchPath, pathPlaceholders, SearchPath, searchForms, searchParams } from './redemption-search.sql';
+import { pathPlaceholders, SearchPath, searchForms, searchParams, searchPathQuery } from './redemption-search.sql';
 import { DataCipher } from '../../config/data-cipher';
 import { latestLicenseKeySql, openStoredKey, StoredKeyColumns } from '../license/license.repository';
 
@@ -119,7 +120,7 @@ export class RedemptionListRepository {
   async page(criteria: RedemptionListCriteria, request: ListPageRequest) {
     const db = this.database.manager.connection;
     const plain = redemptionListFilter({ ...criteria, search: undefined });
-    const path = criteria.search ? await chooseSearchPath(db, plain.base, plain.params, criteria.search) : undefined;
+    const path = criteria.search ? await this.searchPath(db, plain.base, plain.params, criteria.search) : undefined;
     const filter = redemptionListFilter(criteria, path);
     const { rows, hasNextPage, counted } = await readListPage<Record<string, any>>(
       db,
@@ -128,6 +129,13 @@ export class RedemptionListRepository {
       request,
     );
     return { redemptions: rows.map((row) => toView(row, this.cipher)), hasNextPage, counted };
+  }
+
+  /** Which path answers `term` in the list filtered by `base`: one statement of index probes. */
+  private async searchPath(db: Queryable, base: string, params: unknown[], term: string): Promise<SearchPath> {
+    const query = searchPathQuery(base, params, term);
+    const [row]: Array<{ path: SearchPath }> = await db.query(query.sql, query.params);
+    return row.path;
   }
 
   async findView(id: string): Promise<AdminRedemptionView | undefined> {

@@ -1,4 +1,3 @@
-import type { Queryable } from '../../database/list/list-counts';
 import { likeContains } from '../../common/utils/sql';
 
 /**
@@ -55,18 +54,12 @@ function pathSql(base: string, { t, w, c }: Placeholders): string {
 const allParams = (term: string) => [term.toLowerCase(), likePrefix(term.toLowerCase()), likeContains(term)];
 const numbered = (n: number): Placeholders => ({ t: `$${n + 1}`, w: `$${n + 2}`, c: `$${n + 3}` });
 
-/** Which path answers `term` in the list filtered by `base` (on `r`, with `params`): one statement. */
-export async function chooseSearchPath(
-  db: Queryable,
-  base: string,
-  params: unknown[],
-  term: string,
-): Promise<SearchPath> {
-  const [row]: Array<{ path: SearchPath }> = await db.query(
-    `SELECT ${pathSql(base, numbered(params.length))} AS path`,
-    [...params, ...allParams(term)],
-  );
-  return row.path;
+/**
+ * The statement that tells which path answers `term` in the list filtered by `base` (on `r`, with `params`), and its
+ * parameters: run by the list's repository.
+ */
+export function searchPathQuery(base: string, params: unknown[], term: string): { sql: string; params: unknown[] } {
+  return { sql: `SELECT ${pathSql(base, numbered(params.length))} AS path`, params: [...params, ...allParams(term)] };
 }
 
 /**
