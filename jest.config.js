@@ -37,6 +37,9 @@ const node = (transform) => ({
 });
 
 module.exports = {
+  // Every run shuffles the tests of each file (docs/testing.md): a test that needs another to run first fails. A
+  // failing test prints the seed and the command that replays its order and its random data.
+  randomize: true,
   testTimeout: 60_000,
   maxWorkers: 2,
   projects: [

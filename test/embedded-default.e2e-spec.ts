@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { execFileSync } from 'child_process';
 import { Client } from 'pg';
-import { childProcesses, tcpConnectionOwner } from './helpers/processes';
+import { BUILT_MAIN, childProcesses, tcpConnectionOwner } from './helpers/processes';
 import { eventually } from './helpers/redemptions';
 import { freePort, startSmtpServer, TestSmtpServer } from './helpers/smtp';
 import { countedCodes, countedKeys } from './helpers/counted-sql';
@@ -45,13 +45,13 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
       SERVE_FRONTEND: 'false',
       ADMIN_PASSWORD: 'Emb3dded!Admin#Pass',
       LOG_LEVEL: 'warn',
-      TS_NODE_TRANSPILE_ONLY: 'true',
       SMTP_URL: smtp.url,
       // A job lost with a killed worker is swept up within a second or two.
       MAIL_SWEEP_INTERVAL_MS: '500',
       MAIL_SWEEP_AFTER_MS: '1000',
     };
-    child = spawn(process.execPath, ['-r', 'ts-node/register', 'backend/src/main.ts'], { env, cwd: process.cwd() });
+    // The built app, as `npm start` runs it once built.
+    child = spawn(process.execPath, [BUILT_MAIN], { env, cwd: process.cwd() });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
     // Started once it answers health (or fails the test when it exits first).

@@ -11,6 +11,7 @@ import { LicenseKeySealingRepository } from '../backend/src/modules/license/lice
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, createAdminUser, tokenFor } from './helpers/auth';
 import { addCodes, openKey, randomCode, redeemBody } from './helpers/factories';
+import { BUILT_CLI } from './helpers/processes';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 
@@ -66,6 +67,8 @@ describe('Keys at rest', () => {
     let manual: { code: string; token: string; id: string };
 
     beforeAll(async () => {
+      // Another describe's e-mail may be in already (the order is shuffled under --randomize): this one waits for its own.
+      const before = smtp.messages.length;
       product = await licenceProduct('Sealed');
       await addPoolKey(product, poolKey).expect(201);
       const redeem = async () => {
@@ -89,7 +92,7 @@ describe('Keys at rest', () => {
         .set(auth)
         .send({ licenseKey: manualKey, downloadLink: 'https://dl.example.com/m.exe' })
         .expect(200);
-      await smtp.waitFor(2);
+      await smtp.waitFor(before + 2);
     });
 
     it('shows the clear keys on the success page, in the e-mails and in the export', async () => {
@@ -247,11 +250,11 @@ describe('Keys at rest', () => {
 
     const cli = (env: Record<string, string>) => {
       const dataDir = mkdtempSync(join(tmpdir(), 'ovr-rotate-'));
-      return run(process.execPath, ['-r', 'ts-node/register', 'backend/src/cli.ts', 'rotate-data-key'], {
+      // The built CLI (`npm run admin -- rotate-data-key`), as an operator runs it.
+      return run(process.execPath, [BUILT_CLI, 'rotate-data-key'], {
         cwd: process.cwd(),
         env: {
           ...process.env,
-          TS_NODE_TRANSPILE_ONLY: 'true',
           NODE_ENV: 'test',
           DATA_DIR: dataDir,
           DATABASE_URL: own.database.url,

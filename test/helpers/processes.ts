@@ -7,6 +7,9 @@ const { stale } = require('../../scripts/build-state');
 
 const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'backend', 'src', 'main.js');
+/** The built entry points (what `npm start` and `npm run admin` run), up to date once global-setup has run. */
+export const BUILT_MAIN = MAIN;
+export const BUILT_CLI = join(ROOT, 'dist', 'backend', 'src', 'cli.js');
 
 /** The built API (`dist/`), compiled when missing or older than backend/src, as `npm start` does (test/global-setup.ts). */
 export function buildBackendIfStale(): void {

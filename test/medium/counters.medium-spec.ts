@@ -24,7 +24,7 @@ import { MediumModule, startMediumModule } from '../helpers/medium';
  * each kind of write, made through the writers' own services and repositories (upload, redeem, void, delete,
  * retention) and read through their readers (ProductRepository, StatsRepository); after every step the counters
  * equal count(*) (MISMATCHES_SQL answers no row). How a writer keeps them (trigger or its own statement) is not
- * looked at. The whole-app figures through HTTP: test/counters-figures.e2e-spec.ts.
+ * looked at. The whole-app figures through HTTP: test/counters-random-operations.e2e-spec.ts.
  */
 describe('counters after writes through the services (medium)', () => {
   let m: MediumModule;

@@ -8,6 +8,7 @@ import { insecureTargetList, resolveWebhookTarget, WebhookUrlPolicy } from './we
 import { AttemptResult, WebhookRepository } from './webhook.repository';
 import { DELIVER_WEBHOOK } from './webhook.jobs';
 import { DomainEvents } from '../../events/domain-events.service';
+import { DatabaseService } from '../../database/database.service';
 
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 
@@ -28,6 +29,7 @@ export class WebhookDeliveryService {
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: DomainEvents,
+    private readonly database: DatabaseService,
   ) {
     this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
   }
@@ -98,19 +100,24 @@ export class WebhookDeliveryService {
   /**
    * The circuit breaker (docs/product.md §20.4): a receiver that keeps failing (black-holing,
    * down for good) is paused instead of holding a worker for WEBHOOK_TIMEOUT_MS per attempt for 24 hours; its
-   * deliveries wait, queued, for Resume in Settings. Audited as the system's act.
+   * deliveries wait, queued, for Resume in Settings. Audited as the system's act, in the pause's transaction: whoever
+   * sees the endpoint paused finds the audit row.
    */
   private async countOnEndpoint(deliveryId: string, ok: boolean, now: Date): Promise<void> {
     const rule = { failures: this.config.webhookPauseAfterFailures, minutes: this.config.webhookPauseAfterMinutes };
-    const paused = await this.webhooks.noteOutcome(deliveryId, ok, now, rule);
-    if (!paused) return;
-    this.logger.warn(`Webhook endpoint ${paused.url} paused after ${rule.failures} failed attempts in a row`);
-    await this.events.publish('webhook.pause', {
-      success: true,
-      resource: 'webhook',
-      resourceId: paused.id,
-      details: { url: paused.url, failures: rule.failures, minutes: rule.minutes },
+    const paused = await this.database.transaction(async () => {
+      const endpoint = await this.webhooks.noteOutcome(deliveryId, ok, now, rule);
+      if (endpoint)
+        await this.events.publish('webhook.pause', {
+          success: true,
+          resource: 'webhook',
+          resourceId: endpoint.id,
+          details: { url: endpoint.url, failures: rule.failures, minutes: rule.minutes },
+        });
+      return endpoint;
     });
+    if (paused)
+      this.logger.warn(`Webhook endpoint ${paused.url} paused after ${rule.failures} failed attempts in a row`);
   }
 
   /** Re-queues pending deliveries whose job was lost (Redis emptied, process restarted). */

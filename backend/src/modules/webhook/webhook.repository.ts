@@ -239,7 +239,7 @@ export class WebhookRepository {
     rule: PauseRule,
   ): Promise<{ id: string; url: string } | undefined> {
     const [row] = await queryRows<{ id: string; url: string; paused: boolean }>(
-      this.database.manager,
+      this.database.current,
       `WITH old AS (
          SELECT e.id, e.paused_at FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint_id = e.id
           WHERE d.id = $1 FOR UPDATE OF e)
