@@ -177,6 +177,8 @@ export class ExportWriter {
       });
     } catch (err) {
       if (err instanceof ExportAborted) return;
+      // As above: the transaction failed after the file was written, so the file is broken off, never "complete".
+      if (out.sent()) out.body.destroy();
       throw err;
     }
     if (outcome === 'empty') return this.empty(job, ctx);
