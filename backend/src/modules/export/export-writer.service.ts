@@ -131,30 +131,13 @@ export class ExportWriter {
         return 'written';
       });
     } catch (err) {
-      if (err instanceof ExportAborted) return;
-      // The commit failed after the file was written: a broken connection, never a "complete" file.
-      if (out.sent()) out.body.destroy();
-      throw err;
+      return this.failed(err, out);
     }
     if (outcome === 'empty') return this.empty(job, ctx);
-    // Recorded before the response ends: a client holding the whole file finds its export in the audit log.
-    try {
-      await this.events.publish(`export.${job.kind}`, {
-        ...ctx,
-        success: true,
-        resource: 'export',
-        details: {
-          ...job.details,
-          format: job.format,
-          rows: rowCount,
-          ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
-        },
-        // Only an export that marks redemptions exported (all that read redemptions) changes what the consoles show.
-        exportedRows: rowCount,
-      });
-    } finally {
-      out.body.end();
-    }
+    await this.written(job, out, ctx, {
+      rows: rowCount,
+      ...(exportedAt && { exportedAt: exportedAt.toISOString() }),
+    });
   }
 
   /** A code-only export through `COPY … TO STDOUT`: same file, same audit, no per-row JavaScript work. */
@@ -176,19 +159,42 @@ export class ExportWriter {
         return 'written';
       });
     } catch (err) {
-      if (err instanceof ExportAborted) return;
-      // As above: the transaction failed after the file was written, so the file is broken off, never "complete".
-      if (out.sent()) out.body.destroy();
-      throw err;
+      return this.failed(err, out);
     }
     if (outcome === 'empty') return this.empty(job, ctx);
-    // As above: recorded before the response ends.
+    await this.written(job, out, ctx, { rows: lines.count });
+  }
+
+  /**
+   * The database work failed. Broken off and reported already (`ExportAborted`): nothing more. Otherwise, once bytes
+   * went out (the transaction failed after the file was written: a broken connection), the response is destroyed,
+   * never ended as a "complete" file, and the error goes on.
+   */
+  private failed(err: unknown, out: ExportOutput): void {
+    if (err instanceof ExportAborted) return;
+    if (out.sent()) out.body.destroy();
+    throw err;
+  }
+
+  /**
+   * The whole file is written (and its rows marked, committed): audited before the response ends, so a client holding
+   * the whole file finds its export in the audit log; ended even when the audit fails.
+   */
+  private async written(
+    job: ExportJob,
+    out: ExportOutput,
+    ctx: RequestActor,
+    details: { rows: number; exportedAt?: string },
+  ): Promise<void> {
     try {
       await this.events.publish(`export.${job.kind}`, {
         ...ctx,
         success: true,
         resource: 'export',
-        details: { ...job.details, format: job.format, rows: lines.count },
+        details: { ...job.details, format: job.format, ...details },
+        // Only an export that marks redemptions exported (the cursor path: all that read redemptions) changes what
+        // the consoles show.
+        ...('redemptions' in job.source && { exportedRows: details.rows }),
       });
     } finally {
       out.body.end();

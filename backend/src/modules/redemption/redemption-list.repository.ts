@@ -1,6 +1,6 @@
-import type { Queryable } from '../../database/list/list-counts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
+import type { Queryable } from '../../database/list/list-counts';
 import { ListDeclaration, ListPageRequest, readListPage } from '../../database/list/list-page';
 import { pathPlaceholders, SearchPath, searchForms, searchParams, searchPathQuery } from './redemption-search.sql';
 import { DataCipher } from '../../config/data-cipher';
