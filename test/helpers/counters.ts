@@ -22,6 +22,8 @@ export { MISMATCHES_SQL } from './counters-mismatches';
 
 export const OPERATIONS = 2000;
 export const PARALLEL = 8;
+/** The counters are checked against count(*) after every this many operations of the mix. */
+export const CHECK_EVERY = 10;
 /** Customers are few, so the one-licence-per-e-mail rule refuses some redemptions too. */
 const EMAILS = Array.from({ length: 300 }, (_, i) => `counter.${i}@example.com`);
 

@@ -83,6 +83,10 @@ export class MailTransportService implements OnModuleDestroy {
       // and EHLO per message made the e-mails queue up behind the redemptions at 100 a second (issue 12).
       pool: true,
       maxConnections: this.config.mailConcurrency,
+      // A connection that closes while it holds a message is tried once more on a fresh one (a pooled connection
+      // the server dropped while idle), not five times with growing pauses (~2.4 s): a provider that keeps dropping
+      // connections hands over to the fallback at once, and the queue's own retries (MAIL_ATTEMPTS) do the rest.
+      maxRequeues: 1,
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: 3 * timeout,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 
@@ -53,7 +53,7 @@ return n + 1
 `;
 
 @Injectable()
-export class RedisAttemptStore extends AttemptStore implements OnModuleDestroy {
+export class RedisAttemptStore extends AttemptStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RedisAttemptStore.name);
   private readonly redis: Redis;
   private readonly prefix: string;
@@ -64,7 +64,14 @@ export class RedisAttemptStore extends AttemptStore implements OnModuleDestroy {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super();
     this.prefix = `${config.redisPrefix}:attempts:`;
-    this.redis = new Redis(config.redisUrl!, { maxRetriesPerRequest: 1, commandTimeout: 1000 });
+    // No offline queue: while the connection is down a count fails at once and falls back to this process, instead
+    // of every request waiting for the command timeout (a redemption took a second or more per counter while Redis
+    // was down). The timeout still bounds a Redis that is connected but does not answer.
+    this.redis = new Redis(config.redisUrl!, {
+      maxRetriesPerRequest: 1,
+      commandTimeout: 1000,
+      enableOfflineQueue: false,
+    });
     this.redis.on('error', (err) => this.logger.warn(`Redis: ${err.message}`));
   }
 
@@ -79,6 +86,18 @@ export class RedisAttemptStore extends AttemptStore implements OnModuleDestroy {
       );
       return this.fallback.hit(key, now, windowMs, limit);
     }
+  }
+
+  /** The first requests count in Redis, not in this process: the app serves once the connection is up (or failed). */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const settle = () => {
+        this.redis.off('ready', settle).off('error', settle);
+        resolve();
+      };
+      this.redis.once('ready', settle).once('error', settle);
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
