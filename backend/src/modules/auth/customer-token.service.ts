@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuthCustomer } from '../../common/decorators/customer-route.decorator';
 
 /** Life of a licence-centre session (docs/product.md §21). */
@@ -21,17 +20,13 @@ interface CustomerTokenPayload {
  */
 @Injectable()
 export class CustomerTokenService {
-  constructor(
-    private readonly jwt: JwtService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly jwt: JwtService) {}
 
   async issue(customerId: string, email: string, now: Date): Promise<{ customerToken: string; expiresAt: Date }> {
     const iat = Math.floor(now.getTime() / 1000);
     const exp = iat + CUSTOMER_TOKEN_TTL_SECONDS;
     const payload = { sub: customerId, email, typ: 'customer', iat, exp };
     const customerToken = await this.jwt.signAsync(payload, {
-      secret: this.config.jwtSecret,
       algorithm: 'HS256',
       audience: CUSTOMER_AUDIENCE,
     });
@@ -43,7 +38,6 @@ export class CustomerTokenService {
     let payload: CustomerTokenPayload & { exp: number };
     try {
       payload = await this.jwt.verifyAsync(token, {
-        secret: this.config.jwtSecret,
         algorithms: ['HS256'],
         audience: CUSTOMER_AUDIENCE,
       });

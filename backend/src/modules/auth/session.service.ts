@@ -49,7 +49,6 @@ export class SessionService {
     try {
       // algorithms pinned: `alg:none` and any other algorithm are refused by jsonwebtoken.
       payload = await this.jwt.verifyAsync<AccessTokenPayload>(token, {
-        secret: this.config.jwtSecret,
         algorithms: ['HS256'],
       });
     } catch {
@@ -139,7 +138,6 @@ export class SessionService {
   private signAccessToken(adminUserId: string, sessionId: string): Promise<string> {
     const payload: AccessTokenPayload = { sub: adminUserId, sid: sessionId, typ: 'access' };
     return this.jwt.signAsync(payload, {
-      secret: this.config.jwtSecret,
       algorithm: 'HS256',
       expiresIn: ACCESS_TOKEN_TTL,
     });

@@ -61,7 +61,6 @@ export class OidcController {
     }
     const payload: PendingPayload = { typ: 'oidc-login', ...pending };
     const cookie = await this.jwt.signAsync(payload, {
-      secret: this.config.jwtSecret,
       algorithm: 'HS256',
       expiresIn: `${PENDING_MINUTES}m`,
     });
@@ -133,7 +132,6 @@ export class OidcController {
     if (!raw) return null;
     try {
       const payload = await this.jwt.verifyAsync<PendingPayload>(raw, {
-        secret: this.config.jwtSecret,
         algorithms: ['HS256'],
       });
       if (payload.typ !== 'oidc-login') return null;
