@@ -12,8 +12,9 @@ import {
 
 /*
  * Issue 12: a random mix of 2,000 operations through the real API (test/helpers/counters.ts) runs 8 at a time while
- * a checker compares counters and counts in single statements (one snapshot each, after every 10 operations). Then every counter is compared
- * with count(*), and the product list, the batches and the statistics answer the same figures as count(*).
+ * a checker compares counters and counts in single statements (one snapshot each, after every 10 operations). Then
+ * every counter is compared with count(*), and the product list, the batches and the statistics answer the same
+ * figures as count(*).
  */
 
 describe('counters stay exact (issue 12)', () => {
@@ -58,7 +59,7 @@ describe('counters stay exact (issue 12)', () => {
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
     await Promise.all(checks);
-    // A budget, not a measurement: 2,000 operations through the API take 35-55 s alone, more beside another suite.
+    // A budget, not a measurement: 2,000 operations through the API take 8-12 s alone here, 30-50 s beside other files.
   }, 240_000);
   afterAll(async () => {
     await t?.close();
