@@ -37,6 +37,8 @@ describe('success pages', () => {
     serve(() => ({ status: 200, body: windowsResult }));
     const { location } = renderRoutes(routes, '/success/windows');
     await waitFor(() => expect(location.current.pathname).toBe('/'));
+    // The redeem page is what the customer lands on (its code, loaded on demand, in place before the test ends).
+    await screen.findByRole('heading', { level: 1, name: /Redeem Your Office License/ });
     expect(server.requests.some((r) => r.path.startsWith('/api/success-token'))).toBe(false);
   });
 
@@ -133,6 +135,7 @@ describe('success pages', () => {
     expect(location.current.pathname).toBe('/success/windows');
     act(() => jest.advanceTimersByTime(1000));
     expect(location.current.pathname).toBe('/');
+    await screen.findByRole('heading', { level: 1, name: /Redeem Your Office License/ });
   });
 
   it('a failed check without a message says "Failed to verify token"; no answer at all says "Access denied"', async () => {
