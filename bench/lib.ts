@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'fs';
+import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { AddressInfo, createServer } from 'net';
 import * as os from 'os';
 import { join } from 'path';
@@ -8,6 +8,7 @@ import { JwtService } from '@nestjs/jwt';
 import { createHash, randomBytes } from 'crypto';
 import { DataCipher } from '../backend/src/config/data-cipher';
 import { sealedKeyColumns } from '../backend/src/modules/license/license.repository';
+import { childProcesses } from '../test/helpers/processes';
 
 export const ROOT = join(__dirname, '..');
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -263,30 +264,13 @@ export function cpuMs(pid: number): number {
   return (ticks * 1000) / 100;
 }
 
-/** A process and every process below it (Linux: the parent pid in /proc/<pid>/stat). */
-function processTree(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const parent = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-      parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i]) ?? []));
-  return tree;
-}
-
 /**
  * Waits until a started service is done starting: its process and the ones it forked (the jobs worker, which boots
  * the whole application and runs its start-up jobs) use under 5% of a core over half a second. A query timed during
  * that boot measures the boot, not the query. Gives up after `maxMs` and says so.
  */
 export async function untilIdle(pid: number, maxMs = 60_000): Promise<void> {
-  const used = () => processTree(pid).reduce((sum, p) => sum + (existsSync(`/proc/${p}`) ? safeCpuMs(p) : 0), 0);
+  const used = () => [pid, ...childProcesses(pid).map((c) => c.pid)].reduce((sum, p) => sum + cpuMsIfAlive(p), 0);
   const deadline = Date.now() + maxMs;
   let before = used();
   while (Date.now() < deadline) {
@@ -298,7 +282,8 @@ export async function untilIdle(pid: number, maxMs = 60_000): Promise<void> {
   console.warn(`process ${pid} was still busy ${maxMs} ms after it started; measuring anyway`);
 }
 
-function safeCpuMs(pid: number): number {
+/** `cpuMs`, or 0 for a process that has ended meanwhile. */
+function cpuMsIfAlive(pid: number): number {
   try {
     return cpuMs(pid);
   } catch {

@@ -43,10 +43,13 @@ describe('counters stay exact (issue 12)', () => {
     const check = () => {
       if (checking) return;
       checking = true;
-      const rows = t.db.query(MISMATCHES_SQL).then((found: unknown[]) => {
-        checksRun++;
-        midRun.push(...found);
-      });
+      const rows = t.db.query(MISMATCHES_SQL).then(
+        (found: unknown[]) => {
+          checksRun++;
+          midRun.push(...found);
+        },
+        (err: Error) => void failures.push(`check: ${err.message}`),
+      );
       checks.push(rows.finally(() => (checking = false)));
     };
     const worker = async () => {
