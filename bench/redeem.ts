@@ -1,7 +1,7 @@
 /**
  * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one
  * redemption statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench
- * on the same PostgreSQL. Targets: the API reaches at least 0.55 of pgbench's transactions per second; pgbench
+ * on the same PostgreSQL, each with the pool starts moved every second beside it (`withPoolStarts`). Targets: the API reaches at least 0.55 of pgbench's transactions per second; pgbench
  * on the full schema (every index; the statement keeps its counters itself, there are no counter triggers since
  * issue 26) reaches at least 0.8 of pgbench on a schema with only the indexes a redemption needs (primary keys,
  * unique constraints, the pool index; user triggers disabled), run last.
@@ -14,14 +14,16 @@
  * `license_keys` meanwhile. Without the per-table autovacuum settings (migration 1763835000000) the pool index's head
  * filled with dead entries and the rounds fell (2375 → 1328 tps within three minutes).
  */
-import { execFileSync } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
 import { writeFileSync } from 'fs';
 import { Agent, request } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { promisify } from 'util';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
+import { LicensePoolStartRepository } from '../backend/src/modules/license/license-pool-start.repository';
 import {
   cpuMs,
   formatSpread,
@@ -130,6 +132,36 @@ async function leanSchema(url: string): Promise<string[]> {
   }
 }
 
+/**
+ * What a worker does while redemptions run (the `advance-pool-starts` job every POOL_START_INTERVAL_MS, one second):
+ * each product's pool start moved to its first free key, on a connection of its own, for as long as `work` runs.
+ * pgbench and the API (started without workers) both redeem with it, as a deployment's worker would have it.
+ */
+async function withPoolStarts<T>(url: string, work: () => Promise<T> | T): Promise<T> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  // The repository over this connection (DatabaseService's `manager.query`, the only part it uses).
+  const starts = new LicensePoolStartRepository({
+    manager: { query: async (text: string, params?: unknown[]) => (await pg.query(text, params)).rows },
+  } as unknown as ConstructorParameters<typeof LicensePoolStartRepository>[0]);
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await starts.advance();
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  try {
+    // pgbench runs synchronously (execFileSync): it is started on the next tick, after the loop's first query went out.
+    await new Promise((r) => setImmediate(r));
+    return await work();
+  } finally {
+    running = false;
+    await loop;
+    await pg.end();
+  }
+}
+
 /** The API's statement with pgbench variables: the code is `codeSql`, the e-mail made of `prefix` and `:${id}`. */
 function redeemScript(prefix: string, codeSql: string, id = 'n'): string {
   return (
@@ -149,10 +181,11 @@ function redeemScript(prefix: string, codeSql: string, id = 'n'): string {
   );
 }
 
-function runPgbench(url: string, script: string, seconds: number, extra: string[] = []): number {
+/** Runs pgbench (asynchronously: the pool starts' loop goes on meanwhile); its transactions per second. */
+async function runPgbench(url: string, script: string, seconds: number, extra: string[] = []): Promise<number> {
   const file = join(tmpdir(), `ovr-redeem-${process.pid}.pgbench`);
   writeFileSync(file, script);
-  const out = execFileSync(
+  const { stdout: out } = await promisify(execFile)(
     'pgbench',
     ['-n', '-M', 'prepared', ...extra, '-f', file, '-c', String(CLIENTS), '-j', '2', '-T', String(seconds), url],
     { encoding: 'utf8' },
@@ -163,7 +196,7 @@ function runPgbench(url: string, script: string, seconds: number, extra: string[
 }
 
 /** pgbench running REDEEM_SQL for SECONDS on codes `${prefix}1` … `${prefix}${codes}`; its transactions per second. */
-export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SECONDS): number {
+export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SECONDS): Promise<number> {
   // Random codes can repeat (then it claims nothing, cheaply).
   return runPgbench(url, `\\set n random(1, ${codes})\n${redeemScript(prefix, `'${prefix}' || :n`)};\n`, seconds);
 }
@@ -186,7 +219,7 @@ async function soak(url: string): Promise<{ rounds: number[]; autovacuums: numbe
     const from = round * Math.ceil((SOAK_PER_CLIENT * perRound) / SOAK_SECONDS);
     const script = `\\set n :n + 1\n\\set c :client_id * 1000000 + :n\n${redeemScript('SOAK-', `'SOAK-' || :c`, 'c')};\n`;
     // Each round starts its clients past the codes the rounds before could have used.
-    rounds.push(runPgbench(url, script, perRound, ['-D', `n=${from}`]));
+    rounds.push(await runPgbench(url, script, perRound, ['-D', `n=${from}`]));
     console.log(`soak round ${round + 1}: ${rounds[round].toFixed(0)} tps`);
   }
   await new Promise((r) => setTimeout(r, 1000)); // the statistics collector's last report
@@ -302,7 +335,7 @@ export async function main(): Promise<void> {
     // Each figure: the median of RUNS runs (3), with their range.
     const fullBefore = await pageCounts(url);
     const full = await measured(
-      () => pgbench(url),
+      () => withPoolStarts(url, () => pgbench(url)),
       (t) => t,
     );
     // The statistics of pgbench's backends reach the counters when they exit.
@@ -316,10 +349,10 @@ export async function main(): Promise<void> {
     let apiRuns;
     let apiCpuPerRequest: number;
     try {
-      await http(api.url); // warm-up is the first run; measure the next ones
+      await withPoolStarts(url, () => http(api.url)); // warm-up is the first run; measure the next ones
       const cpuBefore = cpuMs(api.child.pid!);
       apiRuns = await measured(
-        () => http(api.url),
+        () => withPoolStarts(url, () => http(api.url)),
         (r) => r.rps,
       );
       const requests = apiRuns.results.reduce((sum, r) => sum + r.rps * SECONDS, 0);
@@ -330,12 +363,12 @@ export async function main(): Promise<void> {
       await api.stop();
       execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}:*' | xargs -r redis-cli del > /dev/null`]);
     }
-    const soaked = SOAK_SECONDS > 0 ? await soak(url) : undefined;
+    const soaked = SOAK_SECONDS > 0 ? await withPoolStarts(url, () => soak(url)) : undefined;
     // Last: the lean schema's pgbench, on codes and e-mails of its own.
     const dropped = await leanSchema(url);
     const leanBefore = await pageCounts(url);
     const lean = await measured(
-      () => pgbench(url, 'LEAN-'),
+      () => withPoolStarts(url, () => pgbench(url, 'LEAN-')),
       (t) => t,
     );
     await new Promise((r) => setTimeout(r, 1000));
@@ -345,7 +378,7 @@ export async function main(): Promise<void> {
     const schemaRatio = tps / leanTps;
     const md = `## Redemption throughput
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent clients, ${SECONDS} s per run, each figure the median of ${RUNS} runs (min–max in brackets), a pool of ${KEYS.toLocaleString('en-US')} keys.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent clients, ${SECONDS} s per run, each figure the median of ${RUNS} runs (min–max in brackets), a pool of ${KEYS.toLocaleString('en-US')} keys; beside every run the pool starts move every second, as a worker's \`advance-pool-starts\` job moves them.
 
 | what | per second | latency p50 / p99 |
 |---|---|---|

@@ -3,6 +3,7 @@ import { bearer, tokenFor } from './helpers/auth';
 import { sealedKeyColumns } from '../backend/src/modules/license/license.repository';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody, testCiphers } from './helpers/factories';
 import { countedKeyUpdate, countedKeys } from './helpers/counted-sql';
+import { eventually } from './helpers/redemptions';
 
 describe('Licence pool API', () => {
   let t: TestApp;
@@ -249,6 +250,29 @@ describe('Licence pool API', () => {
     } finally {
       await t.db.query('ANALYZE license_keys');
     }
+  });
+
+  it('moves the pool start past the keys redemptions took (the scheduled job, docs/architecture.md "The pool\'s start")', async () => {
+    const [row] = await t.db.query(
+      `INSERT INTO products (name, is_license_managed, download_link) VALUES ('Pool Start (Windows)', true, 'https://x.example.com') RETURNING id`,
+    );
+    const ids: string[] = [];
+    for (const n of [1, 2, 3])
+      ids.push((await create(valid({ productId: row.id, licenseKey: `START-0000${n}` })).expect(201)).body.id);
+    for (const code of await addCodes(t.db, row.id, [randomCode(), randomCode()]))
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }))
+        .expect(201);
+    // The job runs every POOL_START_INTERVAL_MS (one second) in the app's own runner.
+    await eventually(
+      async () =>
+        (await t.db.query(`SELECT 1 FROM license_pool_starts WHERE product_id = $1 AND key_id = $2`, [row.id, ids[2]]))
+          .length,
+      10_000,
+      'the start at the third key',
+    );
   });
 
   describe('activate, deactivate, delete', () => {

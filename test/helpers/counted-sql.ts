@@ -8,6 +8,7 @@ import {
   productCountsDeltaSql,
   redemptionCountsCtes,
 } from '../../backend/src/common/utils/counters-sql';
+import { lowerPoolStartSql } from '../../backend/src/modules/license/license-pool-start.repository';
 
 /*
  * Rows a test writes straight to the counted tables count themselves, as every writer of the application does
@@ -30,16 +31,20 @@ export function countedRedemptions(insert: string): string {
   return `WITH ins AS (${insert} RETURNING *) ${redemptionCountsCtes('ins', 1)} SELECT * FROM ins`;
 }
 
-/** `insert` into license_keys, counted in the pool summary when not MANUAL_. */
+/**
+ * `insert` into license_keys, counted in the pool summary when not MANUAL_; a key with room moves its product's pool
+ * start back to it if need be, as the application's key writers do.
+ */
 export function countedKeys(insert: string): string {
   return `WITH ins AS (${insert} RETURNING *),
-  kc AS (${keyCountsDeltaSql(`SELECT ins.product_id, ${keyRowStateSql('ins')} FROM ins WHERE NOT ins.is_manual`)})
+  kc AS (${keyCountsDeltaSql(`SELECT ins.product_id, ${keyRowStateSql('ins')} FROM ins WHERE NOT ins.is_manual`)}),
+  ps AS (${lowerPoolStartSql('ins')})
   SELECT * FROM ins`;
 }
 
 /**
  * `UPDATE license_keys k SET <set> WHERE <where>` (expressions on `k`), counted: the rows are locked and read before
- * the change, as the application's key writers do.
+ * the change, as the application's key writers do; a key left with room moves its product's pool start back to it.
  */
 export function countedKeyUpdate(set: string, where: string): string {
   return `WITH o AS MATERIALIZED (SELECT * FROM license_keys k WHERE ${where} ORDER BY k.id FOR NO KEY UPDATE),
@@ -47,7 +52,8 @@ export function countedKeyUpdate(set: string, where: string): string {
   kc AS (${keyCountsDeltaSql(
     `SELECT u.product_id, ${keyRowStateSql('u')} FROM u WHERE NOT u.is_manual
      UNION ALL SELECT o.product_id, ${keyRowStateSql('o', -1)} FROM o WHERE NOT o.is_manual`,
-  )})
+  )}),
+  ps AS (${lowerPoolStartSql('u')})
   SELECT * FROM u`;
 }
 

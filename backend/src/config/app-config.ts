@@ -98,6 +98,8 @@ export interface AppConfig {
   poolAlertMin: number;
   /** How often every licence-managed product's pool is checked for alerts (daily; redemptions also trigger a check). */
   poolCheckIntervalMs: number;
+  /** How often each product's pool scan start moves to its first free key (docs/architecture.md "The pool's start"). */
+  poolStartIntervalMs: number;
   logLevel: string;
   /** Lists count their matches exactly up to this many; beyond, PostgreSQL's estimate (totalCountExact false). */
   listExactCountLimit: number;
@@ -296,6 +298,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     poolAlertDays: int(env, 'POOL_ALERT_DAYS', 7, 0, 3650),
     poolAlertMin: int(env, 'POOL_ALERT_MIN', 50, 0),
     poolCheckIntervalMs: int(env, 'POOL_CHECK_INTERVAL_MS', 86_400_000, 1000),
+    poolStartIntervalMs: int(env, 'POOL_START_INTERVAL_MS', 1000, 100),
     listExactCountLimit: int(env, 'LIST_EXACT_COUNT_LIMIT', 100_000, 1),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     serveFrontend: bool(env, 'SERVE_FRONTEND', true),

@@ -10,6 +10,7 @@ import { UnknownLoginName } from '../modules/auth/entities/unknown-login-name.en
 import { LicenseAssignment } from '../modules/license/entities/license-assignment.entity';
 import { LicenseKey } from '../modules/license/entities/license-key.entity';
 import { LicenseKeyCount } from '../modules/license/entities/license-key-count.entity';
+import { LicensePoolStart } from '../modules/license/entities/license-pool-start.entity';
 import { EmailLog } from '../modules/mail/entities/email-log.entity';
 import { CustomerAccessLink } from '../modules/customer-centre/entities/customer-access-link.entity';
 import { PoolAlert } from '../modules/pool/entities/pool-alert.entity';
@@ -47,6 +48,7 @@ export const ENTITIES = [
   RedemptionDayCount,
   StatsSettings,
   LicenseKeyCount,
+  LicensePoolStart,
   WebhookEndpoint,
   WebhookDelivery,
   PoolAlert,

@@ -5,6 +5,7 @@ import { ListDeclaration, ListFilter, ListPageRequest, readListPage } from '../.
 import { keyCountsDeltaSql, keyRowStateSql } from '../../common/utils/counters-sql';
 import { likeContains } from '../../common/utils/sql';
 import { UsageState } from './dto/license-key.dto';
+import { lowerPoolStartSql } from './license-pool-start.repository';
 import {
   LicenseRepository,
   openStoredKey,
@@ -160,7 +161,7 @@ export class LicenseKeyAdminRepository {
   /**
    * A pool key; the product check and the insert are one statement, so no key is written for a missing or
    * unmanaged product (undefined then). A duplicate raises uq_license_keys_product_hash. The statement counts the
-   * new key (`kc`).
+   * new key (`kc`) and moves its product's pool start back to it if need be (`ps`).
    */
   async insertPoolKey(key: {
     productId: string;
@@ -177,7 +178,8 @@ export class LicenseKeyAdminRepository {
          INSERT INTO license_keys (product_id, key_ciphertext, key_hash, key_last, download_link, license_type, max_activations)
          SELECT p.id, $2, $3, $4, $5, $6, $7 FROM products p WHERE p.id = $1 AND p.is_license_managed
          RETURNING *
-       ), kc AS (${keyCountsDeltaSql(`SELECT k.product_id, ${keyRowStateSql('k')} FROM k WHERE NOT k.is_manual`)})
+       ), kc AS (${keyCountsDeltaSql(`SELECT k.product_id, ${keyRowStateSql('k')} FROM k WHERE NOT k.is_manual`)}
+       ), ps AS (${lowerPoolStartSql('k')})
        SELECT id FROM k`,
       [
         key.productId,
@@ -208,7 +210,8 @@ export class LicenseKeyAdminRepository {
 
   /**
    * False when there is no such pool key (`MANUAL_` keys are not the pool's). `o` row-locks the key and reads its
-   * state before the change (the lock the UPDATE takes anyway), so the summary moves by exactly the change.
+   * state before the change (the lock the UPDATE takes anyway), so the summary moves by exactly the change; a key
+   * switched on moves its product's pool start back to it if need be (`ps`).
    */
   async setActive(id: string, isActive: boolean): Promise<boolean> {
     const [{ n }]: Array<{ n: number }> = await this.database.manager.query(
@@ -218,7 +221,7 @@ export class LicenseKeyAdminRepository {
          UPDATE license_keys k SET is_active = $2, updated_at = now() FROM o WHERE k.id = o.id RETURNING k.*
        ), kc AS (${keyCountsDeltaSql(
          `SELECT u.product_id, ${keyRowStateSql('u')} FROM u UNION ALL SELECT o.product_id, ${keyRowStateSql('o', -1)} FROM o`,
-       )})
+       )}), ps AS (${lowerPoolStartSql('u')})
        SELECT count(*)::int AS n FROM u`,
       [id, isActive],
     );

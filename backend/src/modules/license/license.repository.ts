@@ -5,6 +5,7 @@ import { queryRows } from '../../database/query-rows';
 import { keyCountsDeltaSql, keyRowStateSql } from '../../common/utils/counters-sql';
 import { LicenseAssignment } from './entities/license-assignment.entity';
 import { keyLastChars, MANUAL_KEY_PREFIX } from './entities/license-key.entity';
+import { FREE_KEY } from './license-pool-start.repository';
 
 /**
  * The latest licence of a redemption (`license_key` and `key_ciphertext`, opened by `openStoredKey` in Node;
@@ -52,7 +53,6 @@ export async function rehashStaleKey(db: Db, cipher: DataCipher, productId: stri
 }
 
 /** The free-key condition of idx_license_keys_pool (its partial WHERE), word for word. */
-const FREE_KEY = `is_active AND current_activations < max_activations`;
 
 /**
  * A change of key rows `o` (the old rows, row-locked by the statement or already by its transaction) into `u` (the

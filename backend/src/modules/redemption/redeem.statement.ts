@@ -4,7 +4,8 @@ import { COUNTER_SHARD, localDaySql } from '../../common/utils/counters-sql';
 /*
  * The whole redemption is one statement, hence one implicit transaction and one round trip:
  * claim the code (a conditional UPDATE: of racing requests exactly one sees is_redeemed=false),
- * upsert the customer, take a pool key (SKIP LOCKED), insert the redemption, assignment and token.
+ * upsert the customer, take a pool key (SKIP LOCKED, from the product's pool start: `license_pool_starts`,
+ * docs/architecture.md "The pool's start"), insert the redemption, assignment and token.
  * Nothing is written unless every part succeeds; the unique (customer, product) constraint turns a
  * second licence for the same e-mail into an error that rolls the code back to unredeemed.
  * It writes voucher_codes and license_keys/license_assignments too: splitting it by table owner would
@@ -26,6 +27,11 @@ WITH v AS (
     FROM products p
    WHERE vc.code = $1 AND NOT vc.is_redeemed AND vc.voided_at IS NULL AND p.id = vc.product_id AND p.status = 'active'
   RETURNING vc.id, vc.product_id, coalesce(vc.batch_id, vc.product_id) AS batch_id, p.name, p.is_license_managed
+), s AS (
+  -- The product's pool start (no row: the beginning). A scalar read, not a join in \`v\`: the planner's row estimate
+  -- of every CTE after \`v\` depends on \`v\`'s being one row (a join with this small, rarely analysed table once
+  -- estimated 30, 27,000 rows further down, and a cost that had PostgreSQL JIT-compile every execution).
+  SELECT key_created_at, key_id FROM license_pool_starts WHERE product_id = (SELECT product_id FROM v WHERE is_license_managed)
 ), c AS (
   INSERT INTO customers (first_name, last_name, email, phone, ip_address, country)
   SELECT $2, $3, $4, $5, $6, $7 FROM v
@@ -34,9 +40,14 @@ WITH v AS (
 ), k AS (
   UPDATE license_keys SET current_activations = current_activations + 1, updated_at = now()
    WHERE id = (
-     -- A scalar product id lets the planner walk idx_license_keys_pool in order and stop at the first free key.
+     -- A scalar product id lets the planner walk idx_license_keys_pool in order and stop at the first free key;
+     -- the scan starts at the product's pool start, past the dead entries of the keys taken before it. None found
+     -- (the pool ran dry, the rest is held, a key has room behind the start): RedemptionService retries through
+     -- PoolAssignmentService, whose scan starts at the pool's beginning and waits for held keys.
      SELECT lk.id FROM license_keys lk
       WHERE lk.product_id = (SELECT product_id FROM v WHERE is_license_managed)
+        AND (lk.created_at, lk.id) >= (coalesce((SELECT key_created_at FROM s), '-infinity'),
+                                       coalesce((SELECT key_id FROM s), '00000000-0000-0000-0000-000000000000'))
         AND lk.is_active AND lk.current_activations < lk.max_activations
       ORDER BY lk.created_at, lk.id LIMIT 1
       FOR UPDATE SKIP LOCKED)

@@ -118,6 +118,8 @@ export class RedemptionService {
 
     const [{ id, name }] = rows;
     let manual = rows[0].awaiting_license;
+    // No key after the product's pool start, or only held ones: the pool again from its beginning, waiting for held
+    // keys (docs/architecture.md "The pool's start", "Keys under contention").
     if (manual) manual = !(await this.pool.assignFromPool(id));
     if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     // A key left the pool (or none was left): the pool forecast's alert check, throttled per product.
