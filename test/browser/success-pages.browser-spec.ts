@@ -125,11 +125,23 @@ describe('success pages while the token is checked', () => {
         isMobile: true,
         hasTouch: true,
       });
+      // Each shift with what moved (element, text, from and to), so that a failure says what moved.
       await page.addInitScript(() => {
-        const shifts: number[] = ((globalThis as any).layoutShifts = []);
+        const shifts: object[] = ((globalThis as any).layoutShifts = []);
         const Observer = (globalThis as any).PerformanceObserver;
+        const rect = (r: any) => r && [r.x, r.y, r.width, r.height].map(Math.round).join(',');
         new Observer((list: any) =>
-          list.getEntries().forEach((entry: { value: number }) => shifts.push(entry.value)),
+          list.getEntries().forEach((entry: any) =>
+            shifts.push({
+              value: entry.value,
+              at: Math.round(entry.startTime),
+              moved: (entry.sources ?? []).map((x: any) => ({
+                node: x.node ? `${x.node.nodeName} ${String(x.node.textContent ?? '').slice(0, 40)}` : null,
+                from: rect(x.previousRect),
+                to: rect(x.currentRect),
+              })),
+            }),
+          ),
         ).observe({ type: 'layout-shift', buffered: true });
       });
       const hold = await holdTokenAnswer(page);
@@ -174,7 +186,7 @@ describe('success pages while the token is checked', () => {
       expect(await page.getByText('Verifying access...').count()).toBe(0);
       // "Verifying access..." is a screen high: a result that replaces it moves nothing that was on screen.
       if (result !== 'Access Denied')
-        expect(await page.evaluate(() => (globalThis as any).layoutShifts as number[])).toEqual([]);
+        expect(await page.evaluate(() => (globalThis as any).layoutShifts as object[])).toEqual([]);
       expect(errors.filter((e) => !/404 \(Not Found\)/.test(e))).toEqual([]);
       await context.close();
     },

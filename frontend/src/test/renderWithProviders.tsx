@@ -45,3 +45,21 @@ export function renderRoutes(routes: RouteObject[], path: string, options: Exten
   );
   return { ...result, location };
 }
+
+/**
+ * The public pages the router loads on demand, imported once. A page's first import compiles its module, which on a
+ * loaded machine can take longer than a `findBy` waits (seen: the redeem page still "Loading page" after 5 s); a test
+ * file that renders the routes runs this in `beforeAll`, so its tests wait for the page, not for the compiler.
+ */
+export function loadPublicPages(): Promise<unknown> {
+  return Promise.all([
+    import('../features/redeem/RedeemPage'),
+    import('../features/success/WindowsSuccessPage'),
+    import('../features/success/MacSuccessPage'),
+    import('../features/licence-centre/MyLicencesPage'),
+    import('../features/errors/GeoBlockedPage'),
+    import('../features/errors/NotFoundPage'),
+    import('../features/legal/PrivacyPolicyPage'),
+    import('../features/legal/TermsPage'),
+  ]);
+}

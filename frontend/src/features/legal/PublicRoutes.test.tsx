@@ -1,12 +1,15 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { routes } from '../../app/router';
 import { fakeServer, PUBLIC_CONFIG } from '../../test/fakeServer';
-import { renderRoutes } from '../../test/renderWithProviders';
+import { loadPublicPages, renderRoutes } from '../../test/renderWithProviders';
 
 let server: ReturnType<typeof fakeServer>;
 beforeEach(() => {
   server = fakeServer({ 'GET /api/public-config': () => ({ status: 200, body: PUBLIC_CONFIG }) });
 });
+// The pages are loaded on demand: compiled once here, not within a test's wait (loadPublicPages).
+beforeAll(loadPublicPages);
+
 afterEach(() => server.restore());
 
 describe('public routes', () => {

@@ -2,9 +2,12 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { routes } from '../../app/router';
 import { resetToasts } from '../../components/toast/toastStore';
 import { fakeServer, PUBLIC_CONFIG, type Handler } from '../../test/fakeServer';
-import { renderRoutes } from '../../test/renderWithProviders';
+import { loadPublicPages, renderRoutes } from '../../test/renderWithProviders';
 
 let server: ReturnType<typeof fakeServer>;
+
+// The pages are loaded on demand: compiled once here, not within a test's wait (loadPublicPages).
+beforeAll(loadPublicPages);
 
 afterEach(() => {
   server?.restore();
