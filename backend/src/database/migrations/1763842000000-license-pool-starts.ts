@@ -7,8 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * touched. `license_pool_starts` holds, per product, the (created_at, id) before which no key has room; the
  * redemption starts its index scan there. A job moves it to the first key with room every POOL_START_INTERVAL_MS;
  * every writer that gives a key room (a key added, a key switched on) lowers it in its own statement. No row: the
- * scan starts at the beginning, as before. The rows are written by the job and the writers alone (never updated by
- * an index-changing statement: HOT updates of a table of one row per product).
+ * scan starts at the beginning, as before. One row per product; an update changes no indexed column, so it stays on
+ * its page (a HOT update) and the table stays a few pages.
  */
 export class LicensePoolStarts1763842000000 implements MigrationInterface {
   name = 'LicensePoolStarts1763842000000';

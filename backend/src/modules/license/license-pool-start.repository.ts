@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 
-/** A key the pool may give: active with an activation left (idx_license_keys_pool's predicate). */
+/** A key the pool may give: the free-key condition of idx_license_keys_pool (its partial WHERE), word for word. */
 export const FREE_KEY = `is_active AND current_activations < max_activations`;
 
 /** The position before every key: a product without a start row is scanned from here. */

@@ -52,8 +52,6 @@ export async function rehashStaleKey(db: Db, cipher: DataCipher, productId: stri
   ]);
 }
 
-/** The free-key condition of idx_license_keys_pool (its partial WHERE), word for word. */
-
 /**
  * A change of key rows `o` (the old rows, row-locked by the statement or already by its transaction) into `u` (the
  * rows the UPDATE returned, `RETURNING k.*`): the pool summary's delta (MANUAL_ keys left out), as a CTE body.
