@@ -36,7 +36,9 @@ export const newTag = () => `exp${randomHex(4)}`;
  * date; `jest.restoreAllMocks()` restarts it), and `exportedFlags`: [code, exported, has exported_at] per code.
  */
 export async function startExportApp() {
-  const t = await startTestApp();
+  // Redemptions the tests store as `pending` stay pending: the test app's sweep (every 500 ms, for e-mails pending over
+  // a second) would otherwise send them, and an export read after it (a slow run) would show them `sent`.
+  const t = await startTestApp({ MAIL_SWEEP_AFTER_MS: String(10 * 365 * 24 * 3600 * 1000) });
   const auth = bearer(await tokenFor(t, 'admin'));
   jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2026-03-05T10:00:00Z'));
   const exportedFlags = async (codes: string[]): Promise<Array<[string, boolean, boolean]>> =>
