@@ -4,6 +4,7 @@ import { AddressInfo, createServer } from 'net';
 import * as os from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
+import { LicensePoolStartRepository } from '../backend/src/modules/license/license-pool-start.repository';
 import { JwtService } from '@nestjs/jwt';
 import { createHash, randomBytes } from 'crypto';
 import { DataCipher } from '../backend/src/config/data-cipher';
@@ -339,4 +340,33 @@ export async function measured<T>(
 export function formatSpread(s: Spread, digits = 0): string {
   const f = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   return s.runs.length > 1 ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median);
+}
+
+/**
+ * What a worker does while redemptions run (the `advance-pool-starts` job every POOL_START_INTERVAL_MS, one second):
+ * each product's pool start moved to its first free key, on a connection of its own, for as long as `work` runs.
+ * pgbench and the API (started without workers) both redeem with it, as a deployment's worker would have it.
+ */
+export async function withPoolStarts<T>(url: string, work: () => Promise<T> | T): Promise<T> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  // The repository over this connection (DatabaseService's `manager.query`, the only part it uses).
+  const starts = new LicensePoolStartRepository({
+    manager: { query: async (text: string, params?: unknown[]) => (await pg.query(text, params)).rows },
+  } as unknown as ConstructorParameters<typeof LicensePoolStartRepository>[0]);
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await starts.advance();
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  try {
+    // The loop's first move is on its way (the loop ran up to its first query): the work starts with the starts set.
+    return await work();
+  } finally {
+    running = false;
+    await loop;
+    await pg.end();
+  }
 }

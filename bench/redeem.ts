@@ -24,7 +24,6 @@ import { promisify } from 'util';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
-import { LicensePoolStartRepository } from '../backend/src/modules/license/license-pool-start.repository';
 import {
   cpuMs,
   formatSpread,
@@ -36,6 +35,7 @@ import {
   RUNS,
   sql,
   startApi,
+  withPoolStarts,
   withDatabase,
   writeResult,
 } from './lib';
@@ -129,35 +129,6 @@ async function leanSchema(url: string): Promise<string[]> {
     await pg.query('VACUUM ANALYZE');
     return rows.map((r) => r.name);
   } finally {
-    await pg.end();
-  }
-}
-
-/**
- * What a worker does while redemptions run (the `advance-pool-starts` job every POOL_START_INTERVAL_MS, one second):
- * each product's pool start moved to its first free key, on a connection of its own, for as long as `work` runs.
- * pgbench and the API (started without workers) both redeem with it, as a deployment's worker would have it.
- */
-async function withPoolStarts<T>(url: string, work: () => Promise<T> | T): Promise<T> {
-  const pg = new Client({ connectionString: url });
-  await pg.connect();
-  // The repository over this connection (DatabaseService's `manager.query`, the only part it uses).
-  const starts = new LicensePoolStartRepository({
-    manager: { query: async (text: string, params?: unknown[]) => (await pg.query(text, params)).rows },
-  } as unknown as ConstructorParameters<typeof LicensePoolStartRepository>[0]);
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      await starts.advance();
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  })();
-  try {
-    // The loop's first move is on its way (the loop ran up to its first query): the work starts with the starts set.
-    return await work();
-  } finally {
-    running = false;
-    await loop;
     await pg.end();
   }
 }
