@@ -16,6 +16,11 @@ export interface TestSmtpServer {
   url: string;
   port: number;
   messages: ParsedMail[];
+  /**
+   * Connection errors the server saw (a client killed or cut mid-message: ECONNRESET). A real server logs and
+   * carries on; without a listener, smtp-server's 'error' event would throw in the test process instead.
+   */
+  connectionErrors: Error[];
   /** Resolves when `count` messages have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
   close(): Promise<void>;
@@ -68,6 +73,8 @@ export async function startSmtpServer(
         .catch(callback);
     },
   });
+  const connectionErrors: Error[] = [];
+  server.on('error', (err) => connectionErrors.push(err));
   server.server.on('connection', (socket: Socket) => {
     const port = socket.remotePort!;
     sockets.set(port, socket);
@@ -79,6 +86,7 @@ export async function startSmtpServer(
     url: `smtp://127.0.0.1:${port}`,
     port,
     messages,
+    connectionErrors,
     waitFor(count, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const deadline = setTimeout(
