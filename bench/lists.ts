@@ -9,6 +9,7 @@
  */
 import { runMigrations } from '../backend/src/database/migrate';
 import { adminToken, machine, startApi, untilIdle, withDatabase, writeResult } from './lib';
+import { NO_MAIL_SWEEP_ENV } from '../test/helpers/processes';
 import { findSeeded, Seeded, seedRedemptions, SHAPES } from './seed';
 
 const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 1_000_000);
@@ -50,7 +51,7 @@ export async function main(): Promise<void> {
     // The admin pages are measured, not the e-mail backlog: the seed's pending e-mails (6%, up to 400 days old) are
     // never old enough for the sweep, so the jobs worker does not start sending them (to a port where nothing
     // listens) while the first queries are timed.
-    const api = await startApi({ DATABASE_URL: url, MAIL_SWEEP_AFTER_MS: String(10 * 365 * 86_400_000) });
+    const api = await startApi({ DATABASE_URL: url, ...NO_MAIL_SWEEP_ENV });
     await untilIdle(api.child.pid!);
     const rows: string[] = [];
     let misses = 0;

@@ -5,15 +5,28 @@ import { BrowserRouter, Outlet, useLocation, useRoutes, type RouteObject } from 
 import { useEffect } from 'react';
 import { Toaster } from '../components/toast';
 
-// Every screen is its own chunk: the redeem page loads no success, policy or admin code.
-const RedeemPage = lazy(() => import('../features/redeem/RedeemPage'));
-const WindowsSuccessPage = lazy(() => import('../features/success/WindowsSuccessPage'));
-const MacSuccessPage = lazy(() => import('../features/success/MacSuccessPage'));
-const MyLicencesPage = lazy(() => import('../features/licence-centre/MyLicencesPage'));
-const GeoBlockedPage = lazy(() => import('../features/errors/GeoBlockedPage'));
-const NotFoundPage = lazy(() => import('../features/errors/NotFoundPage'));
-const PrivacyPolicyPage = lazy(() => import('../features/legal/PrivacyPolicyPage'));
-const TermsPage = lazy(() => import('../features/legal/TermsPage'));
+/**
+ * Every public screen is its own chunk, loaded when its route is first drawn: the redeem page loads no success,
+ * policy or admin code. (Tests load them all up front: frontend/src/test/renderWithProviders.tsx.)
+ */
+export const publicPages = {
+  RedeemPage: () => import('../features/redeem/RedeemPage'),
+  WindowsSuccessPage: () => import('../features/success/WindowsSuccessPage'),
+  MacSuccessPage: () => import('../features/success/MacSuccessPage'),
+  MyLicencesPage: () => import('../features/licence-centre/MyLicencesPage'),
+  GeoBlockedPage: () => import('../features/errors/GeoBlockedPage'),
+  NotFoundPage: () => import('../features/errors/NotFoundPage'),
+  PrivacyPolicyPage: () => import('../features/legal/PrivacyPolicyPage'),
+  TermsPage: () => import('../features/legal/TermsPage'),
+};
+const RedeemPage = lazy(publicPages.RedeemPage);
+const WindowsSuccessPage = lazy(publicPages.WindowsSuccessPage);
+const MacSuccessPage = lazy(publicPages.MacSuccessPage);
+const MyLicencesPage = lazy(publicPages.MyLicencesPage);
+const GeoBlockedPage = lazy(publicPages.GeoBlockedPage);
+const NotFoundPage = lazy(publicPages.NotFoundPage);
+const PrivacyPolicyPage = lazy(publicPages.PrivacyPolicyPage);
+const TermsPage = lazy(publicPages.TermsPage);
 /** The admin console: `/admin`, `/admin/login`, `/admin/voucher-codes/{productId}` route inside it. */
 const AdminApp = lazy(() => import('../features/admin/AdminApp'));
 

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type { ReactElement, ReactNode } from 'react';
 import { Provider } from 'react-redux';
 import { MemoryRouter, useLocation, useRoutes, type Location, type RouteObject } from 'react-router-dom';
+import { publicPages } from '../app/router';
 import { makeStore, type AppStore, type RootState } from '../app/store';
 import { AppTheme } from '../theme/AppTheme';
 
@@ -52,14 +53,5 @@ export function renderRoutes(routes: RouteObject[], path: string, options: Exten
  * file that renders the routes runs this in `beforeAll`, so its tests wait for the page, not for the compiler.
  */
 export function loadPublicPages(): Promise<unknown> {
-  return Promise.all([
-    import('../features/redeem/RedeemPage'),
-    import('../features/success/WindowsSuccessPage'),
-    import('../features/success/MacSuccessPage'),
-    import('../features/licence-centre/MyLicencesPage'),
-    import('../features/errors/GeoBlockedPage'),
-    import('../features/errors/NotFoundPage'),
-    import('../features/legal/PrivacyPolicyPage'),
-    import('../features/legal/TermsPage'),
-  ]);
+  return Promise.all(Object.values(publicPages).map((load) => load()));
 }
