@@ -72,7 +72,11 @@ export const SHAPES = {
   sharedName: { first: 'Maria', last: 'Garcia', every: 500 },
   /** Every customer's e-mail is in this domain (`user<n>@mail<n % 40>.shared.test`): a search for it matches every row. */
   sharedDomain: 'shared.test',
-  /** 10% of the codes (every tenth) start with this prefix; the others with `RC<n>-`. */
+  /**
+   * 10% of the codes (every tenth) start with this prefix (`PROMO24-<n>-…`, `PROMO24-U<n>-…` unredeemed); the others
+   * with `RC<n>-` (`UC<n>-`). The row number keeps them unique: eight random hex digits alone collide from about
+   * 100,000 codes on (a million shared ones at ten million redemptions).
+   */
   sharedCodePrefix: { prefix: 'PROMO24-', every: 10 },
 } as const;
 
@@ -122,7 +126,7 @@ export async function seedRedemptions(
       `CREATE TEMP TABLE s AS
        SELECT g AS n, r,
               CASE WHEN g % 2 = 0 THEN $1::uuid ELSE $2::uuid END AS product_id,
-              CASE WHEN g % $6 = 0 THEN $7 ELSE 'RC' || g || '-' END || upper(substr(md5($4::bigint || ':' || g), 1, 8)) AS code,
+              CASE WHEN g % $6 = 0 THEN $7 ELSE 'RC' END || g || '-' || upper(substr(md5($4::bigint || ':' || g), 1, 8)) AS code,
               date_trunc('day', now()) - make_interval(secs => (g::float8 / $3) * 400 * 86400) AS at,
               'user' || g || '@mail' || (g % 40) || '.' || $5 AS email,
               CASE WHEN r % 50 < 3 THEN 'pending' WHEN r % 50 < 5 THEN 'failed' ELSE 'sent' END AS status,
@@ -177,7 +181,7 @@ export async function seedRedemptions(
     if (opts.unredeemed > 0) {
       await pg.query(
         `INSERT INTO voucher_codes (code, product_id, created_at)
-         SELECT CASE WHEN g % $3 = 0 THEN $4 ELSE 'UC' || g || '-' END || upper(substr(md5('u' || g), 1, 8)), $1,
+         SELECT CASE WHEN g % $3 = 0 THEN $4 || 'U' ELSE 'UC' END || g || '-' || upper(substr(md5('u' || g), 1, 8)), $1,
                 date_trunc('day', now()) - make_interval(secs => g)
            FROM generate_series(1, $2::int) g ORDER BY g DESC`,
         [windows.id, opts.unredeemed, SHAPES.sharedCodePrefix.every, SHAPES.sharedCodePrefix.prefix],
