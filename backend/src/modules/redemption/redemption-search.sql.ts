@@ -39,7 +39,10 @@ interface Placeholders {
   c: string;
 }
 
-/** The newest rows of a list whose codes the path statement reads first: a term one code in fifty contains is there. */
+/**
+ * The newest rows of a list whose codes the path statement reads first: a term one code in fifty contains is among
+ * them 98 times in 100.
+ */
 const CODE_WALK_ROWS = 200;
 
 /**
