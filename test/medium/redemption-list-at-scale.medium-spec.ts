@@ -125,6 +125,19 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
     expect(broad.redemptions).toHaveLength(5);
   });
 
+  it("asks the codes' unique index first: an exact code is answered without the trigram index", async () => {
+    const { found, sent } = await sending({ search: 'bulk-12345' });
+    expect(found.redemptions.map((r) => r.voucherCode.code)).toEqual(['BULK-12345']);
+    const [path] = sent.filter(({ sql }) => /WHEN EXISTS/.test(sql));
+    const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(
+      `EXPLAIN (ANALYZE, COSTS OFF) ${path.sql}`,
+      path.params,
+    );
+    const text = plan.map((p) => p['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/uq_voucher_codes_code on voucher_codes v \(actual time=[^)]* rows=1 loops=1\)/);
+    expect(text).toMatch(/Bitmap Index Scan on idx_voucher_codes_code_trgm \(never executed\)/);
+  });
+
   it('reads a full name shared by thousands of customers in order from its index: one page, no sort', async () => {
     // 3,000 of the customers share one name (the name given with the redemption, docs/product.md §11.6).
     await m.db.query(`UPDATE redemptions SET first_name = 'Maria', last_name = 'Garcia' WHERE last_name ~ '0$'`);

@@ -46,14 +46,18 @@ interface Placeholders {
 const CODE_WALK_ROWS = 200;
 
 /**
- * Whether a code in the list filtered by `base` contains the pattern `c`: first among the codes of the list's newest
- * rows (in the list's order, each code read by its key: a term many codes contain is found there at once), then
- * through the trigram index in a statement of its own (a MATERIALIZED CTE is planned for all its rows). As one EXISTS
- * over the table, PostgreSQL took the trigram estimate's floor (about 1/10,000 of the codes) for the truth and read
- * the codes in table order for the "first" of them: all ten million when none contains the term (6-8 s,
- * docs/benchmarks.md "A term found nowhere").
+ * Whether a code in the list filtered by `base` contains the term (`c`, its substring pattern; `t`, the term
+ * lower-cased): first the code that is the term (one probe of the codes' unique index: staff paste a customer's code),
+ * then the codes of the list's newest rows (in the list's order, each read by its key: a term many codes contain is
+ * found there at once), then the trigram index in a statement of its own (a MATERIALIZED CTE is planned for all its
+ * rows). As one EXISTS over the table, PostgreSQL took the trigram estimate's floor (about 1/10,000 of the codes) for
+ * the truth and read the codes in table order for the "first" of them: all ten million when none contains the term
+ * (6-8 s, docs/benchmarks.md "A term found nowhere").
  */
-const codeInList = (base: string, c: string) => `(EXISTS (
+const codeInList = (base: string, t: string, c: string) => `(EXISTS (
+           SELECT 1 FROM voucher_codes v JOIN redemptions r ON r.voucher_code_id = v.id
+            WHERE v.code = upper(${t}) AND ${base})
+         OR EXISTS (
            SELECT 1 FROM (SELECT r.voucher_code_id FROM redemptions r WHERE ${base}
                            ORDER BY r.redeemed_at DESC, r.id LIMIT ${CODE_WALK_ROWS}) r
             WHERE (SELECT v.code FROM voucher_codes v WHERE v.id = r.voucher_code_id) ILIKE ${c})
@@ -67,7 +71,7 @@ function pathSql(base: string, { t, w, c }: Placeholders): string {
        WHEN EXISTS (SELECT 1 FROM redemptions r WHERE ${base} AND ${nameKey('r')} LIKE ${w})
          OR EXISTS (SELECT 1 FROM customers c JOIN redemptions r ON r.customer_id = c.id
                      WHERE ${emailStarts('c', w)} AND ${base})
-         OR ${codeInList(base, c)} THEN 'words'
+         OR ${codeInList(base, t, c)} THEN 'words'
        ELSE 'inside' END`;
 }
 
