@@ -120,8 +120,8 @@ describe('success pages while the token is checked', () => {
     async ({ path, token, title, result, shows }) => {
       // A phone's screen, as Lighthouse's mobile profile sizes it; every layout shift is recorded from the first paint
       // on. Not `isMobile`: Chromium's mobile emulation starts each page on a 980 px layout viewport and resizes it
-      // to the viewport meta tag's width tens to hundreds of milliseconds later, and when the machine is loaded it
-      // paints a frame in between: a shift of the whole page that the emulation makes, not the page.
+      // to the viewport meta tag's width tens to hundreds of milliseconds later; a frame painted in between under load
+      // would record a shift of the whole page that the emulation makes, not the page.
       const { context, page, errors } = await openPage(browser, t.baseUrl, {
         viewport: { width: 412, height: 823 },
         deviceScaleFactor: 1.75,

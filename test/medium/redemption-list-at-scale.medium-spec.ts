@@ -80,6 +80,23 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
     }
   };
 
+  /** The plan PostgreSQL itself picks for a captured statement (`EXPLAIN <options>`), as text. */
+  const explain = async ({ sql, params }: { sql: string; params: unknown[] }, options = '') => {
+    const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${options} ${sql}`, params);
+    return plan.map((p) => p['QUERY PLAN']).join('\n');
+  };
+  /** `fn` with the planner's statistics of ten million rows on these tables' real pages; analysed again after. */
+  const atTenMillionRows = async <T>(fn: () => Promise<T>): Promise<T> => {
+    await m.db.query(
+      `UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`,
+    );
+    try {
+      return await fn();
+    } finally {
+      await m.db.query(`ANALYZE redemptions, customers, voucher_codes`);
+    }
+  };
+
   it('answers the start of an e-mail from the b-trees and a term inside a word from the trigram indexes', async () => {
     // docs/product.md §11.12. One statement chooses the path; one collects the page's ids and the count.
     const cases: Array<[string, string[]]> = [
@@ -108,18 +125,10 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
     expect(found.redemptions).toEqual([]);
     expect(found.pagination).toMatchObject({ totalCount: 0, totalCountExact: true });
     const [path] = sent.filter(({ sql }) => /WHEN EXISTS/.test(sql));
-    // Planned as at ten million rows: the statistics of ten million on these tables' real pages (see the last test).
-    await m.db.query(
-      `UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`,
-    );
-    try {
-      const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${path.sql}`, path.params);
-      const text = plan.map((p) => p['QUERY PLAN']).join('\n');
-      expect(text).toContain('idx_voucher_codes_code_trgm');
-      expect(text).not.toMatch(/Seq Scan on voucher_codes/);
-    } finally {
-      await m.db.query(`ANALYZE redemptions, customers, voucher_codes`);
-    }
+    // Planned as at ten million rows.
+    const text = await atTenMillionRows(() => explain(path));
+    expect(text).toContain('idx_voucher_codes_code_trgm');
+    expect(text).not.toMatch(/Seq Scan on voucher_codes/);
     // A term many codes contain still finds them (among the newest rows' codes, at once).
     const broad = await list({ search: 'ULK-2', limit: 5 });
     expect(broad.redemptions).toHaveLength(5);
@@ -129,11 +138,7 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
     const { found, sent } = await sending({ search: 'bulk-12345' });
     expect(found.redemptions.map((r) => r.voucherCode.code)).toEqual(['BULK-12345']);
     const [path] = sent.filter(({ sql }) => /WHEN EXISTS/.test(sql));
-    const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(
-      `EXPLAIN (ANALYZE, COSTS OFF) ${path.sql}`,
-      path.params,
-    );
-    const text = plan.map((p) => p['QUERY PLAN']).join('\n');
+    const text = await explain(path, '(ANALYZE, COSTS OFF)');
     expect(text).toMatch(/uq_voucher_codes_code on voucher_codes v \(actual time=[^)]* rows=1 loops=1\)/);
     expect(text).toMatch(/Bitmap Index Scan on idx_voucher_codes_code_trgm \(never executed\)/);
   });
@@ -207,10 +212,7 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
     // PostgreSQL never estimates a trigram pattern below about 1/10,000 of a table: at ten million redemptions an
     // exact code was expected to match about 2,000 rows, taken for a broad search, answered the slow way and given
     // that estimate as its total. The planner's statistics of ten million rows, on these tables' real pages:
-    await m.db.query(
-      `UPDATE pg_class SET reltuples = 10000000 WHERE relname IN ('redemptions', 'customers', 'voucher_codes')`,
-    );
-    try {
+    await atTenMillionRows(async () => {
       const [plan] = await m.db.query(
         `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes WHERE code ILIKE '%BULK-12345%'`,
       );
@@ -221,8 +223,6 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
       const found = await list({ search: 'BULK-12345' });
       expect(found.redemptions.map((r) => r.voucherCode.code)).toEqual(['BULK-12345']);
       expect(found.pagination).toMatchObject({ totalCount: 1, totalCountExact: true });
-    } finally {
-      await m.db.query(`ANALYZE redemptions, customers, voucher_codes`);
-    }
+    });
   });
 });
