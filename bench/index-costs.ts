@@ -8,12 +8,18 @@
  */
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
-import { machine, withDatabase, writeResult } from './lib';
+import { machine, postgresCpuMs, withDatabase, writeResult } from './lib';
 import { optionalIndexes, pgbench, REDEMPTION_TABLES, seedPool } from './redeem';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 /** Codes per run: more than a run redeems, so random picks rarely repeat. */
 const CODES = 60_000;
+
+interface Run {
+  tps: number;
+  /** PostgreSQL's CPU per redemption, ms. */
+  cpu: number;
+}
 
 export async function main(): Promise<void> {
   await withDatabase(async (url) => {
@@ -32,12 +38,18 @@ export async function main(): Promise<void> {
       let run = 0;
       // Every run starts vacuumed: the pool's partial index (the first free key in order) collects the dead entries
       // of the keys taken before, which slowed later runs by up to 45% in a first try without it.
-      const bench = async () => {
+      // Each run's tps and PostgreSQL's CPU per redemption (less moved by other load on the cores than tps).
+      const made = async () => (await pg.query(`SELECT count(*)::int AS n FROM redemptions`)).rows[0].n as number;
+      const bench = async (): Promise<Run> => {
         await pg.query(`VACUUM ANALYZE ${REDEMPTION_TABLES.join(', ')}`);
-        return pgbench(url, `R${++run}-`, CODES, SECONDS);
+        const [count, cpu] = [await made(), await postgresCpuMs(url)];
+        const tps = await pgbench(url, `R${++run}-`, CODES, SECONDS);
+        // pgbench's backends report their CPU to the postmaster as they exit.
+        await new Promise((r) => setTimeout(r, 500));
+        return { tps, cpu: ((await postgresCpuMs(url)) - cpu) / Math.max(1, (await made()) - count) };
       };
       const first = await bench();
-      const rows: Array<[string, number]> = [];
+      const rows: Array<[string, Run]> = [];
       for (const { name, def } of indexes) {
         await pg.query(`DROP INDEX ${name}`);
         rows.push([`without \`${name}\``, await bench()]);
@@ -48,18 +60,21 @@ export async function main(): Promise<void> {
       rows.push(['without user triggers (none since issue 26: the same schema)', await bench()]);
       for (const table of REDEMPTION_TABLES) await pg.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
       const last = await bench();
-      const base = (first + last) / 2;
+      const base = (first.tps + last.tps) / 2;
+      const baseCpu = (first.cpu + last.cpu) / 2;
+      const change = (value: number, against: number) =>
+        `${value >= against ? '+' : ''}${(((value - against) / against) * 100).toFixed(0)}%`;
       const md = `## What each index costs the redemption
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run, each on freshly vacuumed tables. Full schema: ${first.toFixed(0)} tps first, ${last.toFixed(0)} tps last (the base is their mean, ${base.toFixed(0)}); runs on this machine move by up to ±18% (indexes the redemption never writes, such as \`idx_voucher_codes_void_batch\`, show that much), so only the large changes are findings.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run, each on freshly vacuumed tables. Full schema: ${first.tps.toFixed(0)} tps and ${first.cpu.toFixed(3)} ms of PostgreSQL CPU per redemption first, ${last.tps.toFixed(0)} tps and ${last.cpu.toFixed(3)} ms last (the base is their mean, ${base.toFixed(0)} tps, ${baseCpu.toFixed(3)} ms). Transactions per second on this machine move by up to ±18% between runs (indexes the redemption never writes, such as \`idx_voucher_codes_void_batch\`, show that much); the server's CPU per redemption (every process of the server, \`postgresCpuMs\`) moves less, and is what the rows are sorted by.
 
-| run | tps | change against the full schema |
-|---|---|---|
+| run | tps | change | PostgreSQL CPU per redemption | change |
+|---|---|---|---|---|
 ${rows
-  .sort((a, b) => b[1] - a[1])
+  .sort((a, b) => a[1].cpu - b[1].cpu)
   .map(
-    ([what, tps]) =>
-      `| ${what} | ${tps.toFixed(0)} | ${tps >= base ? '+' : ''}${(((tps - base) / base) * 100).toFixed(0)}% |`,
+    ([what, r]) =>
+      `| ${what} | ${r.tps.toFixed(0)} | ${change(r.tps, base)} | ${r.cpu.toFixed(3)} ms | ${change(r.cpu, baseCpu)} |`,
   )
   .join('\n')}`;
       console.log(md);

@@ -266,6 +266,22 @@ export function cpuMs(pid: number): number {
 }
 
 /**
+ * CPU time (user + system, ms) the PostgreSQL server at `url` has used so far: its postmaster's own and that of the
+ * children it has reaped (the backends of clients that disconnected: pgbench's when it ends), plus that of its live
+ * children (background writer, WAL writer, checkpointer, autovacuum, open backends). Two readings around a pgbench
+ * run give the server's CPU per transaction, a figure that load from other processes on the same cores moves far
+ * less than transactions per second. The postmaster is found through the server's own `postmaster.pid`.
+ */
+export async function postgresCpuMs(url: string): Promise<number> {
+  const [{ dir }] = await sql(url, [`SELECT current_setting('data_directory') AS dir`]);
+  const postmaster = Number(readFileSync(`${dir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime, stime, cutime, cstime (fields 14-17 of proc(5); here counted from the state, field 3).
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return (ticks * 1000) / 100 + childProcesses(postmaster).reduce((sum, c) => sum + cpuMsIfAlive(c.pid), 0);
+}
+
+/**
  * Waits until a started service is done starting: its process and the ones it forked (the jobs worker, which boots
  * the whole application and runs its start-up jobs) use under 5% of a core over half a second. A query timed during
  * that boot measures the boot, not the query. Gives up after `maxMs` and says so.

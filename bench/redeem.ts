@@ -30,6 +30,7 @@ import {
   insertSealedKeys,
   machine,
   measured,
+  postgresCpuMs,
   recountCounters,
   REDIS_URL,
   RUNS,
@@ -232,6 +233,11 @@ function pagesPerRedemption(before: PageCounts, after: PageCounts): Array<{ name
     .sort((a, b) => b.pages - a.pages);
 }
 
+/** PostgreSQL's CPU (ms) per redemption made between two readings (`postgresCpuMs`, `pageCounts`). */
+function cpuPerRedemption(cpuBefore: number, cpuAfter: number, before: PageCounts, after: PageCounts): number {
+  return (cpuAfter - cpuBefore) / Math.max(1, after.redemptions - before.redemptions);
+}
+
 const sumPages = (costs: Array<{ pages: number }>) => costs.reduce((sum, c) => sum + c.pages, 0);
 
 /** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured run. */
@@ -310,13 +316,16 @@ export async function main(): Promise<void> {
     await withPoolStarts(url, () => pgbench(url, 'WARM-', CODES, Math.min(SECONDS, 10)));
     // Each figure: the median of RUNS runs (3), with their range.
     const fullBefore = await pageCounts(url);
+    const fullCpuBefore = await postgresCpuMs(url);
     const full = await measured(
       () => withPoolStarts(url, () => pgbench(url)),
       (t) => t,
     );
     // The statistics of pgbench's backends reach the counters when they exit.
     await new Promise((r) => setTimeout(r, 1000));
-    const fullPages = pagesPerRedemption(fullBefore, await pageCounts(url));
+    const fullAfter = await pageCounts(url);
+    const fullPages = pagesPerRedemption(fullBefore, fullAfter);
+    const fullCpu = cpuPerRedemption(fullCpuBefore, await postgresCpuMs(url), fullBefore, fullAfter);
     const tps = full.spread.median;
     const prefix = `bench-${Date.now()}`;
     // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
@@ -343,12 +352,15 @@ export async function main(): Promise<void> {
     // Last: the lean schema's pgbench, on codes and e-mails of its own.
     const dropped = await leanSchema(url);
     const leanBefore = await pageCounts(url);
+    const leanCpuBefore = await postgresCpuMs(url);
     const lean = await measured(
       () => withPoolStarts(url, () => pgbench(url, 'LEAN-')),
       (t) => t,
     );
     await new Promise((r) => setTimeout(r, 1000));
-    const leanPages = pagesPerRedemption(leanBefore, await pageCounts(url));
+    const leanAfter = await pageCounts(url);
+    const leanPages = pagesPerRedemption(leanBefore, leanAfter);
+    const leanCpu = cpuPerRedemption(leanCpuBefore, await postgresCpuMs(url), leanBefore, leanAfter);
     const leanTps = lean.spread.median;
     const ratio = apiRuns.spread.median / tps;
     const schemaRatio = tps / leanTps;
@@ -364,7 +376,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 
 API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${schemaRatio.toFixed(2)}** (target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.
 
-Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). Full schema by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
+Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`; less moved by the load generator sharing the cores than transactions per second): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
       soaked
         ? `
 
