@@ -99,10 +99,11 @@ export async function seedRedemptions(
   await pg.connect();
   try {
     // Bulk loading into tables with their secondary indexes (three of them trigram GINs) took about 13 min per
-    // million; the indexes that back no constraint are dropped here and built once at the end instead.
+    // million; the indexes that back no constraint and are not unique are dropped here and built once at the end
+    // instead (uq_customers_email is a unique index without a constraint: migration 1763843000000).
     const { rows: indexes } = await pg.query<{ indexname: string; indexdef: string }>(
       `SELECT i.indexname, i.indexdef FROM pg_indexes i
-        WHERE i.schemaname = 'public' AND i.tablename = ANY($1)
+        WHERE i.schemaname = 'public' AND i.tablename = ANY($1) AND i.indexdef NOT LIKE 'CREATE UNIQUE %'
           AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conname = i.indexname)`,
       [['voucher_codes', 'customers', 'redemptions', 'license_keys', 'license_assignments']],
     );

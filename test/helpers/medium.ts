@@ -17,6 +17,7 @@ import { dataSourceOptions } from '../../backend/src/database/data-source-option
 import { InProcessJobQueue } from '../../backend/src/modules/jobs/in-process-job-queue';
 import { JobQueue } from '../../backend/src/modules/jobs/job-queue';
 import { createTestDatabase, TestDatabase } from './database';
+import { countedCodes, countedRedemptions } from './counted-sql';
 import { testCiphers } from './factories';
 
 /**
@@ -167,4 +168,63 @@ function jobQueueOf(app: INestApplicationContext): JobQueue | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A statement as sent through a DataSource: its SQL and parameters. */
+export interface SentStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** `fn`'s answer and the statements it sent through `db` (captured from the connection, sent as they were). */
+export async function statementsSent<T>(
+  db: DataSource,
+  fn: () => Promise<T>,
+): Promise<{ result: T; sent: SentStatement[] }> {
+  const sent: SentStatement[] = [];
+  const run = db.query.bind(db);
+  const spy = jest.spyOn(db, 'query').mockImplementation(((sql: string, params?: unknown[]) => {
+    sent.push({ sql, params: params ?? [] });
+    return run(sql, params);
+  }) as typeof db.query);
+  try {
+    return { result: await fn(), sent };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/**
+ * `n` redemptions of `product` written by SQL, counted as the writers count them: customer g is `<prefix>g@example.net`
+ * (first and last name `F<g>`, `L<g>`), code `<PREFIX>-g` (redeemed); `columns` adds redemption columns as SQL over `g`.
+ */
+export async function insertBulkRedemptions(
+  db: DataSource,
+  product: string,
+  n: number,
+  prefix: string,
+  columns: Record<string, string> = {},
+): Promise<void> {
+  const code = `'${prefix.toUpperCase()}-' || g`;
+  const email = `'${prefix}' || g || '@example.net'`;
+  await db.query(
+    `INSERT INTO customers (first_name, last_name, email)
+     SELECT 'F' || g, 'L' || g, ${email} FROM generate_series(1, $1::int) g`,
+    [n],
+  );
+  await db.query(
+    countedCodes(
+      `INSERT INTO voucher_codes (code, product_id, is_redeemed) SELECT ${code}, $1, true FROM generate_series(1, $2::int) g`,
+    ),
+    [product, n],
+  );
+  const extra = { email_status: `'sent'`, ...columns };
+  await db.query(
+    countedRedemptions(`INSERT INTO redemptions (voucher_code_id, customer_id, product_id, first_name, last_name,
+                                     ${Object.keys(extra).join(', ')})
+     SELECT v.id, c.id, $1, c.first_name, c.last_name, ${Object.values(extra).join(', ')}
+       FROM generate_series(1, $2::int) g
+       JOIN voucher_codes v ON v.code = ${code} JOIN customers c ON c.email = ${email}`),
+    [product, n],
+  );
 }

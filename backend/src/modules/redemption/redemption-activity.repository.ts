@@ -24,7 +24,8 @@ export class RedemptionActivityRepository {
    * Redemptions per product since `since` (all products, or those given): the pool forecast's demand.
    * The one place that counts them: issue 12's per-product-per-day counters can answer it instead (a sum over
    * seven days of `product_day_counts`) without the forecast changing. Today idx_redemptions_product_redeemed
-   * (product_id, redeemed_at) with products, idx_redemptions_redeemed_at without.
+   * (product_id, redeemed_at) with products; without, idx_redemptions_list (exported, redeemed_at DESC, id), one range
+   * per `exported` value.
    */
   async redeemedPerProductSince(since: Date, productIds?: string[]): Promise<Map<string, number>> {
     const rows: Array<{ product_id: string; n: number }> = productIds
@@ -34,7 +35,8 @@ export class RedemptionActivityRepository {
           [since, productIds],
         )
       : await this.database.manager.query(
-          `SELECT product_id, count(*)::int AS n FROM redemptions WHERE redeemed_at >= $1 GROUP BY product_id`,
+          `SELECT product_id, count(*)::int AS n FROM redemptions
+            WHERE exported IN (false, true) AND redeemed_at >= $1 GROUP BY product_id`,
           [since],
         );
     return new Map(rows.map((r) => [r.product_id, r.n]));

@@ -81,15 +81,20 @@ export class RedemptionMailOutboxRepository {
       .update({ id }, { emailStatus: status, emailLockedUntil: null });
   }
 
-  /** Pending e-mails with no live claim whose last attempt is older than `olderThanMs` (idx_redemptions_pending_mail). */
+  /**
+   * Pending e-mails with no live claim whose last attempt is older than `olderThanMs`, oldest first. They are read
+   * from idx_redemptions_status_list (exported, email_status, redeemed_at DESC, id), one range per `exported` value,
+   * each in order, merged: however many e-mails wait (an SMTP outage), the sweep reads about `limit` of them.
+   */
   async findStalePending(olderThanMs: number, limit: number): Promise<string[]> {
+    const range = (exported: boolean) =>
+      `(SELECT id, redeemed_at FROM redemptions
+         WHERE exported = ${exported} AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
+           AND (email_locked_until IS NULL OR email_locked_until < now())
+           AND coalesce(email_last_attempt_at, redeemed_at) < now() - make_interval(secs => $1)
+         ORDER BY redeemed_at LIMIT $2)`;
     const rows: Array<{ id: string }> = await this.database.manager.query(
-      `SELECT id FROM redemptions
-        WHERE email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
-          AND (email_locked_until IS NULL OR email_locked_until < now())
-          AND coalesce(email_last_attempt_at, redeemed_at) < now() - make_interval(secs => $1)
-        ORDER BY redeemed_at
-        LIMIT $2`,
+      `SELECT id FROM (${range(false)} UNION ALL ${range(true)}) pending ORDER BY redeemed_at LIMIT $2`,
       [olderThanMs / 1000, limit],
     );
     return rows.map((r) => r.id);

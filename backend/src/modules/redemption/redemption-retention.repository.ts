@@ -11,14 +11,16 @@ export class RedemptionRetentionRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /**
-   * One batch of redemptions older than `days` (found through idx_redemptions_redeemed_at), taken off their counters
+   * One batch of redemptions older than `days` (found through idx_redemptions_list (exported, redeemed_at DESC, id),
+   * one range per `exported` value), taken off their counters
    * in the same statement (`redemptionCountsCtes`). A deleted redemption keeps its code redeemed (no cascade to it)
    * and its key assignment (set to null).
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
     const [{ n }] = await this.database.manager.query(
       `WITH d AS (DELETE FROM redemptions WHERE id IN (
-          SELECT id FROM redemptions WHERE redeemed_at < now() - make_interval(days => $1) LIMIT $2)
+          SELECT id FROM redemptions
+           WHERE exported IN (false, true) AND redeemed_at < now() - make_interval(days => $1) LIMIT $2)
           RETURNING product_id, voucher_code_id, redeemed_at, exported)
        ${redemptionCountsCtes('d', -1)}
        SELECT count(*)::int AS n FROM d`,

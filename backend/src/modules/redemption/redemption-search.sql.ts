@@ -5,7 +5,7 @@ import { likeContains } from '../../common/utils/sql';
  * - `name`: the term is a full name given with a redemption (case-insensitive) → those redemptions, newest first,
  *   read from idx_redemptions_name_list ((lower(first || ' ' || last)) text_pattern_ops, exported, redeemed_at DESC,
  *   id) in order: a name shared by 20,000 customers reads one page;
- * - `words`: the term starts a word → e-mails starting with it (idx_customers_email_prefix), e-mail domains starting
+ * - `words`: the term starts a word → e-mails starting with it (uq_customers_email), e-mail domains starting
  *   with it (idx_customers_email_domain), full names starting with it (idx_redemptions_name_list), and codes
  *   containing it (idx_voucher_codes_code_trgm, as always: a code is one word);
  * - `inside`: the term starts inside a word (nothing above found it) → codes, e-mails and names containing it, through

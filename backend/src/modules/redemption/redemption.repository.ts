@@ -124,11 +124,14 @@ export class RedemptionRepository {
   // --- The order e-mail outbox (email_* columns): the mail module's claim, outcome and sweep are in
   // redemption-mail-outbox.repository.ts; Fix Pending Emails and the resends make e-mails due again here. ---
 
-  /** Every pending e-mail with no live claim, oldest first (Fix Pending Emails). */
+  /**
+   * Every pending e-mail with no live claim, oldest first (Fix Pending Emails): the pending ranges of
+   * idx_redemptions_status_list (exported, email_status, …), one per `exported` value.
+   */
   async findUnclaimedPending(): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.manager.query(
       `SELECT id FROM redemptions
-        WHERE email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
+        WHERE exported IN (false, true) AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
           AND (email_locked_until IS NULL OR email_locked_until < now())
         ORDER BY redeemed_at`,
     );

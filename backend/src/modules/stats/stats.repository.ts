@@ -107,13 +107,13 @@ export class StatsRepository {
   }
 
   /**
-   * Order e-mails waiting and given up (the metrics): pending through the partial idx_redemptions_pending_mail,
-   * failed through idx_redemptions_status_list (exported, email_status, …), whose leading column the
-   * `exported IN (false, true)` turns into two index ranges. Sent e-mails are never counted (all of them, a full scan).
+   * Order e-mails waiting and given up (the metrics), both through idx_redemptions_status_list (exported,
+   * email_status, …), whose leading column the `exported IN (false, true)` turns into two index ranges. Sent e-mails
+   * are never counted (all of them, a full scan).
    */
   async orderEmailBacklog(): Promise<{ pending: number; failed: number }> {
     const [row] = await this.database.manager.query(
-      `SELECT (SELECT count(*) FROM redemptions WHERE email_status = 'pending')::int AS pending,
+      `SELECT (SELECT count(*) FROM redemptions WHERE exported IN (false, true) AND email_status = 'pending')::int AS pending,
               (SELECT count(*) FROM redemptions WHERE exported IN (false, true) AND email_status = 'failed')::int AS failed`,
     );
     return row;

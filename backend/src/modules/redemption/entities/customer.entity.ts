@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * One row per (lower-cased) e-mail address, shared by that address's redemptions (the Terms' one licence per e-mail
@@ -6,13 +6,13 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique
  * shows (name, phone, address, IP, country) is that redemption's own copy (docs/product.md §11.6).
  */
 @Entity({ name: 'customers' })
-@Unique('uq_customers_email', ['email'])
+// Unique, and the start of an e-mail: (email text_pattern_ops), an operator class TypeORM cannot declare (migration
+// 1763843000000: one b-tree for the upsert's equality and the search's prefix).
+@Index('uq_customers_email', { synchronize: false })
 // Substring search in the redemption list: GIN (email gin_trgm_ops), an operator class TypeORM cannot declare
 // (migration 1763700000410; the names' index moved to redemptions in 1763830000000).
 @Index('idx_customers_email_trgm', { synchronize: false })
-// The start of an e-mail and of its domain: (email text_pattern_ops), ((split_part(email, '@', 2)) text_pattern_ops)
-// (migration 1763841000000).
-@Index('idx_customers_email_prefix', { synchronize: false })
+// The start of an e-mail's domain: ((split_part(email, '@', 2)) text_pattern_ops) (migration 1763841000000).
 @Index('idx_customers_email_domain', { synchronize: false })
 export class Customer {
   @PrimaryGeneratedColumn('uuid')

@@ -15,14 +15,11 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 @Index('idx_redemptions_list', { synchronize: false })
 @Index('idx_redemptions_status_list', { synchronize: false })
 @Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt'])
-@Index('idx_redemptions_redeemed_at', ['redeemedAt'])
 // The list's name search: GIN ((first_name || ' ' || last_name) gin_trgm_ops) (migration 1763830000000).
 @Index('idx_redemptions_full_name_trgm', { synchronize: false })
 // A full name's newest page and a name's start: ((lower(first_name || ' ' || last_name)) text_pattern_ops, exported,
 // redeemed_at DESC, id) (migration 1763841000000).
 @Index('idx_redemptions_name_list', { synchronize: false })
-// The e-mail sweep reads only pending rows.
-@Index('idx_redemptions_pending_mail', ['redeemedAt'], { where: `email_status = 'pending'` })
 export class Redemption {
   @PrimaryGeneratedColumn('uuid')
   id: string;
