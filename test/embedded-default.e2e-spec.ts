@@ -4,6 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { execFileSync } from 'child_process';
 import { Client } from 'pg';
+import { embeddedPostgresSettings, usableMemory } from '../backend/src/database/embedded-postgres';
 import { BUILT_MAIN, childProcesses, tcpConnectionOwner } from './helpers/processes';
 import { eventually } from './helpers/redemptions';
 import { freePort, startSmtpServer, TestSmtpServer } from './helpers/smtp';
@@ -127,6 +128,20 @@ describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     const pg = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/voucher` });
     await pg.connect();
     try {
+      // The server runs with the settings docs/operations.md states, not PostgreSQL's conservative defaults (sizes
+      // compared in bytes: PostgreSQL shows 2048MB as 2GB).
+      const wanted = embeddedPostgresSettings(usableMemory());
+      const { rows: settings } = await pg.query(
+        `SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes($1) AS shared_buffers,
+                pg_size_bytes(current_setting('max_wal_size')) = pg_size_bytes($2) AS max_wal_size,
+                current_setting('checkpoint_timeout') AS checkpoint_timeout`,
+        [wanted.shared_buffers, wanted.max_wal_size],
+      );
+      expect(settings[0]).toEqual({
+        shared_buffers: true,
+        max_wal_size: true,
+        checkpoint_timeout: wanted.checkpoint_timeout,
+      });
       const { rows } = await pg.query(`SELECT id FROM products WHERE name = 'Office 2024 Professional Plus (Windows)'`);
       await pg.query(
         countedCodes(`INSERT INTO voucher_codes (code, product_id) VALUES ('EMBED-0001', $1), ('EMBED-0002', $1)`),
