@@ -5,7 +5,7 @@
  * API reaches at least 0.55 of pgbench's transactions per second; pgbench on the full schema (every index; the
  * statement keeps its counters itself, there are no counter triggers since issue 26) reaches at least 0.8 of pgbench
  * on a schema with only the indexes a redemption needs (primary keys, unique constraints, the pool index; user
- * triggers disabled), run last.
+ * triggers disabled), a second database of the same server, each lean run right after a full one (`interleaved`).
  *
  *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES to change the run)
  *
@@ -34,6 +34,7 @@ import {
   recountCounters,
   REDIS_URL,
   RUNS,
+  spread,
   sql,
   startApi,
   withPoolStarts,
@@ -43,9 +44,9 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
-/** Codes per range (BENCH_REDEEM_CODES); a pool key for every code of the four ranges. */
+/** Codes per range (BENCH_REDEEM_CODES); a pool key for every code of the three ranges. */
 const CODES = Number(process.env.BENCH_REDEEM_CODES ?? 300_000);
-const KEYS = 4 * CODES;
+const KEYS = 3 * CODES;
 const SOAK_SECONDS = Number(process.env.BENCH_REDEEM_SOAK_SECONDS ?? 0);
 const SOAK_ROUNDS = Number(process.env.BENCH_REDEEM_SOAK_ROUNDS ?? 3);
 /** Codes per client for the soak: more than one client can redeem in the whole soak (about 300/s each at most; 16 clients on two cores reach about 3000/s in all). */
@@ -75,9 +76,9 @@ export async function seedPool(pg: Client, prefixes: string[], codes: number): P
 async function seed(url: string): Promise<void> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
-  // Disjoint code ranges: WARM-n for the warm-up, PG-n for pgbench, LEAN-n for pgbench on the lean schema, HTTP-n for
-  // the API; a key for every code (the pool never runs dry).
-  await seedPool(pg, ['WARM-', 'PG-', 'LEAN-', 'HTTP-'], CODES);
+  // Disjoint code ranges: WARM-n for the warm-up, PG-n for pgbench, HTTP-n for the API; a key for every code (the
+  // pool never runs dry). The lean schema's database has codes of its own (`seedLean`).
+  await seedPool(pg, ['WARM-', 'PG-', 'HTTP-'], CODES);
   if (SOAK_SECONDS > 0) {
     // Client c redeems SOAK-<c·1,000,000 + 1>, SOAK-<c·1,000,000 + 2>, …, each with a key of its own (see soak()).
     const {
@@ -233,11 +234,6 @@ function pagesPerRedemption(before: PageCounts, after: PageCounts): Array<{ name
     .sort((a, b) => b.pages - a.pages);
 }
 
-/** PostgreSQL's CPU (ms) per redemption made between two readings (`postgresCpuMs`, `pageCounts`). */
-function cpuPerRedemption(cpuBefore: number, cpuAfter: number, before: PageCounts, after: PageCounts): number {
-  return (cpuAfter - cpuBefore) / Math.max(1, after.redemptions - before.redemptions);
-}
-
 const sumPages = (costs: Array<{ pages: number }>) => costs.reduce((sum, c) => sum + c.pages, 0);
 
 /** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured run. */
@@ -305,85 +301,125 @@ async function http(baseUrl: string): Promise<{ rps: number; errors: number; p50
   };
 }
 
-export async function main(): Promise<void> {
-  await withDatabase(async (url) => {
-    await runMigrations(url);
-    await seed(url);
-    // A warm-up first, as the API has one: the seed leaves `customers`, `redemptions` and the others' new rows empty,
-    // and their first thousands of inserts (16 clients extending empty tables, no free-space map yet) read 3–8 times
-    // the heap pages of the steady state (customers 34 against 4 per redemption), which the lean schema, measured
-    // last, never paid.
-    await withPoolStarts(url, () => pgbench(url, 'WARM-', CODES, Math.min(SECONDS, 10)));
-    // Each figure: the median of RUNS runs (3), with their range.
-    const fullBefore = await pageCounts(url);
-    const fullCpuBefore = await postgresCpuMs(url);
-    const full = await measured(
-      () => withPoolStarts(url, () => pgbench(url)),
-      (t) => t,
-    );
-    // The statistics of pgbench's backends reach the counters when they exit.
-    await new Promise((r) => setTimeout(r, 1000));
-    const fullAfter = await pageCounts(url);
-    const fullPages = pagesPerRedemption(fullBefore, fullAfter);
-    const fullCpu = cpuPerRedemption(fullCpuBefore, await postgresCpuMs(url), fullBefore, fullAfter);
-    const tps = full.spread.median;
-    const prefix = `bench-${Date.now()}`;
-    // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
-    const api = await startApi({ DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false' });
-    let result;
-    let apiRuns;
-    let apiCpuPerRequest: number;
-    try {
-      await withPoolStarts(url, () => http(api.url)); // warm-up is the first run; measure the next ones
-      const cpuBefore = cpuMs(api.child.pid!);
-      apiRuns = await measured(
-        () => withPoolStarts(url, () => http(api.url)),
-        (r) => r.rps,
-      );
-      const requests = apiRuns.results.reduce((sum, r) => sum + r.rps * SECONDS, 0);
-      apiCpuPerRequest = (cpuMs(api.child.pid!) - cpuBefore) / requests;
-      // The latencies and errors of the median run.
-      result = apiRuns.results.find((r) => r.rps === apiRuns!.spread.median) ?? apiRuns.results[0];
-    } finally {
-      await api.stop();
-      execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}:*' | xargs -r redis-cli del > /dev/null`]);
+/** One schema's pgbench runs: tps of each, pages and PostgreSQL CPU per redemption over all of them. */
+interface SchemaRuns {
+  tps: number[];
+  pages: Array<{ name: string; pages: number }>;
+  cpu: number;
+}
+
+/**
+ * The full and the lean schema's pgbench runs, interleaved: RUNS pairs, each the full schema's run then the lean
+ * one's right after it, on two databases of the same server. The machine's speed drifts between minutes (other
+ * tenants, the server's own checkpoints), by up to 1.5x within one benchmark here; a pair's two runs share the
+ * drift, so the ratio is each pair's, and the figure is their median. (Measured minutes apart, full first and lean
+ * last, the same schemas gave 0.62 to 0.82 on one day.)
+ */
+async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: SchemaRuns; lean: SchemaRuns }> {
+  const runs = { full: { url: fullUrl, prefix: 'PG-' }, lean: { url: leanUrl, prefix: 'LEAN-' } };
+  const result = { full: { tps: [] as number[] }, lean: { tps: [] as number[] } };
+  const before = {
+    full: { pages: await pageCounts(fullUrl), cpu: 0 },
+    lean: { pages: await pageCounts(leanUrl), cpu: 0 },
+  };
+  const cpu = { full: 0, lean: 0 };
+  for (let run = 0; run < RUNS; run++) {
+    for (const schema of ['full', 'lean'] as const) {
+      const { url, prefix } = runs[schema];
+      const started = await postgresCpuMs(url);
+      result[schema].tps.push(await withPoolStarts(url, () => pgbench(url, prefix)));
+      // pgbench's backends report their CPU and buffer statistics as they exit.
+      await new Promise((r) => setTimeout(r, 500));
+      cpu[schema] += (await postgresCpuMs(url)) - started;
     }
-    const soaked = SOAK_SECONDS > 0 ? await withPoolStarts(url, () => soak(url)) : undefined;
-    // Last: the lean schema's pgbench, on codes and e-mails of its own.
-    const dropped = await leanSchema(url);
-    const leanBefore = await pageCounts(url);
-    const leanCpuBefore = await postgresCpuMs(url);
-    const lean = await measured(
-      () => withPoolStarts(url, () => pgbench(url, 'LEAN-')),
-      (t) => t,
+  }
+  const after = { full: await pageCounts(fullUrl), lean: await pageCounts(leanUrl) };
+  const summary = (schema: 'full' | 'lean'): SchemaRuns => ({
+    tps: result[schema].tps,
+    pages: pagesPerRedemption(before[schema].pages, after[schema]),
+    cpu: cpu[schema] / Math.max(1, after[schema].redemptions - before[schema].pages.redemptions),
+  });
+  return { full: summary('full'), lean: summary('lean') };
+}
+
+/** The lean schema's database: the same migrations and pool, its own codes (WARM-, LEAN-), then `leanSchema`. */
+async function seedLean(url: string): Promise<string[]> {
+  await runMigrations(url);
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    await seedPool(pg, ['WARM-', 'LEAN-'], CODES);
+  } finally {
+    await pg.end();
+  }
+  return leanSchema(url);
+}
+
+export async function main(): Promise<void> {
+  await withDatabase((url) => withDatabase((leanUrl) => measure(url, leanUrl)));
+}
+
+async function measure(url: string, leanUrl: string): Promise<void> {
+  await runMigrations(url);
+  await seed(url);
+  const dropped = await seedLean(leanUrl);
+  // A warm-up first on each, as the API has one: the seed leaves `customers`, `redemptions` and the others' new rows
+  // empty, and their first thousands of inserts (16 clients extending empty tables, no free-space map yet) read 3–8
+  // times the heap pages of the steady state (customers 34 against 4 per redemption).
+  for (const warm of [url, leanUrl]) {
+    await withPoolStarts(warm, () => pgbench(warm, 'WARM-', CODES, Math.min(SECONDS, 10)));
+  }
+  const schemas = await interleaved(url, leanUrl);
+  const full = spread(schemas.full.tps);
+  const lean = spread(schemas.lean.tps);
+  const pairs = spread(schemas.full.tps.map((tps, i) => tps / schemas.lean.tps[i]));
+  const fullPages = schemas.full.pages;
+  const leanPages = schemas.lean.pages;
+  const fullCpu = schemas.full.cpu;
+  const leanCpu = schemas.lean.cpu;
+  const tps = full.median;
+  const prefix = `bench-${Date.now()}`;
+  // Workers off: the API only queues e-mail jobs on Redis, as a scaled-out deployment does.
+  const api = await startApi({ DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false' });
+  let result;
+  let apiRuns;
+  let apiCpuPerRequest: number;
+  try {
+    await withPoolStarts(url, () => http(api.url)); // warm-up is the first run; measure the next ones
+    const cpuBefore = cpuMs(api.child.pid!);
+    apiRuns = await measured(
+      () => withPoolStarts(url, () => http(api.url)),
+      (r) => r.rps,
     );
-    await new Promise((r) => setTimeout(r, 1000));
-    const leanAfter = await pageCounts(url);
-    const leanPages = pagesPerRedemption(leanBefore, leanAfter);
-    const leanCpu = cpuPerRedemption(leanCpuBefore, await postgresCpuMs(url), leanBefore, leanAfter);
-    const leanTps = lean.spread.median;
-    const ratio = apiRuns.spread.median / tps;
-    const schemaRatio = tps / leanTps;
-    const md = `## Redemption throughput
+    const requests = apiRuns.results.reduce((sum, r) => sum + r.rps * SECONDS, 0);
+    apiCpuPerRequest = (cpuMs(api.child.pid!) - cpuBefore) / requests;
+    // The latencies and errors of the median run.
+    result = apiRuns.results.find((r) => r.rps === apiRuns!.spread.median) ?? apiRuns.results[0];
+  } finally {
+    await api.stop();
+    execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}:*' | xargs -r redis-cli del > /dev/null`]);
+  }
+  const soaked = SOAK_SECONDS > 0 ? await withPoolStarts(url, () => soak(url)) : undefined;
+  const ratio = apiRuns.spread.median / tps;
+  const md = `## Redemption throughput
 
 ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent clients, ${SECONDS} s per run, each figure the median of ${RUNS} runs (min–max in brackets), a pool of ${KEYS.toLocaleString('en-US')} keys; beside every run the pool starts move every second, as a worker's \`advance-pool-starts\` job moves them.
 
 | what | per second | latency p50 / p99 |
 |---|---|---|
-| pgbench running the redemption statement (prepared), full schema | ${formatSpread(full.spread)} tps | |
-| pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean.spread)} tps | |
+| pgbench running the redemption statement (prepared), full schema | ${formatSpread(full)} tps | |
+| pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean)} tps | |
 | \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis) | ${formatSpread(apiRuns.spread)} req/s (${result.errors} errors) | ${result.p50.toFixed(1)} / ${result.p99.toFixed(1)} ms |
 
-API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${schemaRatio.toFixed(2)}** (target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.
+API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.
 
 Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`; less moved by the load generator sharing the cores than transactions per second): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
-      soaked
-        ? `
+    soaked
+      ? `
 
 Soak (\`BENCH_REDEEM_SOAK_SECONDS=${SOAK_SECONDS}\`): pgbench on the full schema for ${SOAK_SECONDS} s in ${SOAK_ROUNDS} rounds with no VACUUM between them, every transaction a new code: ${soaked.rounds.map((t) => `${t.toFixed(0)}`).join(' → ')} tps. Autovacuum ran ${soaked.autovacuums} time(s) on \`license_keys\` meanwhile; ${soaked.deadAtEnd.toLocaleString('en-US')} dead rows at the end.`
-        : ''
-    }`;
-    console.log(md);
-    writeResult('redeem', md);
-  });
+      : ''
+  }`;
+  console.log(md);
+  writeResult('redeem', md);
 }
