@@ -24,6 +24,7 @@ import { promisify } from 'util';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
+import { leanSchema, pageCounts, pagesPerRedemption, sumPages } from './redeem-schema';
 import {
   cpuMs,
   formatSpread,
@@ -95,46 +96,6 @@ async function seed(url: string): Promise<void> {
   await pg.end();
 }
 
-/**
- * The lean schema: every index of the redemption's tables that is neither a primary key nor unique (the rules'
- * constraints) nor the pool's key lookup is dropped, and user triggers are disabled (the counters have none since
- * issue 26: the statement's own upserts run on both schemas).
- */
-export const REDEMPTION_TABLES = [
-  'voucher_codes',
-  'customers',
-  'redemptions',
-  'license_keys',
-  'license_assignments',
-  'success_tokens',
-];
-
-/** The indexes of the redemption's tables that it does not need: neither primary, nor unique, nor the pool's. */
-export async function optionalIndexes(pg: Client): Promise<Array<{ name: string; def: string }>> {
-  const { rows } = await pg.query(
-    `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS def
-       FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-      WHERE t.relname = ANY($1) AND NOT x.indisunique AND NOT x.indisprimary AND i.relname <> 'idx_license_keys_pool'
-      ORDER BY 1`,
-    [REDEMPTION_TABLES],
-  );
-  return rows;
-}
-
-async function leanSchema(url: string): Promise<string[]> {
-  const pg = new Client({ connectionString: url });
-  await pg.connect();
-  try {
-    const rows = await optionalIndexes(pg);
-    for (const { name } of rows) await pg.query(`DROP INDEX ${name}`);
-    for (const table of REDEMPTION_TABLES) await pg.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
-    await pg.query('VACUUM ANALYZE');
-    return rows.map((r) => r.name);
-  } finally {
-    await pg.end();
-  }
-}
-
 /** The API's statement with pgbench variables: the code is `codeSql`, the e-mail made of `prefix` and `:${id}`. */
 function redeemScript(prefix: string, codeSql: string, id = 'n'): string {
   return (
@@ -199,42 +160,6 @@ async function soak(url: string): Promise<{ rounds: number[]; autovacuums: numbe
   const after = await stats();
   return { rounds, autovacuums: after.autovacuums - before.autovacuums, deadAtEnd: after.dead };
 }
-
-interface PageCounts {
-  redemptions: number;
-  /** Pages (buffer hits and reads) of each index and table of the redemption's tables, this database only. */
-  pages: Map<string, number>;
-}
-
-/**
- * What the redemptions cost in pages, independent of the machine's speed and noise: the buffer pages each index
- * and table of the redemption's tables was read or written through (`pg_statio_user_*`, this database only), and
- * how many redemptions were made meanwhile. Two of these give pages per redemption by index: which index a
- * redemption pays for (every one it inserts into is walked from its root).
- */
-async function pageCounts(url: string): Promise<PageCounts> {
-  const [counted] = await sql(url, [`SELECT count(*)::int AS n FROM redemptions`]);
-  const rows = await sql(url, [
-    `SELECT indexrelname AS name, idx_blks_hit + coalesce(idx_blks_read, 0) AS pages
-       FROM pg_statio_user_indexes WHERE relname = ANY($1)
-     UNION ALL
-     SELECT relname || ' (table)', heap_blks_hit + coalesce(heap_blks_read, 0)
-       FROM pg_statio_user_tables WHERE relname = ANY($1)`,
-    [REDEMPTION_TABLES],
-  ]);
-  return { redemptions: counted.n, pages: new Map(rows.map((r) => [r.name as string, Number(r.pages)])) };
-}
-
-/** Pages per redemption between two counts, largest first (those above 0.05). */
-function pagesPerRedemption(before: PageCounts, after: PageCounts): Array<{ name: string; pages: number }> {
-  const made = Math.max(1, after.redemptions - before.redemptions);
-  return [...after.pages]
-    .map(([name, pages]) => ({ name, pages: (pages - (before.pages.get(name) ?? 0)) / made }))
-    .filter((p) => p.pages >= 0.05)
-    .sort((a, b) => b.pages - a.pages);
-}
-
-const sumPages = (costs: Array<{ pages: number }>) => costs.reduce((sum, c) => sum + c.pages, 0);
 
 /** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured run. */
 let next = 0;
@@ -318,10 +243,7 @@ interface SchemaRuns {
 async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: SchemaRuns; lean: SchemaRuns }> {
   const runs = { full: { url: fullUrl, prefix: 'PG-' }, lean: { url: leanUrl, prefix: 'LEAN-' } };
   const result = { full: { tps: [] as number[] }, lean: { tps: [] as number[] } };
-  const before = {
-    full: { pages: await pageCounts(fullUrl), cpu: 0 },
-    lean: { pages: await pageCounts(leanUrl), cpu: 0 },
-  };
+  const before = { full: await pageCounts(fullUrl), lean: await pageCounts(leanUrl) };
   const cpu = { full: 0, lean: 0 };
   for (let run = 0; run < RUNS; run++) {
     for (const schema of ['full', 'lean'] as const) {
@@ -336,19 +258,23 @@ async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: Sc
   const after = { full: await pageCounts(fullUrl), lean: await pageCounts(leanUrl) };
   const summary = (schema: 'full' | 'lean'): SchemaRuns => ({
     tps: result[schema].tps,
-    pages: pagesPerRedemption(before[schema].pages, after[schema]),
-    cpu: cpu[schema] / Math.max(1, after[schema].redemptions - before[schema].pages.redemptions),
+    pages: pagesPerRedemption(before[schema], after[schema]),
+    cpu: cpu[schema] / Math.max(1, after[schema].redemptions - before[schema].redemptions),
   });
   return { full: summary('full'), lean: summary('lean') };
 }
 
-/** The lean schema's database: the same migrations and pool, its own codes (WARM-, LEAN-), then `leanSchema`. */
+/**
+ * The lean schema's database: the same migrations and a pool of the same size as the full schema's (three ranges of
+ * codes and their keys, so its tables and indexes are as large: WARM- and LEAN- redeemed, SPARE- never), then
+ * `leanSchema`.
+ */
 async function seedLean(url: string): Promise<string[]> {
   await runMigrations(url);
   const pg = new Client({ connectionString: url });
   await pg.connect();
   try {
-    await seedPool(pg, ['WARM-', 'LEAN-'], CODES);
+    await seedPool(pg, ['WARM-', 'LEAN-', 'SPARE-'], CODES);
   } finally {
     await pg.end();
   }
