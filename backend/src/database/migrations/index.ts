@@ -30,8 +30,8 @@ import { CustomerCentre1763837000000 } from './1763837000000-customer-centre';
 import { OrderEmailResends1763838000000 } from './1763838000000-order-email-resends';
 import { CountersWithoutTriggers1763839000000 } from './1763839000000-counters-without-triggers';
 import { WordSearchIndexes1763841000000 } from './1763841000000-word-search-indexes';
-import { FewerWritePathIndexes1763843000000 } from './1763843000000-fewer-write-path-indexes';
 import { LicensePoolStarts1763842000000 } from './1763842000000-license-pool-starts';
+import { FewerWritePathIndexes1763843000000 } from './1763843000000-fewer-write-path-indexes';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,

@@ -12,9 +12,8 @@ export class RedemptionRetentionRepository {
 
   /**
    * One batch of redemptions older than `days` (found through idx_redemptions_list (exported, redeemed_at DESC, id),
-   * one range per `exported` value), taken off their counters
-   * in the same statement (`redemptionCountsCtes`). A deleted redemption keeps its code redeemed (no cascade to it)
-   * and its key assignment (set to null).
+   * one range per `exported` value), taken off their counters in the same statement (`redemptionCountsCtes`). A
+   * deleted redemption keeps its code redeemed (no cascade to it) and its key assignment (set to null).
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
     const [{ n }] = await this.database.manager.query(
