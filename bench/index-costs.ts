@@ -39,7 +39,7 @@ export async function main(): Promise<void> {
       let run = 0;
       // Every run starts vacuumed: the pool's partial index (the first free key in order) collects the dead entries
       // of the keys taken before, which slowed later runs by up to 45% in a first try without it.
-      // Each run's tps and PostgreSQL's CPU per redemption (less moved by other load on the cores than tps).
+      // Each run's tps and PostgreSQL's CPU per redemption (the server's own work, without pgbench's).
       const made = async () => (await pg.query(`SELECT count(*)::int AS n FROM redemptions`)).rows[0].n as number;
       const bench = async (): Promise<Run> => {
         await pg.query(`VACUUM ANALYZE ${REDEMPTION_TABLES.join(', ')}`);
@@ -67,7 +67,7 @@ export async function main(): Promise<void> {
         `${value >= against ? '+' : ''}${(((value - against) / against) * 100).toFixed(0)}%`;
       const md = `## What each index costs the redemption
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run, each on freshly vacuumed tables. Full schema: ${first.tps.toFixed(0)} tps and ${first.cpu.toFixed(3)} ms of PostgreSQL CPU per redemption first, ${last.tps.toFixed(0)} tps and ${last.cpu.toFixed(3)} ms last (the base is their mean, ${base.toFixed(0)} tps, ${baseCpu.toFixed(3)} ms). Transactions per second on this machine move by up to ±18% between runs (indexes the redemption never writes, such as \`idx_voucher_codes_void_batch\`, show that much); the server's CPU per redemption (every process of the server, \`postgresCpuMs\`) moves less, and is what the rows are sorted by.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, pgbench running the redemption statement, ${SECONDS} s per run, codes of its own per run, each on freshly vacuumed tables. Full schema: ${first.tps.toFixed(0)} tps and ${first.cpu.toFixed(3)} ms of PostgreSQL CPU per redemption first, ${last.tps.toFixed(0)} tps and ${last.cpu.toFixed(3)} ms last (the base is their mean, ${base.toFixed(0)} tps, ${baseCpu.toFixed(3)} ms). Transactions per second on this machine move by up to ±18% between runs (indexes the redemption never writes, such as \`idx_voucher_codes_void_batch\`, show that much); the server's CPU per redemption (every process of the server, \`postgresCpuMs\`) leaves pgbench's own CPU out but moves about as much (the server's own work varies: checkpoints, autovacuum); the rows are sorted by it.
 
 | run | tps | change | PostgreSQL CPU per redemption | change |
 |---|---|---|---|---|

@@ -260,8 +260,16 @@ export function machine(): string {
 
 /** CPU time (user + system) a process has used so far, in milliseconds (Linux). */
 export function cpuMs(pid: number): number {
+  return statCpuMs(pid, false);
+}
+
+/**
+ * A process's CPU time in ms from /proc/<pid>/stat: utime and stime (fields 14 and 15 of proc(5); here counted from
+ * the state, field 3), and with `reaped` also cutime and cstime, that of the children it has waited for.
+ */
+function statCpuMs(pid: number, reaped: boolean): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const ticks = (reaped ? [11, 12, 13, 14] : [11, 12]).reduce((sum, i) => sum + Number(fields[i]), 0);
   return (ticks * 1000) / 100;
 }
 
@@ -269,16 +277,14 @@ export function cpuMs(pid: number): number {
  * CPU time (user + system, ms) the PostgreSQL server at `url` has used so far: its postmaster's own and that of the
  * children it has reaped (the backends of clients that disconnected: pgbench's when it ends), plus that of its live
  * children (background writer, WAL writer, checkpointer, autovacuum, open backends). Two readings around a pgbench
- * run give the server's CPU per transaction, a figure that load from other processes on the same cores moves far
- * less than transactions per second. The postmaster is found through the server's own `postmaster.pid`.
+ * run give the server's CPU per transaction, without the load generator's CPU that transactions per second share
+ * the cores with (on a CPU-bound server it moves about as much between runs: the noise is the server's own work,
+ * checkpoints and autovacuum among it). The postmaster is found through the server's own `postmaster.pid`.
  */
 export async function postgresCpuMs(url: string): Promise<number> {
   const [{ dir }] = await sql(url, [`SELECT current_setting('data_directory') AS dir`]);
   const postmaster = Number(readFileSync(`${dir}/postmaster.pid`, 'utf8').split('\n')[0]);
-  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime, stime, cutime, cstime (fields 14-17 of proc(5); here counted from the state, field 3).
-  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-  return (ticks * 1000) / 100 + childProcesses(postmaster).reduce((sum, c) => sum + cpuMsIfAlive(c.pid), 0);
+  return statCpuMs(postmaster, true) + childProcesses(postmaster).reduce((sum, c) => sum + cpuMsIfAlive(c.pid), 0);
 }
 
 /**

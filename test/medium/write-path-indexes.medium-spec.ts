@@ -30,7 +30,6 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
   });
   afterAll(() => m?.close());
 
-  const sending = <T>(fn: () => Promise<T>) => statementsSent(m.db, fn);
   /** The plan PostgreSQL picks for a statement with ten million redemptions' statistics on these pages. */
   const planAtTenMillion = async ({ sql, params }: { sql: string; params: unknown[] }) => {
     const runner = m.db.createQueryRunner();
@@ -51,7 +50,7 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
 
   it('sweeps the oldest pending e-mails first, merging two ordered ranges of the status index, no sort of them all', async () => {
     const outbox = new RedemptionMailOutboxRepository(m.database, m.cipher);
-    const { result, sent } = await sending(() => outbox.findStalePending(60_000, 25));
+    const { result, sent } = await statementsSent(m.db, () => outbox.findStalePending(60_000, 25));
     expect(result).toEqual((await pendingOldestFirst()).slice(0, 25));
     const plan = await planAtTenMillion(sent[0]);
     expect(plan).toContain('Merge Append');
@@ -61,10 +60,10 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
 
   it('finds every unclaimed pending e-mail oldest first, and counts the backlog, from the status index', async () => {
     const repository = new RedemptionRepository(m.database, m.cipher);
-    const { result, sent } = await sending(() => repository.findUnclaimedPending());
+    const { result, sent } = await statementsSent(m.db, () => repository.findUnclaimedPending());
     expect(result).toEqual(await pendingOldestFirst());
     expect(await planAtTenMillion(sent[0])).toContain('idx_redemptions_status_list');
-    const backlog = await sending(() => new StatsRepository(m.database).orderEmailBacklog());
+    const backlog = await statementsSent(m.db, () => new StatsRepository(m.database).orderEmailBacklog());
     expect(backlog.result).toEqual({ pending: (await pendingOldestFirst()).length, failed: 0 });
     expect(backlog.result.pending).toBeGreaterThan(1000);
     const plan = await planAtTenMillion(backlog.sent[0]);
@@ -75,7 +74,7 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
   it('counts the pool forecast demand of every product from the list index', async () => {
     const activity = new RedemptionActivityRepository(m.database);
     const since = new Date(Date.now() - 100.5 * 3600_000);
-    const { result, sent } = await sending(() => activity.redeemedPerProductSince(since));
+    const { result, sent } = await statementsSent(m.db, () => activity.redeemedPerProductSince(since));
     expect(result).toEqual(new Map([[product, 100]]));
     const plan = await planAtTenMillion(sent[0]);
     expect(plan).toContain('idx_redemptions_list');
@@ -89,7 +88,7 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
     const [{ n: due }] = await m.db.query(`SELECT count(*)::int AS n FROM redemptions WHERE ${older}`);
     const [{ n: before }] = await m.db.query(`SELECT count(*)::int AS n FROM redemptions`);
     expect(due).toBeGreaterThan(1000);
-    const { result, sent } = await sending(() => retention.deleteOlderThan(200, 500));
+    const { result, sent } = await statementsSent(m.db, () => retention.deleteOlderThan(200, 500));
     expect(result).toBe(500);
     expect(await planAtTenMillion(sent[0])).toContain('idx_redemptions_list');
     expect(await retention.deleteOlderThan(200, 5000)).toBe(due - 500);
