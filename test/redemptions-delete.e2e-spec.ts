@@ -28,6 +28,17 @@ describe('Deleting redemptions', () => {
       expect(await t.db.query(`SELECT id FROM redemptions WHERE id = $1`, [r.id])).toEqual([]);
       const [code] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [r.code]);
       expect(code.is_redeemed).toBe(true);
+      // Still on the product's Redeemed tab (from released_codes now), without its redemption.
+      const redeemedTab = await t
+        .http()
+        .get(`/api/products/${product}/voucher-codes-detailed?status=redeemed`)
+        .set(auth)
+        .expect(200);
+      expect(redeemedTab.body.codes.map((c: { code: string; status: string }) => [c.code, c.status])).toEqual([
+        [r.code, 'redeemed'],
+      ]);
+      expect(redeemedTab.body.codes[0].redemption).toBeNull();
+      expect(redeemedTab.body.totalCount).toBe(1);
       const assignments = await t.db.query(`SELECT redemption_id FROM license_assignments WHERE license_key_id = $1`, [
         keyId,
       ]);

@@ -214,11 +214,13 @@ export async function insertBulkRedemptions(
   );
   await db.query(
     countedCodes(
-      `INSERT INTO voucher_codes (code, product_id, is_redeemed) SELECT ${code}, $1, true FROM generate_series(1, $2::int) g`,
+      `INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
+       SELECT ${code}, $1, true, ${columns.redeemed_at ?? 'now()'} FROM generate_series(1, $2::int) g`,
     ),
     [product, n],
   );
-  const extra = { email_status: `'sent'`, ...columns };
+  // The code and its redemption were redeemed at the same moment, as the redemption statement writes them.
+  const extra = { email_status: `'sent'`, ...columns, redeemed_at: 'v.redeemed_at' };
   await db.query(
     countedRedemptions(`INSERT INTO redemptions (voucher_code_id, customer_id, product_id, first_name, last_name,
                                      ${Object.keys(extra).join(', ')})

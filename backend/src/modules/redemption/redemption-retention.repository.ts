@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { redemptionCountsCtes } from '../../common/utils/counters-sql';
 import { DatabaseService } from '../../database/database.service';
+import { releasedCodesCte } from '../voucher/code-status.sql';
 
 /*
  * docs/product.md §1.5 retention of the redemption module's tables (redemptions after 7 years, then their customers).
@@ -13,7 +14,8 @@ export class RedemptionRetentionRepository {
   /**
    * One batch of redemptions older than `days` (found through idx_redemptions_list (exported, redeemed_at DESC, id),
    * one range per `exported` value), taken off their counters in the same statement (`redemptionCountsCtes`). A
-   * deleted redemption keeps its code redeemed (no cascade to it) and its key assignment (set to null).
+   * deleted redemption keeps its code redeemed (no cascade to it; listed from `released_codes`, `releasedCodesCte`)
+   * and its key assignment (set to null).
    */
   async deleteOlderThan(days: number, batch: number): Promise<number> {
     const [{ n }] = await this.database.manager.query(
@@ -21,7 +23,7 @@ export class RedemptionRetentionRepository {
           SELECT id FROM redemptions
            WHERE exported IN (false, true) AND redeemed_at < now() - make_interval(days => $1) LIMIT $2)
           RETURNING product_id, voucher_code_id, redeemed_at, exported)
-       ${redemptionCountsCtes('d', -1)}
+       ${redemptionCountsCtes('d', -1)} ${releasedCodesCte('d')}
        SELECT count(*)::int AS n FROM d`,
       [days, batch],
     );

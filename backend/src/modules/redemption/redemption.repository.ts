@@ -5,6 +5,7 @@ import { DatabaseService } from '../../database/database.service';
 import { redemptionCountsCtes } from '../../common/utils/counters-sql';
 import { returnedRows } from '../../common/utils/sql';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
+import { releasedCodesCte } from '../voucher/code-status.sql';
 import { Redemption } from './entities/redemption.entity';
 import {
   idempotencyKeyHash,
@@ -290,13 +291,14 @@ export class RedemptionRepository {
   // --- Deletion ---
 
   /**
-   * The voucher code stays redeemed; the licence assignment stays (its redemption_id set null by the FK). The
-   * statement takes the redemption off its counters (`redemptionCountsCtes`: product, batch, exported, day).
+   * The voucher code stays redeemed (listed from `released_codes` now, `releasedCodesCte`); the licence assignment
+   * stays (its redemption_id set null by the FK). The statement takes the redemption off its counters
+   * (`redemptionCountsCtes`: product, batch, exported, day).
    */
   async delete(id: string): Promise<{ code: string } | undefined> {
     const [row] = await this.database.manager.query(
       `WITH d AS (DELETE FROM redemptions WHERE id = $1 RETURNING id, product_id, voucher_code_id, redeemed_at, exported)
-       ${redemptionCountsCtes('d', -1)}
+       ${redemptionCountsCtes('d', -1)} ${releasedCodesCte('d')}
        SELECT d.id, v.code FROM d JOIN voucher_codes v ON v.id = d.voucher_code_id`,
       [id],
     );
@@ -308,7 +310,7 @@ export class RedemptionRepository {
       // Locked in id order, as every statement that locks several redemptions (exports, refunds): no deadlock.
       `WITH d AS (DELETE FROM redemptions WHERE id IN (SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
                   RETURNING id, product_id, voucher_code_id, redeemed_at, exported)
-       ${redemptionCountsCtes('d', -1)}
+       ${redemptionCountsCtes('d', -1)} ${releasedCodesCte('d')}
        SELECT id FROM d`,
       [ids],
     );
@@ -329,7 +331,7 @@ export class RedemptionRepository {
     // other statement goes on.
     await db.query(`SET LOCAL lock_timeout = '${CLEANUP_LOCK_TIMEOUT}'`);
     await db.query(
-      `LOCK TABLE voucher_codes, customers, redemptions, license_assignments, success_tokens IN ACCESS EXCLUSIVE MODE`,
+      `LOCK TABLE voucher_codes, released_codes, customers, redemptions, license_assignments, success_tokens IN ACCESS EXCLUSIVE MODE`,
     );
     await db.query(`SET LOCAL lock_timeout TO DEFAULT`);
     const [counts] = await db.query(
@@ -338,7 +340,9 @@ export class RedemptionRepository {
               (SELECT count(*) FROM redemptions)::int AS redemptions,
               (SELECT count(*) FROM license_assignments)::int AS license_assignments`,
     );
-    await db.query(`TRUNCATE license_assignments, success_tokens, redemptions, customers, voucher_codes`);
+    await db.query(
+      `TRUNCATE license_assignments, success_tokens, redemptions, customers, released_codes, voucher_codes`,
+    );
     // Counts itself: no code and no redemption is left to count (the tables are still locked, so no writer of these
     // counters runs meanwhile; `license_key_counts` stays, as the keys do).
     await db.query(`UPDATE product_counts SET available = 0, redeemed = 0, void = 0, redemptions = 0, exported = 0`);

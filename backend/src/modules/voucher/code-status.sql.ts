@@ -16,8 +16,9 @@ export const CODE_STATUS_FILE_WORDS = {
 } as const;
 
 /**
- * SQL predicates on `v` per status, each matching a partial index's WHERE: available
- * idx_voucher_codes_unredeemed_seq, redeemed idx_voucher_codes_redeemed, void idx_voucher_codes_void_seq.
+ * SQL predicates on `v` per status: available matches idx_voucher_codes_unredeemed_seq's WHERE, void
+ * idx_voucher_codes_void_seq's; a product's redeemed codes in order are `REDEEMED_CODES_SQL` (no index on the code's
+ * row holds them: migration 1763844000000).
  */
 export const CODE_STATUS_SQL: Record<CodeStatus, string> = {
   available: 'NOT v.is_redeemed AND v.voided_at IS NULL',
@@ -39,3 +40,22 @@ export function codeStatusSql(words: 'api' | 'file', redemption = 'r'): string {
   WHEN ${CODE_STATUS_SQL.redeemed} AND ${redemption}.refunded_at IS NOT NULL THEN '${w.refunded}'
   WHEN ${CODE_STATUS_SQL.redeemed} THEN '${w.redeemed}' ELSE '${w.available}' END`;
 }
+
+/**
+ * The redeemed codes as a row source (`id` the code's, `product_id`, `redeemed_at`), read without the code's row:
+ * those with their redemption (idx_redemptions_product_redeemed) and those whose redemption was deleted
+ * (`released_codes`, idx_released_codes_product), disjoint. Per product, newest first, PostgreSQL merges the two
+ * indexes read backwards (a Merge Append): the page's ids come from the indexes alone (docs/architecture.md "A code's
+ * state").
+ */
+export const REDEEMED_CODES_SQL = `(SELECT r.voucher_code_id AS id, r.product_id, r.redeemed_at FROM redemptions r
+   UNION ALL
+   SELECT o.voucher_code_id, o.product_id, o.redeemed_at FROM released_codes o)`;
+
+/**
+ * The CTE by which a statement that deletes redemptions keeps their codes redeemed and listed (`rows`: its
+ * RETURNING with `voucher_code_id`, `product_id`, `redeemed_at`): each code goes into `released_codes`.
+ */
+export const releasedCodesCte = (rows: string) => `, released AS (
+  INSERT INTO released_codes (voucher_code_id, product_id, redeemed_at)
+  SELECT voucher_code_id, product_id, redeemed_at FROM ${rows})`;

@@ -6,7 +6,7 @@ import { DatabaseService } from '../../database/database.service';
 import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { productCountsDeltaSql } from '../../common/utils/counters-sql';
 import { likeContains } from '../../common/utils/sql';
-import { CODE_STATUS_SQL, codeStatusSql, CodeStatus } from './code-status.sql';
+import { CODE_STATUS_SQL, codeStatusSql, CodeStatus, REDEEMED_CODES_SQL } from './code-status.sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
 export type { CodeStatus } from './code-status.sql';
@@ -55,20 +55,25 @@ export interface CodePage {
 /**
  * A product's codes, declared to the list module (docs/architecture.md, "Lists"): all/available/void newest first
  * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq / _void_seq); redeemed most recently redeemed
- * first (idx_voucher_codes_redeemed). The shown rows join their redemption and customer (the name is the
+ * first, read off the code's row (`REDEEMED_CODES_SQL`: the redemptions' and the released codes' indexes; with a
+ * search, joined to the code it tests). The shown rows join their redemption and customer (the name is the
  * redemption's own, as given with it: docs/product.md §11.6); a walked code is tested on its own row.
  */
-function codeList(status: CodeStatus | undefined): ListDeclaration {
+function codeList(status: CodeStatus | undefined, searched: boolean): ListDeclaration {
+  const redeemed = status === 'redeemed';
   return {
-    table: 'voucher_codes',
+    table: !redeemed
+      ? 'voucher_codes'
+      : searched
+        ? `(SELECT c.id, c.code, x.product_id, x.redeemed_at FROM ${REDEEMED_CODES_SQL} x JOIN voucher_codes c ON c.id = x.id)`
+        : REDEEMED_CODES_SQL,
     alias: 'v',
-    order:
-      status === 'redeemed'
-        ? [
-            { expr: 'v.redeemed_at', desc: true },
-            { expr: 'v.seq', desc: true },
-          ]
-        : [{ expr: 'v.seq', desc: true }],
+    order: redeemed
+      ? [
+          { expr: 'v.redeemed_at', desc: true },
+          { expr: 'v.id', desc: true },
+        ]
+      : [{ expr: 'v.seq', desc: true }],
     view: {
       select: `SELECT v.id, v.code, v.is_redeemed, ${codeStatusSql('api')} AS status, v.created_at, v.redeemed_at,
                       v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
@@ -78,7 +83,7 @@ function codeList(status: CodeStatus | undefined): ListDeclaration {
                  LEFT JOIN redemptions r ON r.voucher_code_id = v.id
                  LEFT JOIN customers c ON c.id = r.customer_id`,
     },
-    walk: { columns: 'v.id, v.code, v.seq, v.redeemed_at' },
+    walk: { columns: redeemed ? 'v.id, v.code, v.redeemed_at' : 'v.id, v.code, v.seq, v.redeemed_at' },
   };
 }
 
@@ -102,14 +107,15 @@ export class VoucherCodeRepository {
   async page(productId: string, query: CodePageQuery, exactLimit: number): Promise<CodePage> {
     const params: unknown[] = [productId];
     const where = ['v.product_id = $1'];
-    if (query.status) where.push(CODE_STATUS_SQL[query.status]);
+    // The redeemed list's rows are redeemed codes by construction (`codeList`).
+    if (query.status && query.status !== 'redeemed') where.push(CODE_STATUS_SQL[query.status]);
     // Codes are stored upper-case (every write upper-cases them: uploads, and the redeem form's input is upper-cased
     // too), so the upper-cased term with a case-sensitive LIKE finds what ILIKE would, at a third of the cost per row
     // a walk tests (ILIKE folds the case of every code it reads); the trigram index serves both.
     const test = `v.code LIKE $${params.length + 1}`;
     const { rows, hasNextPage, counted } = await readListPage<CodeRow>(
       this.database.manager,
-      codeList(query.status),
+      codeList(query.status, !!query.search),
       {
         params,
         base: where.join(' AND '),

@@ -14,7 +14,8 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 // cannot declare a column's sort order (migration 1763700000000).
 @Index('idx_redemptions_list', { synchronize: false })
 @Index('idx_redemptions_status_list', { synchronize: false })
-@Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt'])
+// A product's redemptions by time (the pool forecast) and its Redeemed tab's code ids, newest first (read backwards).
+@Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt', 'voucherCodeId'])
 // The list's name search: GIN ((first_name || ' ' || last_name) gin_trgm_ops) (migration 1763830000000).
 @Index('idx_redemptions_full_name_trgm', { synchronize: false })
 // A full name's newest page and a name's start: ((lower(first_name || ' ' || last_name)) text_pattern_ops, exported,

@@ -21,8 +21,6 @@ import { Product } from '../../product/entities/product.entity';
 @Index('idx_voucher_codes_product_seq', { synchronize: false })
 @Index('idx_voucher_codes_unredeemed_seq', { synchronize: false })
 @Index('idx_voucher_codes_void_seq', { synchronize: false })
-// The redeemed tab: (product_id, redeemed_at DESC, seq DESC) WHERE is_redeemed.
-@Index('idx_voucher_codes_redeemed', { synchronize: false })
 // Substring search: GIN (code gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 1 GB): an upload appends
 // to the pending list, merged after it in one pass (migration 1763820000100, VoucherCodeRepository.mergeSearchIndex).
 @Index('idx_voucher_codes_code_trgm', { synchronize: false })
