@@ -55,14 +55,29 @@ export async function insertSealedKeys(
 
 /** An admin user, an active session and a signed access token for it, as a login issues them (test/helpers/auth.ts). */
 /**
- * The counters of `productIds` rebuilt from count(*) (shard 0), for rows a benchmark seeded by SQL: the application's
- * writers count themselves in their own statements (issue 26, no counter triggers), a seed's bulk INSERTs do not.
- * One transaction with the counted tables locked against writers.
+ * The list of available codes of `productIds` (`available_codes`, docs/architecture.md "A code's state") rebuilt from
+ * their codes, for codes a benchmark seeded by SQL: the upload lists the codes it adds, a seed's bulk INSERT does not.
+ */
+export async function listAvailableCodes(pg: Client, productIds: string[]): Promise<void> {
+  await pg.query(`DELETE FROM available_codes WHERE product_id = ANY($1::uuid[])`, [productIds]);
+  await pg.query(
+    `INSERT INTO available_codes (product_id, seq, voucher_code_id)
+     SELECT product_id, seq, id FROM voucher_codes
+      WHERE product_id = ANY($1::uuid[]) AND NOT is_redeemed AND voided_at IS NULL ORDER BY product_id, seq`,
+    [productIds],
+  );
+}
+
+/**
+ * The counters of `productIds` rebuilt from count(*) (shard 0), and their list of available codes, for rows a
+ * benchmark seeded by SQL: the application's writers count themselves in their own statements (issue 26, no counter
+ * triggers), a seed's bulk INSERTs do not. One transaction with the counted tables locked against writers.
  */
 export async function recountCounters(pg: Client, productIds: string[]): Promise<void> {
   await pg.query('BEGIN');
   try {
     await pg.query(`LOCK TABLE voucher_codes, redemptions, license_keys IN SHARE MODE`);
+    await listAvailableCodes(pg, productIds);
     for (const table of ['product_counts', 'redemption_day_counts', 'license_key_counts']) {
       await pg.query(`DELETE FROM ${table} WHERE product_id = ANY($1::uuid[])`, [productIds]);
     }

@@ -139,6 +139,11 @@ async function seedCodes(url: string): Promise<void> {
       `INSERT INTO voucher_codes (code, product_id) SELECT 'MAIL-' || g, $1 FROM generate_series(1, $2::int) g`,
       [product.id, CODES],
     ],
+    // Listed as available, as an upload lists its codes (docs/architecture.md "A code's state").
+    [
+      `INSERT INTO available_codes (product_id, seq, voucher_code_id) SELECT product_id, seq, id FROM voucher_codes WHERE product_id = $1`,
+      [product.id],
+    ],
     ['VACUUM ANALYZE'],
   );
 }

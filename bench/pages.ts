@@ -59,6 +59,11 @@ async function seedCodes(databaseUrl: string): Promise<void> {
       windows,
       mac,
     ]);
+    // Listed as available, as an upload lists its codes (docs/architecture.md "A code's state").
+    await pg.query(
+      `INSERT INTO available_codes (product_id, seq, voucher_code_id)
+       SELECT product_id, seq, id FROM voucher_codes WHERE code LIKE 'PAGES-%'`,
+    );
     await pg.query(
       `INSERT INTO license_keys (product_id, license_key, download_link) VALUES ($1, 'NKJFK-GPHP7-G8C3J-P6JXR-HQRJR', 'https://setup.office.com/')`,
       [windows],

@@ -18,6 +18,7 @@ export const REDEMPTION_TABLES = [
   'license_keys',
   'license_assignments',
   'success_tokens',
+  'available_codes',
 ];
 
 /** The indexes of the redemption's tables that it does not need: neither primary, nor unique, nor the pool's. */

@@ -29,6 +29,7 @@ import {
   cpuMs,
   formatSpread,
   insertSealedKeys,
+  listAvailableCodes,
   machine,
   measured,
   postgresCpuMs,
@@ -91,6 +92,7 @@ async function seed(url: string): Promise<void> {
       [product.id, CLIENTS, SOAK_PER_CLIENT],
     );
     await insertSealedKeys(pg, product.id, CLIENTS * SOAK_PER_CLIENT, { prefix: 'SOAK-KEY-' });
+    await listAvailableCodes(pg, [product.id]);
     await pg.query('VACUUM ANALYZE');
   }
   await pg.end();

@@ -36,6 +36,11 @@ export async function main(): Promise<void> {
       `INSERT INTO voucher_codes (code, product_id) SELECT 'RES-' || g, $1 FROM generate_series(1, $2::int) g`,
       [product.id, REDEMPTIONS],
     );
+    // Listed as available, as an upload lists its codes (docs/architecture.md "A code's state").
+    await pg.query(
+      `INSERT INTO available_codes (product_id, seq, voucher_code_id) SELECT product_id, seq, id FROM voucher_codes WHERE product_id = $1`,
+      [product.id],
+    );
 
     const redis = await startRedisServer();
     const smtp = await startSmtp();

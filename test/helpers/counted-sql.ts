@@ -9,6 +9,7 @@ import {
   redemptionCountsCtes,
 } from '../../backend/src/common/utils/counters-sql';
 import { lowerPoolStartSql } from '../../backend/src/modules/license/license-pool-start.repository';
+import { listAvailableCte } from '../../backend/src/modules/voucher/code-status.sql';
 
 /*
  * Rows a test writes straight to the counted tables count themselves, as every writer of the application does
@@ -16,13 +17,16 @@ import { lowerPoolStartSql } from '../../backend/src/modules/license/license-poo
  * (without RETURNING) into one statement that adds its rows to the counters and answers them (`RETURNING *`).
  */
 
-/** `insert` into voucher_codes, counted in the codes' product and batch (no batch_id: the "before batches" one). */
+/**
+ * `insert` into voucher_codes, counted in the codes' product and batch (no batch_id: the "before batches" one), its
+ * available codes listed in `available_codes` as the upload lists them (docs/architecture.md "A code's state").
+ */
 export function countedCodes(insert: string): string {
   return `WITH ins AS (${insert} RETURNING *),
   counted AS (${productCountsDeltaSql(
     `SELECT product_id, coalesce(batch_id, product_id) AS batch_id, ${codeStateSql('ins')} FROM ins`,
     ['available', 'redeemed', 'void'],
-  )})
+  )}) ${listAvailableCte('(SELECT * FROM ins WHERE NOT is_redeemed AND voided_at IS NULL)')}
   SELECT * FROM ins`;
 }
 

@@ -1,5 +1,6 @@
 /*
- * The counters suites' check (test/helpers/counters.ts): every counter of migration 1763820000000 against count(*).
+ * The counters suites' check (test/helpers/counters.ts): every counter of migration 1763820000000 against count(*),
+ * and the lists of codes by state kept off the code's row (docs/architecture.md "A code's state") against the codes.
  */
 
 /** Counters minus count(*), per figure: every row of the answer is a mismatch. One statement, one snapshot. */
@@ -49,7 +50,11 @@ batch_kept AS (
 keys_kept AS (
   SELECT product_id, sum(total) AS total, sum(active) AS active, sum(available) AS available,
          sum(partially_used) AS partially_used, sum(fully_used) AS fully_used, sum(room) AS room
-    FROM license_key_counts GROUP BY product_id)
+    FROM license_key_counts GROUP BY product_id),
+available_codes_now AS (SELECT product_id, seq, id FROM voucher_codes WHERE NOT is_redeemed AND voided_at IS NULL),
+redeemed_listed AS (
+  SELECT voucher_code_id AS id, product_id FROM redemptions
+  UNION ALL SELECT voucher_code_id, product_id FROM released_codes)
 SELECT 'product' AS what, c.product_id::text AS key, row(c.available, c.redeemed, c.void, c.redemptions)::text AS counted,
        row(k.available, k.redeemed, k.void, k.redemptions)::text AS kept
   FROM counted c LEFT JOIN kept k ON k.product_id = c.product_id
@@ -76,4 +81,12 @@ SELECT 'keys', coalesce(c.product_id, k.product_id)::text,
  WHERE (coalesce(c.total, 0), coalesce(c.active, 0), coalesce(c.available, 0), coalesce(c.partially_used, 0),
         coalesce(c.fully_used, 0), coalesce(c.room, 0))
        IS DISTINCT FROM (coalesce(k.total, 0), coalesce(k.active, 0), coalesce(k.available, 0),
-                         coalesce(k.partially_used, 0), coalesce(k.fully_used, 0), coalesce(k.room, 0))`;
+                         coalesce(k.partially_used, 0), coalesce(k.fully_used, 0), coalesce(k.room, 0))
+UNION ALL
+SELECT 'available list', coalesce(c.id, a.voucher_code_id)::text, row(c.product_id, c.seq)::text, row(a.product_id, a.seq)::text
+  FROM available_codes_now c FULL JOIN available_codes a ON a.voucher_code_id = c.id
+ WHERE (c.product_id, c.seq) IS DISTINCT FROM (a.product_id, a.seq)
+UNION ALL
+SELECT 'redeemed list', coalesce(v.id, l.id)::text, row(v.product_id, v.is_redeemed)::text, l.product_id::text
+  FROM (SELECT id, product_id, is_redeemed FROM voucher_codes WHERE is_redeemed) v FULL JOIN redeemed_listed l ON l.id = v.id
+ WHERE v.id IS NULL OR l.id IS NULL OR v.product_id <> l.product_id`;

@@ -6,9 +6,9 @@ import { licenseManagedProduct } from '../helpers/factories';
 import { insertBulkRedemptions, MediumDatabase, startMediumDatabase, statementsSent } from '../helpers/medium';
 
 /**
- * Migration 1763844000000 took the Redeemed tab's index off the code's row (docs/benchmarks.md "The Redeemed tab off
- * the code's row"): a product's redeemed codes are read from its redemptions and, for those whose redemption was
- * deleted, from `released_codes`, newest first. Here 3,000 redemptions, some deleted one by one, in bulk and by
+ * Migration 1763844000000 took the Redeemed tab's index off the code's row (docs/architecture.md "A code's state"): a
+ * product's redeemed codes are read from its redemptions and, for those whose redemption was deleted, from
+ * `released_codes`, newest first. Here 3,000 redemptions, some deleted one by one, in bulk and by
  * retention: the Redeemed tab still lists every redeemed code, in order, counted exactly, searchable; and, planned
  * with ten million rows' statistics, its page merges the two indexes read backwards: no sort, no scan of the codes.
  */

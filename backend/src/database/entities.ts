@@ -21,6 +21,7 @@ import { Redemption } from '../modules/redemption/entities/redemption.entity';
 import { SuccessToken } from '../modules/redemption/entities/success-token.entity';
 import { RedemptionDayCount } from '../modules/stats/entities/redemption-day-count.entity';
 import { StatsSettings } from '../modules/stats/entities/stats-settings.entity';
+import { AvailableCode } from '../modules/voucher/entities/available-code.entity';
 import { ReleasedCode } from '../modules/voucher/entities/released-code.entity';
 import { UploadBatch } from '../modules/voucher/entities/upload-batch.entity';
 import { VoucherCode } from '../modules/voucher/entities/voucher-code.entity';
@@ -56,4 +57,5 @@ export const ENTITIES = [
   CustomerAccessLink,
   UploadBatch,
   ReleasedCode,
+  AvailableCode,
 ];

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * A product's redeemed codes are listed from the redemptions, not from an index on the code's row (issue 26, "each
- * index pays its way on the write path"; docs/benchmarks.md "The Redeemed tab off the code's row"):
+ * index pays its way on the write path"; docs/benchmarks.md "The code's update made heap-only"):
  * - idx_voucher_codes_redeemed (product_id, redeemed_at DESC, seq DESC) WHERE is_redeemed goes: a redemption no longer
  *   inserts into it, and it is one of the two indexes on the code's state that keep the redemption's update of the
  *   code from being a heap-only (HOT) update, which inserts into none of the code's indexes.

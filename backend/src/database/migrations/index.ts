@@ -33,6 +33,7 @@ import { WordSearchIndexes1763841000000 } from './1763841000000-word-search-inde
 import { LicensePoolStarts1763842000000 } from './1763842000000-license-pool-starts';
 import { FewerWritePathIndexes1763843000000 } from './1763843000000-fewer-write-path-indexes';
 import { RedeemedCodesOffTheCodeRow1763844000000 } from './1763844000000-redeemed-codes-off-the-code-row';
+import { AvailableCodesOffTheCodeRow1763845000000 } from './1763845000000-available-codes-off-the-code-row';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -70,4 +71,5 @@ export const MIGRATIONS = [
   LicensePoolStarts1763842000000,
   FewerWritePathIndexes1763843000000,
   RedeemedCodesOffTheCodeRow1763844000000,
+  AvailableCodesOffTheCodeRow1763845000000,
 ];

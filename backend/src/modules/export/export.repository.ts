@@ -89,10 +89,9 @@ function isoSql(expr: string): string {
  * ISO 8601. `$1` is a product id or NULL. Each file carries its codes' status (docs/product.md §19.3, the voucher
  * module's `codeStatusSql`): redeemed codes are `Redeemed` or, refunded after redemption, `Refunded` with the
  * refund's time; the unredeemed export holds available codes only (void codes are not for sale), `Available`. With a
- * product, available codes are read in order from idx_voucher_codes_unredeemed_seq (product_id, seq DESC) WHERE NOT
- * is_redeemed AND voided_at IS NULL; redeemed ones from the product's codes (idx_voucher_codes_product_seq), sorted by
- * PostgreSQL as the file streams (no index on the code's row holds them by redemption time: migration 1763844000000,
- * so that a redemption's update of its code inserts into none of the code's indexes).
+ * product, its codes are read from idx_voucher_codes_product_seq and those of the status kept (redeemed ones sorted
+ * by PostgreSQL as the file streams): no index on the code's row holds its state (migrations 1763844000000 and
+ * 1763845000000, so that a redemption's update of its code inserts into none of the code's indexes).
  */
 const REDEEMED_CODES = `FROM voucher_codes v JOIN products p ON p.id = v.product_id
                  LEFT JOIN redemptions r ON r.voucher_code_id = v.id

@@ -1,9 +1,11 @@
 import { createHash } from 'crypto';
 import { COUNTER_SHARD, localDaySql } from '../../common/utils/counters-sql';
+import { unlistAvailableCte } from '../voucher/code-status.sql';
 
 /*
  * The whole redemption is one statement, hence one implicit transaction and one round trip:
- * claim the code (a conditional UPDATE: of racing requests exactly one sees is_redeemed=false),
+ * claim the code (a conditional UPDATE: of racing requests exactly one sees is_redeemed=false; heap-only, as no index
+ * reads the code's state, and the code leaves the list of available codes: docs/architecture.md "A code's state"),
  * upsert the customer, take a pool key (SKIP LOCKED, from the product's pool start: `license_pool_starts`,
  * docs/architecture.md "The pool's start"), insert the redemption, assignment and token.
  * Nothing is written unless every part succeeds; the unique (customer, product) constraint turns a
@@ -26,8 +28,8 @@ WITH v AS (
   UPDATE voucher_codes vc SET is_redeemed = true, redeemed_at = now()
     FROM products p
    WHERE vc.code = $1 AND NOT vc.is_redeemed AND vc.voided_at IS NULL AND p.id = vc.product_id AND p.status = 'active'
-  RETURNING vc.id, vc.product_id, coalesce(vc.batch_id, vc.product_id) AS batch_id, p.name, p.is_license_managed
-), s AS (
+  RETURNING vc.id, vc.product_id, vc.seq, coalesce(vc.batch_id, vc.product_id) AS batch_id, p.name, p.is_license_managed
+)${unlistAvailableCte('v')}, s AS (
   -- The product's pool start (no row: the beginning). A scalar read, not a join in \`v\`: the planner's row estimate
   -- of every CTE after \`v\` depends on \`v\`'s being one row (a join with this small, rarely analysed table once
   -- estimated 30, 27,000 rows further down, and a cost that had PostgreSQL JIT-compile every execution).

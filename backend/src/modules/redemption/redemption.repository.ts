@@ -331,7 +331,7 @@ export class RedemptionRepository {
     // other statement goes on.
     await db.query(`SET LOCAL lock_timeout = '${CLEANUP_LOCK_TIMEOUT}'`);
     await db.query(
-      `LOCK TABLE voucher_codes, released_codes, customers, redemptions, license_assignments, success_tokens IN ACCESS EXCLUSIVE MODE`,
+      `LOCK TABLE voucher_codes, released_codes, available_codes, customers, redemptions, license_assignments, success_tokens IN ACCESS EXCLUSIVE MODE`,
     );
     await db.query(`SET LOCAL lock_timeout TO DEFAULT`);
     const [counts] = await db.query(
@@ -341,7 +341,7 @@ export class RedemptionRepository {
               (SELECT count(*) FROM license_assignments)::int AS license_assignments`,
     );
     await db.query(
-      `TRUNCATE license_assignments, success_tokens, redemptions, customers, released_codes, voucher_codes`,
+      `TRUNCATE license_assignments, success_tokens, redemptions, customers, released_codes, available_codes, voucher_codes`,
     );
     // Counts itself: no code and no redemption is left to count (the tables are still locked, so no writer of these
     // counters runs meanwhile; `license_key_counts` stays, as the keys do).

@@ -16,9 +16,9 @@ export const CODE_STATUS_FILE_WORDS = {
 } as const;
 
 /**
- * SQL predicates on `v` per status: available matches idx_voucher_codes_unredeemed_seq's WHERE, void
- * idx_voucher_codes_void_seq's; a product's redeemed codes in order are `REDEEMED_CODES_SQL` (no index on the code's
- * row holds them: migration 1763844000000).
+ * SQL predicates on `v` per status: void matches idx_voucher_codes_void_seq's WHERE; a product's available and
+ * redeemed codes in order are `availableCodesSql` and `REDEEMED_CODES_SQL` (no index on the code's row holds them:
+ * migrations 1763844000000, 1763845000000).
  */
 export const CODE_STATUS_SQL: Record<CodeStatus, string> = {
   available: 'NOT v.is_redeemed AND v.voided_at IS NULL',
@@ -59,3 +59,29 @@ export const REDEEMED_CODES_SQL = `(SELECT r.voucher_code_id AS id, r.product_id
 export const releasedCodesCte = (rows: string) => `, released AS (
   INSERT INTO released_codes (voucher_code_id, product_id, redeemed_at)
   SELECT voucher_code_id, product_id, redeemed_at FROM ${rows})`;
+
+/**
+ * The available codes as a row source (`id` the code's, `product_id`, `seq`), from `available_codes` alone: per
+ * product, newest first, its primary key read backwards answers a page's ids (index-only). `withCode`: joined to each
+ * code (`code`), for a search (the trigram index finds codes, the primary key tells which are available).
+ */
+export const availableCodesSql = (withCode: boolean) =>
+  withCode
+    ? `(SELECT c.id, c.code, a.product_id, a.seq FROM available_codes a
+          JOIN voucher_codes c ON c.product_id = a.product_id AND c.seq = a.seq)`
+    : `(SELECT a.voucher_code_id AS id, a.product_id, a.seq FROM available_codes a)`;
+
+/**
+ * The CTE by which a statement that makes codes available lists them (`rows`: its RETURNING with `id`, `product_id`,
+ * `seq`): the upload, in the same statement as its INSERT.
+ */
+export const listAvailableCte = (rows: string) => `, listed AS (
+  INSERT INTO available_codes (product_id, seq, voucher_code_id) SELECT x.product_id, x.seq, x.id FROM ${rows} x)`;
+
+/**
+ * The CTE by which a statement that ends codes' availability takes them off the list (`rows`: its RETURNING with
+ * `product_id`, `seq`): the redemption, a void, a code's delete. It locks the list row after the code's (each of those
+ * statements changed the code's row first), the order every such statement takes them in.
+ */
+export const unlistAvailableCte = (rows: string, name = 'unlisted') => `, ${name} AS (
+  DELETE FROM available_codes a USING ${rows} x WHERE a.product_id = x.product_id AND a.seq = x.seq)`;

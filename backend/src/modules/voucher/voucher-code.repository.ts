@@ -6,20 +6,29 @@ import { DatabaseService } from '../../database/database.service';
 import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { productCountsDeltaSql } from '../../common/utils/counters-sql';
 import { likeContains } from '../../common/utils/sql';
-import { CODE_STATUS_SQL, codeStatusSql, CodeStatus, REDEEMED_CODES_SQL } from './code-status.sql';
+import {
+  availableCodesSql,
+  CODE_STATUS_SQL,
+  codeStatusSql,
+  CodeStatus,
+  listAvailableCte,
+  REDEEMED_CODES_SQL,
+  unlistAvailableCte,
+} from './code-status.sql';
 import { UploadBatchRepository } from './upload-batch.repository';
 
 export type { CodeStatus } from './code-status.sql';
 
 /**
- * The counter CTE of a statement that deleted available codes (`rows`: its RETURNING with `product_id, batch_id`):
- * their product's and batch's `available` go down (issue 26: every writer counts itself, common/utils/counters-sql.ts).
+ * The CTEs of a statement that deleted available codes (`rows`: its RETURNING with `product_id, batch_id, seq`): their
+ * product's and batch's `available` go down (issue 26: every writer counts itself, common/utils/counters-sql.ts), and
+ * they leave the list of available codes.
  */
 const AVAILABLE_CODES_GONE = (rows: string) => `, counted AS (
   ${productCountsDeltaSql(
     `SELECT product_id, coalesce(batch_id, product_id) AS batch_id, -1 AS available FROM ${rows}`,
     ['available'],
-  )})`;
+  )}) ${unlistAvailableCte(rows)}`;
 
 export interface CodePageQuery {
   status?: CodeStatus;
@@ -53,20 +62,24 @@ export interface CodePage {
 }
 
 /**
- * A product's codes, declared to the list module (docs/architecture.md, "Lists"): all/available/void newest first
- * (insertion order, idx_voucher_codes_product_seq / _unredeemed_seq / _void_seq); redeemed most recently redeemed
- * first, read off the code's row (`REDEEMED_CODES_SQL`: the redemptions' and the released codes' indexes; with a
- * search, joined to the code it tests). The shown rows join their redemption and customer (the name is the
- * redemption's own, as given with it: docs/product.md §11.6); a walked code is tested on its own row.
+ * A product's codes, declared to the list module (docs/architecture.md, "Lists"): all and void newest first (insertion
+ * order, idx_voucher_codes_product_seq / _void_seq); available newest first and redeemed most recently redeemed first,
+ * both read off the code's row (`availableCodesSql`: available_codes' primary key; `REDEEMED_CODES_SQL`: the
+ * redemptions' and the released codes' indexes; with a search, joined to the code it tests). The shown rows join their
+ * redemption and customer (the name is the redemption's own, as given with it: docs/product.md §11.6); a walked code
+ * is tested on its own row.
  */
 function codeList(status: CodeStatus | undefined, searched: boolean): ListDeclaration {
   const redeemed = status === 'redeemed';
   return {
-    table: !redeemed
-      ? 'voucher_codes'
-      : searched
-        ? `(SELECT c.id, c.code, x.product_id, x.redeemed_at FROM ${REDEEMED_CODES_SQL} x JOIN voucher_codes c ON c.id = x.id)`
-        : REDEEMED_CODES_SQL,
+    table:
+      status === 'available'
+        ? availableCodesSql(searched)
+        : !redeemed
+          ? 'voucher_codes'
+          : searched
+            ? `(SELECT c.id, c.code, x.product_id, x.redeemed_at FROM ${REDEEMED_CODES_SQL} x JOIN voucher_codes c ON c.id = x.id)`
+            : REDEEMED_CODES_SQL,
     alias: 'v',
     order: redeemed
       ? [
@@ -83,7 +96,13 @@ function codeList(status: CodeStatus | undefined, searched: boolean): ListDeclar
                  LEFT JOIN redemptions r ON r.voucher_code_id = v.id
                  LEFT JOIN customers c ON c.id = r.customer_id`,
     },
-    walk: { columns: redeemed ? 'v.id, v.code, v.redeemed_at' : 'v.id, v.code, v.seq, v.redeemed_at' },
+    walk: {
+      columns: redeemed
+        ? 'v.id, v.code, v.redeemed_at'
+        : status === 'available'
+          ? 'v.id, v.code, v.seq'
+          : 'v.id, v.code, v.seq, v.redeemed_at',
+    },
   };
 }
 
@@ -107,8 +126,8 @@ export class VoucherCodeRepository {
   async page(productId: string, query: CodePageQuery, exactLimit: number): Promise<CodePage> {
     const params: unknown[] = [productId];
     const where = ['v.product_id = $1'];
-    // The redeemed list's rows are redeemed codes by construction (`codeList`).
-    if (query.status && query.status !== 'redeemed') where.push(CODE_STATUS_SQL[query.status]);
+    // The available and the redeemed list's rows are of their status by construction (`codeList`).
+    if (query.status === 'void') where.push(CODE_STATUS_SQL.void);
     // Codes are stored upper-case (every write upper-cases them: uploads, and the redeem form's input is upper-cased
     // too), so the upper-cased term with a case-sensitive LIKE finds what ILIKE would, at a third of the cost per row
     // a walk tests (ILIKE folds the case of every code it reads); the trigram index serves both.
@@ -135,7 +154,7 @@ export class VoucherCodeRepository {
   async deleteUnredeemed(id: string): Promise<{ code: string; productId: string } | undefined> {
     const [row]: Array<{ code: string; product_id: string }> = await this.database.manager.query(
       `WITH d AS (DELETE FROM voucher_codes v WHERE v.id = $1 AND ${CODE_STATUS_SQL.available}
-                  RETURNING v.code, v.product_id, v.batch_id)
+                  RETURNING v.code, v.product_id, v.batch_id, v.seq)
        ${AVAILABLE_CODES_GONE('d')}
        SELECT code, product_id FROM d`,
       [id],
@@ -152,12 +171,17 @@ export class VoucherCodeRepository {
     return row?.status;
   }
 
-  /** Deletes a product's available codes, only the given ones when `ids` is set; answers how many went. */
+  /**
+   * Deletes a product's available codes, only the given ones when `ids` is set; answers how many went. All of them are
+   * found through the list of available codes (available_codes' primary key), not by reading every code.
+   */
   async deleteUnredeemedOfProduct(productId: string, ids?: string[]): Promise<number> {
-    const which = ids ? `AND v.id = ANY($2::uuid[])` : '';
+    const which = ids
+      ? `v.id = ANY($2::uuid[])`
+      : `v.id IN (SELECT a.voucher_code_id FROM available_codes a WHERE a.product_id = $1)`;
     const [{ n }]: Array<{ n: number }> = await this.database.manager.query(
-      `WITH d AS (DELETE FROM voucher_codes v WHERE v.product_id = $1 ${which} AND ${CODE_STATUS_SQL.available}
-                  RETURNING v.product_id, v.batch_id)
+      `WITH d AS (DELETE FROM voucher_codes v WHERE ${which} AND v.product_id = $1 AND ${CODE_STATUS_SQL.available}
+                  RETURNING v.product_id, v.batch_id, v.seq)
        ${AVAILABLE_CODES_GONE('d')}
        SELECT count(*)::int AS n FROM d`,
       ids ? [productId, ids] : [productId],
@@ -189,9 +213,10 @@ export class VoucherCodeRepository {
              SELECT DISTINCT code, $1::uuid, $2::uuid FROM upload_codes
              ORDER BY code -- sorted, the unique index on code is written in order rather than at random
              ON CONFLICT (code) DO NOTHING
-             RETURNING seq),
+             RETURNING id, product_id, seq),
            counted AS (
              ${productCountsDeltaSql(`SELECT $1::uuid AS product_id, $2::uuid AS batch_id, count(*) AS available FROM ins`, ['available'])})
+           ${listAvailableCte('ins')}
            SELECT count(*)::int AS inserted, min(seq)::text AS first_seq, max(seq)::text AS last_seq FROM ins`,
           [productId, batchId],
         );
@@ -267,12 +292,12 @@ export class VoucherCodeRepository {
                 voided AS (
                   UPDATE voucher_codes v SET voided_at = now(), void_batch_id = $2 FROM target t
                    WHERE v.id = t.id AND ${CODE_STATUS_SQL.available}
-                  RETURNING v.product_id, v.batch_id),
+                  RETURNING v.product_id, v.batch_id, v.seq),
                 counted AS (
                   ${productCountsDeltaSql(
                     `SELECT product_id, coalesce(batch_id, product_id) AS batch_id, -1 AS available, 1 AS void FROM voided`,
                     ['available', 'void'],
-                  )})
+                  )}) ${unlistAvailableCte('voided')}
            SELECT (SELECT count(*) FROM input)::int AS distinct_codes, (SELECT count(*) FROM voided)::int AS voided`,
           [productId, batchId],
         );

@@ -16,10 +16,11 @@ import { Product } from '../../product/entities/product.entity';
 // A code is available, redeemed or void (refunded before redemption), never redeemed and void at once.
 @Check('chk_voucher_codes_void_unredeemed', 'voided_at IS NULL OR NOT is_redeemed')
 // Indexes TypeORM cannot declare (a column's sort order, GIN operator classes); built by migrations 1763700000010
-// and 1763810000000. Newest-first pages per product: (product_id, seq DESC); the same WHERE NOT is_redeemed AND
-// voided_at IS NULL (available codes: Unredeemed tab, active vouchers); the same WHERE voided_at IS NOT NULL (Void tab).
+// and 1763810000000. Newest-first pages per product: (product_id, seq DESC); the same WHERE voided_at IS NOT NULL
+// (Void tab). No index reads `is_redeemed` or `redeemed_at` (migrations 1763844000000, 1763845000000: the redemption's
+// update of its code is heap-only; available and redeemed codes are listed off this row, docs/architecture.md "A
+// code's state"); the table keeps a tenth of each page free for that update (fillfactor 90).
 @Index('idx_voucher_codes_product_seq', { synchronize: false })
-@Index('idx_voucher_codes_unredeemed_seq', { synchronize: false })
 @Index('idx_voucher_codes_void_seq', { synchronize: false })
 // Substring search: GIN (code gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 1 GB): an upload appends
 // to the pending list, merged after it in one pass (migration 1763820000100, VoucherCodeRepository.mergeSearchIndex).
