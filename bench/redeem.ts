@@ -25,15 +25,14 @@ import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
 import { leanSchema, pageCounts, pagesPerRedemption, sumPages } from './redeem-schema';
+import { listAvailableCodes, recountCounters } from './recount';
 import {
   cpuMs,
   formatSpread,
   insertSealedKeys,
-  listAvailableCodes,
   machine,
   measured,
   postgresCpuMs,
-  recountCounters,
   REDIS_URL,
   RUNS,
   spread,

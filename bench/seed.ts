@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import { Client } from 'pg';
-import { insertSealedKeys, recountCounters } from './lib';
+import { insertSealedKeys } from './lib';
+import { recountCounters } from './recount';
 
 export interface Seeded {
   /** Licence-managed product: its redemptions each have a pool key assigned. */

@@ -1,0 +1,69 @@
+/**
+ * What the application's writers keep in their own statements, rebuilt for rows a benchmark seeded by SQL (bulk
+ * INSERTs keep nothing): the counters (issue 26, no counter triggers) and the list of available codes
+ * (docs/architecture.md "A code's state").
+ */
+import { Client } from 'pg';
+
+/**
+ * The list of available codes of `productIds` (`available_codes`, docs/architecture.md "A code's state") rebuilt from
+ * their codes, for codes a benchmark seeded by SQL: the upload lists the codes it adds, a seed's bulk INSERT does not.
+ */
+export async function listAvailableCodes(pg: Client, productIds: string[]): Promise<void> {
+  await pg.query(`DELETE FROM available_codes WHERE product_id = ANY($1::uuid[])`, [productIds]);
+  await pg.query(
+    `INSERT INTO available_codes (product_id, seq, voucher_code_id)
+     SELECT product_id, seq, id FROM voucher_codes
+      WHERE product_id = ANY($1::uuid[]) AND NOT is_redeemed AND voided_at IS NULL ORDER BY product_id, seq`,
+    [productIds],
+  );
+}
+
+/**
+ * The counters of `productIds` rebuilt from count(*) (shard 0), and their list of available codes, for rows a
+ * benchmark seeded by SQL: the application's writers count themselves in their own statements (issue 26, no counter
+ * triggers), a seed's bulk INSERTs do not. One transaction with the counted tables locked against writers.
+ */
+export async function recountCounters(pg: Client, productIds: string[]): Promise<void> {
+  await pg.query('BEGIN');
+  try {
+    await pg.query(`LOCK TABLE voucher_codes, redemptions, license_keys IN SHARE MODE`);
+    await listAvailableCodes(pg, productIds);
+    for (const table of ['product_counts', 'redemption_day_counts', 'license_key_counts']) {
+      await pg.query(`DELETE FROM ${table} WHERE product_id = ANY($1::uuid[])`, [productIds]);
+    }
+    await pg.query(
+      `INSERT INTO product_counts (product_id, batch_id, shard, available, redeemed, void)
+       SELECT product_id, coalesce(batch_id, product_id), 0, count(*) FILTER (WHERE NOT is_redeemed AND voided_at IS NULL),
+              count(*) FILTER (WHERE is_redeemed), count(*) FILTER (WHERE voided_at IS NOT NULL)
+         FROM voucher_codes WHERE product_id = ANY($1::uuid[]) GROUP BY 1, 2`,
+      [productIds],
+    );
+    await pg.query(
+      `INSERT INTO product_counts AS c (product_id, batch_id, shard, redemptions, exported)
+       SELECT r.product_id, coalesce(v.batch_id, r.product_id), 0, count(*), count(*) FILTER (WHERE r.exported)
+         FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE r.product_id = ANY($1::uuid[]) GROUP BY 1, 2
+       ON CONFLICT (product_id, batch_id, shard) DO UPDATE SET redemptions = EXCLUDED.redemptions, exported = EXCLUDED.exported`,
+      [productIds],
+    );
+    await pg.query(
+      `INSERT INTO redemption_day_counts (day, product_id, shard, redemptions)
+       SELECT (r.redeemed_at AT TIME ZONE z.time_zone)::date, r.product_id, 0, count(*)
+         FROM redemptions r, stats_settings z WHERE r.product_id = ANY($1::uuid[]) GROUP BY 1, 2`,
+      [productIds],
+    );
+    await pg.query(
+      `INSERT INTO license_key_counts (product_id, shard, total, active, available, partially_used, fully_used, room)
+       SELECT product_id, 0, count(*), count(*) FILTER (WHERE is_active), count(*) FILTER (WHERE current_activations = 0),
+              count(*) FILTER (WHERE current_activations > 0 AND current_activations < max_activations),
+              count(*) FILTER (WHERE current_activations >= max_activations),
+              coalesce(sum(max_activations - current_activations) FILTER (WHERE is_active), 0)
+         FROM license_keys WHERE NOT is_manual AND product_id = ANY($1::uuid[]) GROUP BY 1`,
+      [productIds],
+    );
+    await pg.query('COMMIT');
+  } catch (err) {
+    await pg.query('ROLLBACK');
+    throw err;
+  }
+}
