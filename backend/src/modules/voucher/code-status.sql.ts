@@ -17,7 +17,7 @@ export const CODE_STATUS_FILE_WORDS = {
 
 /**
  * SQL predicates on `v` per status: void matches idx_voucher_codes_void_seq's WHERE; a product's available and
- * redeemed codes in order are `availableCodesSql` and `REDEEMED_CODES_SQL` (no index on the code's row holds them:
+ * redeemed codes in order are `availableCodesSql` and `redeemedCodesSql` (no index on the code's row holds them:
  * migrations 1763844000000, 1763845000000).
  */
 export const CODE_STATUS_SQL: Record<CodeStatus, string> = {
@@ -46,11 +46,16 @@ export function codeStatusSql(words: 'api' | 'file', redemption = 'r'): string {
  * those with their redemption (idx_redemptions_product_redeemed) and those whose redemption was deleted
  * (`released_codes`, idx_released_codes_product), disjoint. Per product, newest first, PostgreSQL merges the two
  * indexes read backwards (a Merge Append): the page's ids come from the indexes alone (docs/architecture.md "A code's
- * state").
+ * state"). `withCode`: joined to each code (`code`), for a search.
  */
-export const REDEEMED_CODES_SQL = `(SELECT r.voucher_code_id AS id, r.product_id, r.redeemed_at FROM redemptions r
+export function redeemedCodesSql(withCode: boolean): string {
+  const ids = `(SELECT r.voucher_code_id AS id, r.product_id, r.redeemed_at FROM redemptions r
    UNION ALL
    SELECT o.voucher_code_id, o.product_id, o.redeemed_at FROM released_codes o)`;
+  return withCode
+    ? `(SELECT c.id, c.code, x.product_id, x.redeemed_at FROM ${ids} x JOIN voucher_codes c ON c.id = x.id)`
+    : ids;
+}
 
 /**
  * The CTE by which a statement that deletes redemptions keeps their codes redeemed and listed (`rows`: its
@@ -83,5 +88,5 @@ export const listAvailableCte = (rows: string) => `, listed AS (
  * `product_id`, `seq`): the redemption, a void, a code's delete. It locks the list row after the code's (each of those
  * statements changed the code's row first), the order every such statement takes them in.
  */
-export const unlistAvailableCte = (rows: string, name = 'unlisted') => `, ${name} AS (
+export const unlistAvailableCte = (rows: string) => `, unlisted AS (
   DELETE FROM available_codes a USING ${rows} x WHERE a.product_id = x.product_id AND a.seq = x.seq)`;

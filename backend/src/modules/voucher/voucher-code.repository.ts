@@ -12,7 +12,7 @@ import {
   codeStatusSql,
   CodeStatus,
   listAvailableCte,
-  REDEEMED_CODES_SQL,
+  redeemedCodesSql,
   unlistAvailableCte,
 } from './code-status.sql';
 import { UploadBatchRepository } from './upload-batch.repository';
@@ -64,7 +64,7 @@ export interface CodePage {
 /**
  * A product's codes, declared to the list module (docs/architecture.md, "Lists"): all and void newest first (insertion
  * order, idx_voucher_codes_product_seq / _void_seq); available newest first and redeemed most recently redeemed first,
- * both read off the code's row (`availableCodesSql`: available_codes' primary key; `REDEEMED_CODES_SQL`: the
+ * both read off the code's row (`availableCodesSql`: available_codes' primary key; `redeemedCodesSql`: the
  * redemptions' and the released codes' indexes; with a search, joined to the code it tests). The shown rows join their
  * redemption and customer (the name is the redemption's own, as given with it: docs/product.md §11.6); a walked code
  * is tested on its own row.
@@ -73,13 +73,7 @@ function codeList(status: CodeStatus | undefined, searched: boolean): ListDeclar
   const redeemed = status === 'redeemed';
   return {
     table:
-      status === 'available'
-        ? availableCodesSql(searched)
-        : !redeemed
-          ? 'voucher_codes'
-          : searched
-            ? `(SELECT c.id, c.code, x.product_id, x.redeemed_at FROM ${REDEEMED_CODES_SQL} x JOIN voucher_codes c ON c.id = x.id)`
-            : REDEEMED_CODES_SQL,
+      status === 'available' ? availableCodesSql(searched) : redeemed ? redeemedCodesSql(searched) : 'voucher_codes',
     alias: 'v',
     order: redeemed
       ? [
