@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../backend/src/database/data-source-options';
-import { MIGRATIONS } from '../backend/src/database/migrations';
 import { RedeemedCodesOffTheCodeRow1763844000000 } from '../backend/src/database/migrations/1763844000000-redeemed-codes-off-the-code-row';
 import { createTestDatabase, TestDatabase } from './helpers/database';
+import { migrate, migrationsBefore } from './helpers/migrations';
 
 /**
  * Migrations 1763844000000 and 1763845000000 (docs/architecture.md "A code's state"): the codes a database already
@@ -18,20 +18,8 @@ describe('migration: the codes by state listed off the code row', () => {
   });
   afterAll(() => db?.drop());
 
-  async function migrate(migrations: typeof MIGRATIONS) {
-    const dataSource = new DataSource(dataSourceOptions(db.url, { migrationsRun: false, migrations }));
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'each' });
-    } finally {
-      await dataSource.destroy();
-    }
-  }
-
   it('lists the available codes and the redeemed codes without a redemption, with their times', async () => {
-    const index = MIGRATIONS.indexOf(RedeemedCodesOffTheCodeRow1763844000000);
-    expect(index).toBeGreaterThan(0);
-    await migrate(MIGRATIONS.slice(0, index));
+    await migrate(db.url, migrationsBefore(RedeemedCodesOffTheCodeRow1763844000000));
 
     const dataSource = new DataSource(dataSourceOptions(db.url, { migrationsRun: false }));
     await dataSource.initialize();
@@ -60,7 +48,7 @@ describe('migration: the codes by state listed off the code row', () => {
         [withRedemption.id, customer.id, product.id],
       );
 
-      await migrate(MIGRATIONS);
+      await migrate(db.url);
 
       expect(await dataSource.query(`SELECT product_id, seq::text, voucher_code_id FROM available_codes`)).toEqual([
         { product_id: product.id, seq: available.seq, voucher_code_id: available.id },

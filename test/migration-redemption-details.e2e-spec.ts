@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../backend/src/database/data-source-options';
-import { MIGRATIONS } from '../backend/src/database/migrations';
 import { RedemptionDetailsAndIdempotency1763830000000 } from '../backend/src/database/migrations/1763830000000-redemption-details-and-idempotency';
 import { createTestDatabase, TestDatabase } from './helpers/database';
+import { migrate, migrationsBefore } from './helpers/migrations';
 
 /**
  * Migration 1763830000000 (docs/product.md §11.6): redemptions made before it get the details their customer
@@ -16,20 +16,8 @@ describe('migration: each redemption gets its own details', () => {
   });
   afterAll(() => db?.drop());
 
-  async function migrate(migrations: typeof MIGRATIONS) {
-    const dataSource = new DataSource(dataSourceOptions(db.url, { migrationsRun: false, migrations }));
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'each' });
-    } finally {
-      await dataSource.destroy();
-    }
-  }
-
   it('fills name, phone, zip code, IP and country of existing redemptions from their customer', async () => {
-    const index = MIGRATIONS.indexOf(RedemptionDetailsAndIdempotency1763830000000);
-    expect(index).toBeGreaterThan(0);
-    await migrate(MIGRATIONS.slice(0, index));
+    await migrate(db.url, migrationsBefore(RedemptionDetailsAndIdempotency1763830000000));
 
     const dataSource = new DataSource(dataSourceOptions(db.url, { migrationsRun: false }));
     await dataSource.initialize();
@@ -48,7 +36,7 @@ describe('migration: each redemption gets its own details', () => {
         [code.id, customer.id, product.id],
       );
 
-      await migrate(MIGRATIONS);
+      await migrate(db.url);
 
       const [row] = await dataSource.query(
         `SELECT first_name, last_name, phone, zip_code, ip_address, country, idempotency_key_hash FROM redemptions WHERE id = $1`,
