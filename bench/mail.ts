@@ -17,6 +17,7 @@ import { join } from 'path';
 import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
 import { freePort, machine, sql, startApi, withDatabase, writeResult } from './lib';
+import { LIST_AVAILABLE_CODES_SQL } from './recount';
 import { startSmtp, Smtp } from './smtp';
 
 const SETUP = process.env.BENCH_MAIL_SETUP ?? 'workers';
@@ -140,10 +141,7 @@ async function seedCodes(url: string): Promise<void> {
       [product.id, CODES],
     ],
     // Listed as available, as an upload lists its codes (docs/architecture.md "A code's state").
-    [
-      `INSERT INTO available_codes (product_id, seq, voucher_code_id) SELECT product_id, seq, id FROM voucher_codes WHERE product_id = $1`,
-      [product.id],
-    ],
+    [LIST_AVAILABLE_CODES_SQL, [[product.id]]],
     ['VACUUM ANALYZE'],
   );
 }

@@ -16,6 +16,7 @@ import { join } from 'path';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { machine, ROOT, startApi, withDatabase, writeResult } from './lib';
+import { LIST_AVAILABLE_CODES_SQL } from './recount';
 
 const RUNS = Number(process.env.BENCH_PAGES_RUNS ?? 3);
 const CHROME = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -60,10 +61,7 @@ async function seedCodes(databaseUrl: string): Promise<void> {
       mac,
     ]);
     // Listed as available, as an upload lists its codes (docs/architecture.md "A code's state").
-    await pg.query(
-      `INSERT INTO available_codes (product_id, seq, voucher_code_id)
-       SELECT product_id, seq, id FROM voucher_codes WHERE code LIKE 'PAGES-%'`,
-    );
+    await pg.query(LIST_AVAILABLE_CODES_SQL, [[windows, mac]]);
     await pg.query(
       `INSERT INTO license_keys (product_id, license_key, download_link) VALUES ($1, 'NKJFK-GPHP7-G8C3J-P6JXR-HQRJR', 'https://setup.office.com/')`,
       [windows],

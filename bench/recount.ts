@@ -4,19 +4,22 @@
  * (docs/architecture.md "A code's state").
  */
 import { Client } from 'pg';
+import { CODE_STATUS_SQL } from '../backend/src/modules/voucher/code-status.sql';
 
 /**
- * The list of available codes of `productIds` (`available_codes`, docs/architecture.md "A code's state") rebuilt from
- * their codes, for codes a benchmark seeded by SQL: the upload lists the codes it adds, a seed's bulk INSERT does not.
+ * Lists the available codes of the products `$1` (uuid[]) that are not listed yet (`available_codes`,
+ * docs/architecture.md "A code's state"), for codes a benchmark seeded by SQL: the upload lists the codes it adds, a
+ * seed's bulk INSERT does not.
  */
+export const LIST_AVAILABLE_CODES_SQL = `INSERT INTO available_codes (product_id, seq, voucher_code_id)
+  SELECT v.product_id, v.seq, v.id FROM voucher_codes v
+   WHERE v.product_id = ANY($1::uuid[]) AND ${CODE_STATUS_SQL.available} ORDER BY v.product_id, v.seq
+  ON CONFLICT DO NOTHING`;
+
+/** The list of available codes of `productIds` rebuilt from their codes (`LIST_AVAILABLE_CODES_SQL`). */
 export async function listAvailableCodes(pg: Client, productIds: string[]): Promise<void> {
   await pg.query(`DELETE FROM available_codes WHERE product_id = ANY($1::uuid[])`, [productIds]);
-  await pg.query(
-    `INSERT INTO available_codes (product_id, seq, voucher_code_id)
-     SELECT product_id, seq, id FROM voucher_codes
-      WHERE product_id = ANY($1::uuid[]) AND NOT is_redeemed AND voided_at IS NULL ORDER BY product_id, seq`,
-    [productIds],
-  );
+  await pg.query(LIST_AVAILABLE_CODES_SQL, [productIds]);
 }
 
 /**

@@ -12,6 +12,7 @@ import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
 import { machine, startApi, withDatabase, writeResult } from './lib';
+import { listAvailableCodes } from './recount';
 import { startSmtp } from './smtp';
 
 const REDEMPTIONS = Number(process.env.BENCH_RESILIENCE_REDEMPTIONS ?? 300);
@@ -37,10 +38,7 @@ export async function main(): Promise<void> {
       [product.id, REDEMPTIONS],
     );
     // Listed as available, as an upload lists its codes (docs/architecture.md "A code's state").
-    await pg.query(
-      `INSERT INTO available_codes (product_id, seq, voucher_code_id) SELECT product_id, seq, id FROM voucher_codes WHERE product_id = $1`,
-      [product.id],
-    );
+    await listAvailableCodes(pg, [product.id]);
 
     const redis = await startRedisServer();
     const smtp = await startSmtp();

@@ -9,7 +9,7 @@ import {
   redemptionCountsCtes,
 } from '../../backend/src/common/utils/counters-sql';
 import { lowerPoolStartSql } from '../../backend/src/modules/license/license-pool-start.repository';
-import { listAvailableCte } from '../../backend/src/modules/voucher/code-status.sql';
+import { CODE_STATUS_SQL, listAvailableCte } from '../../backend/src/modules/voucher/code-status.sql';
 
 /*
  * Rows a test writes straight to the counted tables count themselves, as every writer of the application does
@@ -26,7 +26,7 @@ export function countedCodes(insert: string): string {
   counted AS (${productCountsDeltaSql(
     `SELECT product_id, coalesce(batch_id, product_id) AS batch_id, ${codeStateSql('ins')} FROM ins`,
     ['available', 'redeemed', 'void'],
-  )}) ${listAvailableCte('(SELECT * FROM ins WHERE NOT is_redeemed AND voided_at IS NULL)')}
+  )}) ${listAvailableCte(`(SELECT * FROM ins v WHERE ${CODE_STATUS_SQL.available})`)}
   SELECT * FROM ins`;
 }
 

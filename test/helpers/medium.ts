@@ -176,6 +176,28 @@ export interface SentStatement {
   params: unknown[];
 }
 
+/**
+ * The plan PostgreSQL picks for a statement (`EXPLAIN`, as text) with the planner's statistics of `rows` rows on the
+ * real pages of `relations` (tables or indexes), set in a transaction that is rolled back after.
+ */
+export async function planAtRows(
+  db: DataSource,
+  { sql, params }: SentStatement,
+  relations: string[],
+  rows = 10_000_000,
+): Promise<string> {
+  const runner = db.createQueryRunner();
+  try {
+    await runner.startTransaction();
+    await runner.query(`UPDATE pg_class SET reltuples = $1 WHERE relname = ANY($2)`, [rows, relations]);
+    const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(`EXPLAIN ${sql}`, params);
+    return plan.map((p) => p['QUERY PLAN']).join('\n');
+  } finally {
+    await runner.rollbackTransaction();
+    await runner.release();
+  }
+}
+
 /** `fn`'s answer and the statements it sent through `db` (captured from the connection, sent as they were). */
 export async function statementsSent<T>(
   db: DataSource,

@@ -4,7 +4,14 @@ import { RedemptionRetentionRepository } from '../../backend/src/modules/redempt
 import { RedemptionRepository } from '../../backend/src/modules/redemption/redemption.repository';
 import { StatsRepository } from '../../backend/src/modules/stats/stats.repository';
 import { productId, PRODUCTS } from '../helpers/factories';
-import { insertBulkRedemptions, MediumDatabase, startMediumDatabase, statementsSent } from '../helpers/medium';
+import {
+  insertBulkRedemptions,
+  MediumDatabase,
+  planAtRows,
+  SentStatement,
+  startMediumDatabase,
+  statementsSent,
+} from '../helpers/medium';
 
 /**
  * Migration 1763843000000 took three indexes off the redemption's write path (docs/benchmarks.md "Three indexes
@@ -31,18 +38,7 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
   afterAll(() => m?.close());
 
   /** The plan PostgreSQL picks for a statement with ten million redemptions' statistics on these pages. */
-  const planAtTenMillion = async ({ sql, params }: { sql: string; params: unknown[] }) => {
-    const runner = m.db.createQueryRunner();
-    try {
-      await runner.startTransaction();
-      await runner.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'redemptions'`);
-      const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(`EXPLAIN ${sql}`, params);
-      return plan.map((p) => p['QUERY PLAN']).join('\n');
-    } finally {
-      await runner.rollbackTransaction();
-      await runner.release();
-    }
-  };
+  const planAtTenMillion = (statement: SentStatement) => planAtRows(m.db, statement, ['redemptions']);
   const pendingOldestFirst = async (): Promise<string[]> =>
     (await m.db.query(`SELECT id FROM redemptions WHERE email_status = 'pending' ORDER BY redeemed_at`)).map(
       (r: { id: string }) => r.id,

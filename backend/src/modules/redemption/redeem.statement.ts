@@ -5,7 +5,7 @@ import { unlistAvailableCte } from '../voucher/code-status.sql';
 /*
  * The whole redemption is one statement, hence one implicit transaction and one round trip:
  * claim the code (a conditional UPDATE: of racing requests exactly one sees is_redeemed=false; heap-only, as no index
- * reads the code's state, and the code leaves the list of available codes: docs/architecture.md "A code's state"),
+ * reads what it changes, and the code leaves the list of available codes: docs/architecture.md "A code's state"),
  * upsert the customer, take a pool key (SKIP LOCKED, from the product's pool start: `license_pool_starts`,
  * docs/architecture.md "The pool's start"), insert the redemption, assignment and token.
  * Nothing is written unless every part succeeds; the unique (customer, product) constraint turns a
