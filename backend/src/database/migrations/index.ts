@@ -34,6 +34,7 @@ import { LicensePoolStarts1763842000000 } from './1763842000000-license-pool-sta
 import { FewerWritePathIndexes1763843000000 } from './1763843000000-fewer-write-path-indexes';
 import { RedeemedCodesOffTheCodeRow1763844000000 } from './1763844000000-redeemed-codes-off-the-code-row';
 import { AvailableCodesOffTheCodeRow1763845000000 } from './1763845000000-available-codes-off-the-code-row';
+import { IndexesFoldedIntoPrimaryKeys1763846000000 } from './1763846000000-indexes-folded-into-primary-keys';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -72,4 +73,5 @@ export const MIGRATIONS = [
   FewerWritePathIndexes1763843000000,
   RedeemedCodesOffTheCodeRow1763844000000,
   AvailableCodesOffTheCodeRow1763845000000,
+  IndexesFoldedIntoPrimaryKeys1763846000000,
 ];

@@ -1,16 +1,26 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { Redemption } from '../../redemption/entities/redemption.entity';
 import { LicenseKey } from './license-key.entity';
 
 @Entity({ name: 'license_assignments' })
-@Index('idx_license_assignments_key', ['licenseKeyId'])
+// The primary key (license_key_id, id) also finds a key's assignments (migration 1763846000000); the redemption's
+// cannot lead it, as it is set to NULL when the redemption is deleted.
 @Index('idx_license_assignments_redemption', ['redemptionId'])
 export class LicenseAssignment {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
-  @Column({ name: 'license_key_id', type: 'uuid' })
+  @PrimaryColumn({ name: 'license_key_id', type: 'uuid', primaryKeyConstraintName: 'license_assignments_pkey' })
   licenseKeyId: string;
+
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'license_assignments_pkey' })
+  id: string;
 
   @ManyToOne(() => LicenseKey, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'license_key_id', foreignKeyConstraintName: 'license_assignments_license_key_id_fkey' })

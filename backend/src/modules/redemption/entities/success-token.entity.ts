@@ -1,29 +1,17 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { Redemption } from './redemption.entity';
 
 @Entity({ name: 'success_tokens' })
 // The token itself is only ever in the redeem response and the page URL; the table keeps its SHA-256 (docs/product.md §18.4).
 @Unique('uq_success_tokens_token_hash', ['tokenHash'])
-@Index('idx_success_tokens_redemption', ['redemptionId'])
+// The primary key (redemption_id, token_hash) also finds a redemption's tokens (migration 1763846000000).
 export class SuccessToken {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
+  @PrimaryColumn({ name: 'redemption_id', type: 'uuid', primaryKeyConstraintName: 'success_tokens_pkey' })
+  redemptionId: string;
 
   /** SHA-256 of the token (32 bytes); the success page looks the token up by it. */
-  @Column({ name: 'token_hash', type: 'bytea' })
+  @PrimaryColumn({ name: 'token_hash', type: 'bytea', primaryKeyConstraintName: 'success_tokens_pkey' })
   tokenHash: Buffer;
-
-  @Column({ name: 'redemption_id', type: 'uuid' })
-  redemptionId: string;
 
   @ManyToOne(() => Redemption, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'redemption_id', foreignKeyConstraintName: 'success_tokens_redemption_id_fkey' })
