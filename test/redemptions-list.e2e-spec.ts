@@ -196,6 +196,30 @@ describe('GET /api/redemptions', () => {
       ).toEqual([ids[6], ids[9]]);
     });
 
+    it('finds a code by its start (the whole code is one) and, when no word starts with the term, by a part inside it', async () => {
+      // docs/product.md §11.12: the start of a word first; inside a word only when nothing starts with the term.
+      const [one, other] = [await codeOf(ids[1]), await codeOf(ids[2])];
+      const found = async (search: string) =>
+        (await list({ search })).redemptions.map((r: { id: string }) => r.id).sort();
+      expect(await found(one.toLowerCase())).toEqual([ids[1]]);
+      expect(await found(one.slice(0, 5))).toEqual([ids[1]]);
+      expect(await found(one.slice(5))).toEqual([ids[1]]);
+      const setCode = (id: string, code: string) =>
+        t.db.query(
+          `UPDATE voucher_codes SET code = $2 WHERE id = (SELECT voucher_code_id FROM redemptions WHERE id = $1)`,
+          [id, code],
+        );
+      try {
+        await setCode(ids[1], `PRECEDE-${one}`);
+        await setCode(ids[2], `X-PRECEDE-${other}`);
+        expect(await found('precede-')).toEqual([ids[1]]);
+        expect(await found('recede-')).toEqual([ids[1], ids[2]].sort());
+      } finally {
+        await setCode(ids[1], one);
+        await setCode(ids[2], other);
+      }
+    });
+
     async function codeOf(id: string): Promise<string> {
       const [row] = await t.db.query(
         `SELECT v.code FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE r.id = $1`,

@@ -35,6 +35,7 @@ import { FewerWritePathIndexes1763843000000 } from './1763843000000-fewer-write-
 import { RedeemedCodesOffTheCodeRow1763844000000 } from './1763844000000-redeemed-codes-off-the-code-row';
 import { AvailableCodesOffTheCodeRow1763845000000 } from './1763845000000-available-codes-off-the-code-row';
 import { IndexesFoldedIntoPrimaryKeys1763846000000 } from './1763846000000-indexes-folded-into-primary-keys';
+import { CodesByTheirStart1763847000000 } from './1763847000000-codes-by-their-start';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -74,4 +75,5 @@ export const MIGRATIONS = [
   RedeemedCodesOffTheCodeRow1763844000000,
   AvailableCodesOffTheCodeRow1763845000000,
   IndexesFoldedIntoPrimaryKeys1763846000000,
+  CodesByTheirStart1763847000000,
 ];

@@ -6,8 +6,8 @@ import { likeContains } from '../../common/utils/sql';
  *   read from idx_redemptions_name_list ((lower(first || ' ' || last)) text_pattern_ops, exported, redeemed_at DESC,
  *   id) in order: a name shared by 20,000 customers reads one page;
  * - `words`: the term starts a word → e-mails starting with it (uq_customers_email), e-mail domains starting
- *   with it (idx_customers_email_domain), full names starting with it (idx_redemptions_name_list), and codes
- *   containing it (idx_voucher_codes_code_trgm, as always: a code is one word);
+ *   with it (idx_customers_email_domain), full names starting with it (idx_redemptions_name_list), and codes starting
+ *   with it (uq_voucher_codes_code, a `text_pattern_ops` b-tree: a code is one word; the whole code is its own start);
  * - `inside`: the term starts inside a word (nothing above found it) → codes, e-mails and names containing it, through
  *   the trigram indexes.
  */
@@ -21,69 +21,66 @@ export function likePrefix(text: string): string {
   return `${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
+/** A LIKE pattern matching the codes that start with `term` (codes are stored upper-cased). */
+const codePrefix = (term: string) => likePrefix(term.toUpperCase());
+
 /** The parameters of each path, numbered after the list's own (`pathPlaceholders`). */
 export function searchParams(path: SearchPath, term: string): unknown[] {
   const lower = term.toLowerCase();
   if (path === 'name') return [lower];
-  if (path === 'words') return [likePrefix(lower), likeContains(term)];
+  if (path === 'words') return [likePrefix(lower), codePrefix(term)];
   return [likeContains(term)];
 }
 
 /** E-mails (stored lower-cased) or their domain starting with the pattern `p`; `c` is a customers row. */
 const emailStarts = (c: string, p: string) => `(${c}.email LIKE ${p} OR split_part(${c}.email, '@', 2) LIKE ${p})`;
 
-/** Placeholders of the three parameters: the lower-cased term, its prefix pattern, its substring pattern. */
+/**
+ * Placeholders of the four parameters: the lower-cased term, its prefix pattern, its substring pattern, the prefix
+ * pattern of a code (upper-cased).
+ */
 interface Placeholders {
   t: string;
   w: string;
   c: string;
+  k: string;
 }
 
 /**
- * The newest rows of a list whose codes the path statement reads first: a term one code in fifty contains is among
- * them 98 times in 100.
+ * The path answering the term in the list filtered by `base` (on `r`): index probes (EXISTS, one row each), each a
+ * b-tree range read from its start, so a term that nothing starts with costs a probe per index (a code containing
+ * the term used to be asked of the trigram index here: tens of milliseconds at ten million codes, docs/benchmarks.md
+ * "A code's start").
  */
-const CODE_WALK_ROWS = 200;
-
-/**
- * Whether a code in the list filtered by `base` contains the term (`c`, its substring pattern; `t`, the term
- * lower-cased): first the code that is the term (one probe of the codes' unique index: staff paste a customer's code),
- * then the codes of the list's newest rows (in the list's order, each read by its key: a term many codes contain is
- * found there at once), then the trigram index in a statement of its own (a MATERIALIZED CTE is planned for all its
- * rows). As one EXISTS over the table, PostgreSQL took the trigram estimate's floor (about 1/10,000 of the codes) for
- * the truth and read the codes in table order for the "first" of them: all ten million when none contains the term
- * (6-8 s, docs/benchmarks.md "A term found nowhere").
- */
-const codeInList = (base: string, t: string, c: string) => `(EXISTS (
-           SELECT 1 FROM voucher_codes v JOIN redemptions r ON r.voucher_code_id = v.id
-            WHERE v.code = upper(${t}) AND ${base})
-         OR EXISTS (
-           SELECT 1 FROM (SELECT r.voucher_code_id FROM redemptions r WHERE ${base}
-                           ORDER BY r.redeemed_at DESC, r.id LIMIT ${CODE_WALK_ROWS}) r
-            WHERE (SELECT v.code FROM voucher_codes v WHERE v.id = r.voucher_code_id) ILIKE ${c})
-         OR EXISTS (WITH codes AS MATERIALIZED (SELECT id FROM voucher_codes WHERE code ILIKE ${c})
-                    SELECT 1 FROM codes v JOIN redemptions r ON r.voucher_code_id = v.id WHERE ${base}))`;
-
-/** The path answering the term in the list filtered by `base` (on `r`): index probes (EXISTS, one row each). */
-function pathSql(base: string, { t, w, c }: Placeholders): string {
+function pathSql(base: string, { t, w, k }: Placeholders): string {
   return `CASE
        WHEN EXISTS (SELECT 1 FROM redemptions r WHERE ${base} AND ${nameKey('r')} = ${t}) THEN 'name'
        WHEN EXISTS (SELECT 1 FROM redemptions r WHERE ${base} AND ${nameKey('r')} LIKE ${w})
          OR EXISTS (SELECT 1 FROM customers c JOIN redemptions r ON r.customer_id = c.id
                      WHERE ${emailStarts('c', w)} AND ${base})
-         OR ${codeInList(base, t, c)} THEN 'words'
+         OR EXISTS (SELECT 1 FROM voucher_codes v JOIN redemptions r ON r.voucher_code_id = v.id
+                     WHERE v.code LIKE ${k} AND ${base}) THEN 'words'
        ELSE 'inside' END`;
 }
 
-const allParams = (term: string) => [term.toLowerCase(), likePrefix(term.toLowerCase()), likeContains(term)];
-const numbered = (n: number): Placeholders => ({ t: `$${n + 1}`, w: `$${n + 2}`, c: `$${n + 3}` });
+const allParams = (term: string) => [
+  term.toLowerCase(),
+  likePrefix(term.toLowerCase()),
+  likeContains(term),
+  codePrefix(term),
+];
+const numbered = (n: number): Placeholders => ({ t: `$${n + 1}`, w: `$${n + 2}`, c: `$${n + 3}`, k: `$${n + 4}` });
 
 /**
  * The statement that tells which path answers `term` in the list filtered by `base` (on `r`, with `params`), and its
  * parameters: run by the list's repository.
  */
 export function searchPathQuery(base: string, params: unknown[], term: string): { sql: string; params: unknown[] } {
-  return { sql: `SELECT ${pathSql(base, numbered(params.length))} AS path`, params: [...params, ...allParams(term)] };
+  const n = params.length;
+  // Every parameter but the substring pattern, which only the `inside` forms use.
+  const ph = { t: `$${n + 1}`, w: `$${n + 2}`, c: '', k: `$${n + 3}` };
+  const [t, w, , k] = allParams(term);
+  return { sql: `SELECT ${pathSql(base, ph)} AS path`, params: [...params, t, w, k] };
 }
 
 /**
@@ -102,9 +99,9 @@ export function chosenSearchTest(base: string, n: number, term: string): { test:
 /** The placeholders of a path's own parameters (`searchParams`), numbered from `first`. */
 export function pathPlaceholders(path: SearchPath, first: number): Placeholders {
   const [a, b] = [`$${first}`, `$${first + 1}`];
-  if (path === 'name') return { t: a, w: '', c: '' };
-  if (path === 'words') return { t: '', w: a, c: b };
-  return { t: '', w: '', c: a };
+  if (path === 'name') return { t: a, w: '', c: '', k: '' };
+  if (path === 'words') return { t: '', w: a, c: '', k: b };
+  return { t: '', w: '', c: a, k: '' };
 }
 
 /**
@@ -117,14 +114,14 @@ export function searchForms(path: SearchPath, base: string, ph: Placeholders) {
     return { indexed: test, joined: test, ordered: true };
   }
   if (path === 'words') {
-    const [p, c] = [ph.w, ph.c];
+    const [p, k] = [ph.w, ph.k];
     const names = (r: string) => `${nameKey(r)} LIKE ${p}`;
     const notEmail = (cu: string) => `${emailStarts(cu, p)} IS NOT TRUE`;
     return {
       // Code, then e-mail, then name: each later branch leaves out the rows of an earlier one.
       matches: `SELECT r.id, r.redeemed_at FROM voucher_codes v2 JOIN redemptions r ON r.voucher_code_id = v2.id
                   JOIN customers c2 ON c2.id = r.customer_id
-                 WHERE v2.code ILIKE ${c} AND ${base} AND ${notEmail('c2')} AND NOT ${names('r')}
+                 WHERE v2.code LIKE ${k} AND ${base} AND ${notEmail('c2')} AND NOT ${names('r')}
                 UNION ALL
                 SELECT r.id, r.redeemed_at FROM customers c3 JOIN redemptions r ON r.customer_id = c3.id
                  WHERE ${emailStarts('c3', p)} AND ${base}
@@ -132,12 +129,12 @@ export function searchForms(path: SearchPath, base: string, ph: Placeholders) {
                 SELECT r.id, r.redeemed_at FROM redemptions r JOIN customers c4 ON c4.id = r.customer_id
                  WHERE ${names('r')} AND ${base} AND ${notEmail('c4')}`,
       indexed: `r.id IN (
-        SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code ILIKE ${c}
+        SELECT r2.id FROM voucher_codes v2 JOIN redemptions r2 ON r2.voucher_code_id = v2.id WHERE v2.code LIKE ${k}
         UNION
         SELECT r3.id FROM customers c3 JOIN redemptions r3 ON r3.customer_id = c3.id WHERE ${emailStarts('c3', p)}
         UNION
         SELECT r4.id FROM redemptions r4 WHERE ${names('r4')})`,
-      joined: `(v.code ILIKE ${c} OR ${emailStarts('c', p)} OR ${names('r')})`,
+      joined: `(v.code LIKE ${k} OR ${emailStarts('c', p)} OR ${names('r')})`,
     };
   }
   const p = ph.c;

@@ -199,7 +199,8 @@ export class VoucherCodeRepository {
     const batchId = randomUUID();
     return this.database.withClient(
       async (client) => {
-        await client.query(`CREATE TEMP TABLE upload_codes (code text NOT NULL) ON COMMIT DROP`);
+        // Compared bytewise, as the codes' unique index (text_pattern_ops) compares them: the sort below is its order.
+        await client.query(`CREATE TEMP TABLE upload_codes (code text COLLATE "C" NOT NULL) ON COMMIT DROP`);
         await write(client.query(copyFrom(`COPY upload_codes (code) FROM STDIN`)));
         const { rows } = await client.query(
           `WITH ins AS (

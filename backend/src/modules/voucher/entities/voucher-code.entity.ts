@@ -1,18 +1,10 @@
-import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { Product } from '../../product/entities/product.entity';
 
 @Entity({ name: 'voucher_codes' })
-@Unique('uq_voucher_codes_code', ['code'])
+// Unique, and the start of a code: (code text_pattern_ops), an operator class TypeORM cannot declare (migration
+// 1763847000000: one b-tree for the lookups' equality and the redemption search's prefix).
+@Index('uq_voucher_codes_code', { synchronize: false })
 // A code is available, redeemed or void (refunded before redemption), never redeemed and void at once.
 @Check('chk_voucher_codes_void_unredeemed', 'voided_at IS NULL OR NOT is_redeemed')
 // Indexes TypeORM cannot declare (a column's sort order, GIN operator classes); built by migrations 1763700000010
