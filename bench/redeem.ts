@@ -137,6 +137,24 @@ export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SE
 }
 
 /**
+ * pgbench on codes no transaction has used before, for the interleaved pairs: in run `run` of RUNS each client
+ * redeems its own block of `${prefix}` codes in order. With random codes (`pgbench` above) a run's share of codes
+ * already redeemed grew from run to run (a third, then two thirds of the range), and such a transaction claims
+ * nothing, cheaply: later runs were partly no-ops, and the schema that redeemed more before (the lean one) had more.
+ */
+async function pgbenchFresh(url: string, prefix: string, run: number): Promise<number> {
+  const perClient = Math.floor(CODES / (CLIENTS * RUNS));
+  const script = `\\set k :k + 1\n\\set c :k * ${CLIENTS} + :client_id + 1\n${redeemScript(prefix, `'${prefix}' || :c`, 'c')};\n`;
+  const tps = await runPgbench(url, script, SECONDS, ['-D', `k=${run * perClient - 1}`]);
+  if ((tps * SECONDS) / CLIENTS > perClient) {
+    console.warn(
+      `${prefix} run ${run + 1}: ${tps.toFixed(0)} tps used more codes than a block holds: raise BENCH_REDEEM_CODES`,
+    );
+  }
+  return tps;
+}
+
+/**
  * The soak: SOAK_SECONDS of pgbench in SOAK_ROUNDS rounds, no VACUUM between them; each client redeems its own codes
  * in order (pgbench keeps a client's variables from one transaction to the next), continuing across rounds.
  */
@@ -227,11 +245,18 @@ async function http(baseUrl: string): Promise<{ rps: number; errors: number; p50
   };
 }
 
-/** One schema's pgbench runs: tps of each, pages and PostgreSQL CPU per redemption over all of them. */
+/** One schema's pgbench runs: tps of each; pages, PostgreSQL CPU and WAL per redemption over all of them. */
 interface SchemaRuns {
   tps: number[];
   pages: Array<{ name: string; pages: number }>;
   cpu: number;
+  wal: { bytes: number; fullPages: number };
+}
+
+/** The server's WAL written so far (`pg_stat_wal`, cluster-wide: one run at a time here): bytes, full-page images. */
+async function walCounts(url: string): Promise<{ bytes: number; fullPages: number }> {
+  const [row] = await sql(url, [`SELECT wal_bytes::float8 AS bytes, wal_fpi::float8 AS fpi FROM pg_stat_wal`]);
+  return { bytes: Number(row.bytes), fullPages: Number(row.fpi) };
 }
 
 /**
@@ -239,29 +264,42 @@ interface SchemaRuns {
  * one's right after it, on two databases of the same server. The machine's speed drifts between minutes (other
  * tenants, the server's own checkpoints), by up to 1.5x within one benchmark here; a pair's two runs share the
  * drift, so the ratio is each pair's, and the figure is their median. (Measured minutes apart, full first and lean
- * last, the same schemas gave 0.62 to 0.82 on one day.)
+ * last, the same schemas gave 0.62 to 0.82 on one day.) Each run starts right after a CHECKPOINT: at these rates the
+ * server checkpoints every 15-20 s (max_wal_size), and a page's first change after a checkpoint writes the whole
+ * page into the WAL, so where a run fell in that cycle moved its pair by up to ±0.1 (pairs 0.97, 0.78, 0.78 in one
+ * run). Both schemas now start each run at the same point of it; the full schema's extra WAL still brings its next
+ * checkpoint sooner, a cost of its indexes the figures keep.
  */
 async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: SchemaRuns; lean: SchemaRuns }> {
   const runs = { full: { url: fullUrl, prefix: 'PG-' }, lean: { url: leanUrl, prefix: 'LEAN-' } };
   const result = { full: { tps: [] as number[] }, lean: { tps: [] as number[] } };
   const before = { full: await pageCounts(fullUrl), lean: await pageCounts(leanUrl) };
   const cpu = { full: 0, lean: 0 };
+  const wal = { full: { bytes: 0, fullPages: 0 }, lean: { bytes: 0, fullPages: 0 } };
   for (let run = 0; run < RUNS; run++) {
     for (const schema of ['full', 'lean'] as const) {
       const { url, prefix } = runs[schema];
-      const started = await postgresCpuMs(url);
-      result[schema].tps.push(await withPoolStarts(url, () => pgbench(url, prefix)));
-      // pgbench's backends report their CPU and buffer statistics as they exit.
+      await sql(url, ['CHECKPOINT']);
+      const [started, walBefore] = [await postgresCpuMs(url), await walCounts(url)];
+      result[schema].tps.push(await withPoolStarts(url, () => pgbenchFresh(url, prefix, run)));
+      // pgbench's backends report their CPU, buffer and WAL statistics as they exit.
       await new Promise((r) => setTimeout(r, 500));
       cpu[schema] += (await postgresCpuMs(url)) - started;
+      const walAfter = await walCounts(url);
+      wal[schema].bytes += walAfter.bytes - walBefore.bytes;
+      wal[schema].fullPages += walAfter.fullPages - walBefore.fullPages;
     }
   }
   const after = { full: await pageCounts(fullUrl), lean: await pageCounts(leanUrl) };
-  const summary = (schema: 'full' | 'lean'): SchemaRuns => ({
-    tps: result[schema].tps,
-    pages: pagesPerRedemption(before[schema], after[schema]),
-    cpu: cpu[schema] / Math.max(1, after[schema].redemptions - before[schema].redemptions),
-  });
+  const summary = (schema: 'full' | 'lean'): SchemaRuns => {
+    const made = Math.max(1, after[schema].redemptions - before[schema].redemptions);
+    return {
+      tps: result[schema].tps,
+      pages: pagesPerRedemption(before[schema], after[schema]),
+      cpu: cpu[schema] / made,
+      wal: { bytes: wal[schema].bytes / made, fullPages: wal[schema].fullPages / made },
+    };
+  };
   return { full: summary('full'), lean: summary('lean') };
 }
 
@@ -340,7 +378,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 
 API / pgbench = **${ratio.toFixed(2)}** (target ≥ 0.55). Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). The API process used ${apiCpuPerRequest.toFixed(2)} ms of CPU per redemption. Load generator, API and PostgreSQL share the same cores.
 
-Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`: without the CPU of the load generator, which shares the cores): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
+Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`: without the CPU of the load generator, which shares the cores): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). WAL per redemption (\`pg_stat_wal\`; each run starts right after a CHECKPOINT): full schema **${(schemas.full.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.full.wal.fullPages.toFixed(2)} full-page images, lean schema **${(schemas.lean.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.lean.wal.fullPages.toFixed(2)} (ratio ${(schemas.lean.wal.bytes / Math.max(schemas.full.wal.bytes, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
     soaked
       ? `
 
