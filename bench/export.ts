@@ -59,6 +59,9 @@ export async function main(): Promise<void> {
     const seeded = await seedRedemptions(url, { redemptions: ROWS, exportedShare: 0, unredeemed: ROWS });
     const pg = new Client({ connectionString: url });
     await pg.connect();
+    // The export alone: no e-mail left pending, else the API's jobs worker retries the seeded pending ones (6% of the
+    // rows) against the bench's closed SMTP port, and relays each outcome to the API, while the export runs.
+    await pg.query(`UPDATE redemptions SET email_status = 'sent' WHERE email_status = 'pending'`);
 
     // Same statements as the API runs (the redeemed export marks its rows: psql's run is rolled back).
     const redeemedSql = markAndSelect('r.exported = false');
@@ -108,7 +111,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${ROWS.toLocaleString('e
 | export | COPY TO STDOUT | API over HTTP | API / COPY (target ≤ ${TARGET}) | API peak RSS during it | met |
 |---|---|---|---|---|---|
 ${row('`GET /api/export/unredeemed-vouchers?productId=…&format=csv`', copyUnredeemed, unredeemed)}
-${row('`GET /api/export/redeemed-vouchers?format=csv` (marks 1M rows exported)', copyRedeemed, redeemed)}`;
+${row(`\`GET /api/export/redeemed-vouchers?format=csv\` (marks ${ROWS.toLocaleString('en-US')} rows exported)`, copyRedeemed, redeemed)}`;
     console.log(md);
     writeResult('export', md);
   });
