@@ -9,6 +9,7 @@ import { spawnSync } from 'child_process';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { markAndSelect } from '../backend/src/modules/export/export.repository';
+import { CODE_STATUS_SQL } from '../backend/src/modules/voucher/code-status.sql';
 import { adminToken, machine, peakRssMb, resetPeakRss, startApi, timeMs, withDatabase, writeResult } from './lib';
 import { seedRedemptions } from './seed';
 
@@ -67,7 +68,7 @@ export async function main(): Promise<void> {
     const redeemedSql = markAndSelect('r.exported = false');
     const unredeemedSql = `SELECT v.code, p.name AS product, v.created_at
                 FROM voucher_codes v JOIN products p ON p.id = v.product_id
-               WHERE NOT v.is_redeemed AND v.voided_at IS NULL AND ('${seeded.windows}'::uuid IS NULL OR v.product_id = '${seeded.windows}')
+               WHERE ${CODE_STATUS_SQL.available} AND ('${seeded.windows}'::uuid IS NULL OR v.product_id = '${seeded.windows}')
                ORDER BY p.name, v.seq DESC`;
     // Warm both once (cache), then measure.
     psqlCopy(url, unredeemedSql, false);

@@ -37,9 +37,9 @@ export async function recountCounters(pg: Client, productIds: string[]): Promise
     }
     await pg.query(
       `INSERT INTO product_counts (product_id, batch_id, shard, available, redeemed, void)
-       SELECT product_id, coalesce(batch_id, product_id), 0, count(*) FILTER (WHERE NOT is_redeemed AND voided_at IS NULL),
-              count(*) FILTER (WHERE is_redeemed), count(*) FILTER (WHERE voided_at IS NOT NULL)
-         FROM voucher_codes WHERE product_id = ANY($1::uuid[]) GROUP BY 1, 2`,
+       SELECT v.product_id, coalesce(v.batch_id, v.product_id), 0, count(*) FILTER (WHERE ${CODE_STATUS_SQL.available}),
+              count(*) FILTER (WHERE ${CODE_STATUS_SQL.redeemed}), count(*) FILTER (WHERE ${CODE_STATUS_SQL.void})
+         FROM voucher_codes v WHERE v.product_id = ANY($1::uuid[]) GROUP BY 1, 2`,
       [productIds],
     );
     await pg.query(
