@@ -102,6 +102,18 @@ export async function main(): Promise<void> {
           `/api/products/${seeded.windows}/voucher-codes-detailed?search=${part}&limit=50&offset=0`,
         ],
         [
+          'voucher-codes-detailed, search exact code',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?search=${seeded.someCode}&limit=50&offset=0`,
+        ],
+        [
+          'voucher-codes-detailed, search the end of a code',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?search=${seeded.someCode.slice(-8)}&limit=50&offset=0`,
+        ],
+        [
+          'voucher-codes-detailed, redeemed, search',
+          `/api/products/${seeded.windows}/voucher-codes-detailed?redeemedOnly=true&search=${part}&limit=50&offset=0`,
+        ],
+        [
           'voucher-codes-detailed, search the prefix 10% of the codes share',
           `/api/products/${seeded.windows}/voucher-codes-detailed?search=${SHAPES.sharedCodePrefix.prefix}&limit=50&offset=0`,
         ],

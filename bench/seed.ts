@@ -193,12 +193,14 @@ export async function seedRedemptions(
     await pg.query(`SET maintenance_work_mem = '256MB'`);
     for (const { indexdef } of indexes) await pg.query(indexdef);
     await pg.query('VACUUM ANALYZE');
-    // A code in the default (not exported) view, for the exact-code search.
+    // A Windows code in the default (not exported) view, for the exact-code searches (the redemption list's and the
+    // product's codes').
     const {
       rows: [some],
-    } = await pg.query(`SELECT code FROM s WHERE n >= $1 AND NOT exported AND code LIKE 'RC%' ORDER BY n LIMIT 1`, [
-      Math.floor(n / 3),
-    ]);
+    } = await pg.query(
+      `SELECT code FROM s WHERE n >= $1 AND product_id = $2 AND NOT exported AND code LIKE 'RC%' ORDER BY n LIMIT 1`,
+      [Math.floor(n / 3), windows.id],
+    );
     console.log(`seed checksum (${n} redemptions, seed ${SEED}): ${await seedChecksum(pg)}`);
     return { windows: windows.id, mac: mac.id, someCode: some.code };
   } finally {
@@ -232,12 +234,14 @@ export async function findSeeded(url: string): Promise<Seeded | undefined> {
   try {
     const { rows } = await pg.query(`SELECT id, name FROM products WHERE name LIKE 'Bench Office 2024%'`);
     if (rows.length === 0) return undefined;
+    const windows = rows.find((r) => r.name.includes('Windows')).id;
     const { rows: some } = await pg.query(
       `SELECT v.code FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
-        WHERE NOT r.exported AND v.code LIKE 'RC3333%' ORDER BY v.code LIMIT 1`,
+        WHERE NOT r.exported AND r.product_id = $1 AND v.code LIKE 'RC3333%' ORDER BY v.code LIMIT 1`,
+      [windows],
     );
     return {
-      windows: rows.find((r) => r.name.includes('Windows')).id,
+      windows,
       mac: rows.find((r) => r.name.includes('Mac')).id,
       someCode: some[0].code,
     };

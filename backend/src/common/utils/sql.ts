@@ -10,7 +10,15 @@ export function returnedRows<T = Record<string, any>>(result: unknown): T[] {
   return result as T[];
 }
 
+/** `text` with LIKE's wildcards (and its escape character) escaped, to be taken literally. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
 /** A LIKE/ILIKE pattern matching `text` anywhere, its wildcards taken literally (voucher codes may contain `_`). */
 export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  return `%${escapeLike(text)}%`;
+}
+
+/** A LIKE pattern matching text that starts with `text`, its wildcards taken literally. */
+export function likePrefix(text: string): string {
+  return `${escapeLike(text)}%`;
 }

@@ -64,6 +64,12 @@ export interface ListFilter {
      * counted like a plain list's (exact up to the search's cap, the estimate beyond): no collecting, no walk.
      */
     ordered?: boolean;
+    /**
+     * The repository knows the search matches few rows, whatever PostgreSQL expects (a whole code, found by its unique
+     * index: its estimate is 1% of the table when the code happens to be a bound of the column's histogram): it is
+     * collected, and so counted exactly, without asking whether the estimate looks broad.
+     */
+    narrow?: boolean;
   };
 }
 
@@ -122,7 +128,7 @@ export async function readListPage<Row>(
   const listRows = () => (listEstimate ??= estimateRows(db, `SELECT 1 ${from} WHERE ${base}`, filter.params));
   // An ordered search is read like a plain list (its index holds the order); only the others are broad or narrow.
   const walkable = search && !search.ordered ? search : undefined;
-  const broad = !!walkable && needsListRows(estimate) && isBroadSearch(estimate, await listRows());
+  const broad = !!walkable && !walkable.narrow && needsListRows(estimate) && isBroadSearch(estimate, await listRows());
 
   const window = (rows: number) =>
     `SELECT ${list.walk?.columns ?? `${a}.*`} ${from} WHERE ${base} ORDER BY ${order} LIMIT ${rows}`;

@@ -1,4 +1,4 @@
-import { likeContains } from '../../common/utils/sql';
+import { likeContains, likePrefix } from '../../common/utils/sql';
 
 /**
  * How a search term finds redemptions (docs/product.md §11.12), in three ways, the first that finds any in the list:
@@ -15,11 +15,6 @@ export type SearchPath = 'name' | 'words' | 'inside';
 
 /** The lower-cased full name, the expression of idx_redemptions_name_list. */
 export const nameKey = (r: string) => `lower(${r}.first_name || ' ' || ${r}.last_name)`;
-
-/** A LIKE pattern matching text that starts with `text`, its wildcards taken literally. */
-export function likePrefix(text: string): string {
-  return `${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
 
 /** A LIKE pattern matching the codes that start with `term` (codes are stored upper-cased). */
 const codePrefix = (term: string) => likePrefix(term.toUpperCase());

@@ -5,7 +5,7 @@ import type { Writable } from 'stream';
 import { DatabaseService } from '../../database/database.service';
 import { ListDeclaration, readListPage } from '../../database/list/list-page';
 import { productCountsDeltaSql } from '../../common/utils/counters-sql';
-import { likeContains } from '../../common/utils/sql';
+import { likeContains, likePrefix } from '../../common/utils/sql';
 import {
   availableCodesSql,
   CODE_STATUS_SQL,
@@ -122,23 +122,54 @@ export class VoucherCodeRepository {
     const where = ['v.product_id = $1'];
     // The available and the redeemed list's rows are of their status by construction (`codeList`).
     if (query.status === 'void') where.push(CODE_STATUS_SQL.void);
+    const list = codeList(query.status, !!query.search);
+    const base = where.join(' AND ');
     // Codes are stored upper-case (every write upper-cases them: uploads, and the redeem form's input is upper-cased
     // too), so the upper-cased term with a case-sensitive LIKE finds what ILIKE would, at a third of the cost per row
-    // a walk tests (ILIKE folds the case of every code it reads); the trigram index serves both.
+    // a walk tests (ILIKE folds the case of every code it reads).
+    const term = query.search?.toUpperCase();
+    const found = term ? await this.searchPath(list, base, params, term) : undefined;
     const test = `v.code LIKE $${params.length + 1}`;
     const { rows, hasNextPage, counted } = await readListPage<CodeRow>(
       this.database.manager,
-      codeList(query.status, !!query.search),
+      list,
       {
         params,
-        base: where.join(' AND '),
-        search: query.search
-          ? { params: [likeContains(query.search.toUpperCase())], indexed: test, joined: test }
-          : undefined,
+        base,
+        search:
+          term && found
+            ? {
+                params: [found.starts ? likePrefix(term) : likeContains(term)],
+                indexed: test,
+                joined: test,
+                narrow: found.whole,
+              }
+            : undefined,
       },
       { limit: query.limit, offset: query.offset, exactLimit },
     );
     return { rows, hasMore: hasNextPage, counted };
+  }
+
+  /**
+   * How a search term finds codes in the list filtered by `base` (docs/product.md §3.12): codes starting with it when
+   * any does (a b-tree range of uq_voucher_codes_code, `text_pattern_ops`), else codes containing it (the trigram
+   * index). `whole`: the term is a code of the list, so its matches are few whatever PostgreSQL estimates.
+   */
+  private async searchPath(
+    list: ListDeclaration,
+    base: string,
+    params: unknown[],
+    term: string,
+  ): Promise<{ starts: boolean; whole: boolean }> {
+    const n = params.length;
+    const from = `FROM ${list.table} ${list.alias} WHERE ${base}`;
+    const [row]: Array<{ starts: boolean; whole: boolean }> = await this.database.manager.query(
+      `SELECT EXISTS (SELECT 1 ${from} AND v.code = $${n + 1}) AS whole,
+              EXISTS (SELECT 1 ${from} AND v.code LIKE $${n + 2}) AS starts`,
+      [...params, term, likePrefix(term)],
+    );
+    return row;
   }
 
   /**
