@@ -3,6 +3,7 @@ import { DatabaseService } from '../../database/database.service';
 import { EmailLog } from './entities/email-log.entity';
 import { deleteBatch, queryRows } from '../../database/query-rows';
 import { returnedRows } from '../../common/utils/sql';
+import { Batcher } from '../../common/utils/batcher';
 import type { ProviderAttempt } from './mail-transport.service';
 
 export interface EmailLogEntry {
@@ -20,11 +21,36 @@ export interface EmailLogEntry {
 export class EmailLogRepository {
   constructor(private readonly database: DatabaseService) {}
 
-  /** One multi-row INSERT for every provider attempt of a send. */
+  /**
+   * Every provider attempt of a send, written with those of the sends that end at the same time (a worker's
+   * concurrent jobs): one INSERT for them all.
+   */
   async insert(entries: EmailLogEntry[]): Promise<void> {
-    if (!entries.length) return;
-    await this.database.manager.getRepository(EmailLog).insert(entries);
+    if (entries.length) await this.inserts.call(entries);
   }
+
+  private readonly inserts = new Batcher<EmailLogEntry[], void>(
+    async (sends) => {
+      const rows = sends.flat();
+      const column = <K extends keyof EmailLogEntry>(key: K) => rows.map((row) => row[key]);
+      await this.database.manager.query(
+        `INSERT INTO email_logs (redemption_id, provider, recipient, subject, status, error, message_id)
+         SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::text[],
+                              $7::varchar[])`,
+        [
+          column('redemptionId'),
+          column('provider'),
+          column('recipient'),
+          column('subject'),
+          column('status'),
+          column('error'),
+          column('messageId'),
+        ],
+      );
+      return sends.map(() => undefined);
+    },
+    { maxBatch: 100, maxInFlight: 2 },
+  );
 
   /** Sends per provider and status over the last `minutes` (the metrics), a range of idx_email_logs_created. */
   recentCounts(minutes: number): Promise<Array<{ provider: string; status: string; n: number }>> {
@@ -43,15 +69,16 @@ export class EmailLogRepository {
     subject: string,
     attempts: ProviderAttempt[],
   ): Promise<void> {
+    // Cut to the columns' lengths: the rows are written together with other sends', which one row too long would fail.
     return this.insert(
       attempts.map((a) => ({
         redemptionId,
-        provider: a.provider,
-        recipient,
+        provider: a.provider.slice(0, 50),
+        recipient: recipient.slice(0, 254),
         subject: subject.slice(0, 500),
         status: a.ok ? ('sent' as const) : ('failed' as const),
         error: a.error ?? null,
-        messageId: a.messageId ?? null,
+        messageId: a.messageId?.slice(0, 255) ?? null,
       })),
     );
   }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
 import { latestLicenseKeySql, openStoredKey } from '../license/license.repository';
-import { EmailStatus, Redemption } from './entities/redemption.entity';
+import { Batcher } from '../../common/utils/batcher';
+import { EmailStatus } from './entities/redemption.entity';
 
 /** What the order e-mail of one redemption is made of. */
 export interface MailRow {
@@ -23,6 +25,12 @@ export interface MailRow {
 }
 
 /**
+ * How a worker's concurrent claims and ends of claims are gathered: up to 100 e-mails a statement, two statements of
+ * each kind at once (a worker sends MAIL_CONCURRENCY e-mails at once, 20 by default).
+ */
+const OUTBOX_BATCHES = { maxBatch: 100, maxInFlight: 2 };
+
+/**
  * The order e-mail outbox on `redemptions` (its email_* columns), as the mail module uses it: a worker claims a due
  * e-mail with what it needs to send it, ends the claim with the outcome, and the sweep finds what a lost job left
  * behind (docs/operations.md "Order e-mail delivery"). Making an e-mail due again (Fix Pending Emails, resends) is
@@ -39,34 +47,60 @@ export class RedemptionMailOutboxRepository {
   /**
    * Claims a pending e-mail for `claimSeconds` and reads what it needs, in one statement: undefined when it is not
    * due (sent, waiting for a key, claimed by another worker) or gone. The name is the one given with this redemption.
+   * Concurrent claims (the worker's jobs) share one statement (`OUTBOX_BATCHES`).
    */
-  async claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
-    const [row] = await this.database.manager.query(
-      `WITH r AS (
-         UPDATE redemptions
-            SET email_locked_until = now() + make_interval(secs => $2),
-                email_attempts = email_attempts + 1,
-                email_last_attempt_at = now()
-          WHERE id = $1 AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
-            AND (email_locked_until IS NULL OR email_locked_until < now())
-          RETURNING id, customer_id, product_id, voucher_code_id, first_name, last_name, email_resends)
-       SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
-              p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
-              p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
-         FROM r
-         JOIN customers c ON c.id = r.customer_id
-         JOIN products p ON p.id = r.product_id
-         JOIN voucher_codes v ON v.id = r.voucher_code_id
-         LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
-      [id, claimSeconds],
-    );
-    if (!row) return undefined;
-    const { key_ciphertext, product_key_ciphertext, ...view } = row;
-    return {
-      ...view,
-      license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }),
-      product_key: this.openProductKey({ product_key: row.product_key, product_key_ciphertext }),
-    };
+  claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
+    // Not an id (a job's payload from elsewhere): nothing to claim, and nothing to fail the batch it would join.
+    if (!isUUID(id)) return Promise.resolve(undefined);
+    return this.claims.call({ id, claimSeconds });
+  }
+
+  private readonly claims = new Batcher<{ id: string; claimSeconds: number }, MailRow | undefined>(
+    (claims) => this.claimBatch(claims),
+    OUTBOX_BATCHES,
+  );
+
+  /**
+   * The claims of a batch in one UPDATE, the rows locked in id order (so overlapping batches of two workers wait for
+   * each other rather than deadlock); a redemption claimed twice in one batch (a duplicate job) goes to the first.
+   */
+  private async claimBatch(claims: Array<{ id: string; claimSeconds: number }>): Promise<Array<MailRow | undefined>> {
+    const seconds = new Map<string, number>();
+    for (const claim of claims) if (!seconds.has(claim.id)) seconds.set(claim.id, claim.claimSeconds);
+    const ids = [...seconds.keys()].sort();
+    const rows: Array<MailRow & { key_ciphertext: Buffer | null; product_key_ciphertext: Buffer | null }> =
+      await this.database.manager.query(
+        `WITH r AS (
+           UPDATE redemptions r
+              SET email_locked_until = now() + make_interval(secs => x.secs),
+                  email_attempts = r.email_attempts + 1,
+                  email_last_attempt_at = now()
+             FROM unnest($1::uuid[], $2::int[]) AS x(id, secs)
+            WHERE r.id = x.id AND r.email_status = 'pending' AND NOT r.awaiting_license AND r.erased_at IS NULL
+              AND (r.email_locked_until IS NULL OR r.email_locked_until < now())
+            RETURNING r.id, r.customer_id, r.product_id, r.voucher_code_id, r.first_name, r.last_name, r.email_resends)
+         SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
+                p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
+                p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
+           FROM r
+           JOIN customers c ON c.id = r.customer_id
+           JOIN products p ON p.id = r.product_id
+           JOIN voucher_codes v ON v.id = r.voucher_code_id
+           LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
+        [ids, ids.map((id) => seconds.get(id))],
+      );
+    const claimed = new Map(rows.map((row) => [row.id, row]));
+    return claims.map(({ id }) => {
+      const row = claimed.get(id);
+      claimed.delete(id);
+      if (!row) return undefined;
+      const { key_ciphertext, product_key_ciphertext, ...view } = row;
+      return {
+        ...view,
+        license_key: openStoredKey(this.cipher, { license_key: row.license_key, key_ciphertext }),
+        product_key: this.openProductKey({ product_key: row.product_key, product_key_ciphertext }),
+      };
+    });
   }
 
   /** A product's shared key from `products` columns read in this repository's joins (sealed, or clear until sealed). */
@@ -74,12 +108,22 @@ export class RedemptionMailOutboxRepository {
     return row.product_key_ciphertext ? this.cipher.open(row.product_key_ciphertext) : row.product_key;
   }
 
-  /** Ends a claim with the attempt's outcome. */
-  async finishEmail(id: string, status: EmailStatus): Promise<void> {
-    await this.database.manager
-      .getRepository(Redemption)
-      .update({ id }, { emailStatus: status, emailLockedUntil: null });
+  /** Ends a claim with the attempt's outcome; concurrent ends share one statement (`OUTBOX_BATCHES`). */
+  finishEmail(id: string, status: EmailStatus): Promise<void> {
+    return isUUID(id) ? this.finishes.call({ id, status }) : Promise.resolve();
   }
+
+  private readonly finishes = new Batcher<{ id: string; status: EmailStatus }, void>(async (ends) => {
+    const ids = ends.map((end) => end.id);
+    await this.database.manager.query(
+      `UPDATE redemptions r SET email_status = x.status, email_locked_until = NULL
+         FROM (SELECT DISTINCT ON (id) id, status FROM unnest($1::uuid[], $2::varchar[]) WITH ORDINALITY AS u(id, status, n)
+                ORDER BY id, n) x
+        WHERE r.id = x.id`,
+      [ids, ends.map((end) => end.status)],
+    );
+    return ends.map(() => undefined);
+  }, OUTBOX_BATCHES);
 
   /**
    * Pending e-mails with no live claim whose last attempt is older than `olderThanMs`, oldest first. They are read
