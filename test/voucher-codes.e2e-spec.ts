@@ -217,6 +217,28 @@ describe('voucher codes of a product: list, search, delete', () => {
       expect(none.body.totalCount).toBe(0);
     });
 
+    it('asks whether a code of the tab starts with the term of the first 1,000 codes so starting only, then lists those containing it', async () => {
+      // Codes of another product come first in the codes' order; past 1,000 of them the probe reads no further (a
+      // prefix shared by a million codes of other products costs it 1,000 index entries) and the search lists the
+      // codes containing the term.
+      const [other, product] = [await createProduct(t, auth), await createProduct(t, auth)];
+      const otherCodes = (from: number, to: number) =>
+        t.db.query(
+          countedCodes(
+            `INSERT INTO voucher_codes (code, product_id)
+             SELECT 'PBX-' || lpad(g::text, 4, '0'), $1 FROM generate_series($2::int, $3::int) g`,
+          ),
+          [other, from, to],
+        );
+      await otherCodes(1, 999);
+      await addCodes(t.db, product, ['PBX-9999', 'Z-PBX-1']);
+      const starting = await list(product, { search: 'pbx-' }).expect(200);
+      expect(starting.body.codes.map((c: { code: string }) => c.code)).toEqual(['PBX-9999']);
+      await otherCodes(1000, 1000);
+      const containing = await list(product, { search: 'pbx-' }).expect(200);
+      expect(containing.body.codes.map((c: { code: string }) => c.code)).toEqual(['Z-PBX-1', 'PBX-9999']);
+    });
+
     it('finds the codes that start with the term when any does, else those containing it (docs/product.md §3.12)', async () => {
       const product = await createProduct(t, auth);
       await addCodes(t.db, product, ['STARTX-1', 'A-STARTX-2', 'B-STARTX-3']);

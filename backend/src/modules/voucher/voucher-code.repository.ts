@@ -30,6 +30,9 @@ const AVAILABLE_CODES_GONE = (rows: string) => `, counted AS (
     ['available'],
   )}) ${unlistAvailableCte(rows)}`;
 
+/** How many codes starting with a search term are read to tell whether the list holds any (`searchPath`). */
+const START_PROBE = 1000;
+
 export interface CodePageQuery {
   status?: CodeStatus;
   search?: string;
@@ -154,7 +157,10 @@ export class VoucherCodeRepository {
   /**
    * How a search term finds codes in the list filtered by `base` (docs/product.md §3.12): codes starting with it when
    * any does (a b-tree range of uq_voucher_codes_code, `text_pattern_ops`), else codes containing it (the trigram
-   * index). `whole`: the term is a code of the list, so its matches are few whatever PostgreSQL estimates.
+   * index). `whole`: the term is a code of the list, so its matches are few whatever PostgreSQL estimates. Asked of the
+   * first START_PROBE codes of the range only (in the index's order), so that a start many codes of other products or
+   * tabs share costs a bounded read, not a scan of every code (PostgreSQL's estimate of a pattern ignores the product):
+   * past them, the codes containing the term are listed, the codes starting with it among them.
    */
   private async searchPath(
     list: ListDeclaration,
@@ -163,10 +169,11 @@ export class VoucherCodeRepository {
     term: string,
   ): Promise<{ starts: boolean; whole: boolean }> {
     const n = params.length;
-    const from = `FROM ${list.table} ${list.alias} WHERE ${base}`;
+    const member = `FROM starting s JOIN ${list.table} ${list.alias} ON ${list.alias}.id = s.id WHERE ${base}`;
     const [row]: Array<{ starts: boolean; whole: boolean }> = await this.database.manager.query(
-      `SELECT EXISTS (SELECT 1 ${from} AND v.code = $${n + 1}) AS whole,
-              EXISTS (SELECT 1 ${from} AND v.code LIKE $${n + 2}) AS starts`,
+      `WITH starting AS (SELECT c.id, c.code FROM voucher_codes c WHERE c.code LIKE $${n + 2}
+                          ORDER BY c.code USING ~<~ LIMIT ${START_PROBE})
+       SELECT EXISTS (SELECT 1 ${member} AND s.code = $${n + 1}) AS whole, EXISTS (SELECT 1 ${member}) AS starts`,
       [...params, term, likePrefix(term)],
     );
     return row;
