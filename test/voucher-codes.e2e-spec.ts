@@ -217,7 +217,7 @@ describe('voucher codes of a product: list, search, delete', () => {
       expect(none.body.totalCount).toBe(0);
     });
 
-    it('asks whether a code of the tab starts with the term of the first 1,000 codes so starting only, then lists those containing it', async () => {
+    it('tells whether the tab has a code starting with the term from the first 1,000 such codes only, past them lists the codes containing it', async () => {
       // Codes of another product come first in the codes' order; past 1,000 of them the probe reads no further (a
       // prefix shared by a million codes of other products costs it 1,000 index entries) and the search lists the
       // codes containing the term.

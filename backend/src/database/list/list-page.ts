@@ -102,7 +102,8 @@ const orderSql = (keys: SortKey[], name: (key: SortKey) => string) =>
  *   keeps the matches: a broad search finds its page there instead of collecting every match through the indexes
  *   and sorting them; with too few matches there, the indexes answer; a walked search is counted within the walk;
  * - an `ordered` search (an equality whose index holds the list's order) is read like a plain list: its page in order
- *   from that index, its total capped-counted, whatever the number of matches.
+ *   from that index, its total capped-counted, whatever the number of matches;
+ * - a `narrow` one (its repository knows the matches are few) is collected whatever PostgreSQL expects.
  */
 export async function readListPage<Row>(
   db: Queryable,
