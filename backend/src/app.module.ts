@@ -12,7 +12,7 @@ import { redactRequest, redactResponse } from './common/log-redaction';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { logFormat } from './config/logging';
 import { DatabaseModule } from './database/database.service';
-import { dataSourceOptions } from './database/data-source-options';
+import { API_SESSION_OPTIONS, dataSourceOptions } from './database/data-source-options';
 import { DomainEventsModule } from './events/domain-events.service';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
@@ -69,7 +69,9 @@ export class AppModule {
           pinoHttp: options.logStream ? [pinoHttpOptions, options.logStream] : pinoHttpOptions,
         }),
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(options.databaseUrl, { extra: { max: config.dbPoolSize } }),
+          ...dataSourceOptions(options.databaseUrl, {
+            extra: { max: config.dbPoolSize, options: API_SESSION_OPTIONS },
+          }),
           migrationsRun: true,
         }),
         DatabaseModule,

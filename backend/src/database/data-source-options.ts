@@ -15,6 +15,17 @@ export function keepConnectionErrorsHandled(client: PoolClient): void {
 }
 
 /**
+ * The API's sessions run without parallel query workers: its statements are short and many run at once, and the two
+ * workers PostgreSQL starts for a plan it expects to be large cost more than the statement itself (a search's collect:
+ * 7.5 ms with them, 0.1 ms without, docs/benchmarks.md "Issue 26, session 17"). A code export's COPY gets them back
+ * for its held connection (`BULK_PARALLEL_WORKERS`, DatabaseService.withClient's `parallel`).
+ */
+export const API_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0';
+
+/** Parallel workers per gather for a code export's held connection: PostgreSQL's own default. */
+export const BULK_PARALLEL_WORKERS = 2;
+
+/**
  * The TypeORM options every data source of the service shares. The pool size comes from the caller
  * (`extra: { max }`): the API's from DB_POOL_SIZE (AppConfig), the migration runner and the CLI use one or two.
  */

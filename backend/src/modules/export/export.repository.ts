@@ -186,7 +186,8 @@ export class ExportRepository {
           .rows;
         return fn(found, () => client.query(copyTo(`COPY (${inlined}) TO STDOUT WITH (FORMAT csv)`)));
       },
-      { bulk: true },
+      // Its sort of a million codes may use PostgreSQL's parallel workers (the API's statements do not).
+      { bulk: true, parallel: true },
     );
   }
 }
