@@ -137,6 +137,15 @@ export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SE
 }
 
 /**
+ * A pgbench script in which each client redeems codes in order: its variable `counter` goes up by one a transaction
+ * (pgbench keeps a client's variables from one transaction to the next) and `code`, an expression of it and
+ * `:client_id`, numbers the code `${prefix}<n>`.
+ */
+function inOrderScript(prefix: string, counter: string, code: string): string {
+  return `\\set ${counter} :${counter} + 1\n\\set c ${code}\n${redeemScript(prefix, `'${prefix}' || :c`, 'c')};\n`;
+}
+
+/**
  * pgbench on codes no transaction has used before, for the interleaved pairs: in run `run` of RUNS each client
  * redeems its own block of `${prefix}` codes in order. With random codes (`pgbench` above) a run's share of codes
  * already redeemed grew from run to run (a third, then two thirds of the range), and such a transaction claims
@@ -144,7 +153,7 @@ export function pgbench(url: string, prefix = 'PG-', codes = CODES, seconds = SE
  */
 async function pgbenchFresh(url: string, prefix: string, run: number): Promise<number> {
   const perClient = Math.floor(CODES / (CLIENTS * RUNS));
-  const script = `\\set k :k + 1\n\\set c :k * ${CLIENTS} + :client_id + 1\n${redeemScript(prefix, `'${prefix}' || :c`, 'c')};\n`;
+  const script = inOrderScript(prefix, 'k', `:k * ${CLIENTS} + :client_id + 1`);
   const tps = await runPgbench(url, script, SECONDS, ['-D', `k=${run * perClient - 1}`]);
   if ((tps * SECONDS) / CLIENTS > perClient) {
     console.warn(
@@ -170,7 +179,7 @@ async function soak(url: string): Promise<{ rounds: number[]; autovacuums: numbe
   const perRound = Math.max(1, Math.round(SOAK_SECONDS / SOAK_ROUNDS));
   for (let round = 0; round < SOAK_ROUNDS; round++) {
     const from = round * Math.ceil((SOAK_PER_CLIENT * perRound) / SOAK_SECONDS);
-    const script = `\\set n :n + 1\n\\set c :client_id * 1000000 + :n\n${redeemScript('SOAK-', `'SOAK-' || :c`, 'c')};\n`;
+    const script = inOrderScript('SOAK-', 'n', ':client_id * 1000000 + :n');
     // Each round starts its clients past the codes the rounds before could have used.
     rounds.push(await runPgbench(url, script, perRound, ['-D', `n=${from}`]));
     console.log(`soak round ${round + 1}: ${rounds[round].toFixed(0)} tps`);

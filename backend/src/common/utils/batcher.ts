@@ -1,4 +1,10 @@
 /**
+ * The default for statements: up to 100 calls a statement, two statements at once (a mail worker runs
+ * MAIL_CONCURRENCY jobs at once, 20 by default, so a batch is seldom full).
+ */
+export const STATEMENT_BATCHES = { maxBatch: 100, maxInFlight: 2 };
+
+/**
  * Gathers concurrent calls into one call of `run`: the calls made while the event loop works through what is ready
  * (one turn), and those made while `maxInFlight` batches are already running, go together (up to `maxBatch`). `run`
  * answers one result per input, in the inputs' order; when it fails, every call of its batch fails with its error.
@@ -11,7 +17,7 @@ export class Batcher<In, Out> {
 
   constructor(
     private readonly run: (inputs: In[]) => Promise<Out[]>,
-    private readonly options: { maxBatch: number; maxInFlight: number },
+    private readonly options: { maxBatch: number; maxInFlight: number } = STATEMENT_BATCHES,
   ) {}
 
   call(input: In): Promise<Out> {

@@ -29,28 +29,25 @@ export class EmailLogRepository {
     if (entries.length) await this.inserts.call(entries);
   }
 
-  private readonly inserts = new Batcher<EmailLogEntry[], void>(
-    async (sends) => {
-      const rows = sends.flat();
-      const column = <K extends keyof EmailLogEntry>(key: K) => rows.map((row) => row[key]);
-      await this.database.manager.query(
-        `INSERT INTO email_logs (redemption_id, provider, recipient, subject, status, error, message_id)
+  private readonly inserts = new Batcher<EmailLogEntry[], void>(async (sends) => {
+    const rows = sends.flat();
+    const column = <K extends keyof EmailLogEntry>(key: K) => rows.map((row) => row[key]);
+    await this.database.manager.query(
+      `INSERT INTO email_logs (redemption_id, provider, recipient, subject, status, error, message_id)
          SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::text[],
                               $7::varchar[])`,
-        [
-          column('redemptionId'),
-          column('provider'),
-          column('recipient'),
-          column('subject'),
-          column('status'),
-          column('error'),
-          column('messageId'),
-        ],
-      );
-      return sends.map(() => undefined);
-    },
-    { maxBatch: 100, maxInFlight: 2 },
-  );
+      [
+        column('redemptionId'),
+        column('provider'),
+        column('recipient'),
+        column('subject'),
+        column('status'),
+        column('error'),
+        column('messageId'),
+      ],
+    );
+    return sends.map(() => undefined);
+  });
 
   /** Sends per provider and status over the last `minutes` (the metrics), a range of idx_email_logs_created. */
   recentCounts(minutes: number): Promise<Array<{ provider: string; status: string; n: number }>> {

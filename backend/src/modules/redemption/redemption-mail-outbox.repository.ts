@@ -25,10 +25,15 @@ export interface MailRow {
 }
 
 /**
- * How a worker's concurrent claims and ends of claims are gathered: up to 100 e-mails a statement, two statements of
- * each kind at once (a worker sends MAIL_CONCURRENCY e-mails at once, 20 by default).
+ * The first of each id of a batch, in id order: the order its statement locks the rows in (so overlapping batches of
+ * two workers wait for each other rather than deadlock); a redemption asked twice in one batch (a duplicate job) is
+ * the first asker's.
  */
-const OUTBOX_BATCHES = { maxBatch: 100, maxInFlight: 2 };
+function firstOfEachId<T extends { id: string }>(items: T[]): T[] {
+  const first = new Map<string, T>();
+  for (const item of items) if (!first.has(item.id)) first.set(item.id, item);
+  return [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
 
 /**
  * The order e-mail outbox on `redemptions` (its email_* columns), as the mail module uses it: a worker claims a due
@@ -47,7 +52,7 @@ export class RedemptionMailOutboxRepository {
   /**
    * Claims a pending e-mail for `claimSeconds` and reads what it needs, in one statement: undefined when it is not
    * due (sent, waiting for a key, claimed by another worker) or gone. The name is the one given with this redemption.
-   * Concurrent claims (the worker's jobs) share one statement (`OUTBOX_BATCHES`).
+   * Concurrent claims (the worker's jobs) share one statement (`Batcher`).
    */
   claimEmail(id: string, claimSeconds: number): Promise<MailRow | undefined> {
     // Not an id (a job's payload from elsewhere): nothing to claim, and nothing to fail the batch it would join.
@@ -55,19 +60,13 @@ export class RedemptionMailOutboxRepository {
     return this.claims.call({ id, claimSeconds });
   }
 
-  private readonly claims = new Batcher<{ id: string; claimSeconds: number }, MailRow | undefined>(
-    (claims) => this.claimBatch(claims),
-    OUTBOX_BATCHES,
+  private readonly claims = new Batcher<{ id: string; claimSeconds: number }, MailRow | undefined>((claims) =>
+    this.claimBatch(claims),
   );
 
-  /**
-   * The claims of a batch in one UPDATE, the rows locked in id order (so overlapping batches of two workers wait for
-   * each other rather than deadlock); a redemption claimed twice in one batch (a duplicate job) goes to the first.
-   */
+  /** The claims of a batch in one UPDATE (`firstOfEachId`): a redemption claimed twice in it goes to the first. */
   private async claimBatch(claims: Array<{ id: string; claimSeconds: number }>): Promise<Array<MailRow | undefined>> {
-    const seconds = new Map<string, number>();
-    for (const claim of claims) if (!seconds.has(claim.id)) seconds.set(claim.id, claim.claimSeconds);
-    const ids = [...seconds.keys()].sort();
+    const each = firstOfEachId(claims);
     const rows: Array<MailRow & { key_ciphertext: Buffer | null; product_key_ciphertext: Buffer | null }> =
       await this.database.manager.query(
         `WITH r AS (
@@ -87,7 +86,7 @@ export class RedemptionMailOutboxRepository {
            JOIN products p ON p.id = r.product_id
            JOIN voucher_codes v ON v.id = r.voucher_code_id
            LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
-        [ids, ids.map((id) => seconds.get(id))],
+        [each.map((claim) => claim.id), each.map((claim) => claim.claimSeconds)],
       );
     const claimed = new Map(rows.map((row) => [row.id, row]));
     return claims.map(({ id }) => {
@@ -108,22 +107,21 @@ export class RedemptionMailOutboxRepository {
     return row.product_key_ciphertext ? this.cipher.open(row.product_key_ciphertext) : row.product_key;
   }
 
-  /** Ends a claim with the attempt's outcome; concurrent ends share one statement (`OUTBOX_BATCHES`). */
+  /** Ends a claim with the attempt's outcome; concurrent ends share one statement (`Batcher`, `firstOfEachId`). */
   finishEmail(id: string, status: EmailStatus): Promise<void> {
     return isUUID(id) ? this.finishes.call({ id, status }) : Promise.resolve();
   }
 
   private readonly finishes = new Batcher<{ id: string; status: EmailStatus }, void>(async (ends) => {
-    const ids = ends.map((end) => end.id);
+    const each = firstOfEachId(ends);
     await this.database.manager.query(
       `UPDATE redemptions r SET email_status = x.status, email_locked_until = NULL
-         FROM (SELECT DISTINCT ON (id) id, status FROM unnest($1::uuid[], $2::varchar[]) WITH ORDINALITY AS u(id, status, n)
-                ORDER BY id, n) x
+         FROM unnest($1::uuid[], $2::varchar[]) AS x(id, status)
         WHERE r.id = x.id`,
-      [ids, ends.map((end) => end.status)],
+      [each.map((end) => end.id), each.map((end) => end.status)],
     );
     return ends.map(() => undefined);
-  }, OUTBOX_BATCHES);
+  });
 
   /**
    * Pending e-mails with no live claim whose last attempt is older than `olderThanMs`, oldest first. They are read
