@@ -1,6 +1,8 @@
+import { Client } from 'pg';
 import { EmailLogRepository } from '../../backend/src/modules/mail/email-log.repository';
 import { RedemptionMailOutboxRepository } from '../../backend/src/modules/redemption/redemption-mail-outbox.repository';
 import { productId, PRODUCTS } from '../helpers/factories';
+import { eventually } from '../helpers/redemptions';
 import {
   insertBulkRedemptions,
   MediumDatabase,
@@ -125,5 +127,69 @@ describe('the order e-mail outbox, batched (medium)', () => {
       `SELECT length(recipient) AS recipient, length(subject) AS subject FROM email_logs WHERE redemption_id IS NULL`,
     );
     expect(cut).toEqual({ recipient: 254, subject: 500 });
+  });
+  /**
+   * Two pending redemptions whose rows lie in the table opposite to their ids' order (a scan meets the greater id
+   * first): a statement that locked them in the order it read them would take the greater first.
+   */
+  async function pairStoredAgainstIdOrder(prefix: string): Promise<[string, string]> {
+    const product = await productId(m.db, PRODUCTS.homeBusinessMac);
+    await insertBulkRedemptions(m.db, product, 2, prefix, { email_status: `'pending'` });
+    const rows: Array<{ id: string }> = await m.db.query(
+      `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code LIKE $1 ORDER BY r.ctid`,
+      [`${prefix.toUpperCase()}-%`],
+    );
+    const [low, high] = rows.map((row) => row.id).sort();
+    // An update writes the row's new version after the other's.
+    if (rows[0].id === low) await m.db.query(`UPDATE redemptions SET email_attempts = 0 WHERE id = $1`, [low]);
+    await m.db.query('ANALYZE redemptions');
+    return [low, high];
+  }
+
+  /**
+   * While another transaction holds the lower id's row, `write` (on both rows) waits for it without holding the
+   * greater's: that transaction then takes the greater one too, as a bulk assignment locking in id order does, and
+   * nobody deadlocks.
+   */
+  async function expectLocksInIdOrder(low: string, high: string, write: () => Promise<unknown>) {
+    const locker = new Client({ connectionString: m.testDatabase.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SET LOCAL lock_timeout = '5s'`);
+      await locker.query(`SELECT 1 FROM redemptions WHERE id = $1 FOR NO KEY UPDATE`, [low]);
+      const written = write();
+      await eventually(
+        async () =>
+          (
+            await m.db.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'`,
+            )
+          )[0].n,
+        15_000,
+        'the batch waiting for the locked row',
+      );
+      await locker.query(`SELECT 1 FROM redemptions WHERE id = $1 FOR NO KEY UPDATE`, [high]);
+      await locker.query('COMMIT');
+      await written;
+    } finally {
+      await locker.end();
+    }
+  }
+
+  it('locks a batch of claims, and of ends, in id order whatever order it reads the rows in', async () => {
+    const [low, high] = await pairStoredAgainstIdOrder('order');
+    let claimed: Array<{ id: string } | undefined> = [];
+    await expectLocksInIdOrder(low, high, async () => {
+      claimed = await Promise.all([outbox.claimEmail(high, 60), outbox.claimEmail(low, 60)]);
+    });
+    expect(claimed.map((row) => row?.id)).toEqual([high, low]);
+
+    await expectLocksInIdOrder(low, high, () =>
+      Promise.all([outbox.finishEmail(high, 'sent'), outbox.finishEmail(low, 'failed')]),
+    );
+    expect(await rowOf(high)).toEqual({ email_status: 'sent', email_attempts: 1, locked: false });
+    expect(await rowOf(low)).toEqual({ email_status: 'failed', email_attempts: 1, locked: false });
   });
 });

@@ -25,15 +25,19 @@ export interface MailRow {
 }
 
 /**
- * The first of each id of a batch, in id order: the order its statement locks the rows in (so overlapping batches of
- * two workers wait for each other rather than deadlock); a redemption asked twice in one batch (a duplicate job) is
- * the first asker's.
+ * The first of each id of a batch, in id order; a redemption asked twice in one batch (a duplicate job) is the first
+ * asker's.
  */
 function firstOfEachId<T extends { id: string }>(items: T[]): T[] {
   const first = new Map<string, T>();
   for (const item of items) if (!first.has(item.id)) first.set(item.id, item);
   return [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
+
+/** An e-mail is due: pending, not waiting for a key, not erased, with no live claim. */
+const CLAIMABLE = (r: string) =>
+  `${r}.email_status = 'pending' AND NOT ${r}.awaiting_license AND ${r}.erased_at IS NULL
+   AND (${r}.email_locked_until IS NULL OR ${r}.email_locked_until < now())`;
 
 /**
  * The order e-mail outbox on `redemptions` (its email_* columns), as the mail module uses it: a worker claims a due
@@ -64,7 +68,12 @@ export class RedemptionMailOutboxRepository {
     this.claimBatch(claims),
   );
 
-  /** The claims of a batch in one UPDATE (`firstOfEachId`): a redemption claimed twice in it goes to the first. */
+  /**
+   * The claims of a batch in one UPDATE (`firstOfEachId`): a redemption claimed twice in it goes to the first. Its rows
+   * are locked by the sub-select in id order, as every statement locking several redemptions does: an UPDATE … FROM
+   * locks them in the order its join reads them (the table's on a small one), which deadlocked with a bulk assignment
+   * holding some of them.
+   */
   private async claimBatch(claims: Array<{ id: string; claimSeconds: number }>): Promise<Array<MailRow | undefined>> {
     const each = firstOfEachId(claims);
     const rows: Array<MailRow & { key_ciphertext: Buffer | null; product_key_ciphertext: Buffer | null }> =
@@ -75,8 +84,9 @@ export class RedemptionMailOutboxRepository {
                   email_attempts = r.email_attempts + 1,
                   email_last_attempt_at = now()
              FROM unnest($1::uuid[], $2::int[]) AS x(id, secs)
-            WHERE r.id = x.id AND r.email_status = 'pending' AND NOT r.awaiting_license AND r.erased_at IS NULL
-              AND (r.email_locked_until IS NULL OR r.email_locked_until < now())
+            WHERE r.id = x.id AND ${CLAIMABLE('r')}
+              AND r.id IN (SELECT id FROM redemptions r WHERE r.id = ANY($1::uuid[]) AND ${CLAIMABLE('r')}
+                            ORDER BY r.id FOR NO KEY UPDATE)
             RETURNING r.id, r.customer_id, r.product_id, r.voucher_code_id, r.first_name, r.last_name, r.email_resends)
          SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
                 p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
@@ -107,7 +117,10 @@ export class RedemptionMailOutboxRepository {
     return row.product_key_ciphertext ? this.cipher.open(row.product_key_ciphertext) : row.product_key;
   }
 
-  /** Ends a claim with the attempt's outcome; concurrent ends share one statement (`Batcher`, `firstOfEachId`). */
+  /**
+   * Ends a claim with the attempt's outcome; concurrent ends share one statement (`Batcher`, `firstOfEachId`), locking
+   * its rows in id order as the claim does.
+   */
   finishEmail(id: string, status: EmailStatus): Promise<void> {
     return isUUID(id) ? this.finishes.call({ id, status }) : Promise.resolve();
   }
@@ -117,7 +130,7 @@ export class RedemptionMailOutboxRepository {
     await this.database.manager.query(
       `UPDATE redemptions r SET email_status = x.status, email_locked_until = NULL
          FROM unnest($1::uuid[], $2::varchar[]) AS x(id, status)
-        WHERE r.id = x.id`,
+        WHERE r.id = x.id AND r.id IN (SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
       [each.map((end) => end.id), each.map((end) => end.status)],
     );
     return ends.map(() => undefined);

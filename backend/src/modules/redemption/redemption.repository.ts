@@ -225,7 +225,7 @@ export class RedemptionRepository {
   async lockAwaiting(id: string): Promise<{ productId: string } | undefined> {
     const db = this.database.current;
     const [row] = await db.query(
-      `SELECT id, product_id FROM redemptions WHERE id = $1 AND awaiting_license FOR UPDATE`,
+      `SELECT id, product_id FROM redemptions WHERE id = $1 AND awaiting_license FOR NO KEY UPDATE`,
       [id],
     );
     return row && { productId: row.product_id };
@@ -245,7 +245,7 @@ export class RedemptionRepository {
     const [r] = await db.query(
       `SELECT r.id, r.product_id, p.name, p.is_license_managed, v.code
          FROM redemptions r JOIN products p ON p.id = r.product_id JOIN voucher_codes v ON v.id = r.voucher_code_id
-        WHERE r.id = $1 FOR UPDATE OF r`,
+        WHERE r.id = $1 FOR NO KEY UPDATE OF r`,
       [id],
     );
     return r && { productId: r.product_id, productName: r.name, isLicenseManaged: r.is_license_managed, code: r.code };
@@ -258,7 +258,7 @@ export class RedemptionRepository {
    */
   async lockLicensableWithoutKey(ids: string[]): Promise<Array<{ id: string; productId: string }>> {
     const db = this.database.current;
-    await db.query(`SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+    await db.query(`SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [ids]);
     const rows: Array<{ id: string; product_id: string }> = await db.query(
       `SELECT r.id, r.product_id FROM redemptions r JOIN products p ON p.id = r.product_id
         WHERE r.id = ANY($1::uuid[]) AND p.is_license_managed
