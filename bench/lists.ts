@@ -118,6 +118,10 @@ export async function main(): Promise<void> {
           `/api/products/${seeded.windows}/voucher-codes-detailed?search=${SHAPES.sharedCodePrefix.prefix}&limit=50&offset=0`,
         ],
         [
+          'voucher-codes-detailed, Mac, a start only Windows codes have',
+          `/api/products/${seeded.mac}/voucher-codes-detailed?search=${SHAPES.sharedCodePrefix.prefix}&limit=50&offset=0`,
+        ],
+        [
           'voucher-codes-detailed, broad search ("RC1")',
           `/api/products/${seeded.windows}/voucher-codes-detailed?search=RC1&limit=50&offset=0`,
         ],

@@ -36,6 +36,7 @@ import { RedeemedCodesOffTheCodeRow1763844000000 } from './1763844000000-redeeme
 import { AvailableCodesOffTheCodeRow1763845000000 } from './1763845000000-available-codes-off-the-code-row';
 import { IndexesFoldedIntoPrimaryKeys1763846000000 } from './1763846000000-indexes-folded-into-primary-keys';
 import { CodesByTheirStart1763847000000 } from './1763847000000-codes-by-their-start';
+import { CodesSearchedWithinTheirProduct1763848000000 } from './1763848000000-codes-searched-within-their-product';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -76,4 +77,5 @@ export const MIGRATIONS = [
   AvailableCodesOffTheCodeRow1763845000000,
   IndexesFoldedIntoPrimaryKeys1763846000000,
   CodesByTheirStart1763847000000,
+  CodesSearchedWithinTheirProduct1763848000000,
 ];

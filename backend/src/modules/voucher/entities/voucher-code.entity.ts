@@ -14,8 +14,9 @@ import { Product } from '../../product/entities/product.entity';
 // code's state"); the table keeps a tenth of each page free for that update (fillfactor 90).
 @Index('idx_voucher_codes_product_seq', { synchronize: false })
 @Index('idx_voucher_codes_void_seq', { synchronize: false })
-// Substring search: GIN (code gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 1 GB): an upload appends
-// to the pending list, merged after it in one pass (migration 1763820000100, VoucherCodeRepository.mergeSearchIndex).
+// Substring search: GIN (product_id, code gin_trgm_ops) (btree_gin: a product's codes containing a term, read with
+// its product, migration 1763848000000) WITH (fastupdate = on, gin_pending_list_limit = 1 GB): an upload appends to
+// the pending list, merged after it in one pass (migration 1763820000100, VoucherCodeRepository.mergeSearchIndex).
 @Index('idx_voucher_codes_code_trgm', { synchronize: false })
 // A void file's codes, for its reconciliation (migration 1763823000000): only codes a void file named are in it.
 @Index('idx_voucher_codes_void_batch', ['voidBatchId', 'seq'], { where: 'void_batch_id IS NOT NULL' })

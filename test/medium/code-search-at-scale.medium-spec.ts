@@ -1,0 +1,68 @@
+import { UploadBatchRepository } from '../../backend/src/modules/voucher/upload-batch.repository';
+import { VoucherCodeRepository } from '../../backend/src/modules/voucher/voucher-code.repository';
+import { countedCodes } from '../helpers/counted-sql';
+import { productId, PRODUCTS } from '../helpers/factories';
+import { MediumDatabase, startMediumDatabase, statementsSent } from '../helpers/medium';
+
+/**
+ * A product's codes searched for what thousands of another product's codes hold and its own hardly do
+ * (docs/product.md §3.12; docs/benchmarks.md "A product's codes searched for what only another product's codes
+ * hold"): PostgreSQL's estimate of a pattern ignores the product, so the search looks broad, and the product's newest
+ * codes hold no match. The codes are then collected through the code trigram index, which leads with the product,
+ * rather than read in the list's order to the product's oldest code.
+ */
+describe("a product's codes searched for another product's codes (medium)", () => {
+  let m: MediumDatabase;
+  let codes: VoucherCodeRepository;
+  let mac: string;
+
+  beforeAll(async () => {
+    m = await startMediumDatabase();
+    codes = new VoucherCodeRepository(m.database, new UploadBatchRepository(m.database));
+    mac = await productId(m.db, PRODUCTS.homeBusinessMac);
+    const windows = await productId(m.db, PRODUCTS.homeBusinessWindows);
+    const insert = (select: string, product: string) =>
+      m.db.query(countedCodes(`INSERT INTO voucher_codes (code, product_id) ${select}`), [product]);
+    // The Mac product's oldest code holds the term; 6,000 newer ones (more than a broad search walks) do not.
+    await insert(`SELECT 'X-ADV-1', $1`, mac);
+    await insert(`SELECT 'BEE-' || g, $1 FROM generate_series(1, 6000) g ORDER BY g`, mac);
+    // A tenth of the Windows codes start with it (the benchmark's PROMO24- shape).
+    await insert(
+      `SELECT CASE WHEN g % 10 = 0 THEN 'ADV-' ELSE 'WIN-' END || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
+      windows,
+    );
+    await codes.mergeSearchIndex();
+    await m.db.query('ANALYZE');
+  });
+  afterAll(() => m?.close());
+
+  it('finds the one Mac code holding a start 3,000 Windows codes have, counted exactly, through the product and the pattern', async () => {
+    // The planner's statistics of ten million codes on the table's real pages, for the whole search.
+    await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'voucher_codes'`);
+    try {
+      // PostgreSQL expects thousands of Mac codes to hold it: the search looks broad ...
+      const [estimated] = await m.db.query(
+        `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes v WHERE v.product_id = $1 AND v.code LIKE '%ADV-%'`,
+        [mac],
+      );
+      expect(estimated['QUERY PLAN'][0].Plan['Plan Rows']).toBeGreaterThan(10_000);
+
+      const { result, sent } = await statementsSent(m.db, () =>
+        codes.page(mac, { search: 'adv-', offset: 0, limit: 50 }, 1000),
+      );
+      expect(result.rows.map((row) => row.code)).toEqual(['X-ADV-1']);
+      expect(result).toMatchObject({ hasMore: false, counted: { count: 1, exact: true } });
+
+      // ... its newest codes are walked and hold none; the codes are then collected through the trigram index with
+      // the product, not read in the list's order to the product's first code.
+      const collect = sent.find(({ sql }) => /e AS MATERIALIZED/.test(sql));
+      expect(collect).toBeDefined();
+      const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${collect!.sql}`, collect!.params);
+      const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Bitmap Index Scan on idx_voucher_codes_code_trgm .*\n\s+Index Cond: \(\(product_id = /);
+      expect(text).not.toContain('idx_voucher_codes_product_seq');
+    } finally {
+      await m.db.query('ANALYZE voucher_codes');
+    }
+  });
+});
