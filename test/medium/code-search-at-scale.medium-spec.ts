@@ -5,11 +5,11 @@ import { productId, PRODUCTS } from '../helpers/factories';
 import { MediumDatabase, startMediumDatabase, statementsSent } from '../helpers/medium';
 
 /**
- * A product's codes searched for what thousands of another product's codes hold and its own hardly do
- * (docs/product.md §3.12; docs/benchmarks.md "A product's codes searched for what only another product's codes
- * hold"): PostgreSQL's estimate of a pattern ignores the product, so the search looks broad, and the product's newest
- * codes hold no match. The codes are then collected through the code trigram index, which leads with the product,
- * rather than read in the list's order to the product's oldest code.
+ * A product's codes searched for the start of thousands of another product's codes, which its own hardly hold
+ * (docs/product.md §3.12; docs/benchmarks.md "A start only another product's codes have"): PostgreSQL's estimate of a
+ * pattern ignores the product, so the search would look broad, walk the product's newest codes (no match there) and
+ * read the rest in the list's order to the product's oldest code. The codes starting with it are of another product
+ * only, so its matches are taken to be few: collected, through the code trigram index, which leads with the product.
  */
 describe("a product's codes searched for another product's codes (medium)", () => {
   let m: MediumDatabase;
@@ -40,7 +40,7 @@ describe("a product's codes searched for another product's codes (medium)", () =
     // The planner's statistics of ten million codes on the table's real pages, for the whole search.
     await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'voucher_codes'`);
     try {
-      // PostgreSQL expects thousands of Mac codes to hold it: the search looks broad ...
+      // PostgreSQL expects thousands of Mac codes to hold it (the search would look broad) ...
       const [estimated] = await m.db.query(
         `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes v WHERE v.product_id = $1 AND v.code LIKE '%ADV-%'`,
         [mac],
@@ -53,8 +53,7 @@ describe("a product's codes searched for another product's codes (medium)", () =
       expect(result.rows.map((row) => row.code)).toEqual(['X-ADV-1']);
       expect(result).toMatchObject({ hasMore: false, counted: { count: 1, exact: true } });
 
-      // ... its newest codes are walked and hold none; the codes are then collected through the trigram index with
-      // the product, not read in the list's order to the product's first code.
+      // ... its codes are collected through the trigram index with the product, not read in the list's order.
       const collect = sent.find(({ sql }) => /e AS MATERIALIZED/.test(sql));
       expect(collect).toBeDefined();
       const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${collect!.sql}`, collect!.params);

@@ -66,8 +66,9 @@ export interface ListFilter {
     ordered?: boolean;
     /**
      * The repository knows the search matches few rows, whatever PostgreSQL expects (a whole code, found by its unique
-     * index: its estimate is 1% of the table when the code happens to be a bound of the column's histogram): it is
-     * collected, and so counted exactly, without asking whether the estimate looks broad.
+     * index: its estimate is 1% of the table when the code happens to be a bound of the column's histogram; a term
+     * that starts codes of other products only, estimated over theirs): it is collected, and so counted exactly,
+     * without asking whether the estimate looks broad.
      */
     narrow?: boolean;
   };
@@ -100,11 +101,11 @@ const orderSql = (keys: SortKey[], name: (key: SortKey) => string) =>
  *   the limit, in one statement that answers the page and the exact total together;
  * - a broad one (or a "narrow" one with more matches after all) first walks the newest rows of the list in order and
  *   keeps the matches: a broad search finds its page there instead of collecting every match through the indexes
- *   and sorting them; with too few matches there, they are collected as a narrow search's are (planned for reading
- *   every match, so through the search's indexes, not the list's order); a walked search is counted within the walk;
+ *   and sorting them; with too few matches there, the indexes answer; a walked search is counted within the walk;
  * - an `ordered` search (an equality whose index holds the list's order) is read like a plain list: its page in order
  *   from that index, its total capped-counted, whatever the number of matches;
- * - a `narrow` one (its repository knows the matches are few) is collected whatever PostgreSQL expects.
+ * - a `narrow` one (its repository knows the matches are few) is collected whatever PostgreSQL expects, by a statement
+ *   planned for reading every match (so through the search's indexes, not in the list's order).
  */
 export async function readListPage<Row>(
   db: Queryable,
@@ -140,29 +141,30 @@ export async function readListPage<Row>(
   let ids: string[] | undefined;
   let walked = false;
   let collected: Counted | undefined;
-  // Every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement, which gives the page and
-  // the total at once, exact since every match was read. More matches than that after all: the total is an estimate
-  // above them, and the walk or the indexes below find the page. `everyMatch`: planned for reading every match (a
-  // CTE is), read only as far as the limit: a search PostgreSQL expects to be broad that a walk found sparse is not
-  // read in the list's order to its end, waiting for matches that are not there.
-  const collect = async (search: NonNullable<ListFilter['search']>, everyMatch: boolean) => {
+  if (walkable && !broad) {
+    // Expected narrow: every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement, which
+    // gives the page and the total at once, exact since every match was read. More matches than that after all: the
+    // total is an estimate above them, and the walk or the indexes below find the page. A `narrow` search's statement
+    // is planned for reading every match (a CTE is) and read only up to the limit: planned for the limit against
+    // PostgreSQL's estimate of many matches, it would read the list in its order, waiting for matches that are few.
     const most = SEARCH_COLLECT_FACTOR * cap;
     const others = list.order.filter((key) => keyName(key) !== 'id');
     const matches =
-      search.matches ??
+      walkable.matches ??
       `SELECT ${a}.id${others.map((key) => `, ${key.expr}${key.name ? ` AS ${key.name}` : ''}`).join('')} ${from}
         WHERE ${where}`;
+    const bounded = walkable.narrow
+      ? `e AS MATERIALIZED (${matches}), m AS MATERIALIZED (SELECT * FROM e LIMIT ${most + 1})`
+      : `m AS MATERIALIZED (${matches} LIMIT ${most + 1})`;
     const [row]: Array<{ total: number; ids: string[] }> = await db.query(
-      `WITH ${everyMatch ? `e AS MATERIALIZED (${matches}), m AS MATERIALIZED (SELECT * FROM e` : `m AS MATERIALIZED (${matches}`} LIMIT ${most + 1})
+      `WITH ${bounded}
        SELECT (SELECT count(*)::int FROM m) AS total,
               ARRAY(SELECT id FROM m ORDER BY ${orderSql(list.order, keyName)} ${page}) AS ids`,
       pageParams,
     );
     collected = collectedTotal(row.total, most, estimate);
     if (collected.exact) ids = row.ids;
-  };
-  // Expected narrow: collected.
-  if (walkable && !broad) await collect(walkable, false);
+  }
   const walkSize = walkRows(broad);
   if (walkable && !ids && pageWithinWalk(offset, limit, walkSize)) {
     // First the newest rows of the list, in order, filtered row by row: enough for a page when the search is broad,
@@ -171,15 +173,11 @@ export async function readListPage<Row>(
       `${walk(walkSize, walkable.joined)} ORDER BY ${order} ${page}`,
       pageParams,
     );
+    // Enough matches within the walk; otherwise they are sparse after all and the indexes answer below.
     if (rows.length > limit) {
       ids = rows.map((r) => r.id);
       walked = true;
-    } else if (broad) {
-      // Too few matches within the walk: PostgreSQL expected many, the newest rows hold few. Collected rather than
-      // read from the list's order (a product's codes searched for a start only another product's codes have).
-      await collect(walkable, true);
     }
-    // Otherwise the indexes answer below.
   }
 
   // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting it through

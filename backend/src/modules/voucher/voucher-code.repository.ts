@@ -145,7 +145,7 @@ export class VoucherCodeRepository {
                 params: [found.starts ? likePrefix(term) : likeContains(term)],
                 indexed: test,
                 joined: test,
-                narrow: found.whole,
+                narrow: found.whole || found.elsewhere,
               }
             : undefined,
       },
@@ -157,9 +157,11 @@ export class VoucherCodeRepository {
   /**
    * How a search term finds codes in the list filtered by `base` (docs/product.md §3.12): codes starting with it when
    * any does (a b-tree range of uq_voucher_codes_code, `text_pattern_ops`), else codes containing it (the trigram
-   * index). `whole`: the term is a code of the list, so its matches are few whatever PostgreSQL estimates. Asked of the
-   * first START_PROBE codes of the range only (in the index's order), so that a start many codes of other products or
-   * tabs share costs a bounded read, not a scan of every code (PostgreSQL's estimate of a pattern ignores the product):
+   * index, which leads with the product). Their matches are few whatever PostgreSQL estimates when the term is a code
+   * of the list (`whole`), and when codes start with it but none of the list's (`elsewhere`: PostgreSQL's estimate of
+   * a pattern ignores the product, so `PROMO24-`, the start of a tenth of the Windows codes, looks as broad on the Mac
+   * product's codes, where no code holds it). Asked of the first START_PROBE codes of the range only (in the index's
+   * order), so that a start many codes of other products or tabs share costs a bounded read, not a scan of every code:
    * past them, the codes containing the term are listed, the codes starting with it among them.
    */
   private async searchPath(
@@ -167,16 +169,17 @@ export class VoucherCodeRepository {
     base: string,
     params: unknown[],
     term: string,
-  ): Promise<{ starts: boolean; whole: boolean }> {
+  ): Promise<{ starts: boolean; whole: boolean; elsewhere: boolean }> {
     const n = params.length;
     const member = `FROM starting s JOIN ${list.table} ${list.alias} ON ${list.alias}.id = s.id WHERE ${base}`;
-    const [row]: Array<{ starts: boolean; whole: boolean }> = await this.database.manager.query(
+    const [row]: Array<{ starts: boolean; whole: boolean; anywhere: boolean }> = await this.database.manager.query(
       `WITH starting AS (SELECT c.id, c.code FROM voucher_codes c WHERE c.code LIKE $${n + 2}
                           ORDER BY c.code USING ~<~ LIMIT ${START_PROBE})
-       SELECT EXISTS (SELECT 1 ${member} AND s.code = $${n + 1}) AS whole, EXISTS (SELECT 1 ${member}) AS starts`,
+       SELECT EXISTS (SELECT 1 ${member} AND s.code = $${n + 1}) AS whole, EXISTS (SELECT 1 ${member}) AS starts,
+              EXISTS (SELECT 1 FROM starting) AS anywhere`,
       [...params, term, likePrefix(term)],
     );
-    return row;
+    return { starts: row.starts, whole: row.whole, elsewhere: row.anywhere && !row.starts };
   }
 
   /**
