@@ -163,6 +163,8 @@ async function withWorkers(smtpUrl: string, fn: (setup: Setup) => Promise<void>)
       REDIS_PREFIX: `bench-mail-${Date.now()}`,
       WORKERS_IN_API: 'false',
       SMTP_URL: smtpUrl,
+      // BENCH_MAIL_CONCURRENCY: each worker's SMTP connections (MAIL_CONCURRENCY), the default 20 otherwise.
+      ...(process.env.BENCH_MAIL_CONCURRENCY ? { MAIL_CONCURRENCY: process.env.BENCH_MAIL_CONCURRENCY } : {}),
     };
     const api = await startApi(env);
     const workers = [await startApi(env, { args: ['--worker'] }), await startApi(env, { args: ['--worker'] })];

@@ -85,8 +85,8 @@ export class RedemptionMailOutboxRepository {
                   email_last_attempt_at = now()
              FROM unnest($1::uuid[], $2::int[]) AS x(id, secs)
             WHERE r.id = x.id AND ${CLAIMABLE('r')}
-              AND r.id IN (SELECT id FROM redemptions r WHERE r.id = ANY($1::uuid[]) AND ${CLAIMABLE('r')}
-                            ORDER BY r.id FOR NO KEY UPDATE)
+              AND r.id IN (SELECT l.id FROM redemptions l WHERE l.id = ANY($1::uuid[]) AND ${CLAIMABLE('l')}
+                            ORDER BY l.id FOR NO KEY UPDATE)
             RETURNING r.id, r.customer_id, r.product_id, r.voucher_code_id, r.first_name, r.last_name, r.email_resends)
          SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
                 p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
