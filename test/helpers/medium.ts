@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import { RetentionModule } from '../../backend/src/modules/retention/retention.module';
 import { DomainEventsModule } from '../../backend/src/events/domain-events.service';
 import { DynamicModule, INestApplicationContext, Module, Type } from '@nestjs/common';
@@ -174,6 +175,8 @@ function jobQueueOf(app: INestApplicationContext): JobQueue | undefined {
 export interface SentStatement {
   sql: string;
   params: unknown[];
+  /** A named statement's name (prepared once per connection). */
+  name?: string;
 }
 
 /**
@@ -198,7 +201,10 @@ export async function planAtRows(
   }
 }
 
-/** `fn`'s answer and the statements it sent through `db` (captured from the connection, sent as they were). */
+/**
+ * `fn`'s answer and the statements it sent through `db` and through its pool (the named statements of the hot paths,
+ * `DatabaseService.pool`), captured as they were sent.
+ */
 export async function statementsSent<T>(
   db: DataSource,
   fn: () => Promise<T>,
@@ -209,10 +215,22 @@ export async function statementsSent<T>(
     sent.push({ sql, params: params ?? [] });
     return run(sql, params);
   }) as typeof db.query);
+  const pool = (db.driver as unknown as { master: Pool }).master;
+  const runOnPool = pool.query.bind(pool) as (config: unknown, values?: unknown[]) => Promise<unknown>;
+  const poolSpy = jest.spyOn(pool, 'query').mockImplementation(((config: unknown, values?: unknown[]) => {
+    const named = config as { text: string; values?: unknown[]; name?: string };
+    sent.push(
+      typeof config === 'string'
+        ? { sql: config, params: values ?? [] }
+        : { sql: named.text, params: named.values ?? [], name: named.name },
+    );
+    return runOnPool(config, values);
+  }) as unknown as typeof pool.query);
   try {
     return { result: await fn(), sent };
   } finally {
     spy.mockRestore();
+    poolSpy.mockRestore();
   }
 }
 

@@ -45,12 +45,12 @@ describe('the order e-mail outbox, batched (medium)', () => {
       )
     )[0];
 
-  it('claims concurrent e-mails in one statement, each caller its own redemption, a redemption asked twice once', async () => {
+  it('claims concurrent e-mails in one named statement, each caller its own redemption, a redemption asked twice once', async () => {
     const asked = [...pending.slice(0, 8), pending[3]];
     const { result, sent } = await statementsSent(m.db, () =>
       Promise.all(asked.map(({ id }) => outbox.claimEmail(id, 60))),
     );
-    expect(sent).toHaveLength(1);
+    expect(sent.map((statement) => statement.name)).toEqual(['mail-claim']);
     expect(result.slice(0, 8).map((row) => row && { id: row.id, email: row.email, code: row.code })).toEqual(
       pending.slice(0, 8),
     );
@@ -74,7 +74,7 @@ describe('the order e-mail outbox, batched (medium)', () => {
     await Promise.all(claimed.map(({ id }) => outbox.claimEmail(id, 60)));
     const ends = claimed.map(({ id }, i) => ({ id, status: i % 2 ? ('failed' as const) : ('sent' as const) }));
     const { sent } = await statementsSent(m.db, () => Promise.all(ends.map((e) => outbox.finishEmail(e.id, e.status))));
-    expect(sent).toHaveLength(1);
+    expect(sent.map((statement) => statement.name)).toEqual(['mail-finish']);
     for (const { id, status } of ends) {
       expect(await rowOf(id)).toEqual({ email_status: status, email_attempts: 1, locked: false });
     }
@@ -97,7 +97,7 @@ describe('the order e-mail outbox, batched (medium)', () => {
         logs.logAttempts(null, long, 'y'.repeat(600), [{ provider: 'primary', ok: true }]),
       ]),
     );
-    expect(sent).toHaveLength(1);
+    expect(sent.map((statement) => statement.name)).toEqual(['email-log-insert']);
     for (const { id, email } of sends) {
       const rows = await m.db.query(
         `SELECT provider, recipient, subject, status, error, message_id FROM email_logs WHERE redemption_id = $1

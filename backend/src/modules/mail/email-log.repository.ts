@@ -33,12 +33,14 @@ export class EmailLogRepository {
   private readonly inserts = new Batcher<EmailLogEntry[], void>(async (sends) => {
     const rows = sends.flat();
     const column = <K extends keyof EmailLogEntry>(key: K) => rows.map((row) => row[key]);
-    await this.database.manager.query(
-      `INSERT INTO email_logs (redemption_id, provider, recipient, subject, status, error, message_id)
-         SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::text[],
-                              $7::varchar[]) AS x(redemption_id)
-          ORDER BY x.redemption_id`,
-      [
+    // A named statement, parsed and planned once per connection: a worker writes one per batch of sends.
+    await this.database.pool.query({
+      name: 'email-log-insert',
+      text: `INSERT INTO email_logs (redemption_id, provider, recipient, subject, status, error, message_id)
+               SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[],
+                                    $6::text[], $7::varchar[]) AS x(redemption_id)
+                ORDER BY x.redemption_id`,
+      values: [
         column('redemptionId'),
         column('provider'),
         column('recipient'),
@@ -47,7 +49,7 @@ export class EmailLogRepository {
         column('error'),
         column('messageId'),
       ],
-    );
+    });
     return sends.map(() => undefined);
   });
 

@@ -40,6 +40,32 @@ const CLAIMABLE = (r: string) =>
    AND (${r}.email_locked_until IS NULL OR ${r}.email_locked_until < now())`;
 
 /**
+ * The claims of a batch (`claimBatch`), a named statement: parsed and planned once per connection (planning it was
+ * twice its execution, 0.58 against 0.27 ms a batch, at 300 e-mails a second). Built on first use, not at load: it
+ * takes the latest key's lateral join from the licence module.
+ */
+let claimSql: string | undefined;
+const CLAIM_SQL = () =>
+  (claimSql ??= `WITH r AS (
+       UPDATE redemptions r
+          SET email_locked_until = now() + make_interval(secs => x.secs),
+              email_attempts = r.email_attempts + 1,
+              email_last_attempt_at = now()
+         FROM unnest($1::uuid[], $2::int[]) AS x(id, secs)
+        WHERE r.id = x.id AND ${CLAIMABLE('r')}
+          AND r.id IN (SELECT l.id FROM redemptions l WHERE l.id = ANY($1::uuid[]) AND ${CLAIMABLE('l')}
+                        ORDER BY l.id FOR NO KEY UPDATE)
+        RETURNING r.id, r.customer_id, r.product_id, r.voucher_code_id, r.first_name, r.last_name, r.email_resends)
+     SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
+            p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
+            p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
+       FROM r
+       JOIN customers c ON c.id = r.customer_id
+       JOIN products p ON p.id = r.product_id
+       JOIN voucher_codes v ON v.id = r.voucher_code_id
+       LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`);
+
+/**
  * The order e-mail outbox on `redemptions` (its email_* columns), as the mail module uses it: a worker claims a due
  * e-mail with what it needs to send it, ends the claim with the outcome, and the sweep finds what a lost job left
  * behind (docs/operations.md "Order e-mail delivery"). Making an e-mail due again (Fix Pending Emails, resends) is
@@ -76,28 +102,13 @@ export class RedemptionMailOutboxRepository {
    */
   private async claimBatch(claims: Array<{ id: string; claimSeconds: number }>): Promise<Array<MailRow | undefined>> {
     const each = firstOfEachId(claims);
-    const rows: Array<MailRow & { key_ciphertext: Buffer | null; product_key_ciphertext: Buffer | null }> =
-      await this.database.manager.query(
-        `WITH r AS (
-           UPDATE redemptions r
-              SET email_locked_until = now() + make_interval(secs => x.secs),
-                  email_attempts = r.email_attempts + 1,
-                  email_last_attempt_at = now()
-             FROM unnest($1::uuid[], $2::int[]) AS x(id, secs)
-            WHERE r.id = x.id AND ${CLAIMABLE('r')}
-              AND r.id IN (SELECT l.id FROM redemptions l WHERE l.id = ANY($1::uuid[]) AND ${CLAIMABLE('l')}
-                            ORDER BY l.id FOR NO KEY UPDATE)
-            RETURNING r.id, r.customer_id, r.product_id, r.voucher_code_id, r.first_name, r.last_name, r.email_resends)
-         SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
-                p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
-                p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
-           FROM r
-           JOIN customers c ON c.id = r.customer_id
-           JOIN products p ON p.id = r.product_id
-           JOIN voucher_codes v ON v.id = r.voucher_code_id
-           LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true`,
-        [each.map((claim) => claim.id), each.map((claim) => claim.claimSeconds)],
-      );
+    const { rows } = await this.database.pool.query<
+      MailRow & { key_ciphertext: Buffer | null; product_key_ciphertext: Buffer | null }
+    >({
+      name: 'mail-claim',
+      text: CLAIM_SQL(),
+      values: [each.map((claim) => claim.id), each.map((claim) => claim.claimSeconds)],
+    });
     const claimed = new Map(rows.map((row) => [row.id, row]));
     return claims.map(({ id }) => {
       const row = claimed.get(id);
@@ -127,12 +138,14 @@ export class RedemptionMailOutboxRepository {
 
   private readonly finishes = new Batcher<{ id: string; status: EmailStatus }, void>(async (ends) => {
     const each = firstOfEachId(ends);
-    await this.database.manager.query(
-      `UPDATE redemptions r SET email_status = x.status, email_locked_until = NULL
-         FROM unnest($1::uuid[], $2::varchar[]) AS x(id, status)
-        WHERE r.id = x.id AND r.id IN (SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
-      [each.map((end) => end.id), each.map((end) => end.status)],
-    );
+    await this.database.pool.query({
+      name: 'mail-finish',
+      text: `UPDATE redemptions r SET email_status = x.status, email_locked_until = NULL
+               FROM unnest($1::uuid[], $2::varchar[]) AS x(id, status)
+              WHERE r.id = x.id
+                AND r.id IN (SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
+      values: [each.map((end) => end.id), each.map((end) => end.status)],
+    });
     return ends.map(() => undefined);
   });
 
