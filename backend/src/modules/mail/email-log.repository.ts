@@ -23,8 +23,7 @@ export class EmailLogRepository {
 
   /**
    * Every provider attempt of a send, written with those of the sends that end at the same time (a worker's
-   * concurrent jobs): one INSERT for them all, in redemption order (each row's foreign key locks its redemption
-   * against a delete, which locks them in that order).
+   * concurrent jobs): one INSERT for them all (no foreign key: a log row locks nothing and outlives its redemption).
    */
   async insert(entries: EmailLogEntry[]): Promise<void> {
     if (entries.length) await this.inserts.call(entries);
@@ -38,8 +37,7 @@ export class EmailLogRepository {
       name: 'email-log-insert',
       text: `INSERT INTO email_logs (redemption_id, provider, recipient, subject, status, error, message_id)
                SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[],
-                                    $6::text[], $7::varchar[]) AS x(redemption_id)
-                ORDER BY x.redemption_id`,
+                                    $6::text[], $7::varchar[])`,
       values: [
         column('redemptionId'),
         column('provider'),
