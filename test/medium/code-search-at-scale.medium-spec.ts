@@ -9,7 +9,8 @@ import { MediumDatabase, startMediumDatabase, statementsSent } from '../helpers/
  * (docs/product.md §3.12; docs/benchmarks.md "A start only another product's codes have"): PostgreSQL's estimate of a
  * pattern ignores the product, so the search would look broad, walk the product's newest codes (no match there) and
  * read the rest in the list's order to the product's oldest code. The codes starting with it are of another product
- * only, so its matches are taken to be few: collected, through the code trigram index, which leads with the product.
+ * only, so its matches are taken to be few: after the walk of the newest codes, collected through the code trigram
+ * index, which leads with the product.
  */
 describe("a product's codes searched for another product's codes (medium)", () => {
   let m: MediumDatabase;
@@ -23,7 +24,7 @@ describe("a product's codes searched for another product's codes (medium)", () =
     const windows = await productId(m.db, PRODUCTS.homeBusinessWindows);
     const insert = (select: string, product: string) =>
       m.db.query(countedCodes(`INSERT INTO voucher_codes (code, product_id) ${select}`), [product]);
-    // The Mac product's oldest code holds the term; 6,000 newer ones (more than a broad search walks) do not.
+    // The Mac product's oldest code holds the term; 6,000 newer ones (more than a search walks) do not.
     await insert(`SELECT 'X-ADV-1', $1`, mac);
     await insert(`SELECT 'BEE-' || g, $1 FROM generate_series(1, 6000) g ORDER BY g`, mac);
     // A tenth of the Windows codes start with it (the benchmark's PROMO24- shape).
@@ -31,6 +32,9 @@ describe("a product's codes searched for another product's codes (medium)", () =
       `SELECT CASE WHEN g % 10 = 0 THEN 'ADV-' ELSE 'WIN-' END || g, $1 FROM generate_series(1, 30000) g ORDER BY g`,
       windows,
     );
+    // Another start of Windows codes, which the Mac product's 200 newest codes hold inside.
+    await insert(`SELECT 'ZED-' || g, $1 FROM generate_series(1, 3000) g ORDER BY g`, windows);
+    await insert(`SELECT 'M-ZED-' || g, $1 FROM generate_series(1, 200) g ORDER BY g`, mac);
     await codes.mergeSearchIndex();
     await m.db.query('ANALYZE');
   });
@@ -53,13 +57,28 @@ describe("a product's codes searched for another product's codes (medium)", () =
       expect(result.rows.map((row) => row.code)).toEqual(['X-ADV-1']);
       expect(result).toMatchObject({ hasMore: false, counted: { count: 1, exact: true } });
 
-      // ... its codes are collected through the trigram index with the product, not read in the list's order.
+      // ... its newest codes are walked (none there), then its codes are collected through the trigram index with the
+      // product, not read in the list's order.
       const collect = sent.find(({ sql }) => /e AS MATERIALIZED/.test(sql));
       expect(collect).toBeDefined();
       const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${collect!.sql}`, collect!.params);
       const text = plan.map((row) => row['QUERY PLAN']).join('\n');
       expect(text).toMatch(/Bitmap Index Scan on idx_voucher_codes_code_trgm .*\n\s+Index Cond: \(\(product_id = /);
       expect(text).not.toContain('idx_voucher_codes_product_seq');
+    } finally {
+      await m.db.query('ANALYZE voucher_codes');
+    }
+  });
+  it("takes the page from the product's newest codes when they hold the term after all, without collecting", async () => {
+    await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'voucher_codes'`);
+    try {
+      const { result, sent } = await statementsSent(m.db, () =>
+        codes.page(mac, { search: 'zed-', offset: 0, limit: 50 }, 1000),
+      );
+      const newest = Array.from({ length: 50 }, (_, i) => `M-ZED-${200 - i}`);
+      expect(result.rows.map((row) => row.code)).toEqual(newest);
+      expect(result.hasMore).toBe(true);
+      expect(sent.filter(({ sql }) => /e AS MATERIALIZED/.test(sql))).toEqual([]);
     } finally {
       await m.db.query('ANALYZE voucher_codes');
     }

@@ -66,11 +66,16 @@ export interface ListFilter {
     ordered?: boolean;
     /**
      * The repository knows the search matches few rows, whatever PostgreSQL expects (a whole code, found by its unique
-     * index: its estimate is 1% of the table when the code happens to be a bound of the column's histogram; a term
-     * that starts codes of other products only, estimated over theirs): it is collected, and so counted exactly,
-     * without asking whether the estimate looks broad.
+     * index: its estimate is 1% of the table when the code happens to be a bound of the column's histogram): it is
+     * collected, and so counted exactly, without asking whether the estimate looks broad.
      */
     narrow?: boolean;
+    /**
+     * The repository expects few matches though PostgreSQL's estimate says many (a term that starts codes of other
+     * products only, estimated over theirs): the newest rows are walked first (a page there when they hold one after
+     * all), and with too few there the matches are collected as a `narrow` search's are, whatever the estimate.
+     */
+    sparse?: boolean;
   };
 }
 
@@ -105,7 +110,8 @@ const orderSql = (keys: SortKey[], name: (key: SortKey) => string) =>
  * - an `ordered` search (an equality whose index holds the list's order) is read like a plain list: its page in order
  *   from that index, its total capped-counted, whatever the number of matches;
  * - a `narrow` one (its repository knows the matches are few) is collected whatever PostgreSQL expects, by a statement
- *   planned for reading every match (so through the search's indexes, not in the list's order).
+ *   planned for reading every match (so through the search's indexes, not in the list's order); a `sparse` one (its
+ *   repository expects them few) walks the newest rows first and is collected so when they hold too few.
  */
 export async function readListPage<Row>(
   db: Queryable,
@@ -131,7 +137,12 @@ export async function readListPage<Row>(
   const listRows = () => (listEstimate ??= estimateRows(db, `SELECT 1 ${from} WHERE ${base}`, filter.params));
   // An ordered search is read like a plain list (its index holds the order); only the others are broad or narrow.
   const walkable = search && !search.ordered ? search : undefined;
-  const broad = !!walkable && !walkable.narrow && needsListRows(estimate) && isBroadSearch(estimate, await listRows());
+  const broad =
+    !!walkable &&
+    !walkable.narrow &&
+    !walkable.sparse &&
+    needsListRows(estimate) &&
+    isBroadSearch(estimate, await listRows());
 
   const window = (rows: number) =>
     `SELECT ${list.walk?.columns ?? `${a}.*`} ${from} WHERE ${base} ORDER BY ${order} LIMIT ${rows}`;
@@ -141,19 +152,19 @@ export async function readListPage<Row>(
   let ids: string[] | undefined;
   let walked = false;
   let collected: Counted | undefined;
-  if (walkable && !broad) {
-    // Expected narrow: every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement, which
-    // gives the page and the total at once, exact since every match was read. More matches than that after all: the
-    // total is an estimate above them, and the walk or the indexes below find the page. A `narrow` search's statement
-    // is planned for reading every match (a CTE is) and read only up to the limit: planned for the limit against
-    // PostgreSQL's estimate of many matches, it would read the list in its order, waiting for matches that are few.
+  // Every match (up to SEARCH_COLLECT_FACTOR times the exact-count limit) in one statement, which gives the page and
+  // the total at once, exact since every match was read. More matches than that after all: the total is an estimate
+  // above them, and the walk or the indexes below find the page. `everyMatch` (a `narrow` or `sparse` search): planned
+  // for reading every match (a CTE is) and read only up to the limit; planned for the limit against PostgreSQL's
+  // estimate of many matches, it would read the list in its order, waiting for matches that are few.
+  const collect = async (found: NonNullable<ListFilter['search']>, everyMatch: boolean) => {
     const most = SEARCH_COLLECT_FACTOR * cap;
     const others = list.order.filter((key) => keyName(key) !== 'id');
     const matches =
-      walkable.matches ??
+      found.matches ??
       `SELECT ${a}.id${others.map((key) => `, ${key.expr}${key.name ? ` AS ${key.name}` : ''}`).join('')} ${from}
         WHERE ${where}`;
-    const bounded = walkable.narrow
+    const bounded = everyMatch
       ? `e AS MATERIALIZED (${matches}), m AS MATERIALIZED (SELECT * FROM e LIMIT ${most + 1})`
       : `m AS MATERIALIZED (${matches} LIMIT ${most + 1})`;
     const [row]: Array<{ total: number; ids: string[] }> = await db.query(
@@ -164,7 +175,9 @@ export async function readListPage<Row>(
     );
     collected = collectedTotal(row.total, most, estimate);
     if (collected.exact) ids = row.ids;
-  }
+  };
+  // Expected narrow, or known to be: collected first.
+  if (walkable && !broad && !walkable.sparse) await collect(walkable, !!walkable.narrow);
   const walkSize = walkRows(broad);
   if (walkable && !ids && pageWithinWalk(offset, limit, walkSize)) {
     // First the newest rows of the list, in order, filtered row by row: enough for a page when the search is broad,
@@ -179,6 +192,8 @@ export async function readListPage<Row>(
       walked = true;
     }
   }
+  // A `sparse` search without its page in the walk (too few there, or a page past it): collected.
+  if (walkable?.sparse && !ids) await collect(walkable, true);
 
   // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting it through
   // the indexes would collect every match.

@@ -145,7 +145,8 @@ export class VoucherCodeRepository {
                 params: [found.starts ? likePrefix(term) : likeContains(term)],
                 indexed: test,
                 joined: test,
-                narrow: found.whole || found.elsewhere,
+                narrow: found.whole,
+                sparse: found.elsewhere,
               }
             : undefined,
       },
@@ -158,9 +159,9 @@ export class VoucherCodeRepository {
    * How a search term finds codes in the list filtered by `base` (docs/product.md §3.12): codes starting with it when
    * any does (a b-tree range of uq_voucher_codes_code, `text_pattern_ops`), else codes containing it (the trigram
    * index, which leads with the product). Their matches are few whatever PostgreSQL estimates when the term is a code
-   * of the list (`whole`), and when codes start with it but none of the list's (`elsewhere`: PostgreSQL's estimate of
-   * a pattern ignores the product, so `PROMO24-`, the start of a tenth of the Windows codes, looks as broad on the Mac
-   * product's codes, where no code holds it). Asked of the first START_PROBE codes of the range only (in the index's
+   * of the list (`whole`), and likely few when codes start with it but none of the list's (`elsewhere`: PostgreSQL's
+   * estimate of a pattern ignores the product, so `PROMO24-`, the start of a tenth of the Windows codes, looks as
+   * broad on the Mac product's codes, where no code holds it; the list's newest codes are still walked first). Asked of the first START_PROBE codes of the range only (in the index's
    * order), so that a start many codes of other products or tabs share costs a bounded read, not a scan of every code:
    * past them, the codes containing the term are listed, the codes starting with it among them.
    */
