@@ -161,9 +161,10 @@ export class VoucherCodeRepository {
    * index, which leads with the product). Their matches are few whatever PostgreSQL estimates when the term is a code
    * of the list (`whole`), and likely few when codes start with it but none of the list's (`elsewhere`: PostgreSQL's
    * estimate of a pattern ignores the product, so `PROMO24-`, the start of a tenth of the Windows codes, looks as
-   * broad on the Mac product's codes, where no code holds it; the list's newest codes are still walked first). Asked of the first START_PROBE codes of the range only (in the index's
-   * order), so that a start many codes of other products or tabs share costs a bounded read, not a scan of every code:
-   * past them, the codes containing the term are listed, the codes starting with it among them.
+   * broad on the Mac product's codes, where no code holds it; the list's newest codes are still walked first).
+   * Asked of the first START_PROBE codes of the range only (in the index's order), so that a start many codes of other
+   * products or tabs share costs a bounded read, not a scan of every code: past them, the codes containing the term
+   * are listed, the codes starting with it among them.
    */
   private async searchPath(
     list: ListDeclaration,
