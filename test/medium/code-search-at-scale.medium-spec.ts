@@ -39,48 +39,41 @@ describe("a product's codes searched for another product's codes (medium)", () =
     await m.db.query('ANALYZE');
   });
   afterAll(() => m?.close());
+  // The planner's statistics of ten million codes on the table's real pages, for the whole search.
+  beforeEach(() => m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'voucher_codes'`));
+  afterEach(() => m.db.query('ANALYZE voucher_codes'));
 
   it('finds the one Mac code holding a start 3,000 Windows codes have, counted exactly, through the product and the pattern', async () => {
-    // The planner's statistics of ten million codes on the table's real pages, for the whole search.
-    await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'voucher_codes'`);
-    try {
-      // PostgreSQL expects thousands of Mac codes to hold it (the search would look broad) ...
-      const [estimated] = await m.db.query(
-        `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes v WHERE v.product_id = $1 AND v.code LIKE '%ADV-%'`,
-        [mac],
-      );
-      expect(estimated['QUERY PLAN'][0].Plan['Plan Rows']).toBeGreaterThan(10_000);
+    // PostgreSQL expects thousands of Mac codes to hold it (the search would look broad) ...
+    const [estimated] = await m.db.query(
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM voucher_codes v WHERE v.product_id = $1 AND v.code LIKE '%ADV-%'`,
+      [mac],
+    );
+    expect(estimated['QUERY PLAN'][0].Plan['Plan Rows']).toBeGreaterThan(10_000);
 
-      const { result, sent } = await statementsSent(m.db, () =>
-        codes.page(mac, { search: 'adv-', offset: 0, limit: 50 }, 1000),
-      );
-      expect(result.rows.map((row) => row.code)).toEqual(['X-ADV-1']);
-      expect(result).toMatchObject({ hasMore: false, counted: { count: 1, exact: true } });
+    const { result, sent } = await statementsSent(m.db, () =>
+      codes.page(mac, { search: 'adv-', offset: 0, limit: 50 }, 1000),
+    );
+    expect(result.rows.map((row) => row.code)).toEqual(['X-ADV-1']);
+    expect(result).toMatchObject({ hasMore: false, counted: { count: 1, exact: true } });
 
-      // ... its newest codes are walked (none there), then its codes are collected through the trigram index with the
-      // product, not read in the list's order.
-      const collect = sent.find(({ sql }) => /e AS MATERIALIZED/.test(sql));
-      expect(collect).toBeDefined();
-      const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${collect!.sql}`, collect!.params);
-      const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-      expect(text).toMatch(/Bitmap Index Scan on idx_voucher_codes_code_trgm .*\n\s+Index Cond: \(\(product_id = /);
-      expect(text).not.toContain('idx_voucher_codes_product_seq');
-    } finally {
-      await m.db.query('ANALYZE voucher_codes');
-    }
+    // ... its newest codes are walked (none there), then its codes are collected through the trigram index with the
+    // product, not read in the list's order.
+    const collect = sent.find(({ sql }) => /e AS MATERIALIZED/.test(sql));
+    expect(collect).toBeDefined();
+    const plan: Array<{ 'QUERY PLAN': string }> = await m.db.query(`EXPLAIN ${collect!.sql}`, collect!.params);
+    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Bitmap Index Scan on idx_voucher_codes_code_trgm .*\n\s+Index Cond: \(\(product_id = /);
+    expect(text).not.toContain('idx_voucher_codes_product_seq');
   });
+
   it("takes the page from the product's newest codes when they hold the term after all, without collecting", async () => {
-    await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'voucher_codes'`);
-    try {
-      const { result, sent } = await statementsSent(m.db, () =>
-        codes.page(mac, { search: 'zed-', offset: 0, limit: 50 }, 1000),
-      );
-      const newest = Array.from({ length: 50 }, (_, i) => `M-ZED-${200 - i}`);
-      expect(result.rows.map((row) => row.code)).toEqual(newest);
-      expect(result.hasMore).toBe(true);
-      expect(sent.filter(({ sql }) => /e AS MATERIALIZED/.test(sql))).toEqual([]);
-    } finally {
-      await m.db.query('ANALYZE voucher_codes');
-    }
+    const { result, sent } = await statementsSent(m.db, () =>
+      codes.page(mac, { search: 'zed-', offset: 0, limit: 50 }, 1000),
+    );
+    const newest = Array.from({ length: 50 }, (_, i) => `M-ZED-${200 - i}`);
+    expect(result.rows.map((row) => row.code)).toEqual(newest);
+    expect(result.hasMore).toBe(true);
+    expect(sent.filter(({ sql }) => /e AS MATERIALIZED/.test(sql))).toEqual([]);
   });
 });

@@ -1,7 +1,4 @@
-/**
- * The default for statements: up to 100 calls a statement, two statements at once (a mail worker runs
- * MAIL_CONCURRENCY jobs at once, 20 by default, so a batch is seldom full).
- */
+/** The default for statements: up to 100 calls a statement, two statements at once. */
 export const STATEMENT_BATCHES = { maxBatch: 100, maxInFlight: 2 };
 
 /**

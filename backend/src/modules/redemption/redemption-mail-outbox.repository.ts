@@ -25,13 +25,13 @@ export interface MailRow {
 }
 
 /**
- * The first of each id of a batch, in id order; a redemption asked twice in one batch (a duplicate job) is the first
- * asker's.
+ * The first of each id of a batch: a redemption asked twice in one batch (a duplicate job) is the first asker's. (The
+ * statements lock their rows in id order themselves.)
  */
 function firstOfEachId<T extends { id: string }>(items: T[]): T[] {
   const first = new Map<string, T>();
   for (const item of items) if (!first.has(item.id)) first.set(item.id, item);
-  return [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...first.values()];
 }
 
 /** An e-mail is due: pending, not waiting for a key, not erased, with no live claim. */
