@@ -160,6 +160,14 @@ describe('Keys at rest', () => {
       }
       expect(text).not.toContain(auth.Authorization.replace(/^Bearer /, ''));
       expect(text).toContain('search=[Redacted]');
+      // One line per request (common/request-log.ts), with its id bound and its request serialized.
+      const page = text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .find((line) => line.req?.url === '/api/success-token/[Redacted]');
+      expect(page).toMatchObject({ msg: 'request completed', res: { statusCode: 200 }, req: { method: 'GET' } });
+      expect(page.req.id).toBe(page.reqId);
 
       // Cookies and other credential headers, and a code in a query string.
       log.length = 0;

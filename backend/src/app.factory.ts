@@ -2,10 +2,12 @@ import { INestApplication, INestApplicationContext, Logger as NestLogger } from 
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import type { Logger as PinoRootLogger } from 'pino';
 import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppMetrics } from './common/metrics';
+import { requestLog } from './common/request-log';
 import { securityHeaders } from './common/security-headers';
 import { bindInventoryMasking } from './common/inventory/inventory.interceptor';
 import { createValidationPipe } from './common/validation';
@@ -63,6 +65,11 @@ export async function createHttpApp(
   setApiPrefix(app);
   // First, so the histogram times everything that follows.
   app.use(app.get(AppMetrics).httpMiddleware());
+  // Each request's id and logger, and its line when answered (docs/product.md §18.4 for what the line keeps).
+  // PinoLogger's logger outside a request is the root logger nestjs-pino built from AppModule's options (typed with
+  // custom levels, as nestjs-pino's own Store casts it: pino-http's request type has the plain Logger).
+  const rootLogger = (await app.resolve(PinoLogger)).logger as unknown as PinoRootLogger;
+  app.use(requestLog(rootLogger, { ignore: (req) => req.url === '/api/health' }));
   app.use(securityHeaders({ crossOriginEmbedderPolicy: false }));
   app.use('/api', apiCompression());
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.

@@ -4,7 +4,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
-import { randomUUID } from 'crypto';
 import { Clock } from './common/clock';
 import { AppMetrics } from './common/metrics';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
@@ -47,18 +46,14 @@ export interface AppModuleOptions {
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, options: AppModuleOptions): DynamicModule {
+    // The logger everything writes through (nestjs-pino builds it from these options); the request log itself is
+    // common/request-log.ts, mounted by app.factory.ts, which hands nestjs-pino each request's logger (`useExisting`).
     const pinoHttpOptions: PinoHttpOptions = {
       level: config.logLevel,
       // Pretty on a developer's terminal, JSON lines otherwise (config/logging.ts); tests pass their own stream.
       ...(options.logStream ? {} : logFormat(config)),
-      genReqId: (req, res) => {
-        const id = (req.headers['x-request-id'] as string) || randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
       // docs/product.md §18.4 "Secrets in logs": tokens in paths, codes and secrets in bodies, credential headers.
       serializers: { req: redactRequest, res: redactResponse },
-      autoLogging: { ignore: (req) => req.url === '/api/health' },
     };
     return {
       module: AppModule,
@@ -66,6 +61,7 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot({
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+          useExisting: true,
           pinoHttp: options.logStream ? [pinoHttpOptions, options.logStream] : pinoHttpOptions,
         }),
         TypeOrmModule.forRoot({
