@@ -1,9 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { getSharedConfigToken } from '@nestjs/bull';
-import Bull, { Job, Queue, QueueOptions } from 'bull';
+import Bull, { Job, JobOptions, Queue, QueueOptions } from 'bull';
 import { JobKey, JobSchedule } from './job';
 import { AddOptions, JobQueue } from './job-queue';
 import { JobRegistry } from './job-registry';
+
+/** A job as Bull's `addBulk` takes it. */
+interface GatheredJob {
+  name: string;
+  data: unknown;
+  opts: JobOptions;
+}
 
 /** True in a process that runs jobs (a worker, or an API with WORKERS_IN_API), false in one that only queues them. */
 export const PROCESS_JOBS = Symbol('PROCESS_JOBS');
@@ -18,6 +25,10 @@ export const PROCESS_JOBS = Symbol('PROCESS_JOBS');
 export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('BullJobs');
   private readonly queues = new Map<string, Queue>();
+  /** Jobs added this turn of the event loop, by queue (`flush`). */
+  private readonly gathered = new Map<string, GatheredJob[]>();
+  private flushTimer?: NodeJS.Immediate;
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly registry: JobRegistry,
@@ -42,20 +53,52 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   add<P>(key: JobKey<P>, payload: P, options: AddOptions = {}): void {
     const job = this.registry.get(key.name);
     const jobId = job.jobId?.(payload);
-    this.queue(job.queue)
-      .add(key.name, payload, {
+    let gathered = this.gathered.get(job.queue);
+    if (!gathered) this.gathered.set(job.queue, (gathered = []));
+    gathered.push({
+      name: key.name,
+      data: payload,
+      opts: {
         ...(jobId ? { jobId } : {}),
         ...(options.delayMs ? { delay: Math.max(0, options.delayMs) } : {}),
         ...(job.attempts > 1 ? { attempts: job.attempts, backoff: { type: 'exponential', delay: job.backoffMs } } : {}),
         removeOnComplete: true,
         removeOnFail: job.keepFailed,
-      })
-      .catch((err) =>
-        this.logger.warn(`Could not queue ${jobId ?? key.name} (its owner's sweep will): ${err.message}`),
-      );
+      },
+    });
+    this.flushTimer ??= setImmediate(() => void this.flush());
+  }
+
+  /**
+   * The jobs added since the last turn of the event loop, sent to Redis: one command for one job, one MULTI for
+   * several (Bull's `addBulk`), one write to the socket either way (issue 26: a job per redemption cost a Redis
+   * write per request). A queue that cannot take them logs them; the database rows they stand for are swept again.
+   */
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batches = [...this.gathered];
+    this.gathered.clear();
+    const sent = Promise.all(
+      batches.map(([name, jobs]) => {
+        const queue = this.queue(name);
+        return (jobs.length === 1 ? queue.add(jobs[0].name, jobs[0].data, jobs[0].opts) : queue.addBulk(jobs)).then(
+          () => undefined,
+          (err: Error) => {
+            const ids = jobs.map((j) => j.opts.jobId ?? j.name);
+            this.logger.warn(`Could not queue ${ids.join(', ')} (their owners' sweeps will): ${err.message}`);
+          },
+        );
+      }),
+    ).then(() => undefined);
+    this.sending.add(sent);
+    void sent.finally(() => this.sending.delete(sent));
+    return sent;
   }
 
   async pending(queue: string): Promise<number> {
+    // What was added before counts (the depth a caller reads right after adding).
+    await this.flush();
     const counts = await this.queue(queue).getJobCounts();
     return counts.waiting + counts.active + counts.delayed;
   }
@@ -90,6 +133,8 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.flush();
+    await Promise.allSettled([...this.sending]);
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
   }
 

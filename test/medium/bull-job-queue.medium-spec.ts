@@ -1,0 +1,84 @@
+import Redis from 'ioredis';
+import { BullJobQueue } from '../../backend/src/modules/jobs/bull-job-queue';
+import { defineJob } from '../../backend/src/modules/jobs/job';
+import { JobRegistry } from '../../backend/src/modules/jobs/job-registry';
+import { startRedisServer, TestRedisServer } from '../helpers/redis';
+
+const SEND = defineJob<{ id: string }>('send-thing');
+const QUEUE = 'things';
+
+/** The jobs on a private Redis: what reaches it from adds made in one turn of the event loop. */
+describe('BullJobQueue', () => {
+  let redis: TestRedisServer;
+  let client: Redis;
+  let monitor: Redis;
+  let commands: string[][];
+  let queue: BullJobQueue;
+  let prefix: string;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(() => redis.stop());
+
+  beforeEach(async () => {
+    const registry = new JobRegistry();
+    registry.register(SEND, {
+      queue: QUEUE,
+      jobId: ({ id }) => `thing:${id}`,
+      handle: async () => undefined, // not run: this process only queues (processJobs false)
+    });
+    prefix = `t${Date.now()}`;
+    queue = new BullJobQueue(registry, false, { redis: redis.url, prefix });
+    await queue.queue(QUEUE).isReady();
+    client = new Redis(redis.url);
+    monitor = await client.monitor();
+    commands = [];
+    // What clients send (the scripts' own calls show too, from "lua").
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') commands.push(args);
+    });
+  });
+  afterEach(async () => {
+    monitor.disconnect();
+    client.disconnect();
+    await queue.onApplicationShutdown();
+  });
+
+  const depth = async () => {
+    const counts = await queue.queue(QUEUE).getJobCounts();
+    return counts.waiting + counts.delayed + counts.active;
+  };
+
+  it('sends the jobs added in one turn as one MULTI, one live job per id', async () => {
+    queue.add(SEND, { id: 'a' });
+    queue.add(SEND, { id: 'b' });
+    queue.add(SEND, { id: 'a' }); // the same id again: still one live job
+    // pending() sends what was added before it reads the depth.
+    expect(await queue.pending(QUEUE)).toBe(2);
+    const names = commands.map((args) => args[0].toLowerCase());
+    // The three adds' scripts, together inside one MULTI … EXEC (the depth's read is a MULTI of its own after it).
+    const scripts = names.flatMap((name, i) => (name === 'evalsha' || name === 'eval' ? [i] : []));
+    expect(scripts).toHaveLength(3);
+    expect(names[scripts[0] - 1]).toBe('multi');
+    expect(scripts).toEqual([scripts[0], scripts[0] + 1, scripts[0] + 2]);
+    expect(names[scripts[2] + 1]).toBe('exec');
+  });
+
+  it('sends a job added alone without a MULTI', async () => {
+    queue.add(SEND, { id: 'c' });
+    expect(await queue.pending(QUEUE)).toBe(1);
+    const names = commands.map((args) => args[0].toLowerCase());
+    const scripts = names.flatMap((name, i) => (name === 'evalsha' || name === 'eval' ? [i] : []));
+    expect(scripts).toHaveLength(1);
+    expect(names.slice(0, scripts[0])).not.toContain('multi');
+  });
+
+  it('sends what was added before it shuts down', async () => {
+    queue.add(SEND, { id: 'd' });
+    queue.add(SEND, { id: 'e' });
+    await queue.onApplicationShutdown();
+    queue = new BullJobQueue(new JobRegistry(), false, { redis: redis.url, prefix });
+    expect(await depth()).toBe(2);
+  });
+});
