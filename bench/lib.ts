@@ -1,4 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { Agent, request } from 'http';
 import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { AddressInfo, createServer } from 'net';
 import * as os from 'os';
@@ -120,16 +121,18 @@ export async function withDatabase<T>(fn: (url: string, name: string) => Promise
 /** The compiled API (built first when missing), as `npm start` runs it. */
 export async function startApi(
   env: Record<string, string>,
-  opts: { args?: string[] } = {},
+  /** `root`: another checkout whose built API to start (api-cpu's before and after), this one by default. */
+  opts: { args?: string[]; root?: string } = {},
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const entry = join(ROOT, 'dist', 'backend', 'src', 'main.js');
-  if (!existsSync(entry)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  const root = opts.root ?? ROOT;
+  const entry = join(root, 'dist', 'backend', 'src', 'main.js');
+  if (!existsSync(entry)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const port = await freePort();
   const worker = (opts.args ?? []).includes('--worker');
   // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the API under the benchmark's load
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, entry, ...(opts.args ?? [])], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
@@ -343,4 +346,41 @@ export async function withPoolStarts<T>(url: string, work: () => Promise<T> | T)
     await loop;
     await pg.end();
   }
+}
+
+/**
+ * One `POST /api/redeem-voucher` as the benchmarks' customer (Ann Lee, the redeem form's fields) for `code` and
+ * `email`, on `agent` to `api` (the API's URL, parsed once by the caller): the answer's status, 0 if the request
+ * failed.
+ */
+export function redeemRequest(agent: Agent, api: URL, code: string, email: string): Promise<number> {
+  const body = JSON.stringify({
+    voucherCode: code,
+    firstName: 'Ann',
+    lastName: 'Lee',
+    email,
+    phone: '+1 302 555 0100',
+    acceptPrivacyPolicy: true,
+    submissionTime: String(Date.now()),
+    website: '',
+    company_website: '',
+  });
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        agent,
+        hostname: api.hostname,
+        port: api.port,
+        path: '/api/redeem-voucher',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', () => resolve(0));
+    req.end(body);
+  });
 }

@@ -11,12 +11,12 @@
  *   npm run bench -- mail   (BENCH_MAIL_SETUP=workers|embedded, BENCH_MAIL_RATES=200,500, BENCH_MAIL_SECONDS=20 per rate)
  */
 import { mkdtempSync, rmSync } from 'fs';
-import { Agent, request } from 'http';
+import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
-import { freePort, machine, sql, startApi, withDatabase, writeResult } from './lib';
+import { freePort, machine, redeemRequest, sql, startApi, withDatabase, writeResult } from './lib';
 import { LIST_AVAILABLE_CODES_SQL } from './recount';
 import { startSmtp, Smtp } from './smtp';
 
@@ -46,7 +46,7 @@ interface RateResult {
 
 /** Open loop: request i leaves at start + i / rate, whatever the answers before it. */
 async function runRate(apiUrl: string, smtp: Smtp, rate: number, first: number, seconds: number): Promise<RateResult> {
-  const { hostname, port } = new URL(apiUrl);
+  const api = new URL(apiUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const total = rate * seconds;
   const sentAt = new Map<string, number>();
@@ -60,47 +60,14 @@ async function runRate(apiUrl: string, smtp: Smtp, rate: number, first: number, 
     if (wait > 1) await sleep(wait);
     const n = first + i;
     const email = `mail${n}@bench.test`;
-    const body = JSON.stringify({
-      voucherCode: `MAIL-${n}`,
-      firstName: 'Ann',
-      lastName: 'Lee',
-      email,
-      phone: '+1 302 555 0100',
-      acceptPrivacyPolicy: true,
-      submissionTime: String(Date.now()),
-      website: '',
-      company_website: '',
-    });
     sentAt.set(email, Date.now());
     inFlight.push(
-      new Promise<void>((resolve) => {
-        const req = request(
-          {
-            agent,
-            hostname,
-            port,
-            path: '/api/redeem-voucher',
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => {
-              if (res.statusCode === 201) accepted++;
-              else {
-                refused++;
-                sentAt.delete(email);
-              }
-              resolve();
-            });
-          },
-        );
-        req.on('error', () => {
+      redeemRequest(agent, api, `MAIL-${n}`, email).then((status) => {
+        if (status === 201) accepted++;
+        else {
           refused++;
           sentAt.delete(email);
-          resolve();
-        });
-        req.end(body);
+        }
       }),
     );
   }

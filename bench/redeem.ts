@@ -17,7 +17,7 @@
  */
 import { execFile, execFileSync } from 'child_process';
 import { writeFileSync } from 'fs';
-import { Agent, request } from 'http';
+import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { promisify } from 'util';
@@ -33,6 +33,7 @@ import {
   machine,
   measured,
   postgresCpuMs,
+  redeemRequest,
   REDIS_URL,
   RUNS,
   spread,
@@ -194,50 +195,18 @@ let next = 0;
 
 async function http(baseUrl: string): Promise<{ rps: number; errors: number; p50: number; p99: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const { hostname, port } = new URL(baseUrl);
+  const api = new URL(baseUrl);
   let done = 0;
   let errors = 0;
   const latencies: number[] = [];
   const end = Date.now() + SECONDS * 1000;
-  const one = (n: number) =>
-    new Promise<void>((resolve) => {
-      const body = JSON.stringify({
-        voucherCode: `HTTP-${n}`,
-        firstName: 'Ann',
-        lastName: 'Lee',
-        email: `http${n}@bench.test`,
-        phone: '+1 302 555 0100',
-        acceptPrivacyPolicy: true,
-        submissionTime: String(Date.now()),
-        website: '',
-        company_website: '',
-      });
-      const started = process.hrtime.bigint();
-      const req = request(
-        {
-          agent,
-          hostname,
-          port,
-          path: '/api/redeem-voucher',
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-            if (res.statusCode === 201) done++;
-            else errors++;
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end(body);
-    });
+  const one = async (n: number) => {
+    const started = process.hrtime.bigint();
+    const status = await redeemRequest(agent, api, `HTTP-${n}`, `http${n}@bench.test`);
+    if (status) latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (status === 201) done++;
+    else errors++;
+  };
   const started = Date.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {

@@ -1,6 +1,7 @@
 /** `npm run bench -- <name>`: runs one benchmark (or all) and writes its result into docs/benchmarks.md. */
 const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   redeem: () => import('./redeem'),
+  'api-cpu': () => import('./api-cpu'),
   upload: () => import('./upload'),
   lists: () => import('./lists'),
   export: () => import('./export'),
