@@ -9,15 +9,20 @@
  *   BENCH_API_CPU_COMPARE=/path/to/other/checkout npm run bench -- api-cpu
  *
  * With BENCH_API_CPU_COMPARE, the other checkout's built API (its `dist/`, built there first) runs the same rounds
- * on the same database, alternating with this one's, round by round: a before and after on the same minutes.
+ * on the same database, alternating with this one's, round by round: a before and after on the same minutes. With
+ * BENCH_API_CPU_FLOOR=1, the floor (`bench/api-floor-server.ts`: the same statement and job behind Node's bare `http`,
+ * nothing else) alternates with it the same way.
  */
+import { execFileSync, spawn } from 'child_process';
 import { Agent } from 'http';
+import { join } from 'path';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { seedPool } from './redeem';
 import {
   cpuMs,
   formatSpread,
+  freePort,
   machine,
   redeemRequest,
   REDIS_URL,
@@ -31,8 +36,40 @@ import {
 const RATE = Number(process.env.BENCH_API_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const COMPARE = process.env.BENCH_API_CPU_COMPARE;
-/** Every round of every API redeems fresh codes: RUNS rounds plus a warm-up, for one or two APIs. */
-const CODES = Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (COMPARE ? 2 : 1);
+const FLOOR = process.env.BENCH_API_CPU_FLOOR === '1';
+/** Every round of every API redeems fresh codes: RUNS rounds plus a warm-up, for each server measured. */
+const CODES = Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (1 + (COMPARE ? 1 : 0) + (FLOOR ? 1 : 0));
+
+type Api = Awaited<ReturnType<typeof startApi>>;
+
+/** The floor's server (api-floor-server.ts) on a free port, ready. */
+async function startFloor(env: Record<string, string>): Promise<Api> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', 'ts-node/register', join(__dirname, 'api-floor-server.ts')], {
+    env: { PATH: process.env.PATH, TS_NODE_TRANSPILE_ONLY: 'true', PORT: String(port), ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    url,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 let next = 0;
 
@@ -78,13 +115,22 @@ export async function main(): Promise<void> {
     await seeder.connect();
     await seedPool(seeder, ['HTTP-'], CODES).finally(() => seeder.end());
     const env = { DATABASE_URL: url, REDIS_URL, WORKERS_IN_API: 'false' };
+    const prefix = `bench-cpu-${Date.now()}`;
     const apis = [
-      { name: 'this checkout', api: await startApi({ ...env, REDIS_PREFIX: `bench-cpu-a-${Date.now()}` }) },
+      { name: 'this checkout', api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-a` }) },
       ...(COMPARE
         ? [
             {
               name: COMPARE,
-              api: await startApi({ ...env, REDIS_PREFIX: `bench-cpu-b-${Date.now()}` }, { root: COMPARE }),
+              api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-b` }, { root: COMPARE }),
+            },
+          ]
+        : []),
+      ...(FLOOR
+        ? [
+            {
+              name: 'the floor (api-floor-server.ts)',
+              api: await startFloor({ ...env, REDIS_PREFIX: `${prefix}-f` }),
             },
           ]
         : []),
@@ -103,6 +149,7 @@ export async function main(): Promise<void> {
       }
     } finally {
       for (const { api } of apis) await api.stop();
+      execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}-*' | xargs -r redis-cli del > /dev/null`]);
     }
     const rows = apis.map(
       ({ name }, i) =>
@@ -110,7 +157,7 @@ export async function main(): Promise<void> {
     );
     const md = `## API CPU per redemption at a fixed rate
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${COMPARE ? ' alternating between the two checkouts' : ''}, after a warm-up round; the API process's CPU time over the round divided by the redemptions it answered (workers off: e-mail jobs queued on Redis).
+${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${apis.length > 1 ? ` alternating between the ${apis.length} servers` : ''}, after a warm-up round; the API process's CPU time over the round divided by the redemptions it answered (workers off: e-mail jobs queued on Redis).
 
 | API | CPU per redemption, median (min–max) | rounds | errors |
 |---|---|---|---|

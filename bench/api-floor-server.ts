@@ -1,0 +1,83 @@
+/**
+ * The redemption's floor on this stack: what `POST /api/redeem-voucher` costs with nothing but what it cannot do
+ * without. Node's `http`, the body parsed as JSON, the same statement (REDEEM_SQL, named, on a `pg` pool of the API's
+ * size and session options), the same success token and hashes, the e-mail job queued on Bull the API's way (the adds
+ * of one turn together), the same answer. No Express, no Nest (router, guards, pipe, filters), no validation, no
+ * logging, no metrics, no security headers, no geo lookup, no events. `bench/api-cpu.ts` runs it beside the API
+ * (BENCH_API_CPU_FLOOR=1): the API's CPU per redemption against this one's is what the framework and the product's
+ * rules cost. Not a product: it skips every check the product makes.
+ *
+ *   PORT=… DATABASE_URL=… REDIS_URL=… REDIS_PREFIX=… node -r ts-node/register bench/api-floor-server.ts
+ */
+import Bull, { JobOptions } from 'bull';
+import { createServer } from 'http';
+import { Pool } from 'pg';
+import { API_SESSION_OPTIONS } from '../backend/src/database/data-source-options';
+import { randomToken } from '../backend/src/common/utils/random-token';
+import { idempotencyKeyHash, successTokenHash } from '../backend/src/modules/redemption/redeem.statement';
+import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
+
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20, options: API_SESSION_OPTIONS });
+const mail = new Bull('mail', { redis: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX });
+let gathered: Array<{ name: string; data: unknown; opts: JobOptions }> = [];
+let flush: NodeJS.Immediate | undefined;
+
+function queueMail(redemptionId: string): void {
+  gathered.push({
+    name: 'redemption-mail',
+    data: { redemptionId },
+    opts: { jobId: `mail:${redemptionId}`, attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
+  });
+  flush ??= setImmediate(() => {
+    const jobs = gathered;
+    gathered = [];
+    flush = undefined;
+    void (jobs.length === 1 ? mail.add(jobs[0].name, jobs[0].data, jobs[0].opts) : mail.addBulk(jobs));
+  });
+}
+
+const server = createServer((req, res) => {
+  if (req.method === 'GET') {
+    res.end('{"status":"ok"}'); // the benchmarks' readiness check
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', async () => {
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const token = randomToken(32);
+      const { rows } = await pool.query({
+        name: 'redeem-voucher',
+        text: REDEEM_SQL,
+        values: [
+          body.voucherCode,
+          body.firstName,
+          body.lastName,
+          body.email,
+          body.phone || null,
+          req.socket.remoteAddress ?? null,
+          null,
+          successTokenHash(token),
+          72,
+          idempotencyKeyHash(null),
+        ],
+      });
+      if (!rows.length) {
+        res.writeHead(404).end();
+        return;
+      }
+      if (!rows[0].awaiting_license) queueMail(rows[0].id);
+      res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ success: true, productName: rows[0].name, successToken: token }));
+    } catch {
+      res.writeHead(500).end();
+    }
+  });
+});
+
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => {
+  server.close();
+  void Promise.all([pool.end(), mail.close()]).then(() => process.exit(0));
+});
