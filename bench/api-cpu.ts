@@ -26,6 +26,7 @@ import {
   machine,
   redeemRequest,
   REDIS_URL,
+  ROOT,
   RUNS,
   spread,
   startApi,
@@ -41,6 +42,11 @@ const FLOOR = process.env.BENCH_API_CPU_FLOOR === '1';
 const CODES = Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (1 + (COMPARE ? 1 : 0) + (FLOOR ? 1 : 0));
 
 type Api = Awaited<ReturnType<typeof startApi>>;
+
+/** A checkout's commit, short, as the table names it. */
+function commitOf(root: string): string {
+  return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+}
 
 /** The floor's server (api-floor-server.ts) on a free port, ready. */
 async function startFloor(env: Record<string, string>): Promise<Api> {
@@ -117,11 +123,11 @@ export async function main(): Promise<void> {
     const env = { DATABASE_URL: url, REDIS_URL, WORKERS_IN_API: 'false' };
     const prefix = `bench-cpu-${Date.now()}`;
     const apis = [
-      { name: 'this checkout', api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-a` }) },
+      { name: `this checkout (${commitOf(ROOT)})`, api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-a` }) },
       ...(COMPARE
         ? [
             {
-              name: COMPARE,
+              name: `${COMPARE} (${commitOf(COMPARE)})`,
               api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-b` }, { root: COMPARE }),
             },
           ]
