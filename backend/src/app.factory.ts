@@ -65,11 +65,6 @@ export async function createHttpApp(
   setApiPrefix(app);
   // First, so the histogram times everything that follows.
   app.use(app.get(AppMetrics).httpMiddleware());
-  // Each request's id and logger, and its line when answered (docs/product.md §18.4 for what the line keeps).
-  // PinoLogger's logger outside a request is the root logger nestjs-pino built from AppModule's options (typed with
-  // custom levels, as nestjs-pino's own Store casts it: pino-http's request type has the plain Logger).
-  const rootLogger = (await app.resolve(PinoLogger)).logger as unknown as PinoRootLogger;
-  app.use(requestLog(rootLogger, { ignore: (req) => req.url === '/api/health' }));
   app.use(securityHeaders({ crossOriginEmbedderPolicy: false }));
   app.use('/api', apiCompression());
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
@@ -87,6 +82,13 @@ export async function createHttpApp(
 
   if (config.serveFrontend)
     app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
+  // Each request Nest handles gets its id and logger, and its line when answered (docs/product.md §18.4 for what the
+  // line keeps): last of these, so the web app's files, the API docs and blocked addresses' 403s stay out of the log,
+  // and before init() mounts nestjs-pino's middleware, which hands `req.log` to the application. PinoLogger's logger
+  // outside a request is the root logger nestjs-pino built from AppModule's options (typed with custom levels, as
+  // nestjs-pino's own Store casts it: pino-http's request type has the plain Logger).
+  const rootLogger = (await app.resolve(PinoLogger)).logger as unknown as PinoRootLogger;
+  app.use(requestLog(rootLogger, { ignore: (req) => req.url === '/api/health' }));
   return app;
 }
 

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'fs';
 import { get, IncomingHttpHeaders } from 'http';
 import { createServer, type AddressInfo } from 'net';
 import { join } from 'path';
+import { Writable } from 'stream';
 import { brotliDecompressSync, gunzipSync } from 'zlib';
 import { startTestApp, TestApp } from '../helpers/app';
 import { eventually } from '../helpers/redemptions';
@@ -31,8 +32,20 @@ describe('web delivery', () => {
       }).on('error', reject);
     });
 
+  /** The request log's lines (LOG_LEVEL=info). */
+  const logged: Array<{ msg?: string; req?: { url?: string } }> = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) logged.push(JSON.parse(line));
+      done();
+    },
+  });
+
   beforeAll(async () => {
-    t = await startTestApp({ SERVE_FRONTEND: 'true', COMPANY_NAME: COMPANY, SUPPORT_EMAIL: 'help@licences.test' });
+    t = await startTestApp(
+      { SERVE_FRONTEND: 'true', COMPANY_NAME: COMPANY, SUPPORT_EMAIL: 'help@licences.test', LOG_LEVEL: 'info' },
+      { logStream },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -232,5 +245,21 @@ describe('web delivery', () => {
 
     const small = await t.http().get('/api/public-config').set('Accept-Encoding', 'br').expect(200);
     expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  it("logs the API's requests, not the web app's files", async () => {
+    const page = await raw('/', { 'Accept-Encoding': 'identity' });
+    const asset = await raw(`/assets/${script}`, { 'Accept-Encoding': 'identity' });
+    const api = await raw('/api/public-config', { 'Accept-Encoding': 'identity' });
+    expect([page.status, asset.status, api.status]).toEqual([200, 200, 200]);
+    await eventually(
+      async () => logged.some((line) => line.msg === 'request completed' && line.req?.url === '/api/public-config'),
+      5_000,
+      'the API request logged',
+    );
+    const urls = logged.filter((line) => line.msg === 'request completed').map((line) => line.req?.url);
+    expect(urls).not.toContain('/');
+    expect(urls).not.toContain(`/assets/${script}`);
+    expect(api.headers['x-request-id']).toBeTruthy();
   });
 });
