@@ -119,7 +119,7 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
     }
   });
 
-  /** Which API processes logged the request with this id (pino-http, `x-request-id`); waits for the log line. */
+  /** Which API processes logged the request with this id (the request log, `x-request-id`); waits for the log line. */
   async function apiThatServed(requestId: string): Promise<string[]> {
     const loggedBy = () =>
       Object.values(apis)

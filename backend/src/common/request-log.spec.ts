@@ -35,7 +35,13 @@ describe('requestLog', () => {
     const fresh = await request(app).get('/api/ok').expect(200);
     expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
-    const inside = lines.filter((line) => line.msg === 'inside the request');
+    // One it would not keep: too long, or with characters a request id does not need.
+    for (const forged of ['x'.repeat(129), 'a b', 'id"}{"admin":true']) {
+      const res = await request(app).get('/api/ok').set('x-request-id', forged).expect(200);
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+
+    const inside = lines.filter((line) => line.msg === 'inside the request').slice(0, 2);
     expect(inside.map((line) => line.reqId)).toEqual(['trace-1', fresh.headers['x-request-id']]);
     expect(inside[0].req).toBeUndefined(); // the request itself is on its completion line only
   });

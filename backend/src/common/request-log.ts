@@ -8,6 +8,13 @@ export interface RequestLogOptions {
 }
 
 /**
+ * A caller's own request id (a proxy's or a client's trace id) that is kept: 1–128 letters, digits and `_ . : -`
+ * (docs/product.md §18.4). Anything else, a list of them, a kilobyte, text meant to read as something else in a log
+ * search, gets an id of ours.
+ */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
  * The request log, in pino-http's format (`req`, `res`, `responseTime`; "request completed", or "request errored"
  * with `err` from status 500) and through the logger's own `req`/`res` serializers, so the line is redacted as
  * before (log-redaction.ts). Each request gets an id (its `X-Request-Id`, or a new one, answered in the same header)
@@ -18,7 +25,8 @@ export interface RequestLogOptions {
  */
 export function requestLog(root: Logger, options: RequestLogOptions = {}): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const id = (req.headers['x-request-id'] as string | undefined) || randomUUID();
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', id);
     req.id = id;
     const log = root.child({ reqId: id });
