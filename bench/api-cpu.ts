@@ -55,18 +55,17 @@ async function startFloor(env: Record<string, string>): Promise<Api> {
     env: { PATH: process.env.PATH, TS_NODE_TRANSPILE_ONLY: 'true', PORT: String(port), ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
+  const ready = () =>
+    fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+  for (let i = 0; !(await ready()); i++) {
+    if (i === 300 || child.exitCode !== null) throw new Error('the floor server did not start');
     await new Promise((r) => setTimeout(r, 200));
   }
-  const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     url,
     child,

@@ -79,5 +79,7 @@ const server = createServer((req, res) => {
 server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => {
   server.close();
+  // Whatever the pool and the queue still hold, out within 5 s.
+  setTimeout(() => process.exit(0), 5000).unref();
   void Promise.all([pool.end(), mail.close()]).then(() => process.exit(0));
 });
