@@ -2,10 +2,11 @@
  * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one
  * redemption statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench
  * on the same PostgreSQL, each with the pool starts moved every second beside it (`withPoolStarts`). Targets: the
- * API reaches at least 0.6 of pgbench's transactions per second (issue 26; 0.55 before it); pgbench on the full schema (every index; the
- * statement keeps its counters itself, there are no counter triggers since issue 26) reaches at least 0.8 of pgbench
- * on a schema with only the indexes a redemption needs (primary keys, unique constraints, the pool index; user
- * triggers disabled), a second database of the same server, each lean run right after a full one (`interleaved`).
+ * API reaches at least 0.6 of pgbench's transactions per second (issue 26; 0.55 before it); pgbench on the full
+ * schema (every index; the statement keeps its counters itself, there are no counter triggers since issue 26)
+ * reaches at least 0.8 of pgbench on a schema with only the indexes a redemption needs (primary keys, unique
+ * constraints, the pool index; user triggers disabled), a second database of the same server, each lean run right
+ * after a full one (`interleaved`).
  *
  *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES to change the run)
  *
