@@ -24,6 +24,7 @@ import {
   formatSpread,
   freePort,
   machine,
+  openLoop,
   redeemRequest,
   REDIS_URL,
   ROOT,
@@ -85,29 +86,12 @@ async function round(baseUrl: string, pid: number): Promise<{ done: number; erro
   let done = 0;
   let errors = 0;
   const total = RATE * SECONDS;
-  const one = async () => {
+  const before = cpuMs(pid);
+  await openLoop(RATE, total, async () => {
     const n = ++next;
     if ((await redeemRequest(agent, api, `HTTP-${n}`, `cpu${n}@bench.test`)) === 201) done++;
     else errors++;
-  };
-  const before = cpuMs(pid);
-  const started = Date.now();
-  const inFlight: Array<Promise<void>> = [];
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * RATE));
-      while (sent < due) {
-        inFlight.push(one());
-        sent++;
-      }
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 5);
   });
-  await Promise.all(inFlight);
   const used = cpuMs(pid) - before;
   agent.destroy();
   return { done, errors, cpuMs: used / Math.max(done, 1) };

@@ -384,3 +384,20 @@ export function redeemRequest(agent: Agent, api: URL, code: string, email: strin
     req.end(body);
   });
 }
+
+/**
+ * An open loop: `send(i)` for i = 0 … total − 1, call i at start + i / rate whatever the answers before it; resolves
+ * once every call has answered, with the rate the calls actually left at (a busy machine can fall behind).
+ */
+export async function openLoop(rate: number, total: number, send: (i: number) => Promise<void>): Promise<number> {
+  const inFlight: Array<Promise<void>> = [];
+  const start = Date.now();
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - Date.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(send(i));
+  }
+  const achieved = total / ((Date.now() - start) / 1000);
+  await Promise.all(inFlight);
+  return achieved;
+}

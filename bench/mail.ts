@@ -16,7 +16,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
-import { freePort, machine, redeemRequest, sql, startApi, withDatabase, writeResult } from './lib';
+import { freePort, machine, openLoop, redeemRequest, sql, startApi, withDatabase, writeResult } from './lib';
 import { LIST_AVAILABLE_CODES_SQL } from './recount';
 import { startSmtp, Smtp } from './smtp';
 
@@ -52,27 +52,18 @@ async function runRate(apiUrl: string, smtp: Smtp, rate: number, first: number, 
   const sentAt = new Map<string, number>();
   let accepted = 0;
   let refused = 0;
-  const inFlight: Array<Promise<void>> = [];
-  const start = Date.now();
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - Date.now();
-    if (wait > 1) await sleep(wait);
+  const achieved = await openLoop(rate, total, (i) => {
     const n = first + i;
     const email = `mail${n}@bench.test`;
     sentAt.set(email, Date.now());
-    inFlight.push(
-      redeemRequest(agent, api, `MAIL-${n}`, email).then((status) => {
-        if (status === 201) accepted++;
-        else {
-          refused++;
-          sentAt.delete(email);
-        }
-      }),
-    );
-  }
-  const achieved = total / ((Date.now() - start) / 1000);
-  await Promise.all(inFlight);
+    return redeemRequest(agent, api, `MAIL-${n}`, email).then((status) => {
+      if (status === 201) accepted++;
+      else {
+        refused++;
+        sentAt.delete(email);
+      }
+    });
+  });
   agent.destroy();
   const deadline = Date.now() + DRAIN_MS;
   while (Date.now() < deadline && [...sentAt.keys()].some((e) => !smtp.firstAt.has(e))) await sleep(200);

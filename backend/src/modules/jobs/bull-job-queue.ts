@@ -4,6 +4,7 @@ import Bull, { Job, JobOptions, Queue, QueueOptions } from 'bull';
 import { JobKey, JobSchedule } from './job';
 import { AddOptions, JobQueue } from './job-queue';
 import { JobRegistry } from './job-registry';
+import { Batcher } from '../../common/utils/batcher';
 
 /** A job as Bull's `addBulk` takes it. */
 interface GatheredJob {
@@ -25,10 +26,14 @@ export const PROCESS_JOBS = Symbol('PROCESS_JOBS');
 export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('BullJobs');
   private readonly queues = new Map<string, Queue>();
-  /** Jobs added this turn of the event loop, by queue (`flush`). */
-  private readonly gathered = new Map<string, GatheredJob[]>();
-  private flushTimer?: NodeJS.Immediate;
-  private readonly sending = new Set<Promise<void>>();
+  /**
+   * Each queue's adds, gathered per turn of the event loop (`Batcher`): one command for one job, Bull's `addBulk` in
+   * one MULTI for several, one write to the socket either way (issue 26: a job per redemption cost a Redis write per
+   * request).
+   */
+  private readonly adders = new Map<string, Batcher<GatheredJob, void>>();
+  /** Adds not yet answered by Redis (`pending` and shutdown wait for them). */
+  private readonly adding = new Set<Promise<void>>();
 
   constructor(
     private readonly registry: JobRegistry,
@@ -53,52 +58,38 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   add<P>(key: JobKey<P>, payload: P, options: AddOptions = {}): void {
     const job = this.registry.get(key.name);
     const jobId = job.jobId?.(payload);
-    let gathered = this.gathered.get(job.queue);
-    if (!gathered) this.gathered.set(job.queue, (gathered = []));
-    gathered.push({
-      name: key.name,
-      data: payload,
-      opts: {
-        ...(jobId ? { jobId } : {}),
-        ...(options.delayMs ? { delay: Math.max(0, options.delayMs) } : {}),
-        ...(job.attempts > 1 ? { attempts: job.attempts, backoff: { type: 'exponential', delay: job.backoffMs } } : {}),
-        removeOnComplete: true,
-        removeOnFail: job.keepFailed,
-      },
-    });
-    this.flushTimer ??= setImmediate(() => void this.flush());
+    const opts: JobOptions = {
+      ...(jobId ? { jobId } : {}),
+      ...(options.delayMs ? { delay: Math.max(0, options.delayMs) } : {}),
+      ...(job.attempts > 1 ? { attempts: job.attempts, backoff: { type: 'exponential', delay: job.backoffMs } } : {}),
+      removeOnComplete: true,
+      removeOnFail: job.keepFailed,
+    };
+    const sent = this.adder(job.queue)
+      .call({ name: key.name, data: payload, opts })
+      .catch((err: Error) =>
+        this.logger.warn(`Could not queue ${jobId ?? key.name} (its owner's sweep will): ${err.message}`),
+      );
+    this.adding.add(sent);
+    void sent.then(() => this.adding.delete(sent));
   }
 
-  /**
-   * The jobs added since the last turn of the event loop, sent to Redis: one command for one job, one MULTI for
-   * several (Bull's `addBulk`), one write to the socket either way (issue 26: a job per redemption cost a Redis
-   * write per request). A queue that cannot take them logs them; the database rows they stand for are swept again.
-   */
-  private flush(): Promise<void> {
-    if (this.flushTimer) clearImmediate(this.flushTimer);
-    this.flushTimer = undefined;
-    const batches = [...this.gathered];
-    this.gathered.clear();
-    const sent = Promise.all(
-      batches.map(([name, jobs]) => {
-        const queue = this.queue(name);
-        return (jobs.length === 1 ? queue.add(jobs[0].name, jobs[0].data, jobs[0].opts) : queue.addBulk(jobs)).then(
-          () => undefined,
-          (err: Error) => {
-            const ids = jobs.map((j) => j.opts.jobId ?? j.name);
-            this.logger.warn(`Could not queue ${ids.join(', ')} (their owners' sweeps will): ${err.message}`);
-          },
-        );
-      }),
-    ).then(() => undefined);
-    this.sending.add(sent);
-    void sent.finally(() => this.sending.delete(sent));
-    return sent;
+  private adder(name: string): Batcher<GatheredJob, void> {
+    let adder = this.adders.get(name);
+    if (!adder) {
+      const queue = this.queue(name);
+      adder = new Batcher<GatheredJob, void>(async (jobs) => {
+        await (jobs.length === 1 ? queue.add(jobs[0].name, jobs[0].data, jobs[0].opts) : queue.addBulk(jobs));
+        return jobs.map(() => undefined);
+      });
+      this.adders.set(name, adder);
+    }
+    return adder;
   }
 
   async pending(queue: string): Promise<number> {
     // What was added before counts (the depth a caller reads right after adding).
-    await this.flush();
+    await Promise.all([...this.adding]);
     const counts = await this.queue(queue).getJobCounts();
     return counts.waiting + counts.active + counts.delayed;
   }
@@ -133,8 +124,7 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.flush();
-    await Promise.allSettled([...this.sending]);
+    await Promise.all([...this.adding]);
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
   }
 
