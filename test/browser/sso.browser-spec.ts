@@ -1,8 +1,9 @@
 import { mkdirSync } from 'fs';
 import { join } from 'path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startOidcProvider, TEST_CLIENT, type TestOidcProvider } from '../helpers/oidc-provider';
+import { launchChromium } from './browser';
 
 const results = join(__dirname, '..', '..', 'test-results');
 mkdirSync(results, { recursive: true });
@@ -29,10 +30,7 @@ describe('Staff single sign-on in the browser', () => {
       OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
     });
     idp.trust(t.baseUrl);
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox'],
-    });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'fs';
 import { join } from 'path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../browser/browser';
 import { startTestApp, type TestApp } from './app';
 import type { TestAdmin } from './auth';
 
@@ -23,10 +24,7 @@ export let page: Page;
 export function useAdminConsole(): void {
   beforeAll(async () => {
     t = await startTestApp({ SERVE_FRONTEND: 'true' });
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
