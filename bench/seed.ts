@@ -81,6 +81,9 @@ export const SHAPES = {
   sharedCodePrefix: { prefix: 'PROMO24-', every: 10 },
 } as const;
 
+/** The codes of one upload in the seed: each product's redeemed codes are stored in batches of this many. */
+export const UPLOAD_BATCH = 50_000;
+
 /** The PRNG's fixed seed: `hashint8extended(n, SEED)` is a counter-based generator, the same on every run and plan. */
 export const SEED = 20_261_125;
 
@@ -145,9 +148,13 @@ export async function seedRedemptions(
         Math.round(opts.exportedShare * 100),
       ],
     );
+    // Codes enter the table as uploads put them there, a product's batch at a time (UPLOAD_BATCH codes, the products
+    // taking turns, oldest first), and a redemption updates its code in place (heap-only), so a product's codes share
+    // pages; the redemptions below interleave the products row by row, as customers do.
     await pg.query(
       `INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at, created_at)
-       SELECT code, product_id, true, at, at - interval '30 days' FROM s ORDER BY n DESC`,
+       SELECT code, product_id, true, at, at - interval '30 days' FROM s ORDER BY (n - 1) / $1 DESC, n % 2, n DESC`,
+      [2 * UPLOAD_BATCH],
     );
     await pg.query(
       `INSERT INTO customers (first_name, last_name, email, phone, country)
