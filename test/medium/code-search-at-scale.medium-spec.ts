@@ -93,9 +93,10 @@ describe("a product's codes searched for another product's codes (medium)", () =
 
   it('collects a start fewer than a thousand codes have by their ids, whatever PostgreSQL expects of the pattern', async () => {
     // RED-77, RED-770 … RED-779, RED-7700 … RED-7799: 111 of the redeemed list's 8,000 rows, 11 of them among the
-    // newest 5,000, and 911 of all codes. Read in the list's order, a page of them meant reading 7,800 rows (at ten million, 30 s:
-    // docs/benchmarks.md "A start few codes have").
-    // PostgreSQL expects the start of 2% of the codes in a list of ten million: a broad search.
+    // newest 5,000, and 911 of all codes. PostgreSQL's estimate of the pattern is no guide to them: at ten million
+    // codes it expected 50,183 matches of a start 111 codes have, and the search read the list in its order, 30 s
+    // (docs/benchmarks.md "Issue 26, session 20"); planned from the pattern alone at ten million rows, their collect
+    // joins every redemption of the product by hash.
     await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'redemptions'`);
     const { result, sent } = await statementsSent(m.db, () =>
       codes.page(windows, { status: 'redeemed', search: 'red-77', offset: 0, limit: 50 }, 1000),
