@@ -12,28 +12,39 @@
 import Bull, { JobOptions } from 'bull';
 import { createServer } from 'http';
 import { Pool } from 'pg';
+import { Batcher } from '../backend/src/common/utils/batcher';
+import { loadConfig } from '../backend/src/config/app-config';
 import { API_SESSION_OPTIONS } from '../backend/src/database/data-source-options';
 import { randomToken } from '../backend/src/common/utils/random-token';
+import { MAIL_QUEUE, mailJobPolicy, REDEMPTION_MAIL } from '../backend/src/modules/mail/mail.jobs';
 import { successTokenHash } from '../backend/src/modules/redemption/redeem.statement';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
 
-const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20, options: API_SESSION_OPTIONS });
-const mail = new Bull('mail', { redis: process.env.REDIS_URL, prefix: process.env.REDIS_PREFIX });
-let gathered: Array<{ name: string; data: unknown; opts: JobOptions }> = [];
-let flush: NodeJS.Immediate | undefined;
+// The API's settings from the same environment: pool size, Bull prefix, the mail job's retries, the token's lifetime.
+const config = loadConfig();
+const pool = new Pool({ connectionString: config.databaseUrl, max: config.dbPoolSize, options: API_SESSION_OPTIONS });
+const mail = new Bull(MAIL_QUEUE, { redis: config.redisUrl, prefix: config.redisPrefix });
+const policy = mailJobPolicy(config);
+// The adds of one turn together, as BullJobQueue gathers them.
+const adds = new Batcher<{ name: string; data: unknown; opts: JobOptions }, void>(async (jobs) => {
+  await (jobs.length === 1 ? mail.add(jobs[0].name, jobs[0].data, jobs[0].opts) : mail.addBulk(jobs));
+  return jobs.map(() => undefined);
+});
 
 function queueMail(redemptionId: string): void {
-  gathered.push({
-    name: 'redemption-mail',
-    data: { redemptionId },
-    opts: { jobId: `mail:${redemptionId}`, attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
-  });
-  flush ??= setImmediate(() => {
-    const jobs = gathered;
-    gathered = [];
-    flush = undefined;
-    void (jobs.length === 1 ? mail.add(jobs[0].name, jobs[0].data, jobs[0].opts) : mail.addBulk(jobs));
-  });
+  void adds
+    .call({
+      name: REDEMPTION_MAIL.name,
+      data: { redemptionId },
+      opts: {
+        jobId: `mail:${redemptionId}`,
+        attempts: policy.attempts,
+        backoff: { type: 'exponential', delay: policy.backoffMs },
+        removeOnComplete: true,
+        removeOnFail: policy.keepFailed,
+      },
+    })
+    .catch(() => undefined);
 }
 
 const server = createServer((req, res) => {
@@ -59,7 +70,7 @@ const server = createServer((req, res) => {
           req.socket.remoteAddress ?? null,
           null,
           successTokenHash(token),
-          72,
+          config.successTokenTtlHours,
           null, // no Idempotency-Key, as the benchmarks send none
         ],
       });

@@ -137,7 +137,6 @@ export class VoucherCodeRepository {
     const term = query.search?.toUpperCase();
     const found = term ? await this.searchPath(list, base, params, term) : undefined;
     const test = `v.code LIKE $${params.length + 1}`;
-    const few = !!found?.starts && found.few; // the list's matches are among the codes starting with it, by id
     const { rows, hasNextPage, counted } = await readListPage<CodeRow>(
       this.database.manager,
       list,
@@ -148,9 +147,9 @@ export class VoucherCodeRepository {
           term && found
             ? {
                 params: [found.starts ? likePrefix(term) : likeContains(term)],
-                indexed: few ? `v.id IN (SELECT id FROM (${startingCodes(`$${params.length + 1}`)}) s)` : test,
+                indexed: found.few ? `v.id IN (SELECT id FROM (${startingCodes(`$${params.length + 1}`)}) s)` : test,
                 joined: test,
-                narrow: found.whole || few,
+                narrow: found.whole || found.few,
                 sparse: found.elsewhere,
               }
             : undefined,
@@ -169,21 +168,21 @@ export class VoucherCodeRepository {
    * broad on the Mac product's codes, where no code holds it; the list's newest codes are still walked first).
    * Asked of the first START_PROBE codes of the range only (in the index's order), so that a start many codes of other
    * products or tabs share costs a bounded read, not a scan of every code: past them, the codes containing the term
-   * are listed, the codes starting with it among them. Fewer codes than that start with it (`few`): the list's
-   * matches are among them, so few whatever PostgreSQL expects (its estimate of `RC33333%` over ten million codes is
-   * 50,000 where 111 codes hold it, and the redeemed list read in its order for them took 30 s).
+   * are listed, the codes starting with it among them. The list's codes start with it and fewer than that many codes
+   * do (`few`): the list's matches are among them, so few whatever PostgreSQL expects (its estimate of `RC33333%`
+   * over ten million codes is 50,000 where 111 codes hold it; the redeemed list read in its order for them took 30 s).
    */
   private async searchPath(list: ListDeclaration, base: string, params: unknown[], term: string) {
     const n = params.length;
     const member = `FROM starting s JOIN ${list.table} ${list.alias} ON ${list.alias}.id = s.id WHERE ${base}`;
-    const [row]: Array<{ starts: boolean; whole: boolean; anywhere: boolean; few: boolean }> =
-      await this.database.manager.query(
-        `WITH starting AS (${startingCodes(`$${n + 2}`)})
-         SELECT EXISTS (SELECT 1 ${member} AND s.code = $${n + 1}) AS whole, EXISTS (SELECT 1 ${member}) AS starts,
-                EXISTS (SELECT 1 FROM starting) AS anywhere, (SELECT count(*) FROM starting) < ${START_PROBE} AS few`,
-        [...params, term, likePrefix(term)],
-      );
-    return { starts: row.starts, whole: row.whole, elsewhere: row.anywhere && !row.starts, few: row.few };
+    const [row]: Array<{ starts: boolean; whole: boolean; starting: number }> = await this.database.manager.query(
+      `WITH starting AS (${startingCodes(`$${n + 2}`)})
+       SELECT EXISTS (SELECT 1 ${member} AND s.code = $${n + 1}) AS whole, EXISTS (SELECT 1 ${member}) AS starts,
+              (SELECT count(*)::int FROM starting) AS starting`,
+      [...params, term, likePrefix(term)],
+    );
+    const { starts, whole, starting } = row;
+    return { starts, whole, elsewhere: starting > 0 && !starts, few: starts && starting < START_PROBE };
   }
 
   /**
