@@ -12,6 +12,7 @@ describe('BullJobQueue', () => {
   let redis: TestRedisServer;
   let client: Redis;
   let monitor: Redis;
+  let probe: Redis;
   let commands: string[][];
   let queue: BullJobQueue;
   let prefix: string;
@@ -32,6 +33,7 @@ describe('BullJobQueue', () => {
     queue = new BullJobQueue(registry, false, { redis: redis.url, prefix });
     await queue.queue(QUEUE).isReady();
     client = new Redis(redis.url);
+    probe = new Redis(redis.url);
     monitor = await client.monitor();
     commands = [];
     // What clients send (the scripts' own calls show too, from "lua").
@@ -42,8 +44,27 @@ describe('BullJobQueue', () => {
   afterEach(async () => {
     monitor.disconnect();
     client.disconnect();
+    probe.disconnect();
     await queue.onApplicationShutdown();
   });
+
+  /**
+   * The commands Redis ran so far, lower-cased names: MONITOR reports them on its own connection, so an answer on
+   * another one can come first. Redis runs commands one at a time and reports them in that order: once an ECHO sent
+   * after them is reported, so is every command before it.
+   */
+  const commandsRun = async () => {
+    const marker = `seen-${commands.length}-${Date.now()}`;
+    const seen = new Promise<void>((resolve) =>
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args[0].toLowerCase() === 'echo' && args[1] === marker) resolve();
+      }),
+    );
+    await probe.echo(marker);
+    await seen;
+    const names = commands.map((args) => args[0].toLowerCase());
+    return names.slice(0, names.lastIndexOf('echo'));
+  };
 
   const depth = async () => {
     const counts = await queue.queue(QUEUE).getJobCounts();
@@ -56,7 +77,7 @@ describe('BullJobQueue', () => {
     queue.add(SEND, { id: 'a' }); // the same id again: still one live job
     // pending() sends what was added before it reads the depth.
     expect(await queue.pending(QUEUE)).toBe(2);
-    const names = commands.map((args) => args[0].toLowerCase());
+    const names = await commandsRun();
     // The three adds' scripts, together inside one MULTI … EXEC (the depth's read is a MULTI of its own after it).
     const scripts = names.flatMap((name, i) => (name === 'evalsha' || name === 'eval' ? [i] : []));
     expect(scripts).toHaveLength(3);
@@ -68,7 +89,7 @@ describe('BullJobQueue', () => {
   it('sends a job added alone without a MULTI', async () => {
     queue.add(SEND, { id: 'c' });
     expect(await queue.pending(QUEUE)).toBe(1);
-    const names = commands.map((args) => args[0].toLowerCase());
+    const names = await commandsRun();
     const scripts = names.flatMap((name, i) => (name === 'evalsha' || name === 'eval' ? [i] : []));
     expect(scripts).toHaveLength(1);
     expect(names.slice(0, scripts[0])).not.toContain('multi');
