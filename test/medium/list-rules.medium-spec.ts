@@ -163,6 +163,57 @@ describe('the list module through the redemption and code lists (medium)', () =>
     expect(byDomain).toMatchObject({ hasNextPage: false, counted: { count: SPARSE - 1, exact: true } });
   });
 
+  it('a term starting the code, e-mail and name of the same rows finds each row once, whichever of them the list holds', async () => {
+    // docs/product.md §11.12: the path statement tells which of codes, e-mails and names the list holds starting with
+    // the term, and the search tests those alone. Rows of their own (exported, another product: no other test reads
+    // them), in three lists (by e-mail status) that hold all three, the code and the name, the e-mail and the name.
+    const other = await licenseManagedProduct(m.db, `Overlaps ${tag}`);
+    const term = `ovl${tag.toLowerCase()}`;
+    const [K, E, N] = [term.toUpperCase(), term, `Ovl${tag}`];
+    // code, e-mail, first name, e-mail status
+    const rows = [
+      [`${K}-1`, 'a1@x.org', 'Any', 'sent'],
+      [`Q${tag}-2`, `${E}2@x.org`, 'Any', 'sent'],
+      [`Q${tag}-3`, 'a3@x.org', N, 'sent'],
+      [`${K}-4`, `${E}4@x.org`, N, 'sent'],
+      [`${K}-5`, 'a5@x.org', N, 'sent'],
+      [`${K}-6`, 'a6@x.org', N, 'failed'],
+      [`${K}-7`, 'a7@x.org', 'Any', 'failed'],
+      [`Q${tag}-8`, 'a8@x.org', 'Any', 'failed'],
+      [`Q${tag}-9`, `${E}9@x.org`, N, 'pending'],
+      [`Q${tag}-10`, 'a10@x.org', N, 'pending'],
+    ];
+    await m.db.query(
+      `WITH s AS MATERIALIZED (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+                                 WITH ORDINALITY AS s(code, email, first, status, i)),
+       v AS (INSERT INTO voucher_codes (code, product_id, is_redeemed, redeemed_at)
+             SELECT code, $1, true, now() - make_interval(secs => i) FROM s RETURNING id, code),
+       c AS (INSERT INTO customers (first_name, last_name, email) SELECT first, 'Buyer', email FROM s RETURNING id, email)
+       INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, first_name,
+                                last_name, exported, exported_at)
+       SELECT v.id, c.id, $1, s.status, now() - make_interval(secs => s.i), s.first, 'Buyer', true, now()
+         FROM s JOIN v ON v.code = s.code JOIN c ON c.email = s.email`,
+      [other, ...[0, 1, 2, 3].map((k) => rows.map((row) => row[k]))],
+    );
+    const expected = (status: string) =>
+      rows.filter(
+        ([code, email, first, s]) => s === status && [code, email, first].some((t) => t.toLowerCase().startsWith(term)),
+      );
+    for (const [status, codes] of [
+      ['sent', [`${K}-1`, `Q${tag}-2`, `Q${tag}-3`, `${K}-4`, `${K}-5`]],
+      ['failed', [`${K}-6`, `${K}-7`]],
+      ['pending', [`Q${tag}-9`, `Q${tag}-10`]],
+    ] as const) {
+      expect(expected(status).map(([code]) => code)).toEqual(codes);
+      const found = await redemptions.page(
+        { showExported: true, emailStatus: status, search: term.toUpperCase() },
+        { limit: 20, offset: 0, exactLimit: 100_000 },
+      );
+      expect([status, codesOf(found)]).toEqual([status, codes]);
+      expect(found.counted).toEqual({ count: codes.length, exact: true });
+    }
+  });
+
   it('a term that starts inside a word is still found, through the trigram indexes', async () => {
     // No e-mail, domain, name or code starts with "buyer.34": common.buyer.34, .340-.349 and rare.buyer.3400-.3498.
     const inside = await page('buyer.34', 20);

@@ -72,21 +72,23 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
 
   it('answers the start of a word from the b-trees and a term inside a word from the trigram indexes', async () => {
     // docs/product.md §11.12. One statement chooses the path; one collects the page's ids and the count.
-    const cases: Array<[string, string[]]> = [
-      ['bulk12345@', ['uq_voucher_codes_code', 'uq_customers_email', 'idx_customers_email_domain']],
+    const cases: Array<[string, string[], string[]]> = [
+      // "bulk12345@" starts an e-mail and no code or name: the e-mails' b-trees, no code probed
+      ['bulk12345@', ['uq_customers_email', 'idx_customers_email_domain'], ['uq_voucher_codes_code']],
       // "ulk12345@" starts no e-mail, domain, name or code: inside a word.
-      ['ulk12345@', ['idx_voucher_codes_code_trgm', 'idx_customers_email_trgm', 'idx_redemptions_full_name_trgm']],
+      ['ulk12345@', ['idx_voucher_codes_code_trgm', 'idx_customers_email_trgm', 'idx_redemptions_full_name_trgm'], []],
     ];
-    for (const [term, indexes] of cases) {
+    for (const [term, indexes, unread] of cases) {
       const { found, sent } = await sending({ search: term });
       expect(found.redemptions.map((r) => r.customer.email)).toEqual(['bulk12345@example.net']);
       expect(found.pagination).toMatchObject({ totalCount: 1, totalCountExact: true });
       expect(sent.filter(({ sql }) => /WHEN EXISTS/.test(sql))).toHaveLength(1);
-      const searches = sent.filter(({ sql }) => /v2\.code I?LIKE/.test(sql));
+      const searches = sent.filter(({ sql }) => /c3\.email I?LIKE/.test(sql));
       expect(searches).toHaveLength(1);
       expect(searches[0].sql).toMatch(/count\(\*\)[\s\S]*ARRAY\(SELECT id FROM m ORDER BY redeemed_at DESC, id/);
       const plan = await planOf(searches[0]);
       for (const index of indexes) expect([term, plan]).toEqual([term, expect.stringContaining(index)]);
+      for (const index of unread) expect([term, plan]).toEqual([term, expect.not.stringContaining(index)]);
     }
   });
 
@@ -188,6 +190,36 @@ describe('the redemption list at 30,000 redemptions (medium)', () => {
       hasNextPage: false,
       totalCountExact: true,
     });
+  });
+
+  it('walks a broad start of a word with the lookups of what it starts only: a domain reads no code, a code no e-mail', async () => {
+    // docs/product.md §11.12: the path statement tells which of codes, e-mails and names the list holds starting with
+    // the term; a walked row then looks up only those (a primary-key probe each). The same rows as the full test.
+    const codeLookup = 'FROM voucher_codes v WHERE v.id = r.voucher_code_id';
+    const emailLookup = 'FROM customers c WHERE c.id = r.customer_id';
+    const cases: Array<[string, string, string, string]> = [
+      // every customer's domain; no code or name starts with it
+      ['example.net', `split_part(c.email, '@', 2) LIKE 'example.net%'`, emailLookup, codeLookup],
+      // 11,111 codes (BULK-1, BULK-10…); no e-mail ("bulk1…") or name starts with "bulk-1"
+      ['bulk-1', `v.code LIKE 'BULK-1%'`, codeLookup, emailLookup],
+    ];
+    for (const [term, test, read, notRead] of cases) {
+      const { found, sent } = await sending({ search: term, limit: 50, page: 2 });
+      const expected: Array<{ id: string }> = await m.db.query(
+        `SELECT r.id FROM redemptions r JOIN customers c ON c.id = r.customer_id
+           JOIN voucher_codes v ON v.id = r.voucher_code_id
+          WHERE NOT r.exported AND ${test} ORDER BY r.redeemed_at DESC, r.id LIMIT 50 OFFSET 50`,
+      );
+      expect(found.redemptions.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+      expect(found.pagination).toMatchObject({ currentPage: 2, hasNextPage: true, totalCountExact: false });
+      const walks = sent.filter(({ sql }) => /LIMIT (1000|5000)\)/.test(sql) && /CROSS JOIN LATERAL/.test(sql));
+      // the page's walk and the walked count
+      expect(walks).toHaveLength(2);
+      for (const { sql } of walks) {
+        expect([term, sql]).toEqual([term, expect.stringContaining(read)]);
+        expect([term, sql]).toEqual([term, expect.not.stringContaining(notRead)]);
+      }
+    }
   });
 
   it('keeps an exact search narrow and exactly counted when PostgreSQL believes the tables hold ten million rows', async () => {

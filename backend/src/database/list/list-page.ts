@@ -36,9 +36,10 @@ export interface ListDeclaration {
   view: { select: string; inline?: boolean };
   /**
    * The rows a search walks (the newest of the list, in order): the columns the window carries (the order's and
-   * those the search tests) and the lookups each walked row needs (`CROSS JOIN LATERAL …`), if any.
+   * those the search tests) and the lookups a walked row may need, by name (`{ c: 'CROSS JOIN LATERAL (…) c' }`): a
+   * search names those its test reads (`search.lookups`), every one by default.
    */
-  walk?: { columns: string; joins?: string };
+  walk?: { columns: string; lookups?: Record<string, string> };
 }
 
 /** One request's filter on a list: SQL fragments with their parameters, numbered `$1…` in this order. */
@@ -51,8 +52,13 @@ export interface ListFilter {
     params: unknown[];
     /** The search on `<alias>` alone, through the search's indexes. */
     indexed: string;
-    /** The search on a walked row (the window's columns and the walk's joins). */
+    /** The search on a walked row (the window's columns and the walk's lookups). */
     joined: string;
+    /**
+     * The walk's lookups `joined` reads, by their names in the declaration (all of them when not given): a row costs a
+     * primary-key probe per lookup, and a term found only in e-mails needs no code looked up.
+     */
+    lookups?: string[];
     /**
      * Every match once, `base` included, selecting `<alias>.id` and the order's other keys by name; by default
      * `SELECT <alias>.id, <keys> FROM <table> <alias> WHERE <base> AND <indexed>`.
@@ -146,8 +152,14 @@ export async function readListPage<Row>(
 
   const window = (rows: number) =>
     `SELECT ${list.walk?.columns ?? `${a}.*`} ${from} WHERE ${base} ORDER BY ${order} LIMIT ${rows}`;
-  const walk = (rows: number, test: string) =>
-    `SELECT ${a}.id FROM (${window(rows)}) ${a} ${list.walk?.joins ?? ''} WHERE ${test}`;
+  const lookups = list.walk?.lookups ?? {};
+  const joins = (search?.lookups ?? Object.keys(lookups))
+    .map((name) => {
+      if (!lookups[name]) throw new Error(`${table}: the walk declares no lookup "${name}"`);
+      return lookups[name];
+    })
+    .join('\n');
+  const walk = (rows: number, test: string) => `SELECT ${a}.id FROM (${window(rows)}) ${a} ${joins} WHERE ${test}`;
 
   let ids: string[] | undefined;
   let walked = false;
@@ -178,8 +190,30 @@ export async function readListPage<Row>(
   };
   // Expected narrow, or known to be: collected first.
   if (walkable && !broad && !walkable.sparse) await collect(walkable, !!walkable.narrow);
+  // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting it through
+  // the indexes would collect every match.
+  const countWalked = (found: NonNullable<ListFilter['search']>) =>
+    listRows().then((rows) =>
+      walkedCount(
+        db,
+        window(SEARCH_WALK_ROWS.narrow),
+        walk(SEARCH_WALK_ROWS.narrow, found.joined),
+        filter.params,
+        found.params,
+        SEARCH_WALK_ROWS.narrow,
+        rows,
+        cap,
+      ),
+    );
+  let walkCounting: Promise<Counted> | undefined;
   const walkSize = walkRows(broad);
   if (walkable && !ids && pageWithinWalk(offset, limit, walkSize)) {
+    // A broad search's page is nearly always in the walk: its count, which does not wait for the walk, runs beside it
+    // (on a connection of its own) and is dropped in the rare case the walk holds too few.
+    if (broad) {
+      walkCounting = countWalked(walkable);
+      walkCounting.catch(() => undefined);
+    }
     // First the newest rows of the list, in order, filtered row by row: enough for a page when the search is broad,
     // a few milliseconds lost when it is not.
     const rows: Array<{ id: string }> = await db.query(
@@ -195,24 +229,11 @@ export async function readListPage<Row>(
   // A `sparse` search without its page in the walk (too few there, or a page past it): collected.
   if (walkable?.sparse && !ids) await collect(walkable, true);
 
-  // A walked search is counted within the newest rows (a sample, unless they are the whole list): counting it through
-  // the indexes would collect every match.
   const count = (): Promise<Counted> =>
     collected
       ? Promise.resolve(collected)
       : walked && search
-        ? listRows().then((rows) =>
-            walkedCount(
-              db,
-              window(SEARCH_WALK_ROWS.narrow),
-              walk(SEARCH_WALK_ROWS.narrow, search.joined),
-              filter.params,
-              search.params,
-              SEARCH_WALK_ROWS.narrow,
-              rows,
-              cap,
-            ),
-          )
+        ? (walkCounting ?? countWalked(search))
         : cappedCount(db, `SELECT 1 ${from} WHERE ${where}`, params, estimate, cap);
 
   if (!ids && list.view.inline) {

@@ -2,7 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 import type { Queryable } from '../../database/list/list-counts';
 import { ListDeclaration, ListPageRequest, readListPage } from '../../database/list/list-page';
-import { pathPlaceholders, SearchPath, searchForms, searchParams, searchPathQuery } from './redemption-search.sql';
+import {
+  pathPlaceholders,
+  SearchPath,
+  searchForms,
+  searchParams,
+  searchPathQuery,
+  WORD_BRANCHES,
+  WordBranch,
+} from './redemption-search.sql';
 import { DataCipher } from '../../config/data-cipher';
 import { latestLicenseKeySql, openStoredKey, StoredKeyColumns } from '../license/license.repository';
 
@@ -53,7 +61,11 @@ export interface RedemptionListCriteria {
  * The name searched is the one given with each redemption (docs/product.md §11.6); the e-mail is the customer's,
  * one row per e-mail, so one index entry serves all of that e-mail's redemptions.
  */
-export function redemptionListFilter(criteria: RedemptionListCriteria, path: SearchPath = 'inside') {
+export function redemptionListFilter(
+  criteria: RedemptionListCriteria,
+  path: SearchPath = 'inside',
+  branches: readonly WordBranch[] = WORD_BRANCHES,
+) {
   const params: unknown[] = [criteria.showExported];
   const where = ['r.exported = $1'];
   if (criteria.emailStatus) {
@@ -62,11 +74,14 @@ export function redemptionListFilter(criteria: RedemptionListCriteria, path: Sea
   }
   const base = where.join(' AND ');
   if (!criteria.search) return { params, base, search: undefined };
-  const searchParameters = searchParams(path, criteria.search);
+  const searchParameters = searchParams(path, criteria.search, branches);
   return {
     params,
     base,
-    search: { params: searchParameters, ...searchForms(path, base, pathPlaceholders(path, params.length + 1)) },
+    search: {
+      params: searchParameters,
+      ...searchForms(path, base, pathPlaceholders(path, params.length + 1, branches), branches),
+    },
   };
 }
 
@@ -98,8 +113,10 @@ const REDEMPTION_LIST: ListDeclaration = {
   view: { select: VIEW_SQL('redemptions') },
   walk: {
     columns: 'r.id, r.voucher_code_id, r.customer_id, r.redeemed_at, r.first_name, r.last_name',
-    joins: `CROSS JOIN LATERAL (SELECT c.email FROM customers c WHERE c.id = r.customer_id OFFSET 0) c
-            CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = r.voucher_code_id OFFSET 0) v`,
+    lookups: {
+      c: `CROSS JOIN LATERAL (SELECT c.email FROM customers c WHERE c.id = r.customer_id OFFSET 0) c`,
+      v: `CROSS JOIN LATERAL (SELECT v.code FROM voucher_codes v WHERE v.id = r.voucher_code_id OFFSET 0) v`,
+    },
   },
 };
 
@@ -115,13 +132,14 @@ export class RedemptionListRepository {
    * One page (`hasNextPage` exact) and the list's count, as every list reads them (`readListPage`): ids from the list
    * index first, then the shown rows. A search first chooses its path (one statement of index probes): a full name
    * is read in order from idx_redemptions_name_list; the others are narrow or broad by the list module's rule (the
-   * branches of `redemptionListFilter` collect a narrow one, the walk finds a broad one's page).
+   * branches of `redemptionListFilter` collect a narrow one, the walk finds a broad one's page). The start of a word
+   * is searched only where the list holds it (codes, e-mails, names).
    */
   async page(criteria: RedemptionListCriteria, request: ListPageRequest) {
     const db = this.database.manager.connection;
     const plain = redemptionListFilter({ ...criteria, search: undefined });
-    const path = criteria.search ? await this.searchPath(db, plain.base, plain.params, criteria.search) : undefined;
-    const filter = redemptionListFilter(criteria, path);
+    const found = criteria.search ? await this.searchPath(db, plain.base, plain.params, criteria.search) : undefined;
+    const filter = redemptionListFilter(criteria, found?.path, found?.branches);
     const { rows, hasNextPage, counted } = await readListPage<Record<string, any>>(
       db,
       REDEMPTION_LIST,
@@ -131,11 +149,11 @@ export class RedemptionListRepository {
     return { redemptions: rows.map((row) => toView(row, this.cipher)), hasNextPage, counted };
   }
 
-  /** Which path answers `term` in the list filtered by `base`: one statement of index probes. */
-  private async searchPath(db: Queryable, base: string, params: unknown[], term: string): Promise<SearchPath> {
+  /** Which path answers `term` in the list filtered by `base`, and where it starts words: one statement of probes. */
+  private async searchPath(db: Queryable, base: string, params: unknown[], term: string) {
     const query = searchPathQuery(base, params, term);
-    const [row]: Array<{ path: SearchPath }> = await db.query(query.sql, query.params);
-    return row.path;
+    const [row]: Array<{ path: SearchPath; branches: WordBranch[] }> = await db.query(query.sql, query.params);
+    return row;
   }
 
   async findView(id: string): Promise<AdminRedemptionView | undefined> {
