@@ -152,7 +152,10 @@ export class RedemptionMailOutboxRepository {
   /**
    * Pending e-mails with no live claim whose last attempt is older than `olderThanMs`, oldest first. They are read
    * from idx_redemptions_status_list (exported, email_status, redeemed_at DESC, id), one range per `exported` value,
-   * each in order, merged: however many e-mails wait (an SMTP outage), the sweep reads about `limit` of them.
+   * each in order, merged, and each ending at the e-mails redeemed within `olderThanMs`: an attempt comes after its
+   * redemption, so none of those is stale. The sweep reads about `limit` e-mails plus the older ones tried within
+   * `olderThanMs` (during an SMTP outage, those whose retry is not due), never the newer ones however many wait (they
+   * were read to the end, every minute: 1.9 s at ten million redemptions with 600,000 pending).
    */
   async findStalePending(olderThanMs: number, limit: number): Promise<string[]> {
     const range = (exported: boolean) =>
@@ -160,6 +163,7 @@ export class RedemptionMailOutboxRepository {
          WHERE exported = ${exported} AND email_status = 'pending' AND NOT awaiting_license AND erased_at IS NULL
            AND (email_locked_until IS NULL OR email_locked_until < now())
            AND coalesce(email_last_attempt_at, redeemed_at) < now() - make_interval(secs => $1)
+           AND redeemed_at < now() - make_interval(secs => $1)
          ORDER BY redeemed_at LIMIT $2)`;
     const rows: Array<{ id: string }> = await this.database.manager.query(
       `SELECT id FROM (${range(false)} UNION ALL ${range(true)}) pending ORDER BY redeemed_at LIMIT $2`,
