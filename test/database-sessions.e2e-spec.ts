@@ -1,10 +1,15 @@
+import { DataSource } from 'typeorm';
+import type { Pool } from 'pg';
 import { DatabaseService } from '../backend/src/database/database.service';
 import { startTestApp, TestApp } from './helpers/app';
+import { eventually } from './helpers/redemptions';
 
 /**
- * The API's sessions plan without parallel workers (data-source-options.ts, API_SESSION_OPTIONS): a list's search
- * spent more starting two workers than running. A code export's held connection (`parallel`) gets them back for its
- * work only, and the connection goes back to the pool as it came.
+ * The API's sessions plan without parallel workers or JIT (data-source-options.ts, API_SESSION_OPTIONS): a list's
+ * search spent more starting two workers than running, and a connection's first large plan loaded LLVM. A code
+ * export's held connection (`parallel`) gets them back for its work only, and the connection goes back to the pool
+ * as it came. Idle connections stay open (DB_POOL_IDLE_MS, 0 by
+ * default): a new one's first statement on a large table waits for its caches to fill.
  */
 describe('the API database sessions and parallel workers', () => {
   let t: TestApp;
@@ -17,10 +22,15 @@ describe('the API database sessions and parallel workers', () => {
   afterAll(() => t.close());
 
   const workersAndPid = async (query: (sql: string) => Promise<Array<Record<string, string | number>>>) =>
-    (await query(`SELECT current_setting('max_parallel_workers_per_gather') AS workers, pg_backend_pid() AS pid`))[0];
+    (
+      await query(
+        `SELECT current_setting('max_parallel_workers_per_gather') AS workers, current_setting('jit') AS jit,
+                pg_backend_pid() AS pid`,
+      )
+    )[0];
 
-  it('runs the API statements without parallel workers', async () => {
-    expect((await workersAndPid((sql) => database.manager.query(sql))).workers).toBe('0');
+  it('runs the API statements without parallel workers or JIT', async () => {
+    expect(await workersAndPid((sql) => database.manager.query(sql))).toMatchObject({ workers: '0', jit: 'off' });
   });
 
   it('gives a parallel held connection its workers, in a transaction or not, and resets them after', async () => {
@@ -28,11 +38,27 @@ describe('the API database sessions and parallel workers', () => {
       database.withClient(async (client) => workersAndPid(async (sql) => (await client.query(sql)).rows), options);
     for (const transaction of [false, true]) {
       const held = await onHeld({ bulk: true, parallel: true, transaction });
-      expect(held.workers).toBe('2');
-      // The pool hands out the connection released last: the same one, back at the API's setting, for bulk work that
+      expect(held).toMatchObject({ workers: '2', jit: 'on' });
+      // The pool hands out the connection released last: the same one, back at the API's settings, for bulk work that
       // is not a code export as for any other.
-      expect(await onHeld({ bulk: true, transaction })).toEqual({ workers: '0', pid: held.pid });
-      expect(await onHeld({})).toEqual({ workers: '0', pid: held.pid });
+      expect(await onHeld({ bulk: true, transaction })).toEqual({ workers: '0', jit: 'off', pid: held.pid });
+      expect(await onHeld({})).toEqual({ workers: '0', jit: 'off', pid: held.pid });
+    }
+  });
+
+  it('keeps idle connections open by default and closes them after DB_POOL_IDLE_MS when it is set', async () => {
+    const poolOf = (app: TestApp) => (app.app.get(DataSource).driver as unknown as { master: Pool }).master;
+    expect(poolOf(t).options.idleTimeoutMillis).toBe(0);
+    const short = await startTestApp({ DB_POOL_IDLE_MS: '2000' });
+    try {
+      expect(poolOf(short).options.idleTimeoutMillis).toBe(2000);
+      const [{ pid }] = await short.app.get(DatabaseService).manager.query(`SELECT pg_backend_pid() AS pid`);
+      const open = async () =>
+        (await database.manager.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1`, [pid]))[0].n;
+      expect(await open()).toBe(1);
+      await eventually(async () => (await open()) === 0, 10_000, 'the idle connection to close');
+    } finally {
+      await short.close();
     }
   });
 });

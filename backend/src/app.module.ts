@@ -66,7 +66,7 @@ export class AppModule {
         }),
         TypeOrmModule.forRoot({
           ...dataSourceOptions(options.databaseUrl, {
-            extra: { max: config.dbPoolSize, options: API_SESSION_OPTIONS },
+            extra: { max: config.dbPoolSize, idleTimeoutMillis: config.dbPoolIdleMs, options: API_SESSION_OPTIONS },
           }),
           migrationsRun: true,
         }),

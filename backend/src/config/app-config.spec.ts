@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       supportEmail: 'support@example.com',
       companyName: 'Office Licences',
       dbPoolSize: 20,
+      dbPoolIdleMs: 0,
       dbBulkConnections: 4,
       dbBulkWaitMs: 2000,
     });
@@ -96,6 +97,7 @@ describe('loadConfig', () => {
     [{ DB_BULK_CONNECTIONS: '0' }, 'DB_BULK_CONNECTIONS'],
     [{ DB_POOL_SIZE: '10', DB_BULK_CONNECTIONS: '10' }, 'DB_BULK_CONNECTIONS'],
     [{ DB_BULK_WAIT_MS: 'soon' }, 'DB_BULK_WAIT_MS'],
+    [{ DB_POOL_IDLE_MS: '-1' }, 'DB_POOL_IDLE_MS'],
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`^${variable}`));

@@ -18,6 +18,13 @@ export interface AppConfig {
   embeddedPostgresPort: number;
   /** Connections of the API's PostgreSQL pool: sized for a redemption burst (each holds one for one short statement). */
   dbPoolSize: number;
+  /**
+   * How long an idle connection of that pool stays open; 0: as long as the process (a fixed-size pool once a burst has
+   * opened it). A new connection plans its first statement on the redemptions at ten million rows in ~70 ms (its
+   * caches are empty): the pool's default of 10 s made the console's first screen after a pause pay that
+   * (docs/benchmarks.md "Issue 26, session 21").
+   */
+  dbPoolIdleMs: number;
   /** Connections uploads and exports may hold at once (the rest stay for short requests), and how long one waits for a slot before 503. */
   dbBulkConnections: number;
   dbBulkWaitMs: number;
@@ -248,6 +255,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     dbPoolSize,
+    dbPoolIdleMs: int(env, 'DB_POOL_IDLE_MS', 0, 0, 86_400_000),
     dbBulkConnections: int(env, 'DB_BULK_CONNECTIONS', 4, 1, Math.max(1, dbPoolSize - 1)),
     dbBulkWaitMs: int(env, 'DB_BULK_WAIT_MS', 2000, 0, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

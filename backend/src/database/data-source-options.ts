@@ -15,15 +15,18 @@ export function keepConnectionErrorsHandled(client: PoolClient): void {
 }
 
 /**
- * The API's sessions run without parallel query workers: its statements are short and many run at once, and the two
- * workers PostgreSQL starts for a plan it expects to be large cost more than the statement itself (a search's collect:
- * 7.5 ms with them, 0.1 ms without, docs/benchmarks.md "Issue 26, session 17"). A code export's COPY gets them back
- * for its held connection (`BULK_PARALLEL_WORKERS`, DatabaseService.withClient's `parallel`).
+ * The API's sessions run without parallel query workers and without JIT compilation: its statements are short and many
+ * run at once. The two workers PostgreSQL starts for a plan it expects to be large cost more than the statement itself
+ * (a search's collect: 7.5 ms with them, 0.1 ms without, docs/benchmarks.md "Issue 26, session 17"), and a plan
+ * costed above `jit_above_cost` (any that may read a large table, even one a LIMIT ends at once) loads LLVM into a
+ * connection that has not yet compiled: ~70 ms, once per connection, for the list's estimate of its rows
+ * ("Issue 26, session 21"). A code export's COPY gets PostgreSQL's defaults back for its held connection
+ * (`BULK_READ_SETTINGS`, DatabaseService.withClient's `parallel`).
  */
-export const API_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0';
+export const API_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
 
-/** Parallel workers per gather for a code export's held connection: PostgreSQL's own default. */
-export const BULK_PARALLEL_WORKERS = 2;
+/** A code export's held connection: PostgreSQL's own defaults for a large read, which the API's sessions turn off. */
+export const BULK_READ_SETTINGS = { max_parallel_workers_per_gather: '2', jit: 'on' } as const;
 
 /**
  * The TypeORM options every data source of the service shares. The pool size comes from the caller

@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { BulkLimiter } from './bulk-limiter';
-import { BULK_PARALLEL_WORKERS } from './data-source-options';
+import { BULK_READ_SETTINGS } from './data-source-options';
 
 /** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
 export type Db = EntityManager;
@@ -85,8 +85,8 @@ export class DatabaseService {
    * could not be trusted with a ROLLBACK anyway.
    * `bulk` (uploads, exports): one of at most DB_BULK_CONNECTIONS such clients; over that the call waits
    * DB_BULK_WAIT_MS for a slot, then throws 503 (BulkLimiter), leaving the rest of the pool to short requests.
-   * `parallel` (a code export's `COPY (SELECT …) TO STDOUT`): the held connection plans with BULK_PARALLEL_WORKERS
-   * parallel workers, and goes back to the pool without them.
+   * `parallel` (a code export's `COPY (SELECT …) TO STDOUT`): the held connection plans with PostgreSQL's defaults
+   * for a large read (BULK_READ_SETTINGS: parallel workers, JIT), and goes back to the pool without them.
    */
   async withClient<T>(
     fn: (client: PoolClient) => Promise<T>,
@@ -109,15 +109,16 @@ export class DatabaseService {
     let healthy = false;
     try {
       if (transaction) await client.query('BEGIN');
-      // The API's sessions run without parallel workers (API_SESSION_OPTIONS); a large read given to COPY may use them.
+      // The API's sessions run without parallel workers or JIT (API_SESSION_OPTIONS); a large read given to COPY may use them.
+      const bulkRead = Object.entries(BULK_READ_SETTINGS);
       if (parallel)
         await client.query(
-          `SET ${transaction ? 'LOCAL ' : ''}max_parallel_workers_per_gather = ${BULK_PARALLEL_WORKERS}`,
+          bulkRead.map(([name, value]) => `SET ${transaction ? 'LOCAL ' : ''}${name} = ${value}`).join('; '),
         );
       const held = client;
       const result = await this.active.run({ client: held }, () => fn(held));
       if (transaction) await client.query('COMMIT');
-      else if (parallel) await client.query('RESET max_parallel_workers_per_gather');
+      else if (parallel) await client.query(bulkRead.map(([name]) => `RESET ${name}`).join('; '));
       healthy = !lost;
       return result;
     } finally {
