@@ -20,9 +20,9 @@ export interface AppConfig {
   dbPoolSize: number;
   /**
    * How long an idle connection of that pool stays open; 0: as long as the process (a fixed-size pool once a burst has
-   * opened it). A new connection plans its first statement on the redemptions at ten million rows in ~70 ms (its
-   * caches are empty): the pool's default of 10 s made the console's first screen after a pause pay that
-   * (docs/benchmarks.md "Issue 26, session 21").
+   * opened it). A new connection costs its start-up and plans with empty caches (the list's estimate at ten million
+   * redemptions: 5.5 ms on its first run, 0.3 ms after); pg's default of 10 s had the console's first screen after a
+   * pause meet new connections (docs/benchmarks.md "Issue 26, session 21").
    */
   dbPoolIdleMs: number;
   /** Connections uploads and exports may hold at once (the rest stay for short requests), and how long one waits for a slot before 503. */
