@@ -5,7 +5,7 @@ import { JobQueue } from '../jobs/job-queue';
 import { JobRegistry } from '../jobs/job-registry';
 import { RetentionRegistry } from '../retention/retention.registry';
 import { EmailLogRepository } from './email-log.repository';
-import { MAIL_QUEUE, mailJobPolicy, REDEMPTION_MAIL, SWEEP_PENDING_MAIL } from './mail.jobs';
+import { MAIL_QUEUE, mailJobPolicy, REDEMPTION_MAIL, redemptionMailJobId, SWEEP_PENDING_MAIL } from './mail.jobs';
 import { RedemptionMailService } from './redemption-mail.service';
 
 /**
@@ -31,7 +31,7 @@ export class RedemptionMailJob implements OnModuleInit {
     this.jobs.limitQueue(MAIL_QUEUE, this.config.mailConcurrency);
     this.jobs.register(REDEMPTION_MAIL, {
       ...mailJobPolicy(this.config),
-      jobId: ({ redemptionId }) => `mail:${redemptionId}`,
+      jobId: redemptionMailJobId,
       handle: ({ redemptionId }, run) => this.send(redemptionId, run),
     });
     this.jobs.register(SWEEP_PENDING_MAIL, { handle: () => this.sweep() });
