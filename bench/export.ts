@@ -3,14 +3,27 @@
  * `COPY (same select) TO STDOUT WITH (FORMAT csv, HEADER)` through psql into /dev/null. Target: the API
  * within 3x of COPY, with flat memory (the API process's peak RSS during the export is reported).
  *
- *   npm run bench -- export   (BENCH_EXPORT_ROWS to change the size)
+ *   npm run bench -- export   (BENCH_EXPORT_ROWS to change the size, BENCH_RUNS (3) the runs)
  */
 import { spawnSync } from 'child_process';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { markAndSelect } from '../backend/src/modules/export/export.repository';
 import { CODE_STATUS_SQL } from '../backend/src/modules/voucher/code-status.sql';
-import { adminToken, machine, peakRssMb, resetPeakRss, startApi, timeMs, withDatabase, writeResult } from './lib';
+import {
+  adminToken,
+  formatSpread,
+  machine,
+  peakRssMb,
+  resetPeakRss,
+  RUNS,
+  spread,
+  startApi,
+  timeMs,
+  withDatabase,
+  writeResult,
+} from './lib';
+import { recountCounters } from './recount';
 import { seedRedemptions } from './seed';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
@@ -53,6 +66,13 @@ async function httpExport(
   return { ms, bytes, lines, rssMb: peakRssMb(pid) };
 }
 
+interface ExportRun {
+  copyUnredeemed: { ms: number; bytes: number };
+  copyRedeemed: { ms: number; bytes: number };
+  unredeemed: Awaited<ReturnType<typeof httpExport>>;
+  redeemed: Awaited<ReturnType<typeof httpExport>>;
+}
+
 export async function main(): Promise<void> {
   await withDatabase(async (url) => {
     await runMigrations(url);
@@ -70,49 +90,71 @@ export async function main(): Promise<void> {
                 FROM voucher_codes v JOIN products p ON p.id = v.product_id
                WHERE ${CODE_STATUS_SQL.available} AND ('${seeded.windows}'::uuid IS NULL OR v.product_id = '${seeded.windows}')
                ORDER BY p.name, v.seq DESC`;
-    // Warm both once (cache), then measure.
+    // Warm the cache once.
     psqlCopy(url, unredeemedSql, false);
-    const copyUnredeemed = psqlCopy(url, unredeemedSql, false);
-    const copyRedeemed = psqlCopy(url, redeemedSql, true);
-    await pg.query('VACUUM ANALYZE redemptions');
 
     const api = await startApi({ DATABASE_URL: url });
-    let unredeemed;
-    let redeemed;
+    const runs: ExportRun[] = [];
     let rssIdle: number;
     try {
       const token = await adminToken(url);
       resetPeakRss(api.child.pid!);
       rssIdle = peakRssMb(api.child.pid!);
-      unredeemed = await httpExport(
-        api.url,
-        `/api/export/unredeemed-vouchers?productId=${seeded.windows}&format=csv`,
-        token,
-        api.child.pid!,
-      );
-      redeemed = await httpExport(api.url, `/api/export/redeemed-vouchers?format=csv`, token, api.child.pid!);
+      for (let i = 0; i < RUNS; i++) {
+        // Every run exports the same rows: the marks of the run before are taken back, counters included.
+        if (i > 0) {
+          await pg.query(`UPDATE redemptions SET exported = false, exported_at = NULL WHERE exported`);
+          await recountCounters(pg, [seeded.windows, seeded.mac]);
+        }
+        const copyUnredeemed = psqlCopy(url, unredeemedSql, false);
+        const copyRedeemed = psqlCopy(url, redeemedSql, true);
+        await pg.query('VACUUM ANALYZE redemptions');
+        const unredeemed = await httpExport(
+          api.url,
+          `/api/export/unredeemed-vouchers?productId=${seeded.windows}&format=csv`,
+          token,
+          api.child.pid!,
+        );
+        const redeemed = await httpExport(api.url, `/api/export/redeemed-vouchers?format=csv`, token, api.child.pid!);
+        const {
+          rows: [{ marked }],
+        } = await pg.query(`SELECT count(*) FILTER (WHERE exported)::int AS marked FROM redemptions`);
+        if (unredeemed.lines !== ROWS + 1 || redeemed.lines !== ROWS + 1 || marked !== ROWS) {
+          throw new Error(`row counts: unredeemed ${unredeemed.lines}, redeemed ${redeemed.lines}, marked ${marked}`);
+        }
+        runs.push({ copyUnredeemed, copyRedeemed, unredeemed, redeemed });
+        console.log(`run ${i + 1}: ${JSON.stringify(runs[i])}`);
+      }
     } finally {
       await api.stop();
     }
-    const {
-      rows: [{ marked }],
-    } = await pg.query(`SELECT count(*) FILTER (WHERE exported)::int AS marked FROM redemptions`);
     await pg.end();
-    if (unredeemed.lines !== ROWS + 1 || redeemed.lines !== ROWS + 1 || marked !== ROWS) {
-      throw new Error(`row counts: unredeemed ${unredeemed.lines}, redeemed ${redeemed.lines}, marked ${marked}`);
-    }
-    const row = (name: string, copy: { ms: number; bytes: number }, http: typeof redeemed) => {
-      const ratio = http.ms / copy.ms;
-      return `| ${name} | ${(copy.ms / 1000).toFixed(1)} s (${(copy.bytes / 1e6).toFixed(0)} MB) | ${(http.ms / 1000).toFixed(1)} s (${(http.bytes / 1e6).toFixed(0)} MB, ${(http.lines - 1).toLocaleString('en-US')} rows) | **${ratio.toFixed(2)}** | ${http.rssMb.toFixed(0)} MB | ${ratio <= TARGET ? 'yes' : '**no**'} |`;
+    const row = (
+      name: string,
+      copyOf: (r: ExportRun) => { ms: number; bytes: number },
+      httpOf: (r: ExportRun) => ExportRun['redeemed'],
+    ) => {
+      const ratio = spread(runs.map((r) => httpOf(r).ms / copyOf(r).ms));
+      const copy = copyOf(runs[0]);
+      const http = httpOf(runs[0]);
+      return `| ${name} | ${formatSpread(spread(runs.map((r) => copyOf(r).ms / 1000)), 1)} s (${(copy.bytes / 1e6).toFixed(0)} MB) | ${formatSpread(spread(runs.map((r) => httpOf(r).ms / 1000)), 1)} s (${(http.bytes / 1e6).toFixed(0)} MB, ${(http.lines - 1).toLocaleString('en-US')} rows) | **${formatSpread(ratio, 2)}** | ${formatSpread(spread(runs.map((r) => httpOf(r).rssMb)))} MB | ${ratio.median <= TARGET ? 'yes' : '**no**'} |`;
     };
     const md = `## Exports
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, ${ROWS.toLocaleString('en-US')} rows per export. COPY runs the select of each export (\`COPY (…) TO STDOUT WITH (FORMAT csv, HEADER)\` through psql into \`wc -c\`): for the code export the plain \`SELECT v.code, p.name, v.created_at … ORDER BY p.name, v.seq DESC\` (the API's own COPY also neutralises cells and formats timestamps in SQL), for the redemption export the API's marking statement itself, in a transaction psql rolls back. The API's file is read to the end over HTTP. API idle RSS ${rssIdle.toFixed(0)} MB.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${ROWS.toLocaleString('en-US')} rows per export, ${RUNS} run${RUNS === 1 ? '' : 's'} (each: both COPYs, then both exports through the API; the redemption export's marks taken back between runs), each figure the median of the runs with their range. COPY runs the select of each export (\`COPY (…) TO STDOUT WITH (FORMAT csv, HEADER)\` through psql into \`wc -c\`): for the code export the plain \`SELECT v.code, p.name, v.created_at … ORDER BY p.name, v.seq DESC\` (the API's own COPY also neutralises cells and formats timestamps in SQL), for the redemption export the API's marking statement itself, in a transaction psql rolls back. The API's file is read to the end over HTTP. API idle RSS ${rssIdle.toFixed(0)} MB.
 
 | export | COPY TO STDOUT | API over HTTP | API / COPY (target ≤ ${TARGET}) | API peak RSS during it | met |
 |---|---|---|---|---|---|
-${row('`GET /api/export/unredeemed-vouchers?productId=…&format=csv`', copyUnredeemed, unredeemed)}
-${row(`\`GET /api/export/redeemed-vouchers?format=csv\` (marks ${ROWS.toLocaleString('en-US')} rows exported)`, copyRedeemed, redeemed)}`;
+${row(
+  '`GET /api/export/unredeemed-vouchers?productId=…&format=csv`',
+  (r) => r.copyUnredeemed,
+  (r) => r.unredeemed,
+)}
+${row(
+  `\`GET /api/export/redeemed-vouchers?format=csv\` (marks ${ROWS.toLocaleString('en-US')} rows exported)`,
+  (r) => r.copyRedeemed,
+  (r) => r.redeemed,
+)}`;
     console.log(md);
     writeResult('export', md);
   });

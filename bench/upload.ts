@@ -5,7 +5,7 @@
  * primary key and the unique code index (issue 12: what PostgreSQL itself needs to store the codes).
  * Targets: the API within 3x of the lean \copy, and the API process's peak RSS (VmHWM) under 300 MB.
  *
- *   npm run bench -- upload   (BENCH_UPLOAD_CODES to change the size)
+ *   npm run bench -- upload   (BENCH_UPLOAD_CODES to change the size, BENCH_RUNS (3) the runs)
  */
 import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -17,9 +17,12 @@ import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import {
   adminToken,
+  formatSpread,
   machine,
   peakRssMb,
   resetPeakRss,
+  RUNS,
+  spread,
   startApi,
   timeAsync,
   timeMs,
@@ -86,6 +89,82 @@ async function reset(pg: Client): Promise<void> {
   await pg.query('CHECKPOINT');
 }
 
+interface UploadRun {
+  leanMs: number;
+  psqlMs: number;
+  apiMs: number;
+  inserted: number;
+  duplicates: number;
+  invalid: number;
+  rssStart: number;
+  rssBefore: number;
+  rssPeak: number;
+}
+
+async function count(pg: Client, table: string): Promise<number> {
+  const {
+    rows: [{ n }],
+  } = await pg.query(`SELECT count(*)::int AS n FROM ${table}`);
+  return n;
+}
+
+/** One run: the lean \copy, the \copy into voucher_codes, then the API's upload into the emptied table. */
+async function measureRun(url: string, pg: Client, productId: string, files: { csv: string; psql: string }) {
+  // 1. psql \copy of the same codes into a lean table: primary key and unique code index only.
+  await pg.query(LEAN_TABLE);
+  await pg.query('CHECKPOINT');
+  const leanMs = psqlCopy(url, 'upload_lean', files.psql);
+  const leanRows = await count(pg, 'upload_lean');
+  await pg.query('DROP TABLE upload_lean');
+
+  // 2. psql \copy of the same codes into the same table with the same indexes.
+  await reset(pg);
+  const psqlMs = psqlCopy(url, 'voucher_codes', files.psql);
+  const psqlRows = await count(pg, 'voucher_codes');
+
+  // 3. The API, same empty table.
+  await reset(pg);
+  const api = await startApi({ DATABASE_URL: url });
+  let run: UploadRun;
+  try {
+    const token = await adminToken(url);
+    const rssStart = peakRssMb(api.child.pid!);
+    resetPeakRss(api.child.pid!);
+    const rssBefore = peakRssMb(api.child.pid!);
+    const upload = await timeAsync(async () => {
+      const form = new FormData();
+      form.append('file', await openAsBlob(files.csv, { type: 'text/csv' }), 'codes.csv');
+      const res = await fetch(`${api.url}/api/products/${productId}/voucher-codes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
+      const body = (await res.json()) as { inserted: number; duplicates: number; invalid: number };
+      if (res.status !== 201 && res.status !== 200)
+        throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
+      return body;
+    });
+    run = {
+      leanMs,
+      psqlMs,
+      apiMs: upload.ms,
+      ...upload.value,
+      rssStart,
+      rssBefore,
+      rssPeak: peakRssMb(api.child.pid!),
+    };
+  } finally {
+    await api.stop();
+  }
+  const apiRows = await count(pg, 'voucher_codes');
+  if (apiRows !== CODES || psqlRows !== CODES || leanRows !== CODES || run.inserted !== CODES) {
+    throw new Error(`row counts differ: lean ${leanRows}, psql ${psqlRows}, api ${apiRows}, response ${run.inserted}`);
+  }
+  // The next run starts from an empty table again.
+  await reset(pg);
+  return run;
+}
+
 export async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ovr-upload-'));
   try {
@@ -99,78 +178,36 @@ export async function main(): Promise<void> {
         `INSERT INTO products (name, email_subject, email_template) VALUES ('Bench Upload', 'S', '<p>x</p>') RETURNING id`,
       );
       const files = await writeFiles(dir, product.id);
-
-      // 1. psql \copy of the same codes into a lean table: primary key and unique code index only.
-      await pg.query(LEAN_TABLE);
-      await pg.query('CHECKPOINT');
-      const leanMs = psqlCopy(url, 'upload_lean', files.psql);
-      const {
-        rows: [{ n: leanRows }],
-      } = await pg.query('SELECT count(*)::int AS n FROM upload_lean');
-      await pg.query('DROP TABLE upload_lean');
-
-      // 2. psql \copy of the same codes into the same table with the same indexes.
-      await reset(pg);
-      const psqlMs = psqlCopy(url, 'voucher_codes', files.psql);
-      const {
-        rows: [{ n: psqlRows }],
-      } = await pg.query('SELECT count(*)::int AS n FROM voucher_codes');
-
-      // 3. The API, same empty table.
-      await reset(pg);
-      const api = await startApi({ DATABASE_URL: url });
-      let apiMs: number;
-      let result: { inserted: number; duplicates: number; invalid: number };
-      let rssStart: number;
-      let rssBefore: number;
-      let rssPeak: number;
-      try {
-        const token = await adminToken(url);
-        rssStart = peakRssMb(api.child.pid!);
-        resetPeakRss(api.child.pid!);
-        rssBefore = peakRssMb(api.child.pid!);
-        const run = await timeAsync(async () => {
-          const form = new FormData();
-          form.append('file', await openAsBlob(files.csv, { type: 'text/csv' }), 'codes.csv');
-          const res = await fetch(`${api.url}/api/products/${product.id}/voucher-codes`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}` },
-            body: form,
-          });
-          const body = (await res.json()) as { inserted: number; duplicates: number; invalid: number };
-          if (res.status !== 201 && res.status !== 200)
-            throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
-          return body;
-        });
-        apiMs = run.ms;
-        result = run.value;
-        rssPeak = peakRssMb(api.child.pid!);
-      } finally {
-        await api.stop();
+      const runs: UploadRun[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        runs.push(await measureRun(url, pg, product.id, files));
+        console.log(JSON.stringify(runs[i]));
       }
-      const {
-        rows: [{ n: apiRows }],
-      } = await pg.query('SELECT count(*)::int AS n FROM voucher_codes');
       await pg.end();
-      if (apiRows !== CODES || psqlRows !== CODES || leanRows !== CODES || result.inserted !== CODES) {
-        throw new Error(
-          `row counts differ: lean ${leanRows}, psql ${psqlRows}, api ${apiRows}, response ${JSON.stringify(result)}`,
-        );
-      }
 
-      const ratio = apiMs / psqlMs;
-      const leanRatio = apiMs / leanMs;
+      const of = (f: (r: UploadRun) => number) => spread(runs.map(f));
+      const seconds = (f: (r: UploadRun) => number) =>
+        `${formatSpread(
+          of((r) => f(r) / 1000),
+          1,
+        )} s`;
+      const leanRatio = of((r) => r.apiMs / r.leanMs);
+      const rssPeak = of((r) => r.rssPeak);
+      const [first] = runs;
       const md = `## Voucher upload
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CODES.toLocaleString('en-US')} random 16-character codes (a ${((CODES * 17) / 1e6).toFixed(0)} MB CSV), empty \`voucher_codes\` with all its indexes each time.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CODES.toLocaleString('en-US')} random 16-character codes (a ${((CODES * 17) / 1e6).toFixed(0)} MB CSV), empty \`voucher_codes\` with all its indexes each time; ${RUNS} run${RUNS === 1 ? '' : 's'} of the three, one after the other, each figure the median of the runs with their range.
 
 | what | time | rows |
 |---|---|---|
-| \`psql \\copy\` into a lean table (same columns; primary key and unique code index only) | ${(leanMs / 1000).toFixed(1)} s | ${leanRows.toLocaleString('en-US')} |
-| \`psql \\copy voucher_codes (code, product_id) from … with (format csv)\` | ${(psqlMs / 1000).toFixed(1)} s | ${psqlRows.toLocaleString('en-US')} |
-| \`POST /api/products/:id/voucher-codes\` (multipart over HTTP, bearer token) | ${(apiMs / 1000).toFixed(1)} s | ${result.inserted.toLocaleString('en-US')} inserted, ${result.duplicates} duplicates, ${result.invalid} invalid |
+| \`psql \\copy\` into a lean table (same columns; primary key and unique code index only) | ${seconds((r) => r.leanMs)} | ${CODES.toLocaleString('en-US')} |
+| \`psql \\copy voucher_codes (code, product_id) from … with (format csv)\` | ${seconds((r) => r.psqlMs)} | ${CODES.toLocaleString('en-US')} |
+| \`POST /api/products/:id/voucher-codes\` (multipart over HTTP, bearer token) | ${seconds((r) => r.apiMs)} | ${first.inserted.toLocaleString('en-US')} inserted, ${first.duplicates} duplicates, ${first.invalid} invalid |
 
-API / lean \\copy = **${leanRatio.toFixed(2)}** (target ≤ 3); API / \\copy into \`voucher_codes\` = ${ratio.toFixed(2)}. API process peak RSS (VmHWM) during the upload **${rssPeak.toFixed(0)} MB** (${rssBefore.toFixed(0)} MB resident before it; target < 300 MB). The peak is reset (\`/proc/PID/clear_refs\` 5) once the API is up: its start-up peak, ${rssStart.toFixed(0)} MB, comes from hashing the two bootstrap passwords (admin, operator) with scrypt at 128 MiB each on a fresh database, not from the upload.`;
+API / lean \\copy = **${formatSpread(leanRatio, 2)}** (target ≤ 3; run by run: ${runs.map((r) => (r.apiMs / r.leanMs).toFixed(2)).join(', ')}); API / \\copy into \`voucher_codes\` = ${formatSpread(
+        of((r) => r.apiMs / r.psqlMs),
+        2,
+      )}. API process peak RSS (VmHWM) during the upload **${formatSpread(rssPeak)} MB** (${formatSpread(of((r) => r.rssBefore))} MB resident before it; target < 300 MB). The peak is reset (\`/proc/PID/clear_refs\` 5) once the API is up: its start-up peak in the first run, ${first.rssStart.toFixed(0)} MB, comes from hashing the two bootstrap passwords (admin, operator) with scrypt at 128 MiB each on a fresh database, not from the upload.`;
       console.log(md);
       writeResult('upload', md);
     });
