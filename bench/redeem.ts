@@ -247,7 +247,8 @@ async function walCounts(url: string): Promise<{ bytes: number; fullPages: numbe
  * server checkpoints every 15-20 s (max_wal_size), and a page's first change after a checkpoint writes the whole
  * page into the WAL, so where a run fell in that cycle moved its pair by up to ±0.1 (pairs 0.97, 0.78, 0.78 in one
  * run). Both schemas now start each run at the same point of it; the full schema's extra WAL still brings its next
- * checkpoint sooner, a cost of its indexes the figures keep.
+ * checkpoint sooner, a cost of its indexes the figures keep. Each run also starts after a VACUUM (session 22): the
+ * development machine's server has no autovacuum, and the runs before it left their dead rows in both schemas.
  */
 async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: SchemaRuns; lean: SchemaRuns }> {
   const runs = { full: { url: fullUrl, prefix: 'PG-' }, lean: { url: leanUrl, prefix: 'LEAN-' } };
@@ -258,7 +259,8 @@ async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: Sc
   for (let run = 0; run < RUNS; run++) {
     for (const schema of ['full', 'lean'] as const) {
       const { url, prefix } = runs[schema];
-      await sql(url, ['CHECKPOINT']);
+      // The runs before it vacuumed away, as autovacuum would between bursts (this server runs without it: "Method").
+      await sql(url, ['VACUUM'], ['CHECKPOINT']);
       const [started, walBefore] = [await postgresCpuMs(url), await walCounts(url)];
       result[schema].tps.push(await withPoolStarts(url, () => pgbenchFresh(url, prefix, run)));
       // pgbench's backends report their CPU, buffer and WAL statistics as they exit.
