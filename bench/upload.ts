@@ -160,8 +160,6 @@ async function measureRun(url: string, pg: Client, productId: string, files: { c
   if (apiRows !== CODES || psqlRows !== CODES || leanRows !== CODES || run.inserted !== CODES) {
     throw new Error(`row counts differ: lean ${leanRows}, psql ${psqlRows}, api ${apiRows}, response ${run.inserted}`);
   }
-  // The next run starts from an empty table again.
-  await reset(pg);
   return run;
 }
 

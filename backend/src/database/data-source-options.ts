@@ -21,12 +21,22 @@ export function keepConnectionErrorsHandled(client: PoolClient): void {
  * costed above `jit_above_cost` (any that may read a large table, even one a LIMIT ends at once) loads LLVM into a
  * connection that has not yet compiled: ~70 ms, once per connection, for the list's estimate of its rows
  * ("Issue 26, session 21"). A code export's COPY gets PostgreSQL's defaults back for its held connection
- * (`BULK_READ_SETTINGS`, DatabaseService.withClient's `parallel`).
+ * (`BULK_READ_SET`, DatabaseService.withClient's `parallel`).
  */
 export const API_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
 
 /** A code export's held connection: PostgreSQL's own defaults for a large read, which the API's sessions turn off. */
-export const BULK_READ_SETTINGS = { max_parallel_workers_per_gather: '2', jit: 'on' } as const;
+const BULK_READ_SETTINGS = [
+  ['max_parallel_workers_per_gather', '2'],
+  ['jit', 'on'],
+] as const;
+
+/** BULK_READ_SETTINGS set on a held connection: for its transaction (`local`), or until BULK_READ_RESET. */
+export const BULK_READ_SET = {
+  local: BULK_READ_SETTINGS.map(([name, value]) => `SET LOCAL ${name} = ${value}`).join('; '),
+  session: BULK_READ_SETTINGS.map(([name, value]) => `SET ${name} = ${value}`).join('; '),
+};
+export const BULK_READ_RESET = BULK_READ_SETTINGS.map(([name]) => `RESET ${name}`).join('; ');
 
 /**
  * The TypeORM options every data source of the service shares. The pool size comes from the caller

@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { BulkLimiter } from './bulk-limiter';
-import { BULK_READ_SETTINGS } from './data-source-options';
+import { BULK_READ_RESET, BULK_READ_SET } from './data-source-options';
 
 /** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
 export type Db = EntityManager;
@@ -86,7 +86,7 @@ export class DatabaseService {
    * `bulk` (uploads, exports): one of at most DB_BULK_CONNECTIONS such clients; over that the call waits
    * DB_BULK_WAIT_MS for a slot, then throws 503 (BulkLimiter), leaving the rest of the pool to short requests.
    * `parallel` (a code export's `COPY (SELECT …) TO STDOUT`): the held connection plans with PostgreSQL's defaults
-   * for a large read (BULK_READ_SETTINGS: parallel workers, JIT), and goes back to the pool without them.
+   * for a large read (BULK_READ_SET: parallel workers, JIT), and goes back to the pool without them.
    */
   async withClient<T>(
     fn: (client: PoolClient) => Promise<T>,
@@ -110,15 +110,11 @@ export class DatabaseService {
     try {
       if (transaction) await client.query('BEGIN');
       // The API's sessions run without parallel workers or JIT (API_SESSION_OPTIONS); a large read given to COPY may use them.
-      const bulkRead = Object.entries(BULK_READ_SETTINGS);
-      if (parallel)
-        await client.query(
-          bulkRead.map(([name, value]) => `SET ${transaction ? 'LOCAL ' : ''}${name} = ${value}`).join('; '),
-        );
+      if (parallel) await client.query(transaction ? BULK_READ_SET.local : BULK_READ_SET.session);
       const held = client;
       const result = await this.active.run({ client: held }, () => fn(held));
       if (transaction) await client.query('COMMIT');
-      else if (parallel) await client.query(bulkRead.map(([name]) => `RESET ${name}`).join('; '));
+      else if (parallel) await client.query(BULK_READ_RESET);
       healthy = !lost;
       return result;
     } finally {
