@@ -185,7 +185,9 @@ describe('Security screen in a real browser', () => {
     await page.getByRole('link', { name: 'Back to Dashboard' }).click();
     await onDashboard();
     expect(pageErrors()).toEqual([]);
-  });
+    // Seven password checks (scrypt, 16 MiB each) and four axe scans: 31–47 s on a quiet machine, over 60 s beside the
+    // accessibility suite's scans on two busy cores.
+  }, 120_000);
 
   it('disables 2FA and regenerates recovery codes with a current code; the old codes stop working', async () => {
     const user = await createAdminUser(t);
