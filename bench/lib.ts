@@ -121,8 +121,8 @@ export async function withDatabase<T>(fn: (url: string, name: string) => Promise
 /** The compiled API (built first when missing), as `npm start` runs it. */
 export async function startApi(
   env: Record<string, string>,
-  /** `root`: another checkout whose built API to start (api-cpu's before and after), this one by default. */
-  opts: { args?: string[]; root?: string } = {},
+  /** `root`: another checkout's built API (api-cpu's before and after); `node`: another Node.js binary to run it. */
+  opts: { args?: string[]; root?: string; node?: string } = {},
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const root = opts.root ?? ROOT;
   const entry = join(root, 'dist', 'backend', 'src', 'main.js');
@@ -131,7 +131,7 @@ export async function startApi(
   const worker = (opts.args ?? []).includes('--worker');
   // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the API under the benchmark's load
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, entry, ...(opts.args ?? [])], {
+  const child = spawn(opts.node ?? process.execPath, [...nodeArgs, entry, ...(opts.args ?? [])], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
