@@ -41,10 +41,13 @@ const RATE = Number(process.env.BENCH_API_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const COMPARE = process.env.BENCH_API_CPU_COMPARE;
 const FLOOR = process.env.BENCH_API_CPU_FLOOR === '1';
-const OTHER_NODE = process.env.BENCH_API_CPU_COMPARE_NODE;
-/** Every round of every API redeems fresh codes: RUNS rounds plus a warm-up, for each server measured. */
-const CODES =
-  Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (1 + (COMPARE ? 1 : 0) + (FLOOR ? 1 : 0)) * (OTHER_NODE ? 2 : 1);
+/** The Node.js binaries this checkout's API (and the floor) run on: this process's, and BENCH_API_CPU_COMPARE_NODE's. */
+const NODES = [
+  process.execPath,
+  ...(process.env.BENCH_API_CPU_COMPARE_NODE ? [process.env.BENCH_API_CPU_COMPARE_NODE] : []),
+];
+/** Every round of every server redeems fresh codes: RUNS rounds plus a warm-up, for each server measured. */
+const CODES = Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (NODES.length * (FLOOR ? 2 : 1) + (COMPARE ? 1 : 0));
 
 type Api = Awaited<ReturnType<typeof startApi>>;
 
@@ -58,8 +61,8 @@ function versionOf(node: string): string {
   return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
-/** The floor's server (api-floor-server.ts) on a free port, ready, on `node` (this process's by default). */
-async function startFloor(env: Record<string, string>, node = process.execPath): Promise<Api> {
+/** The floor's server (api-floor-server.ts) on a free port, ready, on `node`. */
+async function startFloor(env: Record<string, string>, node: string): Promise<Api> {
   const port = await freePort();
   const child = spawn(node, ['-r', 'ts-node/register', join(__dirname, 'api-floor-server.ts')], {
     env: { PATH: process.env.PATH, TS_NODE_TRANSPILE_ONLY: 'true', PORT: String(port), ...env },
@@ -89,17 +92,16 @@ async function startFloor(env: Record<string, string>, node = process.execPath):
 let next = 0;
 
 /**
- * One round at RATE for SECONDS: redemptions answered 201, the other answers by status (0: no answer), and the API
+ * One round at RATE for SECONDS: the answers other than 201 by status (0: no answer), how many there were, and the API
  * process's CPU per 201.
  */
 async function round(
   baseUrl: string,
   pid: number,
-): Promise<{ done: number; errors: number; statuses: Map<number, number>; cpuMs: number }> {
+): Promise<{ errors: number; statuses: Map<number, number>; cpuMs: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const api = new URL(baseUrl);
   let done = 0;
-  let errors = 0;
   const statuses = new Map<number, number>();
   const total = RATE * SECONDS;
   const before = cpuMs(pid);
@@ -107,14 +109,11 @@ async function round(
     const n = ++next;
     const status = await redeemRequest(agent, api, `HTTP-${n}`, `cpu${n}@bench.test`);
     if (status === 201) done++;
-    else {
-      errors++;
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
+    else statuses.set(status, (statuses.get(status) ?? 0) + 1);
   });
   const used = cpuMs(pid) - before;
   agent.destroy();
-  return { done, errors, statuses, cpuMs: used / Math.max(done, 1) };
+  return { errors: total - done, statuses, cpuMs: used / Math.max(done, 1) };
 }
 
 export async function main(): Promise<void> {
@@ -125,45 +124,22 @@ export async function main(): Promise<void> {
     await seedPool(seeder, ['HTTP-'], CODES).finally(() => seeder.end());
     const env = { DATABASE_URL: url, REDIS_URL, WORKERS_IN_API: 'false' };
     const prefix = `bench-cpu-${Date.now()}`;
-    const onNode = (name: string) => (OTHER_NODE ? `${name}, Node ${process.version}` : name);
-    const apis = [
-      {
-        name: onNode(`this checkout (${commitOf(ROOT)})`),
-        api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-a` }),
-      },
-      ...(OTHER_NODE
-        ? [
-            {
-              name: `this checkout (${commitOf(ROOT)}), Node ${versionOf(OTHER_NODE)}`,
-              api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-n` }, { node: OTHER_NODE }),
-            },
-          ]
-        : []),
-      ...(COMPARE
-        ? [
-            {
-              name: `${COMPARE} (${commitOf(COMPARE)})`,
-              api: await startApi({ ...env, REDIS_PREFIX: `${prefix}-b` }, { root: COMPARE }),
-            },
-          ]
-        : []),
-      ...(FLOOR
-        ? [
-            {
-              name: onNode('the floor (api-floor-server.ts)'),
-              api: await startFloor({ ...env, REDIS_PREFIX: `${prefix}-f` }),
-            },
-          ]
-        : []),
-      ...(FLOOR && OTHER_NODE
-        ? [
-            {
-              name: `the floor (api-floor-server.ts), Node ${versionOf(OTHER_NODE)}`,
-              api: await startFloor({ ...env, REDIS_PREFIX: `${prefix}-g` }, OTHER_NODE),
-            },
-          ]
-        : []),
-    ];
+    // The Node.js is named only where two run the same build.
+    const onNode = (name: string, node: string) => (NODES.length > 1 ? `${name}, Node ${versionOf(node)}` : name);
+    const commit = commitOf(ROOT);
+    const apis: { name: string; api: Api }[] = [];
+    for (const [i, node] of NODES.entries()) {
+      const api = await startApi({ ...env, REDIS_PREFIX: `${prefix}-a${i}` }, { node });
+      apis.push({ name: onNode(`this checkout (${commit})`, node), api });
+    }
+    if (COMPARE) {
+      const api = await startApi({ ...env, REDIS_PREFIX: `${prefix}-b` }, { root: COMPARE });
+      apis.push({ name: `${COMPARE} (${commitOf(COMPARE)})`, api });
+    }
+    for (const [i, node] of FLOOR ? NODES.entries() : []) {
+      const api = await startFloor({ ...env, REDIS_PREFIX: `${prefix}-f${i}` }, node);
+      apis.push({ name: onNode('the floor (api-floor-server.ts)', node), api });
+    }
     const figures = apis.map(() => [] as number[]);
     const errors = apis.map(() => 0);
     try {
