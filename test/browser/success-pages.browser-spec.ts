@@ -180,7 +180,7 @@ describe('success pages while the token is checked', () => {
         expect(html).not.toContain(text);
       }
       expect(await page.locator('a[href*="download" i], a[target="_blank"]').count()).toBe(0);
-      await screenshot(page, `success-${path}-verifying`);
+      await screenshot(page, `success-${path}-verifying`, { fullPage: false });
 
       hold.release();
       await page.getByRole('heading', { level: 1, name: result }).waitFor();
