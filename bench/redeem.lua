@@ -1,7 +1,8 @@
 -- wrk's script for bench/wrk.ts: every request redeems the next code of a series, <prefix><n> for n = start,
 -- start + step, start + 2·step, …, each with an e-mail address of its own (k wrk processes side by side take the
--- step k and the starts s, s + 1, …, s + k - 1). Arguments after `--`: prefix, start, step. One thread (-t1): the counter is
--- the thread's. done() prints one line, "wrk-result <json>", that bench/wrk.ts reads; "last" is the last n sent.
+-- step k and the starts s, s + 1, …, s + k - 1). Arguments after `--`: prefix, start, step. One thread (-t1): the
+-- counter is the thread's. done() prints one line, "wrk-result <json>", that bench/wrk.ts reads; "last" is the last
+-- n sent.
 local threads = {}
 
 function setup(thread)

@@ -197,7 +197,7 @@ async function soak(url: string): Promise<{ rounds: number[]; autovacuums: numbe
   return { rounds, autovacuums: after.autovacuums - before.autovacuums, deadAtEnd: after.dead };
 }
 
-/** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured runs of every layout. */
+/** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured runs. */
 let next = 1;
 
 /** One run against `urls`, one API process each: a wrk process per API, the clients shared out among them. */
@@ -226,7 +226,7 @@ async function http(urls: string[]): Promise<WrkResult> {
   };
 }
 
-/** What the API measured in one layout: req/s of each run, the median run, CPU per redemption of all its processes. */
+/** What the API measured: req/s over the runs, the median run, CPU per redemption of all its processes. */
 interface ApiRuns {
   spread: Spread;
   median: WrkResult;

@@ -4,7 +4,7 @@ import { promisify } from 'util';
 
 const execFile = promisify(execFileCb);
 
-/** What one wrk run measured: redemptions answered 201 per second, the other answers, latency, the next code. */
+/** What one wrk run measured: redemptions answered 2xx per second, the other answers, latency, the last code sent. */
 export interface WrkResult {
   rps: number;
   /** Answers other than 2xx, and requests that got no answer (connect, read, write errors and timeouts). */
