@@ -200,12 +200,12 @@ async function soak(url: string): Promise<{ rounds: number[]; autovacuums: numbe
 /** Codes HTTP-1, HTTP-2, … are used once each across the warm-up and the measured runs. */
 let next = 1;
 
-/** One run against `urls`, one API process each: a wrk process per API, the clients shared out among them. */
+/** One run against `urls`, one API process each: a wrk process per API, the CLIENTS shared out among them. */
 async function http(urls: string[]): Promise<WrkResult> {
   const runs = await Promise.all(
     urls.map((url, i) =>
       wrkRedeem(url, {
-        clients: Math.ceil(CLIENTS / urls.length),
+        clients: Math.floor(CLIENTS / urls.length) + (i < CLIENTS % urls.length ? 1 : 0),
         seconds: SECONDS,
         prefix: 'HTTP-',
         start: next + i,

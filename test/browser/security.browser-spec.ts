@@ -72,6 +72,8 @@ async function otherDevice(user: TestAdmin, userAgent: string, recoveryCode?: st
 }
 
 describe('Security screen in a real browser', () => {
+  // 120 s: seven password checks (scrypt, 16 MiB each) and four axe scans take 31–47 s on a quiet machine, over 60 s
+  // beside the accessibility suite's scans on two busy cores.
   it('enrols 2FA with the keyboard, then signs in with a code and with a recovery code, and ends sessions', async () => {
     const user = await createAdminUser(t);
     await credentials(user);
@@ -185,8 +187,6 @@ describe('Security screen in a real browser', () => {
     await page.getByRole('link', { name: 'Back to Dashboard' }).click();
     await onDashboard();
     expect(pageErrors()).toEqual([]);
-    // Seven password checks (scrypt, 16 MiB each) and four axe scans: 31–47 s on a quiet machine, over 60 s beside the
-    // accessibility suite's scans on two busy cores.
   }, 120_000);
 
   it('disables 2FA and regenerates recovery codes with a current code; the old codes stop working', async () => {
