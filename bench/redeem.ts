@@ -8,7 +8,8 @@
  * constraints, the pool index; user triggers disabled), a second database of the same server, each lean run right
  * after a full one (`interleaved`).
  *
- *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES, BENCH_API_INSTANCES to change the run)
+ *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES, BENCH_API_INSTANCES, BENCH_API_ENV to
+ *   change the run)
  *
  * The API's load comes from wrk (bench/wrk.ts), a C program as pgbench is, not from this Node.js process: on two
  * cores shared by the load, the API and PostgreSQL, the Node.js client it replaced used 0.15–0.20 ms of CPU per request
@@ -53,6 +54,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 /** API processes (BENCH_API_INSTANCES, 1): more than one, each with a wrk of its own and a share of the clients. */
 const INSTANCES = Number(process.env.BENCH_API_INSTANCES ?? 1);
+/** More of the API's environment (BENCH_API_ENV="DB_PIPELINE_CONNECTIONS=0 …"): a setting measured against its default. */
+const API_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.BENCH_API_ENV ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 /** Codes per range (BENCH_REDEEM_CODES); a pool key for every code of the three ranges. */
 const CODES = Number(process.env.BENCH_REDEEM_CODES ?? 300_000);
 const KEYS = 3 * CODES;
@@ -241,7 +249,7 @@ interface ApiRuns {
  */
 async function apiRuns(url: string, instances: number): Promise<ApiRuns> {
   const prefix = `bench-${Date.now()}`;
-  const env = { DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false' };
+  const env = { DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false', ...API_ENV };
   const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
   try {
     for (let i = 0; i < instances; i++) apis.push(await startApi(env));
@@ -378,7 +386,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 |---|---|---|
 | pgbench running the redemption statement (prepared), full schema | ${formatSpread(full)} tps | |
 | pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean)} tps | |
-| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
+| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`}${process.env.BENCH_API_ENV ? `, \`${process.env.BENCH_API_ENV}\`` : ''} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
 
 API / pgbench = **${(api.spread.median / tps).toFixed(2)}**, CPU per redemption: the API **${api.cpuMs.toFixed(2)} ms**, PostgreSQL ${api.postgresCpuMs.toFixed(2)} ms; target ≥ 0.6 at ≤ 0.5 ms. Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). Load generator (wrk, one process per API, ${api.median.loadCpuMs.toFixed(3)} ms of CPU per request; pgbench for the statement), API and PostgreSQL share the same cores.
 

@@ -18,7 +18,10 @@ describe('failure paths: races on the same rows', () => {
 
   beforeAll(async () => {
     // A void holds one of the bulk connections (uploads, voids, exports): eight lined up at once need eight.
-    t = await startTestApp({ GEO_BLOCKED_COUNTRIES: '', DB_BULK_CONNECTIONS: '10' });
+    // Each redemption on a pool connection of its own (no pipeline): `behindLock` lines requests up in PostgreSQL's
+    // lock queue and counts them there, and a pipelined statement would wait behind another on its connection instead,
+    // out of sight (the pipeline's own behaviour under a lock: test/medium/statement-pipeline.medium-spec.ts).
+    t = await startTestApp({ GEO_BLOCKED_COUNTRIES: '', DB_BULK_CONNECTIONS: '10', DB_PIPELINE_CONNECTIONS: '0' });
   });
   afterAll(() => t?.close());
 

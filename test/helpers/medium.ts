@@ -86,13 +86,16 @@ export async function startMediumDatabase(env: Record<string, string | undefined
   await db.initialize();
   const cipher = DataCipher.fromConfig(config);
   testCiphers.set(db, cipher);
+  const database = new DatabaseService(db, config);
   return {
     db,
-    database: new DatabaseService(db, config),
+    database,
     cipher,
     config,
     testDatabase,
     close: async () => {
+      // The redemption's pipelined connections (DatabaseService.pipelined), which the pool does not hold.
+      await database.onApplicationShutdown();
       await db.destroy();
       await testDatabase.drop();
       rmSync(dataDir, { recursive: true, force: true });

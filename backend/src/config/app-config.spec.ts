@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       companyName: 'Office Licences',
       dbPoolSize: 20,
       dbPoolIdleMs: 0,
+      dbPipelineConnections: 4,
       dbBulkConnections: 4,
       dbBulkWaitMs: 2000,
     });
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
     [{ REDEEM_GUESS_WINDOW_MINUTES: '0' }, 'REDEEM_GUESS_WINDOW_MINUTES'],
     [{ REDEEM_GUESS_BLOCK_MINUTES: '-5' }, 'REDEEM_GUESS_BLOCK_MINUTES'],
     [{ REDEEM_RATE_LIMIT: '-1' }, 'REDEEM_RATE_LIMIT'],
+    [{ DB_PIPELINE_CONNECTIONS: '-1' }, 'DB_PIPELINE_CONNECTIONS'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-bytes' }, 'DATA_KEY'],

@@ -25,6 +25,11 @@ export interface AppConfig {
    * pause meet new connections (docs/benchmarks.md "Issue 26, session 21").
    */
   dbPoolIdleMs: number;
+  /**
+   * Connections of the redemption statement's own pipeline (DatabaseService.pipelined; docs/architecture.md "The
+   * redemption's pipeline"), besides the pool; 0: the statement takes a pool connection like any other.
+   */
+  dbPipelineConnections: number;
   /** Connections uploads and exports may hold at once (the rest stay for short requests), and how long one waits for a slot before 503. */
   dbBulkConnections: number;
   dbBulkWaitMs: number;
@@ -256,6 +261,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     dbPoolSize,
     dbPoolIdleMs: int(env, 'DB_POOL_IDLE_MS', 0, 0, 86_400_000),
+    dbPipelineConnections: int(env, 'DB_PIPELINE_CONNECTIONS', 4, 0, 100),
     dbBulkConnections: int(env, 'DB_BULK_CONNECTIONS', 4, 1, Math.max(1, dbPoolSize - 1)),
     dbBulkWaitMs: int(env, 'DB_BULK_WAIT_MS', 2000, 0, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

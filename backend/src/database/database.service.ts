@@ -1,10 +1,11 @@
-import { Global, Inject, Injectable, Module, Optional } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DataCipher } from '../config/data-cipher';
 import { AsyncLocalStorage } from 'async_hooks';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { BulkLimiter } from './bulk-limiter';
+import { StatementPipeline } from './statement-pipeline';
 import { BULK_READ_RESET, BULK_READ_SET } from './data-source-options';
 
 /** What a repository method runs its SQL on: the data source's manager, or a transaction's. */
@@ -28,18 +29,24 @@ type Active =
  * same pool through `withClient()`, which the repository methods joining that work read as `client`.
  */
 @Injectable()
-export class DatabaseService {
+export class DatabaseService implements OnApplicationShutdown {
   /** DB_BULK_CONNECTIONS: uploads and exports never hold more connections than this at once. */
   private readonly bulk: BulkLimiter;
+  /** DB_PIPELINE_CONNECTIONS (0: none); opened with the pool's settings on the first `pipelined` statement. */
+  private readonly pipelineSize: number;
+  private pipeline?: StatementPipeline;
   /** The transaction of the code running now (async context), for domain events' listeners (docs/architecture.md). */
   private readonly active = new AsyncLocalStorage<Active>();
 
   constructor(
     private readonly dataSource: DataSource,
     // Absent in the admin CLI, which runs no bulk work: the defaults then.
-    @Optional() @Inject(APP_CONFIG) config?: Pick<AppConfig, 'dbBulkConnections' | 'dbBulkWaitMs'>,
+    @Optional()
+    @Inject(APP_CONFIG)
+    config?: Pick<AppConfig, 'dbBulkConnections' | 'dbBulkWaitMs' | 'dbPipelineConnections'>,
   ) {
     this.bulk = new BulkLimiter(config?.dbBulkConnections ?? 4, config?.dbBulkWaitMs ?? 2000);
+    this.pipelineSize = config?.dbPipelineConnections ?? 0;
   }
 
   /** The manager outside any transaction (each statement is its own transaction). */
@@ -142,6 +149,21 @@ export class DatabaseService {
   /** TypeORM's own pg pool, for hot paths that run named (prepared) statements: parsed and planned once per connection. */
   get pool(): Pool {
     return (this.dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  /**
+   * The redemption's statement (named, so parsed and planned once per connection) on the pipeline's connections
+   * (StatementPipeline), or on the pool when DB_PIPELINE_CONNECTIONS is 0 or every pipelined connection is waiting.
+   * Outside any transaction: it is its own.
+   */
+  pipelined<R extends QueryResultRow>(statement: QueryConfig): Promise<QueryResult<R>> {
+    if (!this.pipelineSize) return this.pool.query<R>(statement);
+    this.pipeline ??= new StatementPipeline(this.pool.options, this.pipelineSize, (s) => this.pool.query(s));
+    return this.pipeline.query<R>(statement);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pipeline?.end();
   }
 }
 

@@ -11,6 +11,10 @@ describe('toErrorBody', () => {
       pgError('08006'),
       new Error('Connection terminated unexpectedly'),
       pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      pgError('ECONNRESET', 'read ECONNRESET'),
+      // A pipelined connection (StatementPipeline) that died while its statements were written, or before.
+      pgError('EPIPE', 'write EPIPE'),
+      new Error('Client has encountered a connection error and is not queryable'),
       new QueryFailedError('SELECT 1', [], pgError('57P01')),
     ]) {
       expect(toErrorBody(err)).toEqual({

@@ -37,7 +37,8 @@ export const DATABASE_UNAVAILABLE_MESSAGE = 'The service is briefly unavailable.
 
 /**
  * PostgreSQL's connection classes: 08 (connection exception) and 57P01–57P03 (the server shutting down or restarting,
- * an administrator terminating the backend); node-postgres's own errors for a connection that died or was refused.
+ * an administrator terminating the backend); node-postgres's own errors for a connection that died or was refused, or
+ * that had died when a statement was written to it or given to it (EPIPE, "… is not queryable": StatementPipeline).
  * TypeORM wraps the driver's error in `driverError`. A statement that failed for any other reason stays a 500.
  */
 export function isDatabaseUnavailable(exception: unknown): boolean {
@@ -45,9 +46,9 @@ export function isDatabaseUnavailable(exception: unknown): boolean {
     if (!err || typeof err !== 'object') continue;
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code))) return true;
-    if (code === 'ECONNREFUSED' || code === 'ECONNRESET') return true;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE') return true;
     const message = (err as { message?: unknown }).message;
-    const lost = /^Connection terminated|timeout exceeded when trying to connect/;
+    const lost = /^Connection terminated|timeout exceeded when trying to connect|is not queryable$/;
     if (typeof message === 'string' && lost.test(message)) return true;
   }
   return false;

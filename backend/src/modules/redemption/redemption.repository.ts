@@ -35,8 +35,8 @@ export class RedemptionRepository {
   ) {}
 
   /**
-   * REDEEM_SQL as a named statement: each pooled connection parses and plans it once (the hot path of the
-   * service). No rows: the code is unknown, used, void or its product inactive (`redeemAgain` tells which, and answers
+   * REDEEM_SQL as a named statement on the redemption's pipeline (DatabaseService.pipelined): each connection parses
+   * and plans it once (the hot path of the service). No rows: the code is unknown, used, void or its product inactive (`redeemAgain` tells which, and answers
    * a repeated submission of the same redemption).
    */
   async redeem(input: RedeemInput): Promise<RedeemedRow[]> {
@@ -52,7 +52,7 @@ export class RedemptionRepository {
       input.ttlHours,
       idempotencyKeyHash(input.idempotencyKey),
     ];
-    const { rows } = await this.database.pool.query<RedeemedRow>({ name: 'redeem-voucher', text: REDEEM_SQL, values });
+    const { rows } = await this.database.pipelined<RedeemedRow>({ name: 'redeem-voucher', text: REDEEM_SQL, values });
     return rows;
   }
 
