@@ -29,8 +29,15 @@ describe('the API database sessions and parallel workers', () => {
       )
     )[0];
 
-  it('runs the API statements without parallel workers or JIT', async () => {
+  it('runs the API statements without parallel workers or JIT, the pipelined redemption statement too', async () => {
     expect(await workersAndPid((sql) => database.manager.query(sql))).toMatchObject({ workers: '0', jit: 'off' });
+    // The redemption's own connections (DatabaseService.pipelined) open with the pool's settings.
+    const pipelined = await workersAndPid(async (text) => (await database.pipelined({ text })).rows);
+    expect(pipelined).toMatchObject({ workers: '0', jit: 'off' });
+    const pooled = await Promise.all(
+      Array.from({ length: 4 }, () => workersAndPid((sql) => database.manager.query(sql))),
+    );
+    expect(pooled.map((row) => row.pid)).not.toContain(pipelined.pid);
   });
 
   it('gives a parallel held connection its workers, in a transaction or not, and resets them after', async () => {

@@ -36,8 +36,8 @@ export class RedemptionRepository {
 
   /**
    * REDEEM_SQL as a named statement on the redemption's pipeline (DatabaseService.pipelined): each connection parses
-   * and plans it once (the hot path of the service). No rows: the code is unknown, used, void or its product inactive (`redeemAgain` tells which, and answers
-   * a repeated submission of the same redemption).
+   * and plans it once (the hot path of the service). No rows: the code is unknown, used, void or its product inactive
+   * (`redeemAgain` tells which, and answers a repeated submission of the same redemption).
    */
   async redeem(input: RedeemInput): Promise<RedeemedRow[]> {
     const values = [
