@@ -8,8 +8,7 @@
  * constraints, the pool index; user triggers disabled), a second database of the same server, each lean run right
  * after a full one (`interleaved`).
  *
- *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES, BENCH_API_INSTANCES, BENCH_API_ENV to
- *   change the run)
+ *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES, BENCH_API_INSTANCES, BENCH_API_ENV)
  *
  * The API's load comes from wrk (bench/wrk.ts), a C program as pgbench is, not from this Node.js process: on two
  * cores shared by the load, the API and PostgreSQL, the Node.js client it replaced used 0.15–0.20 ms of CPU per request
@@ -56,10 +55,7 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const INSTANCES = Number(process.env.BENCH_API_INSTANCES ?? 1);
 /** More of the API's environment (BENCH_API_ENV="DB_PIPELINE_CONNECTIONS=0 …"): a setting measured against its default. */
 const API_ENV: Record<string, string> = Object.fromEntries(
-  (process.env.BENCH_API_ENV ?? '')
-    .split(' ')
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  (process.env.BENCH_API_ENV?.match(/\S+/g) ?? []).map((pair) => pair.split(/=(.*)/s, 2)),
 );
 /** Codes per range (BENCH_REDEEM_CODES); a pool key for every code of the three ranges. */
 const CODES = Number(process.env.BENCH_REDEEM_CODES ?? 300_000);
