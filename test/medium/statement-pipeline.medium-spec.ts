@@ -1,7 +1,7 @@
 import { Client, Pool, type QueryConfig } from 'pg';
 import { isDatabaseUnavailable } from '../../backend/src/common/filters/all-exceptions.filter';
 import { PIPELINE_STALL_MS, StatementPipeline } from '../../backend/src/database/statement-pipeline';
-import { createTestDatabase, PG_ADMIN_URL, TestDatabase } from '../helpers/database';
+import { createTestDatabase, TestDatabase } from '../helpers/database';
 import { eventually } from '../helpers/redemptions';
 
 /**
@@ -116,10 +116,7 @@ describe('StatementPipeline (medium)', () => {
       5000,
       'the sleep to run',
     );
-    const killer = new Client({ connectionString: PG_ADMIN_URL });
-    await killer.connect();
-    await killer.query('SELECT pg_terminate_backend($1, 5000)', [pid]);
-    await killer.end();
+    await admin.query('SELECT pg_terminate_backend($1, 5000)', [pid]);
 
     const outcomes = await inFlight;
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
