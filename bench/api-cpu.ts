@@ -3,7 +3,9 @@
  * second (open loop: on schedule, whatever the answers' pace) for BENCH_SECONDS, BENCH_RUNS rounds, the API process's
  * CPU time (/proc) divided by the redemptions answered. A fixed rate keeps the process's per-second costs (timers,
  * GC, Redis's and the pool's housekeeping) spread over the same number of requests in every round, which the
- * closed-loop `redeem` benchmark does not (its rate follows the machine): a change of a few per cent shows here.
+ * closed-loop `redeem` benchmark does not (its rate follows the machine). Every round runs on a new process, warmed
+ * up for BENCH_API_CPU_WARM_UP_SECONDS (5) first: one process kept its own figure round after round, up to 1.4 times
+ * another's of the same build, so a figure of one process measures that process, not its build.
  *
  *   npm run bench -- api-cpu
  *   BENCH_API_CPU_COMPARE=/path/to/other/checkout npm run bench -- api-cpu
@@ -22,7 +24,6 @@ import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { seedPool } from './redeem';
 import {
-  cpuMs,
   formatSpread,
   freePort,
   machine,
@@ -36,6 +37,7 @@ import {
   withDatabase,
   writeResult,
 } from './lib';
+import { cpuMs } from './proc';
 
 const RATE = Number(process.env.BENCH_API_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -46,8 +48,11 @@ const NODES = [
   process.execPath,
   ...(process.env.BENCH_API_CPU_COMPARE_NODE ? [process.env.BENCH_API_CPU_COMPARE_NODE] : []),
 ];
-/** Every round of every server redeems fresh codes: RUNS rounds plus a warm-up, for each server measured. */
-const CODES = Math.ceil(RATE * SECONDS * 1.2) * (RUNS + 1) * (NODES.length * (FLOOR ? 2 : 1) + (COMPARE ? 1 : 0));
+/** Each round's process is warmed up first (its JIT, its connections) for this long, at the same rate. */
+const WARM_UP_SECONDS = Number(process.env.BENCH_API_CPU_WARM_UP_SECONDS ?? 5);
+/** Every round of every server redeems fresh codes, its warm-up's too. */
+const CODES =
+  Math.ceil(RATE * (SECONDS + WARM_UP_SECONDS) * 1.2) * RUNS * (NODES.length * (FLOOR ? 2 : 1) + (COMPARE ? 1 : 0));
 
 type Api = Awaited<ReturnType<typeof startApi>>;
 
@@ -92,18 +97,19 @@ async function startFloor(env: Record<string, string>, node: string): Promise<Ap
 let next = 0;
 
 /**
- * One round at RATE for SECONDS: the answers other than 201 by status (0: no answer), how many there were, and the API
+ * One round at RATE for `seconds`: the answers other than 201 by status (0: no answer), how many there were, and the API
  * process's CPU per 201.
  */
 async function round(
   baseUrl: string,
   pid: number,
+  seconds: number,
 ): Promise<{ errors: number; statuses: Map<number, number>; cpuMs: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const api = new URL(baseUrl);
   let done = 0;
   const statuses = new Map<number, number>();
-  const total = RATE * SECONDS;
+  const total = RATE * seconds;
   const before = cpuMs(pid);
   await openLoop(RATE, total, async () => {
     const n = ++next;
@@ -127,45 +133,58 @@ export async function main(): Promise<void> {
     // The Node.js is named only where two run the same build.
     const onNode = (name: string, node: string) => (NODES.length > 1 ? `${name}, Node ${versionOf(node)}` : name);
     const commit = commitOf(ROOT);
-    const apis: { name: string; api: Api }[] = [];
-    for (const [i, node] of NODES.entries()) {
-      const api = await startApi({ ...env, REDIS_PREFIX: `${prefix}-a${i}` }, { node });
-      apis.push({ name: onNode(`this checkout (${commit})`, node), api });
-    }
-    if (COMPARE) {
-      const api = await startApi({ ...env, REDIS_PREFIX: `${prefix}-b` }, { root: COMPARE });
-      apis.push({ name: `${COMPARE} (${commitOf(COMPARE)})`, api });
-    }
-    for (const [i, node] of FLOOR ? NODES.entries() : []) {
-      const api = await startFloor({ ...env, REDIS_PREFIX: `${prefix}-f${i}` }, node);
-      apis.push({ name: onNode('the floor (api-floor-server.ts)', node), api });
-    }
-    const figures = apis.map(() => [] as number[]);
-    const errors = apis.map(() => 0);
+    const servers: { name: string; start: (prefix: string) => Promise<Api> }[] = [
+      ...NODES.map((node) => ({
+        name: onNode(`this checkout (${commit})`, node),
+        start: (p: string) => startApi({ ...env, REDIS_PREFIX: p }, { node }),
+      })),
+      ...(COMPARE
+        ? [
+            {
+              name: `${COMPARE} (${commitOf(COMPARE)})`,
+              start: (p: string) => startApi({ ...env, REDIS_PREFIX: p }, { root: COMPARE }),
+            },
+          ]
+        : []),
+      ...(FLOOR
+        ? NODES.map((node) => ({
+            name: onNode('the floor (api-floor-server.ts)', node),
+            start: (p: string) => startFloor({ ...env, REDIS_PREFIX: p }, node),
+          }))
+        : []),
+    ];
+    const figures = servers.map(() => [] as number[]);
+    const errors = servers.map(() => 0);
     try {
-      for (const { api } of apis) await round(api.url, api.child.pid!); // warm-up
       for (let run = 0; run < RUNS; run++) {
-        for (const [i, { name, api }] of apis.entries()) {
-          const r = await round(api.url, api.child.pid!);
-          figures[i].push(r.cpuMs);
-          errors[i] += r.errors;
-          const why = [...r.statuses].map(([status, n]) => `${n} × ${status || 'no answer'}`).join(', ');
-          console.log(
-            `${name}, round ${run + 1}: ${r.cpuMs.toFixed(3)} ms per redemption (${r.errors} errors${why ? `: ${why}` : ''})`,
-          );
+        for (const [i, { name, start }] of servers.entries()) {
+          // A new process every round: one process of a build kept its own figure, up to 1.4 times another's of the
+          // same build, round after round (docs/benchmarks.md "Issue 26, session 26").
+          const api = await start(`${prefix}-${run}-${i}`);
+          try {
+            await round(api.url, api.child.pid!, WARM_UP_SECONDS);
+            const r = await round(api.url, api.child.pid!, SECONDS);
+            figures[i].push(r.cpuMs);
+            errors[i] += r.errors;
+            const why = [...r.statuses].map(([status, n]) => `${n} × ${status || 'no answer'}`).join(', ');
+            console.log(
+              `${name}, round ${run + 1}: ${r.cpuMs.toFixed(3)} ms per redemption (${r.errors} errors${why ? `: ${why}` : ''})`,
+            );
+          } finally {
+            await api.stop();
+          }
         }
       }
     } finally {
-      for (const { api } of apis) await api.stop();
       execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}-*' | xargs -r redis-cli del > /dev/null`]);
     }
-    const rows = apis.map(
+    const rows = servers.map(
       ({ name }, i) =>
         `| ${name} | ${formatSpread(spread(figures[i]), 3)} ms | ${figures[i].map((f) => f.toFixed(3)).join(', ')} | ${errors[i]} |`,
     );
     const md = `## API CPU per redemption at a fixed rate
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${apis.length > 1 ? ` alternating between the ${apis.length} servers` : ''}, after a warm-up round; the API process's CPU time over the round divided by the redemptions it answered (workers off: e-mail jobs queued on Redis).
+${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${servers.length > 1 ? ` alternating between the ${servers.length} servers` : ''}, each a new process after a ${WARM_UP_SECONDS} s warm-up; the API process's CPU time over the round divided by the redemptions it answered (workers off: e-mail jobs queued on Redis).
 
 | API | CPU per redemption, median (min–max) | rounds | errors |
 |---|---|---|---|

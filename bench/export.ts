@@ -10,19 +10,8 @@ import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import { markAndSelect } from '../backend/src/modules/export/export.repository';
 import { CODE_STATUS_SQL } from '../backend/src/modules/voucher/code-status.sql';
-import {
-  adminToken,
-  formatSpread,
-  machine,
-  peakRssMb,
-  resetPeakRss,
-  RUNS,
-  spread,
-  startApi,
-  timeMs,
-  withDatabase,
-  writeResult,
-} from './lib';
+import { adminToken, formatSpread, machine, RUNS, spread, startApi, timeMs, withDatabase, writeResult } from './lib';
+import { peakRssMb, resetPeakRss } from './proc';
 import { recountCounters } from './recount';
 import { seedRedemptions } from './seed';
 

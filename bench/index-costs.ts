@@ -8,7 +8,8 @@
  */
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
-import { machine, postgresCpuMs, withDatabase, writeResult } from './lib';
+import { machine, withDatabase, writeResult } from './lib';
+import { postgresCpuMs } from './proc';
 import { pgbench, seedPool } from './redeem';
 import { optionalIndexes, REDEMPTION_TABLES } from './redeem-schema';
 

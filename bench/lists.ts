@@ -8,7 +8,8 @@
  *                             kept database once and reuses it, BENCH_SEED_ONLY=1 only seeds it)
  */
 import { runMigrations } from '../backend/src/database/migrate';
-import { adminToken, formatSpread, machine, RUNS, spread, startApi, untilIdle, withDatabase, writeResult } from './lib';
+import { adminToken, formatSpread, machine, RUNS, spread, startApi, withDatabase, writeResult } from './lib';
+import { untilIdle } from './proc';
 import { NO_MAIL_SWEEP_ENV } from '../test/helpers/processes';
 import { findSeeded, Seeded, seedRedemptions, SHAPES, UPLOAD_BATCH } from './seed';
 

@@ -9,7 +9,8 @@
  * Options: --top N (30) rows per table; --all to sum the whole profile (default: only the load window, from the
  * first to the last sample whose stack holds `--window FN`, by default the redeem handler `redeem` of
  * redemption.controller); --requests N to print milliseconds per request as well.
- * Idle time ("(idle)") is never counted; "(program)" and "(garbage collector)" are, as V8 reports them.
+ * Idle time ("(idle)") is never counted; "(program)" and "(garbage collector)" are, as V8 reports them. The first
+ * table sums the samples by part of a redemption request (`PARTS`), with the write calls on their own (`WRITE_CALLS`).
  */
 import { readFileSync } from 'fs';
 
@@ -65,6 +66,43 @@ function functionOf(frame: CallFrame): string {
   return frame.url ? `${name} ${fileOf(frame.url)}:${frame.lineNumber + 1}` : name;
 }
 
+/**
+ * The write calls to a socket (the HTTP answer, a statement, a Redis command). V8's profiler samples by the clock
+ * whenever JavaScript is on the stack, and a thread that loses its core inside such a call (the write wakes the
+ * reader, which takes the core) is sampled there for the whole wait: under load most of their share is not CPU
+ * (docs/benchmarks.md "Issue 26, session 26": 28% of the samples, while the kernel's time was 9% of the process's).
+ */
+const WRITE_CALLS = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']);
+
+/** The parts of a redemption request: a sample counts for the first one, from the sampled function outwards. */
+const PARTS: Array<[string, RegExp]> = [
+  ['validation', /class-validator|class-transformer|\/validator\/|validation\.pipe|common\/validation|input-text/],
+  ['the e-mail job (Bull, ioredis)', /\/bull\/|ioredis|bull-job-queue|lodash/],
+  [
+    'the statement (pg, the pipeline)',
+    /\/pg\/|pg-protocol|statement-pipeline|redemption\.repository|redeem\.statement/,
+  ],
+  ['the body', /body-parser|raw-body|iconv-lite|type-is|content-type/],
+  [
+    'metrics, request log, headers',
+    /prom-client|metrics|request-log|pino|security-headers|helmet|blocked-ip|compression/,
+  ],
+  ['events, real time, webhooks', /\/events\/|eventemitter2|realtime|webhook|socket\.io|engine\.io/],
+  [
+    'the rules (service, geo, token)',
+    /redemption\.service|geoip|geo\.service|random-token|clock|pool-checks|code-guessing|redeem-rate-limit|attempt-store/,
+  ],
+  ['Nest, Express, router', /@nestjs|express|\/router\/|path-to-regexp|finalhandler/],
+];
+
+function partOf(stack: ProfileNode[]): string {
+  const top = stack[0].callFrame.functionName;
+  if (WRITE_CALLS.has(top)) return 'the write calls (waiting, mostly)';
+  if (top.startsWith('(')) return top;
+  for (const node of stack) for (const [part, files] of PARTS) if (files.test(node.callFrame.url)) return part;
+  return 'Node.js (http, net, streams, timers)';
+}
+
 export function summarize(profile: CpuProfile, opts: { all: boolean; window: string }) {
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -90,6 +128,7 @@ export function summarize(profile: CpuProfile, opts: { all: boolean; window: str
     while (!inWindow(profile.samples[to])) to--;
   }
   const tables = { function: new Map<string, Row>(), file: new Map<string, Row>(), package: new Map<string, Row>() };
+  const parts = new Map<string, Row>();
   let busy = 0;
   let idle = 0;
   let wall = 0;
@@ -113,6 +152,7 @@ export function summarize(profile: CpuProfile, opts: { all: boolean; window: str
     add(tables.function, functionOf(top), us, 0);
     add(tables.file, fileOf(top.url), us, 0);
     add(tables.package, packageOf(top.url), us, 0);
+    add(parts, partOf(stack), us, us);
     const seen = { function: new Set<string>(), file: new Set<string>(), package: new Set<string>() };
     for (const node of stack) {
       const keys = {
@@ -127,7 +167,7 @@ export function summarize(profile: CpuProfile, opts: { all: boolean; window: str
       }
     }
   }
-  return { tables, busy, idle, wall };
+  return { tables, parts, busy, idle, wall };
 }
 
 function main(): void {
@@ -138,7 +178,7 @@ function main(): void {
   const requests = Number(argOf(args, '--requests') ?? 0);
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-    const { tables, busy, idle, wall } = summarize(profile, {
+    const { tables, parts, busy, idle, wall } = summarize(profile, {
       all: args.includes('--all'),
       window: argOf(args, '--window') ?? 'redeem',
     });
@@ -149,6 +189,15 @@ function main(): void {
       `window ${ms(wall)} ms: busy ${ms(busy)} ms, idle ${ms(idle)} ms` +
         (requests ? `; ${(busy / 1000 / requests).toFixed(3)} ms busy per request over ${requests} requests` : ''),
     );
+    const writes = parts.get('the write calls (waiting, mostly)')?.self ?? 0;
+    console.log(
+      '\n## by part of the request (busy time; and without the write calls)\n| busy | without writes | part |',
+    );
+    console.log('|---:|---:|---|');
+    for (const [part, row] of [...parts.entries()].sort((a, b) => b[1].self - a[1].self)) {
+      const without = part.startsWith('the write') ? '' : `${((100 * row.self) / (busy - writes)).toFixed(1)}%`;
+      console.log(`| ${pct(row.self)} | ${without} | ${part} |`);
+    }
     for (const [kind, table] of Object.entries(tables)) {
       for (const order of ['self', 'total'] as const) {
         const rows = [...table.entries()].sort((a, b) => b[1][order] - a[1][order]).slice(0, top);

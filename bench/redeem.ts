@@ -1,12 +1,11 @@
 /**
- * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one
- * redemption statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench
- * on the same PostgreSQL, each with the pool starts moved every second beside it (`withPoolStarts`). Targets: the
- * API reaches at least 0.6 of pgbench's transactions per second (issue 26; 0.55 before it); pgbench on the full
- * schema (every index; the statement keeps its counters itself, there are no counter triggers since issue 26)
- * reaches at least 0.8 of pgbench on a schema with only the indexes a redemption needs (primary keys, unique
- * constraints, the pool index; user triggers disabled), a second database of the same server, each lean run right
- * after a full one (`interleaved`).
+ * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one redemption
+ * statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench on the same PostgreSQL, each
+ * with the pool starts moved every second beside it (`withPoolStarts`). Targets: the API reaches at least 0.6 of
+ * pgbench's transactions per second (issue 26; 0.55 before it); pgbench on the full schema (every index; the statement
+ * keeps its counters itself, there are no counter triggers since issue 26) reaches at least 0.8 of pgbench on a schema
+ * with only the indexes a redemption needs (primary keys, unique constraints, the pool index; user triggers disabled),
+ * a second database of the same server, each lean run right after a full one (`interleaved`).
  *
  *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES, BENCH_API_INSTANCES, BENCH_API_ENV)
  *
@@ -31,12 +30,10 @@ import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.reposit
 import { leanSchema, pageCounts, pagesPerRedemption, sumPages } from './redeem-schema';
 import { listAvailableCodes, recountCounters } from './recount';
 import {
-  cpuMs,
   formatSpread,
   insertSealedKeys,
   machine,
   measured,
-  postgresCpuMs,
   REDIS_URL,
   RUNS,
   spread,
@@ -45,8 +42,8 @@ import {
   withPoolStarts,
   withDatabase,
   writeResult,
-  type Spread,
 } from './lib';
+import { cpuMs, postgresCpuMs, watchThreads } from './proc';
 import { wrkRedeem, type WrkResult } from './wrk';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -230,44 +227,52 @@ async function http(urls: string[]): Promise<WrkResult> {
   };
 }
 
-/** What the API measured: req/s over the runs, the median run, CPU per redemption of all its processes. */
-interface ApiRuns {
-  spread: Spread;
-  median: WrkResult;
-  cpuMs: number;
-  /** PostgreSQL's CPU per redemption meanwhile (every process of the server). */
-  postgresCpuMs: number;
-}
-
 /**
- * `instances` API processes on the full schema (workers off: they only queue e-mail jobs on Redis, as a scaled-out
- * deployment does), a warm-up run, then RUNS measured ones.
+ * RUNS measured runs, each on `instances` new API processes on the full schema (workers off: they only queue e-mail
+ * jobs on Redis, as a scaled-out deployment does) after a warm-up run of their own: one process kept its own CPU
+ * figure run after run, up to 1.4 times another's of the same build (`api-cpu`, docs/benchmarks.md "Issue 26, session
+ * 26"), so each run's figures are a new process's. Answers req/s over the runs and the median run; CPU per redemption of
+ * the APIs and of PostgreSQL (every process of the server) over all runs; the mean shares of the runs' time the APIs'
+ * main threads were on a core and waited for one.
  */
-async function apiRuns(url: string, instances: number): Promise<ApiRuns> {
+async function apiRuns(url: string, instances: number) {
   const prefix = `bench-${Date.now()}`;
   const env = { DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false', ...API_ENV };
-  const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
+  const sum = { cpu: 0, postgres: 0, requests: 0, running: 0, waiting: 0 };
   try {
-    for (let i = 0; i < instances; i++) apis.push(await startApi(env));
-    const urls = apis.map((api) => api.url);
-    await withPoolStarts(url, () => http(urls)); // warm-up
-    const cpu = () => apis.reduce((sum, api) => sum + cpuMs(api.child.pid!), 0);
-    const cpuBefore = cpu();
-    const pgBefore = await postgresCpuMs(url);
     const runs = await measured(
-      () => withPoolStarts(url, () => http(urls)),
+      async () => {
+        const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
+        try {
+          for (let i = 0; i < instances; i++) apis.push(await startApi(env));
+          const urls = apis.map((api) => api.url);
+          await withPoolStarts(url, () => http(urls)); // warm-up
+          const cpu = () => apis.reduce((total, api) => total + cpuMs(api.child.pid!), 0);
+          const [cpuBefore, pgBefore] = [cpu(), await postgresCpuMs(url)];
+          const threads = watchThreads(apis.map((api) => api.child.pid!));
+          const result = await withPoolStarts(url, () => http(urls));
+          const thread = threads();
+          sum.cpu += cpu() - cpuBefore;
+          sum.postgres += (await postgresCpuMs(url)) - pgBefore;
+          sum.requests += result.rps * SECONDS;
+          sum.running += thread.running / RUNS;
+          sum.waiting += thread.waiting / RUNS;
+          return result;
+        } finally {
+          for (const api of apis) await api.stop();
+        }
+      },
       (r) => r.rps,
     );
-    const requests = runs.results.reduce((sum, r) => sum + r.rps * SECONDS, 0);
     return {
       spread: runs.spread,
       // The latencies and errors of the median run.
       median: runs.results.find((r) => r.rps === runs.spread.median) ?? runs.results[0],
-      cpuMs: (cpu() - cpuBefore) / requests,
-      postgresCpuMs: ((await postgresCpuMs(url)) - pgBefore) / requests,
+      cpuMs: sum.cpu / sum.requests,
+      postgresCpuMs: sum.postgres / sum.requests,
+      thread: { running: sum.running, waiting: sum.waiting },
     };
   } finally {
-    for (const api of apis) await api.stop();
     execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}:*' | xargs -r redis-cli del > /dev/null`]);
   }
 }
@@ -287,16 +292,13 @@ async function walCounts(url: string): Promise<{ bytes: number; fullPages: numbe
 }
 
 /**
- * The full and the lean schema's pgbench runs, interleaved: RUNS pairs, each the full schema's run then the lean
- * one's right after it, on two databases of the same server. The machine's speed drifts between minutes (other
- * tenants, the server's own checkpoints), by up to 1.5x within one benchmark here; a pair's two runs share the
- * drift, so the ratio is each pair's, and the figure is their median. (Measured minutes apart, full first and lean
- * last, the same schemas gave 0.62 to 0.82 on one day.) Each run starts right after a CHECKPOINT: at these rates the
- * server checkpoints every 15-20 s (max_wal_size), and a page's first change after a checkpoint writes the whole
- * page into the WAL, so where a run fell in that cycle moved its pair by up to ±0.1 (pairs 0.97, 0.78, 0.78 in one
- * run). Both schemas now start each run at the same point of it; the full schema's extra WAL still brings its next
- * checkpoint sooner, a cost of its indexes the figures keep. Each run also starts after a VACUUM (session 22): the
- * development machine's server has no autovacuum, and the runs before it left their dead rows in both schemas.
+ * The full and the lean schema's pgbench runs, interleaved: RUNS pairs, each the full schema's run then the lean one's
+ * right after it, on two databases of the same server. The machine's speed drifts between minutes, by up to 1.5x within
+ * one benchmark here; a pair's two runs share the drift, so the ratio is each pair's and the figure their median. Each
+ * run starts right after a CHECKPOINT (a page's first change after one writes the whole page into the WAL: where a run
+ * fell in the 15-20 s cycle moved its pair by up to ±0.1) and a VACUUM (the development machine's server has no
+ * autovacuum, and the runs before left their dead rows in both schemas). The full schema's extra WAL still brings its
+ * next checkpoint sooner, a cost of its indexes the figures keep.
  */
 async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: SchemaRuns; lean: SchemaRuns }> {
   const runs = { full: { url: fullUrl, prefix: 'PG-' }, lean: { url: leanUrl, prefix: 'LEAN-' } };
@@ -364,13 +366,10 @@ async function measure(url: string, leanUrl: string): Promise<void> {
     await withPoolStarts(warm, () => pgbench(warm, 'WARM-', CODES, Math.min(SECONDS, 10)));
   }
   const schemas = await interleaved(url, leanUrl);
-  const full = spread(schemas.full.tps);
-  const lean = spread(schemas.lean.tps);
+  const [full, lean] = [spread(schemas.full.tps), spread(schemas.lean.tps)];
   const pairs = spread(schemas.full.tps.map((tps, i) => tps / schemas.lean.tps[i]));
-  const fullPages = schemas.full.pages;
-  const leanPages = schemas.lean.pages;
-  const fullCpu = schemas.full.cpu;
-  const leanCpu = schemas.lean.cpu;
+  const [fullPages, leanPages] = [schemas.full.pages, schemas.lean.pages];
+  const [fullCpu, leanCpu] = [schemas.full.cpu, schemas.lean.cpu];
   const tps = full.median;
   const api = await apiRuns(url, INSTANCES);
   const soaked = SOAK_SECONDS > 0 ? await withPoolStarts(url, () => soak(url)) : undefined;
@@ -384,7 +383,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 | pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean)} tps | |
 | \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`}${process.env.BENCH_API_ENV ? `, \`${process.env.BENCH_API_ENV}\`` : ''} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
 
-API / pgbench = **${(api.spread.median / tps).toFixed(2)}**, CPU per redemption: the API **${api.cpuMs.toFixed(2)} ms**, PostgreSQL ${api.postgresCpuMs.toFixed(2)} ms; target ≥ 0.6 at ≤ 0.5 ms. Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). Load generator (wrk, one process per API, ${api.median.loadCpuMs.toFixed(3)} ms of CPU per request; pgbench for the statement), API and PostgreSQL share the same cores.
+API / pgbench = **${(api.spread.median / tps).toFixed(2)}**, CPU per redemption: the API **${api.cpuMs.toFixed(2)} ms**, PostgreSQL ${api.postgresCpuMs.toFixed(2)} ms; target ≥ 0.6 at ≤ 0.5 ms. Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). Load generator (wrk, one process per API, ${api.median.loadCpuMs.toFixed(3)} ms of CPU per request; pgbench for the statement), API and PostgreSQL share the same cores: the API's main thread, which every request and every answer from PostgreSQL and Redis passes, was on a core ${(100 * api.thread.running).toFixed(0)}% of the runs' time and waited for one ${(100 * api.thread.waiting).toFixed(0)}% (\`/proc/<pid>/schedstat\`).
 
 Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`: without the CPU of the load generator, which shares the cores): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). WAL per redemption (\`pg_stat_wal\`; each run starts right after a CHECKPOINT): full schema **${(schemas.full.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.full.wal.fullPages.toFixed(2)} full-page images, lean schema **${(schemas.lean.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.lean.wal.fullPages.toFixed(2)} (ratio ${(schemas.lean.wal.bytes / Math.max(schemas.full.wal.bytes, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
     soaked

@@ -19,8 +19,6 @@ import {
   adminToken,
   formatSpread,
   machine,
-  peakRssMb,
-  resetPeakRss,
   RUNS,
   spread,
   startApi,
@@ -29,6 +27,7 @@ import {
   withDatabase,
   writeResult,
 } from './lib';
+import { peakRssMb, resetPeakRss } from './proc';
 
 const CODES = Number(process.env.BENCH_UPLOAD_CODES ?? 1_000_000);
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
