@@ -76,20 +76,23 @@ const WRITE_CALLS = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeL
 
 /** The parts of a redemption request: a sample counts for the first one, from the sampled function outwards. */
 const PARTS: Array<[string, RegExp]> = [
-  ['validation', /class-validator|class-transformer|\/validator\/|validation\.pipe|common\/validation|input-text/],
+  [
+    'validation (class-validator, class-transformer, the pipe)',
+    /class-validator|class-transformer|\/validator\/|validation\.pipe|common\/validation|input-text/,
+  ],
   ['the e-mail job (Bull, ioredis)', /\/bull\/|ioredis|bull-job-queue|lodash/],
   [
-    'the statement (pg, the pipeline)',
+    'the statement (node-postgres, the pipeline)',
     /\/pg\/|pg-protocol|statement-pipeline|redemption\.repository|redeem\.statement/,
   ],
-  ['the body', /body-parser|raw-body|iconv-lite|type-is|content-type/],
+  ['the body (body-parser, raw-body)', /body-parser|raw-body|iconv-lite|type-is|content-type/],
   [
     'metrics, request log, headers',
     /prom-client|metrics|request-log|pino|security-headers|helmet|blocked-ip|compression/,
   ],
   ['events, real time, webhooks', /\/events\/|eventemitter2|realtime|webhook|socket\.io|engine\.io/],
   [
-    'the rules (service, geo, token)',
+    "the product's rules (service, geo, token)",
     /redemption\.service|geoip|geo\.service|random-token|clock|pool-checks|code-guessing|redeem-rate-limit|attempt-store/,
   ],
   ['Nest, Express, router', /@nestjs|express|\/router\/|path-to-regexp|finalhandler/],
@@ -152,7 +155,7 @@ export function summarize(profile: CpuProfile, opts: { all: boolean; window: str
     add(tables.function, functionOf(top), us, 0);
     add(tables.file, fileOf(top.url), us, 0);
     add(tables.package, packageOf(top.url), us, 0);
-    add(parts, partOf(stack), us, us);
+    add(parts, partOf(stack), us, 0);
     const seen = { function: new Set<string>(), file: new Set<string>(), package: new Set<string>() };
     for (const node of stack) {
       const keys = {
