@@ -90,7 +90,7 @@ export interface ThreadTimes {
  * but waiting for one, in ns). Node.js runs all JavaScript on the main thread: every request and every answer from
  * PostgreSQL or Redis passes through it, so the time it waits for a core is time they all wait.
  */
-export function threadMs(pid: number): ThreadTimes {
+function threadMs(pid: number): ThreadTimes {
   const [running, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
   return { running: running / 1e6, waiting: waiting / 1e6 };
 }

@@ -73,6 +73,7 @@ function functionOf(frame: CallFrame): string {
  * (docs/benchmarks.md "Issue 26, session 26": 28% of the samples, while the kernel's time was 9% of the process's).
  */
 const WRITE_CALLS = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']);
+const WRITES_PART = 'the write calls (waiting, mostly)';
 
 /** The parts of a redemption request: a sample counts for the first one, from the sampled function outwards. */
 const PARTS: Array<[string, RegExp]> = [
@@ -100,7 +101,7 @@ const PARTS: Array<[string, RegExp]> = [
 
 function partOf(stack: ProfileNode[]): string {
   const top = stack[0].callFrame.functionName;
-  if (WRITE_CALLS.has(top)) return 'the write calls (waiting, mostly)';
+  if (WRITE_CALLS.has(top)) return WRITES_PART;
   if (top.startsWith('(')) return top;
   for (const node of stack) for (const [part, files] of PARTS) if (files.test(node.callFrame.url)) return part;
   return 'Node.js (http, net, streams, timers)';
@@ -131,7 +132,7 @@ export function summarize(profile: CpuProfile, opts: { all: boolean; window: str
     while (!inWindow(profile.samples[to])) to--;
   }
   const tables = { function: new Map<string, Row>(), file: new Map<string, Row>(), package: new Map<string, Row>() };
-  const parts = new Map<string, Row>();
+  const parts = new Map<string, number>();
   let busy = 0;
   let idle = 0;
   let wall = 0;
@@ -155,7 +156,8 @@ export function summarize(profile: CpuProfile, opts: { all: boolean; window: str
     add(tables.function, functionOf(top), us, 0);
     add(tables.file, fileOf(top.url), us, 0);
     add(tables.package, packageOf(top.url), us, 0);
-    add(parts, partOf(stack), us, 0);
+    const part = partOf(stack);
+    parts.set(part, (parts.get(part) ?? 0) + us);
     const seen = { function: new Set<string>(), file: new Set<string>(), package: new Set<string>() };
     for (const node of stack) {
       const keys = {
@@ -192,14 +194,14 @@ function main(): void {
       `window ${ms(wall)} ms: busy ${ms(busy)} ms, idle ${ms(idle)} ms` +
         (requests ? `; ${(busy / 1000 / requests).toFixed(3)} ms busy per request over ${requests} requests` : ''),
     );
-    const writes = parts.get('the write calls (waiting, mostly)')?.self ?? 0;
+    const writes = parts.get(WRITES_PART) ?? 0;
     console.log(
       '\n## by part of the request (busy time; and without the write calls)\n| busy | without writes | part |',
     );
     console.log('|---:|---:|---|');
-    for (const [part, row] of [...parts.entries()].sort((a, b) => b[1].self - a[1].self)) {
-      const without = part.startsWith('the write') ? '' : `${((100 * row.self) / (busy - writes)).toFixed(1)}%`;
-      console.log(`| ${pct(row.self)} | ${without} | ${part} |`);
+    for (const [part, us] of [...parts.entries()].sort((a, b) => b[1] - a[1])) {
+      const without = part === WRITES_PART ? '' : `${((100 * us) / (busy - writes)).toFixed(1)}%`;
+      console.log(`| ${pct(us)} | ${without} | ${part} |`);
     }
     for (const [kind, table] of Object.entries(tables)) {
       for (const order of ['self', 'total'] as const) {
