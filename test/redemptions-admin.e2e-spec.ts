@@ -341,11 +341,11 @@ describe('Admin redemption actions', () => {
       const runs = await Promise.all([1, 2, 3].map(() => t.http().post('/api/admin/fix-pending-emails').set(auth)));
       expect(runs.reduce((sum, res) => sum + res.body.assignedCount, 0)).toBe(3);
       // Each run queues the pending e-mails it finds unclaimed after its own assignments: runs that overlap may
-      // each queue the same one, so no single total exists. What holds: no run finds more than the 3, and every
-      // assigned redemption's e-mail was found by at least one run (the e-mail job's claim makes the rest no-ops).
+      // each queue the same one, and the workers' relay (new redemptions' e-mails) may have queued and claimed one
+      // first, so no single total exists. What holds: no run finds more than the 3, and each e-mail goes out once
+      // (the e-mail job's claim makes the rest no-ops).
       const queued = runs.map((res) => res.body.fixedCount as number);
       expect(Math.max(...queued)).toBeLessThanOrEqual(3);
-      expect(queued.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(3);
       await eventually(
         async () => (await Promise.all(manual.map((r) => emailStatus(t, r.id)))).every((s) => s === 'sent'),
         15_000,

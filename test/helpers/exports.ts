@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { Clock } from '../../backend/src/common/clock';
 import { startTestApp } from './app';
-import { NO_MAIL_SWEEP_ENV } from './processes';
+import { NO_MAIL_OUTBOX_ENV } from './processes';
 import { bearer, tokenFor } from './auth';
 import { randomHex } from './seed';
 
@@ -37,9 +37,9 @@ export const newTag = () => `exp${randomHex(4)}`;
  * date; `jest.restoreAllMocks()` restarts it), and `exportedFlags`: [code, exported, has exported_at] per code.
  */
 export async function startExportApp() {
-  // Redemptions the tests store as `pending` stay pending: the test app's sweep (every 500 ms, for e-mails pending over
-  // a second) would otherwise send them, and an export read after it (a slow run) would show them `sent`.
-  const t = await startTestApp(NO_MAIL_SWEEP_ENV);
+  // Redemptions the tests store as `pending` stay pending: the test app's relay (every 200 ms) and sweep (every 500 ms,
+  // for e-mails pending over a second) would otherwise send them, and an export read after it would show them `sent`.
+  const t = await startTestApp(NO_MAIL_OUTBOX_ENV);
   const auth = bearer(await tokenFor(t, 'admin'));
   jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2026-03-05T10:00:00Z'));
   const exportedFlags = async (codes: string[]): Promise<Array<[string, boolean, boolean]>> =>

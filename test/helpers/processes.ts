@@ -12,10 +12,14 @@ export const BUILT_MAIN = MAIN;
 export const BUILT_CLI = join(ROOT, 'dist', 'backend', 'src', 'cli.js');
 
 /**
- * Settings for an app whose mail sweep never picks up a stored redemption's pending e-mail (it takes rows pending
- * for over ten years): for data a test or benchmark writes straight into the tables and wants left as it is.
+ * Settings for an app that never sends a stored redemption's pending e-mail: its sweep takes rows pending for over ten
+ * years, and its relay (new redemptions' e-mails) first reads a day after the start. For data a test or benchmark
+ * writes straight into the tables and wants left as it is.
  */
-export const NO_MAIL_SWEEP_ENV = { MAIL_SWEEP_AFTER_MS: String(10 * 365 * 86_400_000) };
+export const NO_MAIL_OUTBOX_ENV = {
+  MAIL_SWEEP_AFTER_MS: String(10 * 365 * 86_400_000),
+  MAIL_RELAY_INTERVAL_MS: String(86_400_000),
+};
 
 /** The built API (`dist/`), compiled when missing or older than backend/src, as `npm start` does (test/global-setup.ts). */
 export function buildBackendIfStale(): void {

@@ -92,6 +92,8 @@ export interface AppConfig {
   mailBackoffMs: number;
   /** How often pending e-mails whose job was lost are re-queued. */
   mailSweepIntervalMs: number;
+  /** How often each worker reads new redemptions' order e-mails and queues them (`OrderMailRelay`). */
+  mailRelayIntervalMs: number;
   /** A pending e-mail older than this with no live job is picked up by the sweep. */
   mailSweepAfterMs: number;
   /** How long one worker holds the claim on a redemption's e-mail while it sends it (seconds). */
@@ -304,6 +306,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailBackoffMs: int(env, 'MAIL_BACKOFF_MS', 30_000, 1),
     mailSweepIntervalMs: int(env, 'MAIL_SWEEP_INTERVAL_MS', 60_000, 100),
     mailSweepAfterMs: int(env, 'MAIL_SWEEP_AFTER_MS', 120_000, 0),
+    mailRelayIntervalMs: int(env, 'MAIL_RELAY_INTERVAL_MS', 200, 10, 86_400_000),
     mailClaimSeconds: int(env, 'MAIL_CLAIM_SECONDS', 300, 1),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1),
     emailLogRetentionDays: int(env, 'EMAIL_LOG_RETENTION_DAYS', 730, 1),

@@ -4,6 +4,7 @@ import Bull, { Job, JobOptions, Queue, QueueOptions } from 'bull';
 import { JobKey, JobSchedule } from './job';
 import { AddOptions, JobQueue } from './job-queue';
 import { JobRegistry } from './job-registry';
+import { PollRunner } from './poll-runner';
 import { Batcher } from '../../common/utils/batcher';
 
 /** A job as Bull's `addBulk` takes it. */
@@ -34,6 +35,8 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   private readonly adders = new Map<string, Batcher<GatheredJob, void>>();
   /** Adds not yet answered by Redis (`pending` and shutdown wait for them). */
   private readonly adding = new Set<Promise<void>>();
+  /** The polls (`JobPoll`), in a process that runs jobs. */
+  private polls?: PollRunner;
 
   constructor(
     private readonly registry: JobRegistry,
@@ -108,6 +111,10 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
           .catch(() => undefined);
       }
     }
+    if (this.processJobs) {
+      this.polls = new PollRunner(this.registry.polls());
+      this.polls.start();
+    }
     this.declareSchedules();
     // A Redis that comes back empty (restarted without persistence, a fresh replica after a failover) has
     // forgotten the repeatable jobs, and without the sweeps a pending e-mail whose job was lost with it would
@@ -124,6 +131,8 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // A poll under way may still add jobs.
+    await this.polls?.stop();
     await Promise.all([...this.adding]);
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
   }

@@ -2,13 +2,14 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { JobKey, RegisteredJob } from './job';
 import { AddOptions, JobQueue } from './job-queue';
 import { JobRegistry } from './job-registry';
+import { PollRunner } from './poll-runner';
 
 /**
  * Runs the registered jobs inside this process when no Redis is configured (the forked embedded worker, tests,
  * EMBEDDED_WORKER=false): the same handlers, attempts and exponential backoff as Bull, one live job per job id.
  * Jobs waiting for a retry are lost on shutdown; their owners' sweeps find them again on the next start because
  * their rows are still pending. Schedules run once at start too, so a process restarted more often than a
- * schedule's interval still runs it.
+ * schedule's interval still runs it. The polls (`JobPoll`) run here too.
  */
 @Injectable()
 export class InProcessJobQueue extends JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -21,6 +22,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationBootstra
   /** Job ids of the live jobs that have one. */
   private readonly ids = new Set<string>();
   private stopped = false;
+  private polls?: PollRunner;
 
   constructor(private readonly registry: JobRegistry) {
     super();
@@ -52,10 +54,13 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationBootstra
       // Picks up what a previous run left (sweeps), and runs what is due however often the process restarts.
       this.schedule(0, run);
     }
+    this.polls = new PollRunner(this.registry.polls());
+    this.polls.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    await this.polls?.stop();
     for (const timer of this.intervals) clearInterval(timer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JobDefinition, JobKey, JobRun, JobSchedule, MAINTENANCE_QUEUE, RegisteredJob } from './job';
+import { JobDefinition, JobKey, JobPoll, JobRun, JobSchedule, MAINTENANCE_QUEUE, RegisteredJob } from './job';
 
 /**
  * The jobs the features declared. A feature registers its jobs (and their schedules) from its module's providers on
@@ -11,6 +11,7 @@ export class JobRegistry {
   private readonly jobs = new Map<string, RegisteredJob>();
   private readonly limits = new Map<string, number>();
   private readonly scheduled: JobSchedule[] = [];
+  private readonly polled: JobPoll[] = [];
 
   register<P>(key: JobKey<P>, definition: JobDefinition<P>): void {
     if (this.jobs.has(key.name)) throw new Error(`Job ${key.name} is registered twice`);
@@ -29,6 +30,11 @@ export class JobRegistry {
   /** Runs a registered job with `payload` every `every` ms. */
   schedule<P>(key: JobKey<P>, every: number, payload: P & object): void {
     this.scheduled.push({ name: key.name, every, payload });
+  }
+
+  /** Runs `poll.run` in every process that runs jobs, `poll.every` ms after each run ended (`JobPoll`). */
+  poll(poll: JobPoll): void {
+    this.polled.push(poll);
   }
 
   /** At most `concurrency` jobs of the queue at once, whatever its jobs declare. */
@@ -59,5 +65,9 @@ export class JobRegistry {
 
   schedules(): readonly JobSchedule[] {
     return this.scheduled;
+  }
+
+  polls(): readonly JobPoll[] {
+    return this.polled;
   }
 }

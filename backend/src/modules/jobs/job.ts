@@ -53,6 +53,17 @@ export interface RegisteredJob {
   handle(payload: unknown, run: JobRun): Promise<unknown>;
 }
 
+/**
+ * Work every process that runs jobs does for itself, `every` ms after its previous run ended (never two at once), not
+ * a job on a queue: reading an outbox for rows that need a job, so that their writers queue nothing
+ * (`JobRegistry.poll`). Each such process runs its own; what they add twice is one job (`jobId`).
+ */
+export interface JobPoll {
+  name: string;
+  every: number;
+  run(): Promise<unknown>;
+}
+
 /** Repeating work: every `every` ms (Bull repeatable job; in-process, also once at start). */
 export interface JobSchedule {
   name: string;

@@ -5,12 +5,13 @@ import { JobQueue } from '../jobs/job-queue';
 import { JobRegistry } from '../jobs/job-registry';
 import { RetentionRegistry } from '../retention/retention.registry';
 import { EmailLogRepository } from './email-log.repository';
+import { OrderMailRelay } from './order-mail-relay';
 import { MAIL_QUEUE, mailJobPolicy, REDEMPTION_MAIL, redemptionMailJobId, SWEEP_PENDING_MAIL } from './mail.jobs';
 import { RedemptionMailService } from './redemption-mail.service';
 
 /**
  * The order e-mail's jobs: one send per redemption (one live job per redemption; a finished job is removed, so a
- * resend can queue again), the sweep that re-queues pending e-mails whose job was lost (Redis down, a dead worker),
+ * resend can queue again), queued by the relay that reads new redemptions' e-mails (`OrderMailRelay`), the sweep that re-queues pending e-mails whose job was lost (Redis down, a dead worker),
  * and the mail queue's limit. E-mail logs are kept EMAIL_LOG_RETENTION_DAYS (the retention run).
  */
 @Injectable()
@@ -22,6 +23,7 @@ export class RedemptionMailJob implements OnModuleInit {
     private readonly queue: JobQueue,
     private readonly mail: RedemptionMailService,
     private readonly emailLogs: EmailLogRepository,
+    private readonly relay: OrderMailRelay,
     private readonly retention: RetentionRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -36,6 +38,7 @@ export class RedemptionMailJob implements OnModuleInit {
     });
     this.jobs.register(SWEEP_PENDING_MAIL, { handle: () => this.sweep() });
     this.jobs.schedule(SWEEP_PENDING_MAIL, this.config.mailSweepIntervalMs, {});
+    this.jobs.poll({ name: 'relay-order-mail', every: this.config.mailRelayIntervalMs, run: () => this.relayNew() });
     this.retention.deletes('emailLogs', (batch) =>
       this.emailLogs.deleteOlderThan(this.config.emailLogRetentionDays, batch),
     );
@@ -43,6 +46,11 @@ export class RedemptionMailJob implements OnModuleInit {
 
   send(redemptionId: string, run: JobRun) {
     return this.mail.deliver(redemptionId, run.attempt, run.attempts);
+  }
+
+  /** New redemptions' order e-mails queued (`OrderMailRelay`): how many. */
+  relayNew(): Promise<number> {
+    return this.relay.run();
   }
 
   /** Order e-mails pending with no live job (lost with Redis, a dead worker): queued again. */

@@ -150,6 +150,32 @@ export class RedemptionMailOutboxRepository {
   });
 
   /**
+   * The order e-mails no job has tried yet (pending, never claimed, not waiting for a key, not erased), redeemed after
+   * `after` (null: any) and within the last `withinMs`, oldest first, at most `limit`: the outbox the relay reads
+   * (`OrderMailRelay`). Read from idx_redemptions_status_list (exported, email_status, redeemed_at DESC, id), one range
+   * per `exported` value: an e-mail sent (or tried) leaves the range or fails the filter, so it holds what is queued
+   * and not yet claimed. A named statement: it runs several times a second in every worker.
+   */
+  async findUnqueued(
+    after: Date | null,
+    withinMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; redeemed_at: Date }>> {
+    const range = (exported: boolean) =>
+      `(SELECT id, redeemed_at FROM redemptions
+         WHERE exported = ${exported} AND email_status = 'pending'
+           AND redeemed_at > greatest($1::timestamptz, now() - make_interval(secs => $2))
+           AND email_attempts = 0 AND NOT awaiting_license AND erased_at IS NULL
+         ORDER BY redeemed_at LIMIT $3)`;
+    const { rows } = await this.database.pool.query<{ id: string; redeemed_at: Date }>({
+      name: 'mail-unqueued',
+      text: `SELECT id, redeemed_at FROM (${range(false)} UNION ALL ${range(true)}) due ORDER BY redeemed_at LIMIT $3`,
+      values: [after, withinMs / 1000, limit],
+    });
+    return rows;
+  }
+
+  /**
    * Pending e-mails with no live claim whose last attempt is older than `olderThanMs`, oldest first. They are read
    * from idx_redemptions_status_list (exported, email_status, redeemed_at DESC, id), one range per `exported` value,
    * each in order, merged, and each ending at the e-mails redeemed within `olderThanMs`: an attempt comes after its

@@ -120,8 +120,13 @@ export class RedemptionService {
     let manual = rows[0].awaiting_license;
     // No key after the product's pool start, or only held ones: the pool again from its beginning, waiting for held
     // keys (docs/architecture.md "The pool's start", "Keys under contention").
-    if (manual) manual = !(await this.pool.assignFromPool(id));
-    if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
+    // The order e-mail of a key assigned by the statement is queued by the workers' relay, which reads new
+    // redemptions' pending e-mails (docs/architecture.md "E-mail (outbox)"); one assigned by a second statement here
+    // is queued here: its `redeemed_at` is older than its commit.
+    if (manual) {
+      manual = !(await this.pool.assignFromPool(id));
+      if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
+    }
     // A key left the pool (or none was left): the pool forecast's alert check, throttled per product.
     if (rows[0].is_license_managed) this.poolChecks.notePoolUse(rows[0].product_id);
     // Committed (one statement): the consoles (throttled) and the webhook outbox (nothing when no endpoint listens).
