@@ -29,7 +29,10 @@ function controlledPoll(every: number) {
 
 describe('PollRunner', () => {
   beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
   it('runs a poll `every` ms after the start, then `every` ms after each run ended, never two at once', async () => {
     const p = controlledPoll(200);
@@ -69,7 +72,6 @@ describe('PollRunner', () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(log.mock.calls).toEqual([['test-poll: running again']]);
     await runner.stop();
-    jest.restoreAllMocks();
   });
 
   it('stop waits for the run under way and starts none after it', async () => {
