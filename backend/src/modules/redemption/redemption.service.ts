@@ -120,9 +120,9 @@ export class RedemptionService {
     let manual = rows[0].awaiting_license;
     // No key after the product's pool start, or only held ones: the pool again from its beginning, waiting for held
     // keys (docs/architecture.md "The pool's start", "Keys under contention").
-    // The order e-mail of a key assigned by the statement is queued by the workers' relay, which reads new
-    // redemptions' pending e-mails (docs/architecture.md "E-mail (outbox)"); one assigned by a second statement here
-    // is queued here: its `redeemed_at` is older than its commit.
+    // The order e-mail is queued by the workers' relay, which reads new redemptions' pending e-mails
+    // (docs/architecture.md "E-mail (outbox)"); one whose key a second statement here assigned is queued here: its
+    // `redeemed_at` is older than that statement's commit.
     if (manual) {
       manual = !(await this.pool.assignFromPool(id));
       if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
