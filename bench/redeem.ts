@@ -219,6 +219,7 @@ async function http(urls: string[]): Promise<WrkResult> {
   const rps = runs.reduce((sum, r) => sum + r.rps, 0);
   return {
     rps,
+    ok: runs.reduce((sum, r) => sum + r.ok, 0),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     p50: Math.max(...runs.map((r) => r.p50)),
     p99: Math.max(...runs.map((r) => r.p99)),

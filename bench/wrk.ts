@@ -7,6 +7,8 @@ const execFile = promisify(execFileCb);
 /** What one wrk run measured: redemptions answered 2xx per second, the other answers, latency, the last code sent. */
 export interface WrkResult {
   rps: number;
+  /** Redemptions answered 2xx. */
+  ok: number;
   /** Answers other than 2xx, and requests that got no answer (connect, read, write errors and timeouts). */
   errors: number;
   p50: number;
@@ -64,6 +66,7 @@ export async function wrkRedeem(
   const ok = r.requests - r.status;
   return {
     rps: ok / (r.durationUs / 1e6),
+    ok,
     errors: failed,
     p50: r.p50Us / 1000,
     p99: r.p99Us / 1000,
