@@ -1,4 +1,8 @@
-import type { FieldError } from './validation';
+/** A field and its message, as a 400 answer's `errors` lists them (docs/product.md §9.1). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 /** `String.prototype.isWellFormed` (ES2024, V8's own scan: no unpaired surrogate); the project's lib is ES2022. */
 const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;

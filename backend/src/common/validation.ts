@@ -1,10 +1,5 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
-import { invalidTextFields } from './input-text';
-
-export interface FieldError {
-  field: string;
-  message: string;
-}
+import { type FieldError, invalidTextFields } from './input-text';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
