@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { Clock } from '../backend/src/common/clock';
-import { AttemptStore } from '../backend/src/modules/redemption/attempt-store';
+import { AttemptStore } from '../backend/src/modules/attempts/attempt-store';
 import { startTestApp, TestApp } from './helpers/app';
 import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody } from './helpers/factories';
 import { expectNothingPartial } from './helpers/failures';

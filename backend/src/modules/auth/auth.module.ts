@@ -18,7 +18,7 @@ import { CustomerTokenService } from './customer-token.service';
 import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
 import { TwoFactorService } from './two-factor.service';
-import { attemptStoreProvider } from '../redemption/attempt-store';
+import { AttemptsModule } from '../attempts/attempts.module';
 import { ApiTokenRepository } from './api-tokens/api-token.repository';
 import { ApiTokenService } from './api-tokens/api-token.service';
 import { ApiTokensController } from './api-tokens/api-tokens.controller';
@@ -37,6 +37,8 @@ import { LoginFailures } from './login-failures';
  */
 @Module({
   imports: [
+    // API tokens' rate limit counts in the store every instance shares (Redis with REDIS_URL).
+    AttemptsModule,
     // The secret is JWT_SECRET as a KeyObject made once: given a string, jsonwebtoken builds one on every call, first
     // trying it as a public key and catching the failure (~0.8 ms of CPU per signed-in request in a profile). The
     // algorithm (HS256) is pinned on every sign and verify call.
@@ -64,8 +66,6 @@ import { LoginFailures } from './login-failures';
     OidcService,
     ApiTokenRepository,
     ApiTokenService,
-    // API tokens' rate limit counts in the store every instance shares (Redis with REDIS_URL).
-    attemptStoreProvider,
     CustomerTokenService,
     AuthRetention,
     { provide: APP_GUARD, useClass: AuthGuard },

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttemptsModule } from '../attempts/attempts.module';
 import { AuthModule } from '../auth/auth.module';
 import { HistoryModule } from '../history/history.module';
 import { MailModule } from '../mail/mail.module';
@@ -17,7 +18,8 @@ import { PrivacyRequestsController } from './privacy-requests.controller';
  * `customer_access_links`; reads and erases through the owners of the other tables.
  */
 @Module({
-  imports: [AuthModule, HistoryModule, MailModule, RedemptionModule, WebhookModule],
+  // AttemptsModule: the redemption module's guard on the public routes counts in the shared store.
+  imports: [AttemptsModule, AuthModule, HistoryModule, MailModule, RedemptionModule, WebhookModule],
   controllers: [CustomerCentreController, PrivacyRequestsController],
   providers: [AccessLinkRepository, AccessLinkService, CustomerCentreService, ErasureService, AccessLinkJob],
 })

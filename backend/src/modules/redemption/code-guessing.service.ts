@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { BlockedIpService, GUESS_BLOCK_REASON } from '../auth/blocked-ip.service';
-import { AttemptStore } from './attempt-store';
+import { AttemptStore } from '../attempts/attempt-store';
 import { DomainEvents } from '../../events/domain-events.service';
 
 /**

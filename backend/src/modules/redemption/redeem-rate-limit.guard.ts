@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { Clock } from '../../common/clock';
 import { addressGroup, clientIp } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { AttemptStore } from './attempt-store';
+import { AttemptStore } from '../attempts/attempt-store';
 import { REDEEM_MESSAGES } from './redemption.errors';
 
 /**

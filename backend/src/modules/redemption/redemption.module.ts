@@ -17,15 +17,14 @@ import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
 import { RefundService } from './refund.service';
 import { RedemptionRetention } from './redemption.retention';
-import { attemptStoreProvider } from './attempt-store';
+import { AttemptsModule } from '../attempts/attempts.module';
 import { CodeGuessingService } from './code-guessing.service';
 import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
 import { OrderEmailResendService } from './order-email-resend.service';
 import { CustomerDataRepository } from './customer-data.repository';
-import { AttemptStore } from './attempt-store';
 
 @Module({
-  imports: [GeoModule, LicenseModule, AuthModule, WebhookModule, PoolChecksModule],
+  imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule, WebhookModule, PoolChecksModule],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,
@@ -37,7 +36,6 @@ import { AttemptStore } from './attempt-store';
     RedemptionListService,
     RedemptionAdminService,
     PoolAssignmentService,
-    attemptStoreProvider,
     CodeGuessingService,
     RedeemRateLimitGuard,
     OrderEmailResendService,
@@ -51,7 +49,6 @@ import { AttemptStore } from './attempt-store';
     OrderEmailResendService,
     CodeGuessingService,
     RedeemRateLimitGuard,
-    AttemptStore,
     RedemptionRepository,
     RedemptionMailOutboxRepository,
     RedemptionRetentionRepository,

@@ -1,8 +1,7 @@
 import { StringDecoder } from 'string_decoder';
 import { Transform, TransformCallback } from 'stream';
-import { VOUCHER_CODE_PATTERN } from '../redemption/dto/redeem-voucher.dto';
+import { MAX_CODE_LENGTH, VOUCHER_CODE_PATTERN } from './voucher-code';
 
-export const MAX_CODE_LENGTH = 100;
 /** A line longer than this cannot be a code; it is counted invalid without keeping it whole in memory. */
 const MAX_LINE_LENGTH = 10_000;
 const INVALID_SAMPLE_COUNT = 10;

@@ -5,7 +5,7 @@ import { AuthUser } from '../../../common/decorators/current-user.decorator';
 import { Permission, permissionsOf } from '../../../common/permissions';
 import { RequestMeta } from '../../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
-import { AttemptStore } from '../../redemption/attempt-store';
+import { AttemptStore } from '../../attempts/attempt-store';
 import { API_TOKEN_MESSAGES, CreateApiTokenDto } from './api-token.dto';
 import { ApiTokenRepository } from './api-token.repository';
 import { DomainEvents } from '../../../events/domain-events.service';

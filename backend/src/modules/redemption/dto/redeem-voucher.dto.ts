@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Equals, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { MAX_CODE_LENGTH, VOUCHER_CODE_PATTERN } from '../../voucher/voucher-code';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const trimUpper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value);
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
-export const VOUCHER_CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
 const NAME_PATTERN = /^[\p{L}\p{M}\s'-]+$/u;
 const PHONE_PATTERN = /^\+?[1-9][\d\s\-().]{7,15}$/;
 
@@ -16,10 +16,10 @@ const PHONE_PATTERN = /^\+?[1-9][\d\s\-().]{7,15}$/;
  * Properties are checked in declaration order; the first failing one gives the response message.
  */
 export class RedeemVoucherDto {
-  @ApiProperty({ example: 'ABCD-1234-EFGH', maxLength: 100 })
+  @ApiProperty({ example: 'ABCD-1234-EFGH', maxLength: MAX_CODE_LENGTH })
   @Transform(trimUpper)
   @Matches(VOUCHER_CODE_PATTERN, { message: 'Invalid voucher code format' })
-  @MaxLength(100, { message: 'Voucher code too long' })
+  @MaxLength(MAX_CODE_LENGTH, { message: 'Voucher code too long' })
   @IsNotEmpty({ message: 'Voucher code is required' })
   @IsString({ message: 'Voucher code is required' })
   voucherCode: string;
