@@ -1,6 +1,7 @@
 import { InProcessJobQueue } from '../../backend/src/modules/jobs/in-process-job-queue';
 import { JobRegistry } from '../../backend/src/modules/jobs/job-registry';
-import { MAIL_QUEUE, REDEMPTION_MAIL, redemptionMailJobId } from '../../backend/src/modules/mail/mail.jobs';
+import { MAIL_QUEUE } from '../../backend/src/modules/mail/mail.jobs';
+import { REDEMPTION_MAIL, redemptionMailJobId } from '../../backend/src/modules/redemption/order-mail';
 import { OrderMailRelay, RELAY_OVERLAP_MS } from '../../backend/src/modules/mail/order-mail-relay';
 import { RedemptionMailOutboxRepository } from '../../backend/src/modules/redemption/redemption-mail-outbox.repository';
 import { productId, PRODUCTS } from '../helpers/factories';

@@ -3,12 +3,6 @@ import { defineJob } from '../jobs/job';
 /** The e-mail queue: order e-mails, pool alerts and sign-in links share its MAIL_CONCURRENCY SMTP connections. */
 export const MAIL_QUEUE = 'mail';
 
-/** Payload `{redemptionId}`: the worker reloads everything else from the database. */
-export const REDEMPTION_MAIL = defineJob<{ redemptionId: string }>('send-redemption-mail');
-
-/** One live order e-mail job per redemption: a second add while one waits is the same job. */
-export const redemptionMailJobId = ({ redemptionId }: { redemptionId: string }) => `mail:${redemptionId}`;
-
 /** Re-queues pending order e-mails whose job was lost. */
 export const SWEEP_PENDING_MAIL = defineJob<object>('sweep-pending-mail');
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobQueue } from '../jobs/job-queue';
 import { RedemptionMailOutboxRepository } from '../redemption/redemption-mail-outbox.repository';
-import { REDEMPTION_MAIL } from './mail.jobs';
+import { REDEMPTION_MAIL } from '../redemption/order-mail';
 
 /** E-mails redeemed longer ago than this that no job has tried are left to the sweep (no worker ran that long). */
 export const RELAY_WINDOW_MS = 10 * 60_000;

@@ -6,7 +6,8 @@ import { JobRegistry } from '../jobs/job-registry';
 import { RetentionRegistry } from '../retention/retention.registry';
 import { EmailLogRepository } from './email-log.repository';
 import { OrderMailRelay } from './order-mail-relay';
-import { MAIL_QUEUE, mailJobPolicy, REDEMPTION_MAIL, redemptionMailJobId, SWEEP_PENDING_MAIL } from './mail.jobs';
+import { REDEMPTION_MAIL, redemptionMailJobId } from '../redemption/order-mail';
+import { MAIL_QUEUE, mailJobPolicy, SWEEP_PENDING_MAIL } from './mail.jobs';
 import { RedemptionMailService } from './redemption-mail.service';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { JobQueue } from '../jobs/job-queue';
-import { REDEMPTION_MAIL } from '../mail/mail.jobs';
+import { REDEMPTION_MAIL } from './order-mail';
 import { AttemptStore } from '../attempts/attempt-store';
 import { CodeGuessingService } from './code-guessing.service';
 import { ResendOrderEmailDto } from './dto/resend-order-email.dto';

@@ -4,7 +4,7 @@ import { DatabaseService } from '../../database/database.service';
 import { JobQueue } from '../jobs/job-queue';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { LicenseRepository } from '../license/license.repository';
-import { REDEMPTION_MAIL } from '../mail/mail.jobs';
+import { REDEMPTION_MAIL } from './order-mail';
 import { PoolChecks } from '../pool/pool-checks';
 import { AssignLicenseDto, BulkAssignLicenseDto } from './dto/redemption-admin.dto';
 import { PoolAssignmentService } from './pool-assignment.service';

@@ -13,7 +13,7 @@ import { AppMetrics, RedemptionOutcome } from '../../common/metrics';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
-import { REDEMPTION_MAIL } from '../mail/mail.jobs';
+import { REDEMPTION_MAIL } from './order-mail';
 import { PoolChecks } from '../pool/pool-checks';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { CodeGuessingService } from './code-guessing.service';
