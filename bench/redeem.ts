@@ -1,11 +1,12 @@
 /**
  * Redemption throughput: POST /api/redeem-voucher end to end (HTTP, validation, geo lookup, the one redemption
  * statement; the e-mail is queued by the workers' relay, not by the request) against the same SQL statement run by
- * pgbench on the same PostgreSQL, each with the pool starts moved every second beside it (`withPoolStarts`). Targets: the API reaches at least 0.6 of
- * pgbench's transactions per second (issue 26; 0.55 before it); pgbench on the full schema (every index; the statement
- * keeps its counters itself, there are no counter triggers since issue 26) reaches at least 0.8 of pgbench on a schema
- * with only the indexes a redemption needs (primary keys, unique constraints, the pool index; user triggers disabled),
- * a second database of the same server, each lean run right after a full one (`interleaved`).
+ * pgbench on the same PostgreSQL, each with the pool starts moved every second beside it (`withPoolStarts`).
+ * Targets: the API reaches at least 0.6 of pgbench's transactions per second (issue 26; 0.55 before it); pgbench on
+ * the full schema (every index; the statement keeps its counters itself, there are no counter triggers since issue
+ * 26) reaches at least 0.8 of pgbench on a schema with only the indexes a redemption needs (primary keys, unique
+ * constraints, the pool index; user triggers disabled), a second database of the same server, each lean run right
+ * after a full one (`interleaved`).
  *
  *   npm run bench -- redeem   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_REDEEM_CODES, BENCH_API_INSTANCES, BENCH_API_ENV)
  *
@@ -232,9 +233,9 @@ async function http(urls: string[]): Promise<WrkResult> {
  * RUNS measured runs, each on `instances` new API processes on the full schema (workers off, as a scaled-out
  * deployment's APIs: they queue nothing, the workers' relay queues the e-mails) after a warm-up run of their own: one
  * process kept its own CPU figure run after run, up to 1.4 times another's of the same build (`api-cpu`,
- * docs/benchmarks.md "Issue 26, session 26"), so each run's figures are a new process's. Answers req/s over the runs and the median run; CPU per redemption of
- * the APIs and of PostgreSQL (every process of the server) over all runs; the mean shares of the runs' time the APIs'
- * main threads were on a core and waited for one.
+ * docs/benchmarks.md "Issue 26, session 26"), so each run's figures are a new process's. Answers req/s over the runs
+ * and the median run; CPU per redemption of the APIs and of PostgreSQL (every process of the server) over all runs;
+ * the mean shares of the runs' time the APIs' main threads were on a core and waited for one.
  */
 async function apiRuns(url: string, instances: number) {
   const prefix = `bench-${Date.now()}`;

@@ -13,7 +13,8 @@ import { RedemptionMailService } from './redemption-mail.service';
 /**
  * The order e-mail's jobs: one send per redemption (one live job per redemption; a finished job is removed, so a
  * resend can queue again), queued by the relay that reads new redemptions' e-mails (`OrderMailRelay`, a poll); the
- * sweep that re-queues pending e-mails whose job was lost (Redis down, a dead worker); and the mail queue's limit. E-mail logs are kept EMAIL_LOG_RETENTION_DAYS (the retention run).
+ * sweep that re-queues pending e-mails whose job was lost (Redis down, a dead worker); and the mail queue's limit.
+ * E-mail logs are kept EMAIL_LOG_RETENTION_DAYS (the retention run).
  */
 @Injectable()
 export class RedemptionMailJob implements OnModuleInit {
