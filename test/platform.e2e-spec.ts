@@ -41,6 +41,19 @@ describe('platform', () => {
     expect(mine.headers['x-request-id']).toBe('trace-123');
   });
 
+  it('lets no API answer be stored or revalidated: reads, writes and errors', async () => {
+    const answers = await Promise.all([
+      t.http().get('/api/public-config').expect(200),
+      t.http().post('/api/admin/login').send({ username: 'nobody', password: 'wrong-password' }).expect(401),
+      t.http().get('/api/no-such-thing').expect(404),
+      t.http().get('/api/redemptions').expect(401),
+    ]);
+    for (const res of answers) {
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers.etag).toBeUndefined();
+    }
+  });
+
   it('answers unknown API paths with the error shape', async () => {
     const res = await t.http().get('/api/no-such-thing').expect(404);
     expect(res.body).toEqual({ statusCode: 404, message: expect.any(String), error: 'Not Found' });

@@ -31,6 +31,9 @@ describe('POST /api/redeem-voucher', () => {
       licenseKey: 'ABCDE-12345-FGHIJ',
       downloadLink: 'https://dl.example.com/pp.exe',
     });
+    // The key is never kept by the browser's cache or one on the way (docs/security.md).
+    expect(view.headers['cache-control']).toBe('no-store');
+    expect(view.headers.etag).toBeUndefined();
     const [voucher] = await t.db.query(`SELECT is_redeemed, redeemed_at FROM voucher_codes WHERE code = $1`, [code]);
     expect(voucher.is_redeemed).toBe(true);
     expect(voucher.redeemed_at).not.toBeNull();

@@ -7,6 +7,7 @@ import type { Logger as PinoRootLogger } from 'pino';
 import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppMetrics } from './common/metrics';
+import { noStore } from './common/no-store';
 import { requestLog } from './common/request-log';
 import { securityHeaders } from './common/security-headers';
 import { bindInventoryMasking } from './common/inventory/inventory.interceptor';
@@ -62,11 +63,14 @@ export async function createHttpApp(
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  // No ETag from Express's `res.send`: the API's answers are never stored, so never revalidated; the web app's pages
+  // and files set their own (static-assets.ts).
+  app.disable('etag');
   setApiPrefix(app);
   // First, so the histogram times everything that follows.
   app.use(app.get(AppMetrics).httpMiddleware());
   app.use(securityHeaders({ crossOriginEmbedderPolicy: false }));
-  app.use('/api', apiCompression());
+  app.use('/api', noStore, apiCompression());
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());

@@ -109,7 +109,6 @@ export class CustomerCentreController {
       'Content-Disposition',
       `attachment; filename="my-data-${this.clock.now().toISOString().slice(0, 10)}.json"`,
     );
-    res.setHeader('Cache-Control', 'no-store');
     return data;
   }
 

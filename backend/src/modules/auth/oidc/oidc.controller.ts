@@ -72,7 +72,6 @@ export class OidcController {
       path: COOKIE_PATH,
       maxAge: PENDING_MINUTES * 60_000,
     });
-    res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, url.href);
   }
 
@@ -100,7 +99,6 @@ export class OidcController {
       sameSite: 'lax',
       secure: this.config.nodeEnv === 'production' || req.secure,
     });
-    res.setHeader('Cache-Control', 'no-store');
     // No cookie of ours (expired, another browser, forged): refused without an audit row, like any anonymous 401.
     const pending = await this.pending(req);
     if (!pending) return this.toLoginPage(res, 'sso-error', 'failed');
