@@ -72,6 +72,17 @@ export async function pageCounts(url: string): Promise<PageCounts> {
   return { redemptions: counted.n, pages: new Map(rows.map((r) => [r.name as string, Number(r.pages)])) };
 }
 
+/** No redemptions, no pages: the start of a sum of runs (`addPages`). */
+export const noPages = (): PageCounts => ({ redemptions: 0, pages: new Map() });
+
+/** Adds the redemptions and pages between two counts to `sum`. */
+export function addPages(sum: PageCounts, before: PageCounts, after: PageCounts): void {
+  sum.redemptions += after.redemptions - before.redemptions;
+  for (const [name, pages] of after.pages) {
+    sum.pages.set(name, (sum.pages.get(name) ?? 0) + pages - (before.pages.get(name) ?? 0));
+  }
+}
+
 /** Pages per redemption between two counts, largest first (those above 0.05). */
 export function pagesPerRedemption(before: PageCounts, after: PageCounts): Array<{ name: string; pages: number }> {
   const made = Math.max(1, after.redemptions - before.redemptions);
