@@ -145,6 +145,8 @@ export async function startApi(
       // Production refuses to start without a mail provider; a benchmark that measures mail passes its own server,
       // the others never send (nothing listens on the discard port).
       SMTP_URL: 'smtp://127.0.0.1:9',
+      // Production refuses to start without its public address too (the links in e-mails).
+      PUBLIC_URL: 'http://127.0.0.1',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

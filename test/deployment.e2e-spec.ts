@@ -56,6 +56,8 @@ describe('docker/docker-compose.yml', () => {
       expect(s.environment.NODE_ENV).toBe('production');
       // Production refuses to start without it (docs/security.md "Production needs real mail").
       expect(s.environment.SMTP_URL).toMatch(/^smtps?:\/\//);
+      // Likewise: the links in e-mails would point to the API's own localhost (docs/product.md §18.7).
+      expect(s.environment.PUBLIC_URL).toMatch(/^\$\{PUBLIC_URL:-https?:\/\/[^}]+\}$/);
     }
     expect(services.postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
   });

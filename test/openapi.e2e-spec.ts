@@ -163,6 +163,7 @@ describe('API docs in production', () => {
   it('are off by default with NODE_ENV=production (404), and served with API_DOCS=public', async () => {
     const production = {
       NODE_ENV: 'production',
+      PUBLIC_URL: 'https://licences.example.test',
       DATA_KEY: Buffer.alloc(32, 9).toString('base64'),
       SMTP_URL: 'smtp://127.0.0.1:1',
     };

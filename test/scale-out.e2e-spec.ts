@@ -63,6 +63,7 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
     prefix = `ovr_scale_${randomBytes(4).toString('hex')}`;
     env = {
       NODE_ENV: 'production',
+      PUBLIC_URL: 'https://licences.example.test',
       DATABASE_URL: database.url,
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_PREFIX: prefix,

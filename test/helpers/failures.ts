@@ -54,6 +54,7 @@ export async function startBuiltStack(env: Record<string, string>): Promise<Buil
   const port = await freePort();
   const api = startBuiltApp('api', {
     NODE_ENV: 'production',
+    PUBLIC_URL: 'https://licences.example.test',
     DATABASE_URL: database.url,
     JWT_SECRET: randomBytes(48).toString('base64'),
     DATA_KEY: dataKey,

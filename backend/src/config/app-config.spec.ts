@@ -73,6 +73,15 @@ describe('loadConfig', () => {
       },
       'SMTP_URL',
     ],
+    [
+      {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a-production-secret-of-at-least-32-bytes',
+        DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
+        SMTP_URL: 'smtp://mail:25',
+      },
+      'PUBLIC_URL',
+    ],
     [{ WEBHOOK_ALLOW_INSECURE_TARGETS: 'localhost' }, 'WEBHOOK_ALLOW_INSECURE_TARGETS'],
     [{ WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.0/33' }, 'WEBHOOK_ALLOW_INSECURE_TARGETS'],
     [
@@ -81,6 +90,7 @@ describe('loadConfig', () => {
         JWT_SECRET: 'a-production-secret-of-at-least-32-bytes',
         DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
         SMTP_URL: 'smtp://mail:25',
+        PUBLIC_URL: 'https://licences.example.com',
         WEBHOOK_ALLOW_INSECURE_TARGETS: '127.0.0.1',
       },
       'WEBHOOK_ALLOW_INSECURE_TARGETS',
@@ -130,8 +140,14 @@ describe('loadConfig', () => {
       JWT_SECRET: 'a-production-secret-of-at-least-32-bytes',
       DATA_KEY: Buffer.alloc(32, 1).toString('base64'),
       SMTP_URL: 'smtp://mail:25',
+      PUBLIC_URL: 'https://licences.example.com/',
     };
-    expect(load(production)).toMatchObject({ smtpUrl: 'smtp://mail:25', webhookInsecureTargets: [], apiDocs: 'off' });
+    expect(load(production)).toMatchObject({
+      smtpUrl: 'smtp://mail:25',
+      publicUrl: 'https://licences.example.com',
+      webhookInsecureTargets: [],
+      apiDocs: 'off',
+    });
     expect(load({ ...production, API_DOCS: 'public' }).apiDocs).toBe('public');
     expect(load({}).apiDocs).toBe('public');
     expect(load({ API_DOCS: 'off' }).apiDocs).toBe('off');

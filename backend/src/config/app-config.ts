@@ -251,10 +251,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
       'SMTP_URL is required when NODE_ENV=production (order e-mails would otherwise only be written to files)',
     );
   }
+  const givenPublicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  // docs/product.md §18.7: the default is this machine's own address, where no customer's browser reaches.
+  if (nodeEnv === 'production' && !givenPublicUrl) {
+    throw new ConfigError(
+      'PUBLIC_URL is required when NODE_ENV=production (the links in e-mails would otherwise point to localhost)',
+    );
+  }
   const oidc = loadOidcConfig(env, nodeEnv);
 
   const port = int(env, 'PORT', 3000, 0, 65535);
-  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const publicUrl = (givenPublicUrl ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     nodeEnv,
     port,

@@ -58,6 +58,7 @@ describe('single sign-on configuration', () => {
         JWT_SECRET: 'x'.repeat(32),
         DATA_KEY: Buffer.alloc(32).toString('base64'),
         SMTP_URL: 'smtp://mail.example.com:587',
+        PUBLIC_URL: 'https://licences.example.com',
       },
       'OIDC_ISSUER',
     ],
