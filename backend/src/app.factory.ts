@@ -10,6 +10,7 @@ import { AppMetrics } from './common/metrics';
 import { noStore } from './common/no-store';
 import { requestLog } from './common/request-log';
 import { securityHeaders } from './common/security-headers';
+import { untoldProxyWarning } from './common/untold-proxy';
 import { bindInventoryMasking } from './common/inventory/inventory.interceptor';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
@@ -71,6 +72,10 @@ export async function createHttpApp(
   app.use(app.get(AppMetrics).httpMiddleware());
   app.use(securityHeaders({ crossOriginEmbedderPolicy: false }));
   app.use('/api', noStore, apiCompression());
+  if (config.trustProxy === false) {
+    const logger = app.get(Logger);
+    app.use(untoldProxyWarning((message) => logger.warn(message, 'TrustProxy')));
+  }
   // Blocked client addresses get 403 on everything, the web app and unknown paths included.
   app.use(blockedIpMiddleware(app.get(BlockedIpService)));
   app.useGlobalPipes(createValidationPipe());
