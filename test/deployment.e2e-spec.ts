@@ -54,7 +54,7 @@ describe('docker/docker-compose.yml', () => {
       expect(s.environment.DATA_KEY).toMatch(/^\$\{DATA_KEY:\?[^}]+\}$/);
       expect(s.environment.DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
       expect(s.environment.NODE_ENV).toBe('production');
-      // Production refuses to start without it (docs/security.md "Production needs real mail").
+      // Production refuses to start without it (docs/product.md §18.7).
       expect(s.environment.SMTP_URL).toMatch(/^smtps?:\/\//);
       // Likewise: the links in e-mails would point to the API's own localhost (docs/product.md §18.7).
       expect(s.environment.PUBLIC_URL).toMatch(/^\$\{PUBLIC_URL:-https?:\/\/[^}]+\}$/);
