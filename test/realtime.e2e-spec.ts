@@ -89,6 +89,19 @@ describe('Real time (socket.io)', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
+  // engine.io's own header (its polling transport), as the API's no-store middleware gives every API answer.
+  it('lets no polling answer be stored, the handshake included', async () => {
+    const handshake = await fetch(`${t.baseUrl}/socket.io/?EIO=4&transport=polling`);
+    expect(handshake.status).toBe(200);
+    expect(handshake.headers.get('cache-control')).toBe('no-store');
+    const { sid } = JSON.parse((await handshake.text()).slice(1));
+    // The session's next poll: the server's answer to the client's connect packet, the same way.
+    await fetch(`${t.baseUrl}/socket.io/?EIO=4&transport=polling&sid=${sid}`, { method: 'POST', body: '40' });
+    const poll = await fetch(`${t.baseUrl}/socket.io/?EIO=4&transport=polling&sid=${sid}`);
+    expect(poll.status).toBe(200);
+    expect(poll.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('an admin socket receives dataUpdate after a resend', async () => {
     const token = await tokenFor(t, 'admin');
     const socket = await open();
