@@ -83,11 +83,11 @@ export function addPages(sum: PageCounts, before: PageCounts, after: PageCounts)
   }
 }
 
-/** Pages per redemption between two counts, largest first (those above 0.05). */
-export function pagesPerRedemption(before: PageCounts, after: PageCounts): Array<{ name: string; pages: number }> {
-  const made = Math.max(1, after.redemptions - before.redemptions);
-  return [...after.pages]
-    .map(([name, pages]) => ({ name, pages: (pages - (before.pages.get(name) ?? 0)) / made }))
+/** Pages per redemption of a sum of runs (`addPages`), largest first (those above 0.05). */
+export function pagesPerRedemption(sum: PageCounts): Array<{ name: string; pages: number }> {
+  const made = Math.max(1, sum.redemptions);
+  return [...sum.pages]
+    .map(([name, pages]) => ({ name, pages: pages / made }))
     .filter((p) => p.pages >= 0.05)
     .sort((a, b) => b.pages - a.pages);
 }

@@ -330,7 +330,7 @@ async function interleaved(fullUrl: string, leanUrl: string): Promise<{ full: Sc
     const made = Math.max(1, pages[schema].redemptions);
     return {
       tps: result[schema].tps,
-      pages: pagesPerRedemption(noPages(), pages[schema]),
+      pages: pagesPerRedemption(pages[schema]),
       cpu: cpu[schema] / made,
       wal: { bytes: wal[schema].bytes / made, fullPages: wal[schema].fullPages / made },
     };

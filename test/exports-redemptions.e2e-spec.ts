@@ -77,6 +77,7 @@ describe('exports', () => {
         .expect(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(res.headers['content-disposition']).toBe('attachment; filename="redeemed-vouchers-2026-03-05.csv"');
+      expect(res.headers['cache-control']).toBe('no-store');
       // RFC 4180: CRLF line ends, quotes doubled inside a quoted cell.
       expect(res.text).toContain(`"'=HYPERLINK(""x"")"`);
       expect(res.text.split('\r\n')[0]).toBe(`${BOM}${HEADER.join(',')}`);

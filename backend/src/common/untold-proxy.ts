@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BlockList, isIP } from 'net';
-import { validIp } from './utils/client-ip';
+import { BlockList } from 'net';
+import { inAddressList, validIp } from './utils/client-ip';
 
 /** Where a proxy in front of the service connects from: loopback and the private ranges. */
 const PROXY_PEERS = new BlockList();
@@ -22,7 +22,7 @@ export function untoldProxyWarning(warn: (message: string) => void) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     if (!warned && req.headers['x-forwarded-for'] !== undefined) {
       const peer = validIp(req.socket.remoteAddress ?? '');
-      if (peer && PROXY_PEERS.check(peer, isIP(peer) === 6 ? 'ipv6' : 'ipv4')) {
+      if (inAddressList(PROXY_PEERS, peer)) {
         warned = true;
         warn(
           `Requests from ${peer} carry X-Forwarded-For, but TRUST_PROXY is not set: every client behind that proxy ` +

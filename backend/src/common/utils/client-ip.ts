@@ -35,7 +35,7 @@ export function forwardedClientIp(
   if (typeof trustProxy === 'number') return validIp(hops[Math.min(trustProxy, hops.length - 1)]);
   const trusted = trustedProxies(trustProxy);
   let i = 0;
-  while (i < hops.length - 1 && isTrusted(trusted, hops[i])) i++;
+  while (i < hops.length - 1 && inAddressList(trusted, hops[i])) i++;
   return validIp(hops[i]);
 }
 
@@ -55,10 +55,11 @@ function trustedProxies(list: string): BlockList {
   return trusted;
 }
 
-function isTrusted(trusted: BlockList, hop: string): boolean {
-  const ip = validIp(hop);
+/** Whether `address` (validated like clientIp; IPv4-mapped IPv6 unwrapped) is in `list`. */
+export function inAddressList(list: BlockList, address: string): boolean {
+  const ip = validIp(address);
   if (!ip) return false;
-  return trusted.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
+  return list.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** `raw` as a plain IP address (IPv4-mapped IPv6 unwrapped), or '' when it is not one. */

@@ -132,7 +132,6 @@ function httpOutput(res: Response): ExportOutput {
       res.status(200);
       res.setHeader('Content-Type', contentType);
       res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
-      res.setHeader('Cache-Control', 'no-store');
       res.setHeader('X-Content-Type-Options', 'nosniff');
     },
     body: res,
