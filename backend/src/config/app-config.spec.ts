@@ -103,6 +103,8 @@ describe('loadConfig', () => {
       'DATA_KEY_PREVIOUS',
     ],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
+    [{ ADMIN_PASSWORD: 'aaaaaaaaaaaaaa' }, 'ADMIN_PASSWORD'],
+    [{ ADMIN_PASSWORD: 'Longenough12345' }, 'ADMIN_PASSWORD'],
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
     [{ DB_POOL_SIZE: 'many' }, 'DB_POOL_SIZE'],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
@@ -157,6 +159,13 @@ describe('loadConfig', () => {
       '::1',
       '10.0.0.0/8',
     ]);
+  });
+
+  it("refuses an ADMIN_PASSWORD that misses SPEC §5's kinds of character, with its message, and takes a strong one", () => {
+    expect(() => load({ ADMIN_PASSWORD: 'aaaaaaaaaaaaaa' })).toThrow(
+      'ADMIN_PASSWORD: Password must contain uppercase, lowercase, number and special character',
+    );
+    expect(load({ ADMIN_PASSWORD: 'Str0ng!Enough#Pw' }).adminPassword).toBe('Str0ng!Enough#Pw');
   });
 
   it('refuses TRUST_PROXY=true with a message that says why and what to give instead', () => {

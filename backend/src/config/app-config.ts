@@ -1,6 +1,7 @@
 import { resolve } from 'path';
 import { bool, ConfigError, Env, int, isAddressOrCidr, optional, str, url } from './env';
 import { loadLocalLogin, loadOidcConfig, OidcConfig } from './oidc-config';
+import { NEW_PASSWORD_PATTERN, PASSWORD_COMPOSITION_MESSAGE } from './password-rule';
 import { dataKey, dataKeyPrevious, jwtSecret } from './secrets';
 
 export { ConfigError } from './env';
@@ -234,6 +235,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const adminPassword = optional(env, 'ADMIN_PASSWORD');
   if (adminPassword !== undefined && (adminPassword.length < 12 || adminPassword.length > 128)) {
     throw new ConfigError('ADMIN_PASSWORD must be 12 to 128 characters long');
+  }
+  if (adminPassword !== undefined && !NEW_PASSWORD_PATTERN.test(adminPassword)) {
+    throw new ConfigError(`ADMIN_PASSWORD: ${PASSWORD_COMPOSITION_MESSAGE} (one of @$!%*?&)`);
   }
   const adminUsername = str(env, 'ADMIN_USERNAME', 'admin');
   if (!/^[A-Za-z0-9_]{3,50}$/.test(adminUsername)) {

@@ -1,9 +1,6 @@
 /** docs/product.md §6.4 / §10.1 rules for admin credentials. */
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
-export const NEW_PASSWORD_MIN = 12;
-export const NEW_PASSWORD_MAX = 128;
-/** Lower case, upper case, a digit and one of @$!%*?& (other characters are allowed too). */
-export const NEW_PASSWORD_PATTERN = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[@$!%*?&]).*$/s;
+export { NEW_PASSWORD_MAX, NEW_PASSWORD_MIN, NEW_PASSWORD_PATTERN } from '../../config/password-rule';
 
 export const PASSWORD_MESSAGES = {
   currentRequired: 'Current password is required',
