@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { redeemBody } from './helpers/factories';
@@ -61,6 +61,7 @@ describe('npm run demo', () => {
     expect(login.status).toBe(200);
     const auth = { authorization: `Bearer ${login.body.accessToken}` };
     const products = (await httpFrom('127.0.0.1', url('/api/products'), { headers: auth })).body as Array<{
+      id: string;
       unredeemedCount: number;
     }>;
     expect(products.map((p) => p.unredeemedCount)).toEqual([10, 10, 10]);
@@ -74,6 +75,16 @@ describe('npm run demo', () => {
       // The Windows products deliver a pool key at once; the Mac one is delivered by links.
       expect({ product, hasKey: view.body.licenseKey !== null }).toEqual({ product, hasKey: !/Mac/.test(product) });
     }
+
+    // "Send Test Email" to the default admin's own address lands in the demo's mail folder.
+    const test = await httpFrom('127.0.0.1', url(`/api/products/${products[0].id}/test-email`), {
+      headers: auth,
+      body: { to: 'admin@localhost' },
+    });
+    expect(test.status).toBe(200);
+    const mailDir = join(dataDir, 'demo', 'mail');
+    const tests = readdirSync(mailDir).filter((f) => readFileSync(join(mailDir, f), 'utf8').includes('[TEST]'));
+    expect(tests).toHaveLength(1);
 
     // JSON lines only (stdout is no terminal here), and nothing of PostgreSQL's own output at the info level.
     const lines = demo!

@@ -211,6 +211,11 @@ describe('products', () => {
     expect(
       (await t.http().post(`/api/products/${id}/test-email`).set(auth).send({ to: 'nope' }).expect(400)).body.message,
     ).toBe('Invalid email address');
+
+    // The default admin's own address (ADMIN_EMAIL's default, no top-level domain) takes a test e-mail.
+    await t.http().post(`/api/products/${id}/test-email`).set(auth).send({ to: 'admin@localhost' }).expect(200);
+    const [own] = (await smtp.waitFor(before + 3)).slice(before + 2);
+    expect(own.to).toMatchObject({ text: 'admin@localhost' });
   });
 
   it('an upload announces a voucherUpdate to admins', async () => {
