@@ -76,10 +76,7 @@ export class CreateProductDto {
 export class UpdateProductDto extends PartialType(CreateProductDto) {}
 
 export class TestEmailDto {
-  @ApiProperty({
-    example: 'me@example.com',
-    description: "A staff account's address (a host without a dot, such as the default admin@localhost, is taken)",
-  })
+  @ApiProperty({ example: 'me@example.com' })
   @Transform(trimLower)
   @MaxLength(254, { message: 'Email address too long' })
   // No top-level domain required: the default admin's address is admin@localhost, and only staff addresses are taken.
