@@ -4,7 +4,6 @@ import { AuthModule } from '../auth/auth.module';
 import { HistoryModule } from '../history/history.module';
 import { MailModule } from '../mail/mail.module';
 import { RedemptionModule } from '../redemption/redemption.module';
-import { WebhookModule } from '../webhook/webhook.module';
 import { AccessLinkRepository } from './access-link.repository';
 import { AccessLinkJob } from './access-link.job';
 import { AccessLinkService } from './access-link.service';
@@ -19,7 +18,7 @@ import { PrivacyRequestsController } from './privacy-requests.controller';
  */
 @Module({
   // AttemptsModule: the redemption module's guard on the public routes counts in the shared store.
-  imports: [AttemptsModule, AuthModule, HistoryModule, MailModule, RedemptionModule, WebhookModule],
+  imports: [AttemptsModule, AuthModule, HistoryModule, MailModule, RedemptionModule],
   controllers: [CustomerCentreController, PrivacyRequestsController],
   providers: [AccessLinkRepository, AccessLinkService, CustomerCentreService, ErasureService, AccessLinkJob],
 })

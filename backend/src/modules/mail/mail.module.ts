@@ -1,4 +1,3 @@
-import { WebhookModule } from '../webhook/webhook.module';
 import { Module } from '@nestjs/common';
 import { RedemptionModule } from '../redemption/redemption.module';
 import { EmailLogRepository } from './email-log.repository';
@@ -9,7 +8,7 @@ import { RedemptionMailService } from './redemption-mail.service';
 
 /** E-mail: templates, the SMTP primary/fallback transport, the order e-mail outbox, its jobs and its log. */
 @Module({
-  imports: [RedemptionModule, WebhookModule],
+  imports: [RedemptionModule],
   providers: [MailTransportService, RedemptionMailService, EmailLogRepository, OrderMailRelay, RedemptionMailJob],
   exports: [MailTransportService, RedemptionMailService, EmailLogRepository],
 })

@@ -3,7 +3,6 @@ import { AuthModule } from '../auth/auth.module';
 import { LicenseModule } from '../license/license.module';
 import { MailModule } from '../mail/mail.module';
 import { RedemptionModule } from '../redemption/redemption.module';
-import { WebhookModule } from '../webhook/webhook.module';
 import { PoolJobs } from './pool.job';
 import { PoolAlertRepository } from './pool-alert.repository';
 import { PoolAlertService } from './pool-alert.service';
@@ -12,7 +11,7 @@ import { PoolForecastService } from './pool-forecast.service';
 
 /** The licence pool forecast and its low-pool alerts (docs/product.md §20.2); its jobs (`PoolJobs`). */
 @Module({
-  imports: [AuthModule, LicenseModule, MailModule, RedemptionModule, WebhookModule],
+  imports: [AuthModule, LicenseModule, MailModule, RedemptionModule],
   controllers: [PoolController],
   providers: [PoolAlertRepository, PoolForecastService, PoolAlertService, PoolJobs],
   exports: [PoolAlertService, PoolForecastService],

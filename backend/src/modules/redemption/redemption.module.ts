@@ -1,4 +1,3 @@
-import { WebhookModule } from '../webhook/webhook.module';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { GeoModule } from '../geo/geo.module';
@@ -24,7 +23,7 @@ import { OrderEmailResendService } from './order-email-resend.service';
 import { CustomerDataRepository } from './customer-data.repository';
 
 @Module({
-  imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule, WebhookModule, PoolChecksModule],
+  imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule, PoolChecksModule],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,

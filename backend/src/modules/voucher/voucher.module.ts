@@ -1,4 +1,3 @@
-import { WebhookModule } from '../webhook/webhook.module';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ProductModule } from '../product/product.module';
@@ -19,7 +18,7 @@ import { VoucherVoidService } from './voucher-void.service';
 @Module({
   // Codes check their product there; products count their codes from the counters, not here (no cycle). Batches
   // read their counts from the product module's counters and their uploaders' names from auth.
-  imports: [AuthModule, ProductModule, RedemptionModule, WebhookModule],
+  imports: [AuthModule, ProductModule, RedemptionModule],
   controllers: [VoucherController],
   providers: [
     VoucherCodeRepository,
