@@ -48,7 +48,7 @@ describe('docker/docker-compose.yml', () => {
     }
   });
 
-  it('gives no secret a default: compose refuses to start without JWT_SECRET, DATA_KEY and POSTGRES_PASSWORD', () => {
+  it('gives no secret and no PUBLIC_URL a default: compose refuses to start without them', () => {
     for (const [, s] of apis) {
       expect(s.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?[^}]+\}$/);
       expect(s.environment.DATA_KEY).toMatch(/^\$\{DATA_KEY:\?[^}]+\}$/);
@@ -56,10 +56,32 @@ describe('docker/docker-compose.yml', () => {
       expect(s.environment.NODE_ENV).toBe('production');
       // Production refuses to start without it (docs/product.md §18.7).
       expect(s.environment.SMTP_URL).toMatch(/^smtps?:\/\//);
-      // Likewise: the links in e-mails would point to the API's own localhost (docs/product.md §18.7).
-      expect(s.environment.PUBLIC_URL).toMatch(/^\$\{PUBLIC_URL:-https?:\/\/[^}]+\}$/);
+      // Likewise, and no default either: the links in e-mails would point to the API's own localhost (docs/product.md
+      // §18.7), the value production refuses.
+      expect(s.environment.PUBLIC_URL).toMatch(/^\$\{PUBLIC_URL:\?[^}]+\}$/);
     }
     expect(services.postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
+  });
+
+  it("shows how to start it: the README's and the file's own command set every variable compose requires", () => {
+    const file = readFileSync(join(dockerDir, 'docker-compose.yml'), 'utf8');
+    const required = [...new Set([...file.matchAll(/\$\{([A-Z_]+):\?/g)].map((m) => m[1]))].sort();
+    expect(required).toEqual(['DATA_KEY', 'JWT_SECRET', 'POSTGRES_PASSWORD', 'PUBLIC_URL']);
+    const readme = readFileSync(join(dockerDir, '..', 'README.md'), 'utf8');
+    const commands = {
+      readme: /^ *(PUBLIC_URL=[^\n]*\\\n[^\n]*docker compose -f docker\/docker-compose\.yml up[^\n]*)$/m.exec(
+        readme,
+      )?.[1],
+      compose: /^# +(PUBLIC_URL=[^\n]*\\\n#[^\n]*docker compose -f docker\/docker-compose\.yml up[^\n]*)$/m.exec(
+        file,
+      )?.[1],
+    };
+    for (const [where, command] of Object.entries(commands)) {
+      const set = [...(command ?? '').matchAll(/\b([A-Z_]+)=/g)].map((m) => m[1]).sort();
+      expect({ where, set }).toEqual({ where, set: required });
+    }
+    // The example is an address customers can use: https, not the API's own localhost.
+    expect(commands.readme).toMatch(/^PUBLIC_URL=https:\/\/(?!localhost)[a-z0-9.-]+ /);
   });
 
   it('health-checks what the proxy waits for', () => {
