@@ -227,7 +227,7 @@ async function measure(url: string, compareUrl?: string): Promise<void> {
     for (let run = 0; run < RUNS; run++) {
       for (const [i, { name, start }] of servers.entries()) {
         // A new process every round: one process of a build kept its own figure, up to 1.4 times another's of the
-        // same build, round after round (docs/benchmarks.md "Issue 26, session 26").
+        // same build, round after round (docs/benchmarks.md "One process per round").
         const api = await start(`${prefix}-${run}-${i}`);
         try {
           await round(api.url, api.child.pid!, WARM_UP_SECONDS);

@@ -70,7 +70,7 @@ function functionOf(frame: CallFrame): string {
  * The write calls to a socket (the HTTP answer, a statement, a Redis command). V8's profiler samples by the clock
  * whenever JavaScript is on the stack, and a thread that loses its core inside such a call (the write wakes the
  * reader, which takes the core) is sampled there for the whole wait: under load most of their share is not CPU
- * (docs/benchmarks.md "Issue 26, session 26": 28% of the samples, while the kernel's time was 9% of the process's).
+ * (docs/benchmarks.md "The write calls are mostly waiting": 28% of the samples, the kernel's time 9% of the process's).
  */
 const WRITE_CALLS = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']);
 const WRITES_PART = 'the write calls (waiting, mostly)';

@@ -233,7 +233,7 @@ async function http(urls: string[]): Promise<WrkResult> {
  * RUNS measured runs, each on `instances` new API processes on the full schema (workers off, as a scaled-out
  * deployment's APIs: they queue nothing, the workers' relay queues the e-mails) after a warm-up run of their own: one
  * process kept its own CPU figure run after run, up to 1.4 times another's of the same build (`api-cpu`,
- * docs/benchmarks.md "Issue 26, session 26"), so each run's figures are a new process's. Answers req/s over the runs
+ * docs/benchmarks.md "One process per round"), so each run's figures are a new process's. Answers req/s over the runs
  * and the median run; CPU per redemption of the APIs and of PostgreSQL (every process of the server) over all runs;
  * the mean shares of the runs' time the APIs' main threads were on a core and waited for one.
  */

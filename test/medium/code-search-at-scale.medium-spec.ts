@@ -95,8 +95,8 @@ describe("a product's codes searched for another product's codes (medium)", () =
     // RED-77, RED-770 … RED-779, RED-7700 … RED-7799: 111 of the redeemed list's 8,000 rows, 11 of them among the
     // newest 5,000, and 911 of all codes. PostgreSQL's estimate of the pattern is no guide to them: at ten million
     // codes it expected 50,183 matches of a start 111 codes have, and the search read the list in its order, 30 s
-    // (docs/benchmarks.md "Issue 26, session 20"); planned from the pattern alone at ten million rows, their collect
-    // joins every redemption of the product by hash.
+    // (docs/benchmarks.md "The codes stored as uploads store them"); planned from the pattern alone at ten million
+    // rows, their collect joins every redemption of the product by hash.
     await m.db.query(`UPDATE pg_class SET reltuples = 10000000 WHERE relname = 'redemptions'`);
     const { result, sent } = await statementsSent(m.db, () =>
       codes.page(windows, { status: 'redeemed', search: 'red-77', offset: 0, limit: 50 }, 1000),

@@ -13,9 +13,10 @@ import {
 
 /**
  * A worker sends MAIL_CONCURRENCY e-mails at once; their claims, their ends and their log rows are each gathered into
- * one statement (docs/operations.md "Order e-mail delivery"; docs/benchmarks.md "Issue 26, session 17"): here on
- * pending redemptions written by SQL, each answer is its own redemption's, a redemption claimed twice at once is
- * claimed once, and the statements find their rows through the primary key at ten million rows.
+ * one statement (docs/operations.md "Order e-mail delivery"; docs/benchmarks.md "The mail worker's statements named
+ * and gathered"): here on pending redemptions written by SQL, each answer is its own redemption's, a redemption
+ * claimed twice at once is claimed once, and the statements find their rows through the primary key at ten million
+ * rows.
  */
 describe('the order e-mail outbox, batched (medium)', () => {
   let m: MediumDatabase;

@@ -57,7 +57,7 @@ describe('the reads of the dropped write-path indexes (medium)', () => {
   it('sweeps no further than the e-mails redeemed before its window: none is stale, none is read', async () => {
     // Every pending e-mail here was redeemed within the last 6,000 hours: a window of a year finds none, and reads
     // only the index entries where the ranges start (it read every pending e-mail to the end: 1.9 s a minute at ten
-    // million redemptions, docs/benchmarks.md "Issue 26, session 21").
+    // million redemptions, docs/benchmarks.md "The mail sweep's range").
     const outbox = new RedemptionMailOutboxRepository(m.database, m.cipher);
     const { result, sent } = await statementsSent(m.db, () => outbox.findStalePending(365 * 86_400_000, 25));
     expect(result).toEqual([]);

@@ -23,7 +23,7 @@ export interface AppConfig {
    * How long an idle connection of that pool stays open; 0: as long as the process (a fixed-size pool once a burst has
    * opened it). A new connection costs its start-up and plans with empty caches (the list's estimate at ten million
    * redemptions: 5.5 ms on its first run, 0.3 ms after); pg's default of 10 s had the console's first screen after a
-   * pause meet new connections (docs/benchmarks.md "Issue 26, session 21").
+   * pause meet new connections (docs/benchmarks.md "A connection's first plan").
    */
   dbPoolIdleMs: number;
   /**

@@ -17,11 +17,11 @@ export function keepConnectionErrorsHandled(client: PoolClient): void {
 /**
  * The API's sessions run without parallel query workers and without JIT compilation: its statements are short and many
  * run at once. The two workers PostgreSQL starts for a plan it expects to be large cost more than the statement itself
- * (a search's collect: 7.5 ms with them, 0.1 ms without, docs/benchmarks.md "Issue 26, session 17"), and a plan
- * costed above `jit_above_cost` (any that may read a large table, even one a LIMIT ends at once) loads LLVM into a
- * connection that has not yet compiled: ~70 ms, once per connection, for the list's estimate of its rows
- * ("Issue 26, session 21"). A code export's COPY gets PostgreSQL's defaults back for its held connection
- * (`BULK_READ_SET`, DatabaseService.withClient's `parallel`).
+ * (a search's collect: 7.5 ms with them, 0.1 ms without, docs/benchmarks.md "No parallel workers for the API's
+ * statements"), and a plan costed above `jit_above_cost` (any that may read a large table, even one a LIMIT ends at
+ * once) loads LLVM into a connection that has not yet compiled: ~70 ms, once per connection, for the list's estimate
+ * of its rows ("A connection's first plan"). A code export's COPY gets PostgreSQL's defaults back for its held
+ * connection (`BULK_READ_SET`, DatabaseService.withClient's `parallel`).
  */
 export const API_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
 

@@ -2,9 +2,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { CODE_TRGM_PENDING_LIST_KB } from './1763820000100-code-search-indexes';
 
 /**
- * The code trigram index leads with the product (issue 26; docs/benchmarks.md "Issue 26, session 18: a start only
- * another product's codes have"): `(product_id, code gin_trgm_ops)`, a GIN index over both (btree_gin, a trusted
- * extension as pg_trgm is). A product's codes screen searched for `PROMO24-`, which 100,000 Windows codes start with
+ * The code trigram index leads with the product (issue 26; docs/benchmarks.md "A start only another product's codes
+ * have"): `(product_id, code gin_trgm_ops)`, a GIN index over both (btree_gin, a trusted extension as pg_trgm is).
+ * A product's codes screen searched for `PROMO24-`, which 100,000 Windows codes start with
  * and no Mac code holds, found the Mac codes containing it by reading every Mac code (76 ms at one million
  * redemptions): PostgreSQL's estimate of a pattern ignores the product. The index now answers the product and the
  * pattern together (16 ms). The redemption list's search of a code without a product reads it as it read the old

@@ -11,8 +11,8 @@ const ENDED_SESSION_DAYS = 30;
 const ATTEMPT_HOURS = 24;
 
 /**
- * Sign-in's part of the retention run (docs/security.md): admin sessions 30 days after they ended (with their spent
- * refresh tokens); the attempt counters, per user and those of usernames with no account, after a day.
+ * Sign-in's part of the retention run (docs/security.md): admin sessions that ended more than 30 days ago (with their
+ * spent refresh tokens); the attempt counters, per user and those of usernames with no account, after a day.
  */
 @Injectable()
 export class AuthRetention implements OnModuleInit {
