@@ -73,6 +73,7 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       perDay: 2,
       daysLeft: 22,
       low: false,
+      lowReason: null,
     });
     // Nothing redeemed in the window: no rate, no days; 1 activation is under POOL_ALERT_MIN (3).
     expect(await forecastOf(quiet)).toMatchObject({
@@ -81,6 +82,7 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       perDay: 0,
       daysLeft: null,
       low: true,
+      lowReason: 'fewer than 3 activations available (POOL_ALERT_MIN)',
     });
     // 10 activations at 3/7 a day: 23.33 days, told as 23.
     expect(await forecastOf(slow)).toMatchObject({
@@ -89,6 +91,15 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       perDay: 0.43,
       daysLeft: 23,
       low: false,
+    });
+
+    // A product nobody sells yet (no voucher codes uploaded, redeemed or void) is never low, even with no key at all.
+    const unused = await licenseManagedProduct(t.db, `Forecast unused ${randomCode()}`);
+    expect(await forecastOf(unused)).toMatchObject({
+      availableActivations: 0,
+      daysLeft: null,
+      low: false,
+      lowReason: null,
     });
 
     // A day later the oldest redemption of `busy` has left the window: 13 in 7 days.
@@ -186,6 +197,24 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
     await t.http().delete(`/api/webhooks/${hook.body.id}`).set(bearer(admin)).expect(200);
   });
 
+  it('checks the pool when Fix Pending Emails hands out its keys', async () => {
+    const product = await licenseManagedProduct(t.db, `Fix pending ${randomCode()}`);
+    const name = await productName(product);
+    // No key: the redemption waits, and its own check finds the pool empty (that day's alerts).
+    await redeemNew(t, product);
+    await eventually(async () => alertsOf(name).length > 0, 20_000, 'the empty pool’s alert');
+    const today = alertsOf(name).length;
+
+    // The next day 3 activations arrive (not under POOL_ALERT_MIN); the waiting redemption takes one of them.
+    clock.mockImplementation(() => new Date(NOW.getTime() + DAY));
+    await addLicenseKey(t.db, product, randomCode('VOL'), { maxActivations: 3 });
+    expect(await forecastOf(product)).toMatchObject({ availableActivations: 3, low: false });
+    const fix = await t.http().post('/api/admin/fix-pending-emails').set(bearer(admin)).expect(200);
+    expect(fix.body.assignedCount).toBeGreaterThanOrEqual(1);
+    await eventually(async () => alertsOf(name).length === 2 * today, 20_000, 'the alert after Fix Pending Emails');
+    expect(alertsOf(name).slice(today)[0].text).toContain('2 activations available');
+  });
+
   it('alerts when fewer days of keys are left than POOL_ALERT_DAYS, from the daily check', async () => {
     const product = await licenseManagedProduct(t.db, `Days ${randomCode()}`);
     const name = await productName(product);
@@ -194,7 +223,12 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       product,
       Array.from({ length: 14 }, (_, i) => (i + 1) * 11 * HOUR),
     );
-    expect(await forecastOf(product)).toMatchObject({ availableActivations: 12, daysLeft: 6, low: true });
+    expect(await forecastOf(product)).toMatchObject({
+      availableActivations: 12,
+      daysLeft: 6,
+      low: true,
+      lowReason: "fewer than 7 days of keys left at the last 7 days' rate (POOL_ALERT_DAYS)",
+    });
     expect(await t.app.get(PoolJobs).check(null)).toBeGreaterThan(0);
     await eventually(async () => alertsOf(name).length > 0, 20_000, 'the alert');
     expect(alertsOf(name)[0].text).toContain('≈ 6 days of keys left');

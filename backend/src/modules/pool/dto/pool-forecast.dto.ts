@@ -15,6 +15,16 @@ export class PoolForecastResponse {
       'Whole days the available activations last at perDay; null when nothing was redeemed in the last 7 days',
   })
   daysLeft: number | null;
-  @ApiProperty({ description: 'Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations: admins are alerted' })
+  @ApiProperty({
+    description:
+      'Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations: admins are alerted. Never for a product without voucher codes',
+  })
   low: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the pool is low, as the product card shows it; null when it is not',
+    example: 'fewer than 50 activations available (POOL_ALERT_MIN)',
+  })
+  lowReason: string | null;
 }
