@@ -4,6 +4,7 @@ import { createProduct } from './helpers/admin-data';
 import { startTestApp, TestApp } from './helpers/app';
 import { CustomerTokenService } from '../backend/src/modules/auth/customer-token.service';
 import { bearer, tokenFor } from './helpers/auth';
+import { randomCode, redeemBody } from './helpers/factories';
 
 /**
  * Issue 24 item 7, "bad input never 500": every string the API reads (every string field of every JSON request body
@@ -253,6 +254,57 @@ describe('Bad input never answers 500 and changes nothing', () => {
     );
     expect(await t.db.query(`SELECT 1 FROM voucher_codes WHERE product_id = $1`, [productId])).toEqual([]);
     expect(await t.db.query(batches, [productId])).toEqual(batchesBefore);
+  });
+
+  it('JSON nested deeper than 32 levels: 400 saying so on every JSON route; nothing written', async () => {
+    const before = await snapshot();
+    const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    // ~1,400 levels answered 500 on every route; brackets inside strings do not count.
+    const deep = `{"voucherCode":${nested(1400)}}`;
+    const tooDeep = {
+      statusCode: 400,
+      message: 'The request body is nested too deeply (at most 32 levels)',
+      error: 'Bad Request',
+    };
+    const postJson = (url: string, text: string, headers: Record<string, string> = auth) =>
+      t.http().post(url).set(headers).set('Content-Type', 'application/json').send(text);
+    for (const [url, headers] of [
+      ['/api/redeem-voucher', {}],
+      ['/api/customer/access', {}],
+      ['/api/products', auth],
+    ] as const) {
+      const res = await postJson(url, deep, headers);
+      expect([url, res.status, res.body]).toEqual([url, 400, tooDeep]);
+      const justOver = await postJson(url, `{"a":${nested(32)}}`, headers);
+      expect([url, justOver.status, justOver.body]).toEqual([url, 400, tooDeep]);
+    }
+    // Every route that takes a JSON body, as an admin (or the customer), refuses it the same way.
+    const jsonRoutes = operations().filter((o) => o.op.requestBody?.content?.['application/json']);
+    expect(jsonRoutes.length).toBeGreaterThan(20);
+    for (const o of jsonRoutes) {
+      const res = await call(o).set('Content-Type', 'application/json').send(deep);
+      expect([o.name, res.status, res.body]).toEqual([o.name, 400, tooDeep]);
+    }
+    expect(await snapshot()).toEqual(before);
+
+    // At the bound, and with any number of brackets inside strings, the body reaches the route as before.
+    const strings = JSON.stringify({ name: `${'['.repeat(500)}"{{`, description: '\\"]]]' });
+    for (const text of [`{"a":${nested(31)}}`, strings]) {
+      const res = await postJson('/api/products', text);
+      expect([text.slice(0, 20), res.status, res.body.message]).toEqual([
+        text.slice(0, 20),
+        400,
+        expect.not.stringMatching(/nested too deeply/),
+      ]);
+    }
+    // A normal body still works: a product is created, an unknown code is the unknown-code answer.
+    await createProduct(t, auth);
+    const unknown = await postJson(
+      '/api/redeem-voucher',
+      JSON.stringify(redeemBody({ voucherCode: randomCode('DEPTH') })),
+      {},
+    );
+    expect(unknown.status).toBe(404);
   });
 
   it('malformed JSON: 400 saying so; an oversized body: 413 saying the limit; nothing written', async () => {

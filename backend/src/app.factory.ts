@@ -1,6 +1,6 @@
 import { INestApplication, INestApplicationContext, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { Logger as PinoRootLogger } from 'pino';
@@ -8,6 +8,7 @@ import { resolve } from 'path';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppMetrics } from './common/metrics';
 import { noStore } from './common/no-store';
+import { verifyJsonDepth } from './common/json-depth';
 import { requestLog } from './common/request-log';
 import { securityHeaders } from './common/security-headers';
 import { untoldProxyWarning } from './common/untold-proxy';
@@ -98,6 +99,10 @@ export async function createHttpApp(
   // nestjs-pino's own Store casts it: pino-http's request type has the plain Logger).
   const rootLogger = (await app.resolve(PinoLogger)).logger as unknown as PinoRootLogger;
   app.use(requestLog(rootLogger, { ignore: (req) => req.url === '/api/health' }));
+  // Nest's own JSON parser (100 kB, where init() would mount it: after the middleware above), with the nesting bound
+  // checked on the raw body before JSON.parse (common/json-depth.ts); init() then adds only the urlencoded one. Nest's
+  // types reserve `verify` for `rawBody: true`, which this app does not use; without it the option is passed through.
+  app.useBodyParser('json', { verify: verifyJsonDepth } as NestExpressBodyParserOptionsFor<'json'>);
   return app;
 }
 

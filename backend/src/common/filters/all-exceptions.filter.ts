@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'http';
 import type { Response } from 'express';
+import { JSON_TOO_DEEP } from '../json-depth';
 
 export interface ErrorBody {
   statusCode: number;
@@ -59,6 +60,8 @@ interface ReadError {
   status?: number;
   type?: string;
   limit?: number;
+  /** The deepest nesting allowed, on a body refused for nesting deeper (common/json-depth.ts). */
+  depth?: number;
 }
 
 /**
@@ -67,8 +70,9 @@ interface ReadError {
  */
 function readErrorMessage(error: unknown): string | undefined {
   if (error instanceof URIError) return 'The URL contains an invalid percent-encoding';
-  const { type, limit } = (error ?? {}) as ReadError;
+  const { type, limit, depth } = (error ?? {}) as ReadError;
   if (type === 'entity.parse.failed') return 'The request body is not valid JSON';
+  if (type === JSON_TOO_DEEP) return `The request body is nested too deeply (at most ${depth} levels)`;
   if (type === 'entity.too.large') {
     return `The request body is too large${limit ? ` (at most ${Math.round(limit / 1024)} kB)` : ''}`;
   }
