@@ -17,7 +17,8 @@ interface DeliveryRow {
 }
 
 /**
- * Issue 27: webhook receivers that refuse connections, cut them, never answer, or answer 503, until the retry window
+ * Issue 27: webhook receivers that refuse connections, cut them, never answer, answer 503 or redirect (a 3xx is a
+ * failure like any answer outside 2xx, and never followed: issue 55), until the retry window
  * (WEBHOOK_RETRY_HOURS) ends, on the injected Clock. A brief run of failures does not pause an endpoint; once the run
  * is WEBHOOK_PAUSE_AFTER_MINUTES old the delivery ends `failed` and the endpoint is paused (docs/product.md §20.4
  * paused endpoints"): events meanwhile are kept queued and not attempted, and Resume sends them once.
@@ -73,6 +74,7 @@ describe('failure paths: webhook receivers that fail until the retry window ends
     ).filter((e) => ids.includes(e.id));
 
   it('refused, cut, silent and 503 receivers: retried, then failed and paused when the window ends; Resume sends once', async () => {
+    offsetMs = 0; // the Clock with the database's, whichever test ran before
     let answer = 503;
     const failing = await startReceiver(() => ({ status: answer }));
     const silent = await startReceiver(() => 'hang');
@@ -150,5 +152,66 @@ describe('failure paths: webhook receivers that fail until the retry window ends
     // The others stay paused with their delivery queued.
     expect((await endpoints(ids.slice(0, 3))).every((e) => e.pausedAt)).toBe(true);
     await expectNothingPartial(t.db);
+  });
+
+  it('redirecting receivers (301, 302, 303, 307, 308): failures, never followed; the delivery log shows the status', async () => {
+    offsetMs = 0; // the Clock with the database's (a delivery's window starts at its created_at), whatever ran before
+    // Where every redirect points: a receiver that would answer 200, and must never be asked.
+    const target = await startReceiver();
+    receivers.push(target);
+    const statuses = [301, 302, 303, 307, 308];
+    const redirecting = await Promise.all(
+      statuses.map((status) => startReceiver(() => ({ status, body: 'moved', headers: { location: target.url } }))),
+    );
+    receivers.push(...redirecting);
+    const ids: string[] = [];
+    for (const r of redirecting) ids.push(await register(r.url));
+    // "Send test event": a delivery to that endpoint alone, through the same outbox, signing and retries.
+    for (const id of ids) await t.http().post(`/api/webhooks/${id}/test`).set(admin).expect(202);
+
+    // Each answer is a failed attempt, retried with backoff: never delivered.
+    const tried = await eventually(
+      async () => {
+        const rows = await deliveriesOf(ids);
+        return rows.every((d) => d.attempts >= 2 || d.status !== 'pending') ? rows : undefined;
+      },
+      60_000,
+      'two attempts per delivery',
+    );
+    expect(tried.map((d) => d.status)).toEqual(statuses.map(() => 'pending'));
+    const log = async (id: string) =>
+      (await t.http().get(`/api/webhooks/${id}/deliveries`).set(admin).expect(200)).body.deliveries as Array<{
+        event: string;
+        status: string;
+        responseStatus: number | null;
+        lastError: string | null;
+      }>;
+    for (const [i, id] of ids.entries()) {
+      const status = statuses[i];
+      expect(await log(id)).toEqual([
+        expect.objectContaining({
+          event: 'webhook.test',
+          status: 'pending',
+          responseStatus: status,
+          lastError: `The receiver answered ${status}`,
+        }),
+      ]);
+    }
+    expect((await endpoints(ids)).every((e) => e.consecutiveFailures >= 2)).toBe(true);
+
+    // Past the retry window (the Clock): each delivery ends failed, with the redirect's status as its answer.
+    offsetMs = 61 * 60_000;
+    await eventually(
+      async () => (await deliveriesOf(ids)).every((d) => d.status === 'failed'),
+      60_000,
+      'every delivery failed',
+    );
+    for (const [i, id] of ids.entries()) {
+      expect(await log(id)).toEqual([expect.objectContaining({ status: 'failed', responseStatus: statuses[i] })]);
+      expect(redirecting[i].received.length).toBeGreaterThanOrEqual(2);
+    }
+    // Not one redirect was followed.
+    expect(target.received).toHaveLength(0);
+    for (const id of ids) await t.http().delete(`/api/webhooks/${id}`).set(admin).expect(200);
   });
 });

@@ -10,8 +10,8 @@ export interface ReceivedHook {
   open: boolean;
 }
 
-/** `answer` decides each request's reply: a status (and body), or 'hang' to never answer. */
-export type HookAnswer = { status: number; body?: string } | 'hang';
+/** `answer` decides each request's reply: a status (and body, headers such as a redirect's `location`), or 'hang'. */
+export type HookAnswer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
 
 /**
  * The configuration that lets the app reach the in-test receivers (http:// on 127.0.0.1): without it, as in production,
@@ -33,7 +33,7 @@ export async function startReceiver(answer: (n: number, hook: ReceivedHook) => H
       const reply = answer(received.length, hook);
       if (reply === 'hang') return;
       hook.answered = reply.status;
-      res.writeHead(reply.status, { 'content-type': 'text/plain' }).end(reply.body ?? 'ok');
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers }).end(reply.body ?? 'ok');
     });
   });
   server.on('connection', (socket) => {

@@ -63,6 +63,7 @@ export class WebhookDeliveryService {
         Math.max(1, deadline - this.clock.now().getTime()),
         timeoutMs,
       );
+      // Only a 2xx is delivered: a redirect is a failed attempt like a 5xx (postWebhook never follows one).
       if (answer.status < 200 || answer.status > 299) error = `The receiver answered ${answer.status}`;
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);

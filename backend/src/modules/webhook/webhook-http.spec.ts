@@ -2,8 +2,11 @@ import { createServer, Server } from 'http';
 import { AddressInfo, createServer as createTcpServer, Server as TcpServer, Socket } from 'net';
 import { postWebhook } from './webhook-http';
 
-/** A black-holing receiver holds a worker for WEBHOOK_TIMEOUT_MS at most, whichever phase it stalls in. */
-describe('postWebhook timeout', () => {
+/**
+ * A black-holing receiver holds a worker for WEBHOOK_TIMEOUT_MS at most, whichever phase it stalls in; a redirect is
+ * an answer (the delivery counts it failed), not a hop.
+ */
+describe('postWebhook: timeouts and redirects', () => {
   const servers: Array<Server | TcpServer> = [];
   const sockets = new Set<Socket>();
   afterEach(async () => {
@@ -50,6 +53,16 @@ describe('postWebhook timeout', () => {
     const { error, ms } = await timed(post(port, 300));
     expect(error?.message).toBe('No answer within 300 ms');
     expect(ms).toBeLessThan(2000);
+  });
+
+  it("answers a redirect's status and never follows it", async () => {
+    let followed = 0;
+    const target = await listen(createServer((_req, res) => void (followed++, res.end('ok'))));
+    const port = await listen(
+      createServer((_req, res) => res.writeHead(307, { location: `http://127.0.0.1:${target}/hook` }).end('moved')),
+    );
+    await expect(post(port, 2000)).resolves.toEqual({ status: 307, body: 'moved' });
+    expect(followed).toBe(0);
   });
 
   it('gives up on a receiver that sends its headers and then nothing', async () => {
