@@ -88,7 +88,10 @@ export interface DomainEventMap extends AuditOnly, Exports {
   'redemption.created': {
     redemptionId: string;
     voucherCode: string;
+    productId: string;
     productName: string;
+    /** The product's keys come from the pool: the pool module checks its forecast (whether or not a key was left). */
+    isLicenseManaged: boolean;
     isManualProcessing: boolean;
     /** A pool key was handed out with it (a licence assignment). */
     poolKeyAssigned: boolean;
@@ -101,8 +104,8 @@ export interface DomainEventMap extends AuditOnly, Exports {
   'redemption.bulk-assign-license': Fact & { assignedIds: string[] };
   'redemption.delete': Fact & { voucherCode: string };
   'redemption.bulk-delete': Fact & { deletedCount: number };
-  /** Fix Pending Emails: waiting redemptions that got a pool key, and e-mails queued. */
-  'emails.fix-pending': Fact & { poolAssignedIds: string[]; queuedCount: number };
+  /** Fix Pending Emails: waiting redemptions that got a pool key (and their products, once each), e-mails queued. */
+  'emails.fix-pending': Fact & { poolAssignedIds: string[]; poolProductIds: string[]; queuedCount: number };
   'system.cleanup': Fact;
   /** An address blocked: for failed logins, or (`guessing`) for guessing voucher codes (docs/product.md §18.2). */
   'ip.blocked': Fact & { guessing?: { group: string; minutes: number; failures: number } };

@@ -1,4 +1,4 @@
-import { Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { JobQueue } from '../jobs/job-queue';
 import { CHECK_POOL } from './pool.jobs';
@@ -7,8 +7,8 @@ import { CHECK_POOL } from './pool.jobs';
 export const POOL_CHECK_THROTTLE_MS = 60_000;
 
 /**
- * Where a redemption or an assignment reports that it took keys of a product's pool. Its own module (no imports)
- * so the redemption module can use it although the pool module imports the redemption module.
+ * The pool check a use of a product's pool asks for (`PoolListener`: a redemption, Fix Pending Emails' pool keys),
+ * throttled per product.
  */
 @Injectable()
 export class PoolChecks implements OnApplicationShutdown {
@@ -46,6 +46,3 @@ export class PoolChecks implements OnApplicationShutdown {
     this.checks.clear();
   }
 }
-
-@Module({ providers: [PoolChecks], exports: [PoolChecks] })
-export class PoolChecksModule {}

@@ -9,7 +9,7 @@ import { CHECK_POOL, SEND_POOL_ALERT, SWEEP_POOL_ALERTS } from './pool.jobs';
 
 /**
  * The pool's jobs (docs/product.md §20.2): the alert e-mails (the order e-mail's retry policy, on the mail queue),
- * their sweep, and the pool check: after a redemption used the pool (`PoolChecks`) and daily
+ * their sweep, and the pool check: after a redemption used the pool (`PoolListener`, `PoolChecks`) and daily
  * (POOL_CHECK_INTERVAL_MS; without Redis also at start).
  */
 @Injectable()

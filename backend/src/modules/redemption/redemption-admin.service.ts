@@ -5,7 +5,6 @@ import { JobQueue } from '../jobs/job-queue';
 import { MANUAL_KEY_PREFIX } from '../license/entities/license-key.entity';
 import { LicenseRepository } from '../license/license.repository';
 import { REDEMPTION_MAIL } from './order-mail';
-import { PoolChecks } from '../pool/pool-checks';
 import { AssignLicenseDto, BulkAssignLicenseDto } from './dto/redemption-admin.dto';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { isMacProduct, REDEMPTION_ADMIN_MESSAGES } from './redemption-admin.messages';
@@ -32,7 +31,6 @@ export class RedemptionAdminService {
     private readonly lists: RedemptionListService,
     private readonly events: DomainEvents,
     private readonly jobs: JobQueue,
-    private readonly poolChecks: PoolChecks,
     private readonly pool: PoolAssignmentService,
   ) {}
 
@@ -165,12 +163,13 @@ export class RedemptionAdminService {
   async fixPendingEmails(actor: RequestActor): Promise<{ fixedCount: number; assignedCount: number }> {
     const waiting = await this.redemptions.findWaitingWithFreeKey();
     const poolAssignedIds: string[] = [];
+    const poolProductIds = new Set<string>();
     const exhausted = new Set<string>();
     for (const w of waiting) {
       if (exhausted.has(w.productId)) continue;
       if (await this.pool.assignFromPool(w.id)) {
         poolAssignedIds.push(w.id);
-        this.poolChecks.notePoolUse(w.productId);
+        poolProductIds.add(w.productId);
         continue;
       }
       if (!(await this.licenses.hasFreeKey(w.productId))) exhausted.add(w.productId);
@@ -184,6 +183,8 @@ export class RedemptionAdminService {
       resource: 'redemption',
       details: { fixedCount: pending.length, assignedCount },
       poolAssignedIds,
+      // Keys left these products' pools: the pool module checks their forecasts.
+      poolProductIds: [...poolProductIds],
       queuedCount: pending.length,
     });
     return { fixedCount: pending.length, assignedCount };

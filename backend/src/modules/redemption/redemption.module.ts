@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { GeoModule } from '../geo/geo.module';
 import { LicenseModule } from '../license/license.module';
-import { PoolChecksModule } from '../pool/pool-checks';
 import { RedemptionAdminController, RedemptionMaintenanceController } from './redemption-admin.controller';
 import { PoolAssignmentService } from './pool-assignment.service';
 import { RedemptionAdminService } from './redemption-admin.service';
@@ -23,7 +22,7 @@ import { OrderEmailResendService } from './order-email-resend.service';
 import { CustomerDataRepository } from './customer-data.repository';
 
 @Module({
-  imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule, PoolChecksModule],
+  imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule],
   controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
   providers: [
     RedemptionRepository,

@@ -14,7 +14,6 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { GeoService } from '../geo/geo.service';
 import { JobQueue } from '../jobs/job-queue';
 import { REDEMPTION_MAIL } from './order-mail';
-import { PoolChecks } from '../pool/pool-checks';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
 import { CodeGuessingService } from './code-guessing.service';
 import { PoolAssignmentService } from './pool-assignment.service';
@@ -62,7 +61,6 @@ export class RedemptionService {
     private readonly geo: GeoService,
     private readonly pool: PoolAssignmentService,
     private readonly jobs: JobQueue,
-    private readonly poolChecks: PoolChecks,
     private readonly guessing: CodeGuessingService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -127,13 +125,14 @@ export class RedemptionService {
       manual = !(await this.pool.assignFromPool(id));
       if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     }
-    // A key left the pool (or none was left): the pool forecast's alert check, throttled per product.
-    if (rows[0].is_license_managed) this.poolChecks.notePoolUse(rows[0].product_id);
-    // Committed (one statement): the consoles (throttled) and the webhook outbox (nothing when no endpoint listens).
+    // Committed (one statement): the consoles (throttled), the webhook outbox (nothing when no endpoint listens) and,
+    // when a key left the pool (or none was left), the pool module's forecast check.
     await this.events.publish('redemption.created', {
       redemptionId: id,
       voucherCode: dto.voucherCode,
+      productId: rows[0].product_id,
       productName: name,
+      isLicenseManaged: rows[0].is_license_managed,
       isManualProcessing: manual,
       poolKeyAssigned: rows[0].is_license_managed && !manual,
     });

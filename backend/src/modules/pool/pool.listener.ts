@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { DomainEventMap as Events } from '../../events/domain-events';
+import { OnDomainEvent } from '../../events/domain-events.service';
+import { PoolChecks } from './pool-checks';
+
+/**
+ * Keys left a product's pool (or none was left): its forecast is checked for the low-pool alert (docs/product.md
+ * §20.2), throttled per product (`PoolChecks`), once the redemption or the assignment committed.
+ */
+@Injectable()
+export class PoolListener {
+  constructor(private readonly checks: PoolChecks) {}
+
+  @OnDomainEvent('redemption.created', 'after-commit')
+  redeemed(e: Events['redemption.created']): void {
+    if (e.isLicenseManaged) this.checks.notePoolUse(e.productId);
+  }
+
+  @OnDomainEvent('emails.fix-pending', 'after-commit')
+  fixedPending(e: Events['emails.fix-pending']): void {
+    for (const productId of e.poolProductIds) this.checks.notePoolUse(productId);
+  }
+}
