@@ -96,6 +96,11 @@ describe('npm run demo', () => {
       lines.filter((line) => /"context":"Database"/.test(line) && !/Initialising embedded PostgreSQL/.test(line)),
     ).toEqual([]);
     expect(demo!.output()).not.toMatch(/database system is ready|LOG: {2}/);
+    // Nest's module and route lines are debug, not info: what a newcomer needs is not under 130 of them.
+    expect(lines.filter((line) => /"context":"(InstanceLoader|RoutesResolver|RouterExplorer)"/.test(line))).toEqual([]);
+    // No low-pool warning for the demo's pools (10 activations for 10 codes), and the banner between two rules.
+    expect(demo!.output()).not.toMatch(/is low/);
+    expect(demo!.output()).toMatch(/^═+\nDemo ready on http:\/\/localhost:\d+\n[\s\S]+Ctrl\+C stops the demo\.\n═+$/m);
 
     // A second start tops the codes up again, prints unredeemed ones and a new password.
     await demo!.stop(20_000);

@@ -16,6 +16,7 @@ import { bindInventoryMasking } from './common/inventory/inventory.interceptor';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { DataCipher } from './config/data-cipher';
+import { QuietBootLogger } from './config/logging';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { RedisIoAdapter, workerEventServer } from './modules/realtime/redis-io.adapter';
 import { emitThrough, receiveWorkerEvents, relayingServer } from './modules/realtime/worker-relay';
@@ -62,7 +63,7 @@ export async function createHttpApp(
     AppModule.forRoot(config, { databaseUrl, processJobs: config.workersInApi, ...options }),
     { bufferLogs: true },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietBootLogger(app.get(Logger)));
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   // No ETag from Express's `res.send`: the API's answers are never stored, so never revalidated; the web app's pages
@@ -124,7 +125,7 @@ export async function createEmbeddedWorkerContext(
       bufferLogs: true,
     },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietBootLogger(app.get(Logger)));
   serveApiProcess(app, (relay) => emitThrough(app, relayingServer(relay)));
   return app;
 }
@@ -137,7 +138,7 @@ export async function createWorkerContext(config: AppConfig, databaseUrl: string
       bufferLogs: true,
     },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietBootLogger(app.get(Logger)));
   // Events of the jobs (e-mail outcomes) reach the admins connected to the API instances through Redis.
   const events = workerEventServer(config.redisUrl!, config.redisPrefix);
   emitThrough(app, events.server);

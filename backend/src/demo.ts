@@ -37,6 +37,9 @@ export function demoEnv(env: Env, adminPassword: string | undefined): Env {
     REDIS_URL: undefined,
     DATA_DIR: join(env.DATA_DIR || '.data', 'demo'),
     EMBEDDED_POSTGRES_PORT: env.EMBEDDED_POSTGRES_PORT || '5434',
+    // The demo's pools hold 10 activations for its 10 codes a product: every code is covered, so the default minimum
+    // of 50 would only print a low-pool warning under the banner at every start.
+    POOL_ALERT_MIN: env.POOL_ALERT_MIN || '5',
   };
 }
 
@@ -117,8 +120,7 @@ export async function seedDemo(
 export function demoBanner(seed: DemoSeed, port: number, config: AppConfig): string {
   const url = `http://localhost:${port}`;
   const width = Math.max(...seed.codes.map((c) => c.product.length));
-  return [
-    '',
+  return boxed([
     `Demo ready on ${url}`,
     '',
     `Redeem one of these codes at ${url}/ (any name, any e-mail address):`,
@@ -130,6 +132,19 @@ export function demoBanner(seed: DemoSeed, port: number, config: AppConfig): str
     '',
     `Order e-mails are written to ${join(config.dataDir, 'mail')}/*.eml`,
     `Demo data lives in ${config.dataDir}: delete it to start over. Ctrl+C stops the demo.`,
-    '',
-  ].join('\n');
+  ]);
+}
+
+/** What a first `npm start` prints last: the console's address and the admin password generated for it. */
+export function firstStartBanner(admin: { username: string; password: string }, port: number): string {
+  return boxed([
+    `Admin console: http://localhost:${port}/admin/login`,
+    `  username ${admin.username}  password ${admin.password}  (shown once: change it after signing in)`,
+  ]);
+}
+
+/** Lines between two rules of `═` as wide as the longest, with a blank line around: easy to find in a log. */
+export function boxed(lines: string[]): string {
+  const rule = '═'.repeat(Math.max(...lines.map((line) => line.length)));
+  return ['', rule, ...lines, rule, ''].join('\n');
 }

@@ -3,8 +3,9 @@ import 'dotenv/config';
 import { Logger } from '@nestjs/common';
 import { createEmbeddedWorkerContext, createHttpApp, createWorkerContext, prepareDatabase } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
-import { PinoNestLogger } from './config/logging';
-import { demoAdminPassword, demoBanner, demoEnv, seedDemo } from './demo';
+import { PinoNestLogger, prettyLogs } from './config/logging';
+import { demoAdminPassword, demoBanner, demoEnv, firstStartBanner, seedDemo } from './demo';
+import { AdminBootstrapService } from './modules/auth/admin-bootstrap.service';
 import { JOBS_WORKER_ARG, WorkerProcessOptions } from './modules/jobs/worker-process';
 
 async function main(): Promise<void> {
@@ -49,6 +50,11 @@ async function main(): Promise<void> {
     new Logger('Main').log(`Listening on http://localhost:${config.port}`);
     // After start-up: the admin account exists by now (created at bootstrap on a fresh database).
     if (demo) console.log(demoBanner(await seedDemo(http, config, demoPassword), config.port, config));
+    else {
+      // A first start's generated password, last and framed (its log line above is the one JSON logs keep).
+      const admin = http.get(AdminBootstrapService).takeGeneratedPassword();
+      if (admin && prettyLogs(config)) console.log(firstStartBanner(admin, config.port));
+    }
   }
 }
 

@@ -16,11 +16,22 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The password generated at this start for a new admin, until the start-up banner takes it (main.ts). */
+  private generated?: string;
+
+  /** The generated admin password of this start, once: the start-up banner prints it last, where it is found. */
+  takeGeneratedPassword(): { username: string; password: string } | undefined {
+    const password = this.generated;
+    this.generated = undefined;
+    return password === undefined ? undefined : { username: this.config.adminUsername, password };
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     if (!(await this.users.existsWithRole('admin'))) {
       const password = this.config.adminPassword ?? generatePassword();
       const created = await this.create(this.config.adminUsername, this.config.adminEmail, 'admin', password);
       if (created && !this.config.adminPassword) {
+        this.generated = password;
         this.logger.warn(
           `Created admin user "${this.config.adminUsername}" with password: ${password}  (shown once; change it after signing in)`,
         );
