@@ -7,6 +7,7 @@ import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody 
 import { keysAssignedTo, redeemNew } from './helpers/redemptions';
 import { connectAdmin, nextUpdate } from './helpers/realtime';
 import { countedCodes } from './helpers/counted-sql';
+import { RedemptionRepository } from '../backend/src/modules/redemption/redemption.repository';
 
 const CANCELLED = 'This voucher code has been cancelled. Please contact support.';
 
@@ -149,6 +150,36 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
       unknown: 2,
       refundedAfterRedemption: res.body.refundedAfterRedemption,
     });
+  });
+
+  it('rolls the whole void back when its redemptions cannot be marked refunded', async () => {
+    const product = await licenseManagedProduct(t.db, `VoidAtomic ${randomCode('P')}`);
+    await addLicenseKey(t.db, product, `VA-${randomCode('K')}`);
+    const [available] = await addCodes(t.db, product, [randomCode('VA')]);
+    const redeemed = await redeemNew(t, product, {}, 'VA-R');
+    const counts = async () => (await t.http().get(`/api/products/${product}`).set(operator).expect(200)).body;
+    const before = await counts();
+
+    // The redemption module's mark fails inside the void's transaction (its listener of `vouchers.refunded`).
+    const mark = jest
+      .spyOn(t.app.get(RedemptionRepository), 'markRefunded')
+      .mockRejectedValueOnce(new Error('the refund mark failed'));
+    try {
+      await voidList(product, [available, redeemed.code]).expect(500);
+      expect(mark).toHaveBeenCalledTimes(1);
+    } finally {
+      mark.mockRestore();
+    }
+    expect(await stateOf([available, redeemed.code])).toEqual({
+      [available]: 'available',
+      [redeemed.code]: 'redeemed',
+    });
+    expect(await counts()).toEqual(before);
+
+    // Once the mark works the same void goes through, both halves in it.
+    const res = await voidList(product, [available, redeemed.code]).expect(200);
+    expect(res.body).toMatchObject({ voided: 1, refundedAfterRedemption: [{ code: redeemed.code }] });
+    expect(await stateOf([available, redeemed.code])).toEqual({ [available]: 'void', [redeemed.code]: 'refunded' });
   });
 
   it("a void code's redeem is 410 with the message, and nothing is written", async () => {

@@ -112,6 +112,12 @@ export interface DomainEventMap extends AuditOnly, Exports {
   'product.create': Fact & { productName: string };
   'product.update': Fact & { productName: string };
   'vouchers.upload': Fact & { productName?: string; inserted?: number };
+  /**
+   * Codes refunded after their redemption (a void, docs/product.md §19.3), published inside the void's transaction and
+   * on its held client: the redemption module marks their redemptions refunded there, so the marks commit or roll back
+   * with the void. Not audited (the void's `vouchers.void` row tells it).
+   */
+  'vouchers.refunded': { productId: string; codes: Array<{ voucherCodeId: string; code: string }> };
   /** A void; `changed` when it voided or refunded anything. */
   'vouchers.void': Fact & { changed?: VouchersVoided & { refundedRedemptions: number } };
   'vouchers.delete': Fact & { voucherCode?: string; productName?: string };

@@ -13,7 +13,7 @@ import { RedemptionMailOutboxRepository } from './redemption-mail-outbox.reposit
 import { RedemptionRetentionRepository } from './redemption-retention.repository';
 import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
-import { RefundService } from './refund.service';
+import { RefundListener } from './refund.listener';
 import { RedemptionRetention } from './redemption.retention';
 import { AttemptsModule } from '../attempts/attempts.module';
 import { CodeGuessingService } from './code-guessing.service';
@@ -39,7 +39,7 @@ import { CustomerDataRepository } from './customer-data.repository';
     OrderEmailResendService,
     CustomerDataRepository,
     RedemptionRetention,
-    RefundService,
+    RefundListener,
   ],
   exports: [
     // The licence centre (customer-centre module): the customer's data, resend, and the public routes' defences.
@@ -54,8 +54,6 @@ import { CustomerDataRepository } from './customer-data.repository';
     RedemptionListRepository,
     RedemptionService,
     PoolAssignmentService,
-    // The void's redemption side (voucher module): marks the refunded codes' redemptions on its transaction.
-    RefundService,
   ],
 })
 export class RedemptionModule {}

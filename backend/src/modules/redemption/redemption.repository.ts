@@ -194,25 +194,17 @@ export class RedemptionRepository {
 
   /**
    * Marks the redemptions of these (redeemed) codes refunded, keeping an earlier refund's time; their keys stay
-   * assigned (docs/product.md §19.3). Runs on the void's client, inside its transaction (one statement for all codes).
+   * assigned (docs/product.md §19.3). Runs on the void's held client, inside its transaction (one statement for all
+   * codes).
    */
-  async markRefunded(
-    voucherCodeIds: string[],
-  ): Promise<Array<{ id: string; voucherCodeId: string; redeemedAt: Date; refundedAt: Date }>> {
-    if (!voucherCodeIds.length) return [];
-    const { rows } = await this.database.client.query(
+  async markRefunded(voucherCodeIds: string[]): Promise<void> {
+    if (!voucherCodeIds.length) return;
+    await this.database.client.query(
       // Locked in id order, as every statement that locks several redemptions (exports, bulk delete): no deadlock.
       `UPDATE redemptions SET refunded_at = coalesce(refunded_at, now())
-        WHERE id IN (SELECT id FROM redemptions WHERE voucher_code_id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)
-        RETURNING id, voucher_code_id, redeemed_at, refunded_at`,
+        WHERE id IN (SELECT id FROM redemptions WHERE voucher_code_id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
       [voucherCodeIds],
     );
-    return rows.map((r: { id: string; voucher_code_id: string; redeemed_at: Date; refunded_at: Date }) => ({
-      id: r.id,
-      voucherCodeId: r.voucher_code_id,
-      redeemedAt: r.redeemed_at,
-      refundedAt: r.refunded_at,
-    }));
   }
 
   async exists(id: string): Promise<boolean> {

@@ -3,10 +3,10 @@ import { Readable, type Writable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ProductService } from '../product/product.service';
-import { RefundedAfterRedemption, RefundService } from '../redemption/refund.service';
 import { copyCodesFromFile, drain, IncomingBody, isMultipart, receiveCodeFile, requireValidCodes } from './code-file';
 import { CodeFilter } from './code-stream';
-import { UploadFile, VoucherCodeRepository } from './voucher-code.repository';
+import type { UploadFile } from './voucher-code.repository';
+import { RedeemedCode, RefundedAfterRedemption, VoucherVoidRepository } from './voucher-void.repository';
 import { DomainEvents } from '../../events/domain-events.service';
 
 export const VOID_MESSAGES = {
@@ -14,7 +14,7 @@ export const VOID_MESSAGES = {
   productNotFound: 'Product not found.',
 } as const;
 
-export type { RefundedAfterRedemption } from '../redemption/refund.service';
+export type { RefundedAfterRedemption } from './voucher-void.repository';
 
 /** docs/product.md §19.3 answer of a void, plus what an upload's report also says (message, invalid lines). */
 export interface VoidResult {
@@ -35,9 +35,9 @@ const AUDITED_REDEMPTION_IDS = 1000;
 /**
  * Refunds (docs/product.md §19.3): the marketplace refunded vouchers, so their codes are voided. Available codes of the
  * product become void (`voided_at`: never redeemable, 410); codes already redeemed keep their redemption and its
- * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at` (the redemption
- * module's `RefundService`, on the void's transaction); codes not of
- * this product are unknown; void codes count as already void. One transaction, set-based: a file of 100,000
+ * key (a key the customer has seen never returns to the pool) and the redemption gets `refunded_at` (the event
+ * `vouchers.refunded`, which the redemption module handles on the void's transaction); codes not of this product are
+ * unknown; void codes count as already void. One transaction, set-based: a file of 100,000
  * codes is one COPY and three statements. Audited (`vouchers.void`) and followed by a `voucherUpdate` event.
  *
  * `voidCodes` is the one place a void happens: an outgoing `voucher.voided` notification (webhooks) belongs in it.
@@ -45,8 +45,7 @@ const AUDITED_REDEMPTION_IDS = 1000;
 @Injectable()
 export class VoucherVoidService {
   constructor(
-    private readonly codes: VoucherCodeRepository,
-    private readonly refunds: RefundService,
+    private readonly voids: VoucherVoidRepository,
     private readonly products: ProductService,
     private readonly events: DomainEvents,
   ) {}
@@ -143,11 +142,17 @@ export class VoucherVoidService {
   }
 
   /**
-   * The void itself (the voucher module's codes, through their repository); the redeemed codes it found are handed to
-   * the redemption side (`RefundService`), which marks their redemptions refunded in the same transaction.
+   * The void itself (the voucher module's codes, through their repository); the redeemed codes it found are told to
+   * the redemption module (`vouchers.refunded`, in-transaction), which marks their redemptions refunded on the void's
+   * transaction: a mark that fails rolls the void back.
    */
   private run(productId: string, write: (copy: Writable) => Promise<void>, file: UploadFile | null) {
-    return this.codes.voidIn(productId, write, (redeemed) => this.refunds.refundRedeemed(redeemed), file);
+    const refund = (codes: RedeemedCode[]) =>
+      this.events.publish('vouchers.refunded', {
+        productId,
+        codes: codes.map((c) => ({ voucherCodeId: c.id, code: c.code })),
+      });
+    return this.voids.voidIn(productId, write, refund, file);
   }
 }
 
