@@ -15,4 +15,18 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    // Random test data comes from the file's seed (test/helpers/seed.ts), so that a failing run replays.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'Use random, randomInt, randomHex or pick of test/helpers/seed.ts.',
+        },
+      ],
+    },
+  },
 );

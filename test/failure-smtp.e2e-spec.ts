@@ -4,6 +4,7 @@ import { productId, PRODUCTS } from './helpers/factories';
 import { expectNothingPartial } from './helpers/failures';
 import { watchJobs } from './helpers/jobs';
 import { emailStatus, eventually, redeemNew } from './helpers/redemptions';
+import { randomHex } from './helpers/seed';
 import { DataAnswer, startSmtpServer, TestSmtpServer } from './helpers/smtp';
 
 /**
@@ -75,7 +76,7 @@ describe('failure paths: SMTP failing mid-transaction', () => {
     ['451 to the message', (): DataAnswer => ({ code: 451, message: '4.3.0 Temporary local problem' }), /451/],
   ])('a primary %s: the fallback delivers it, once', async (_what, answer, reason) => {
     primaryAnswer = answer;
-    const email = `mid-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const email = `mid-${randomHex(3)}@example.com`;
     const r = await redeemAndSettle(email, 'sent');
     expect(primary.messages.filter(to(email))).toHaveLength(0);
     expect(fallback.messages.filter(to(email)).map((m) => m.messageId)).toEqual([`<redemption-${r.id}-0@localhost>`]);
@@ -90,7 +91,7 @@ describe('failure paths: SMTP failing mid-transaction', () => {
 
   it('the recipient refused (550) by both: failed after its attempts, nothing delivered, never pending', async () => {
     refuseRecipients = true;
-    const email = `unknown-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const email = `unknown-${randomHex(3)}@example.com`;
     const r = await redeemAndSettle(email, 'failed');
     expect(copies(email)).toHaveLength(0);
     expect(await logsOf(r.id)).toEqual(['fallback:failed', 'fallback:failed', 'primary:failed', 'primary:failed']);
@@ -99,7 +100,7 @@ describe('failure paths: SMTP failing mid-transaction', () => {
 
   it('the primary takes the message and the connection drops before its 250: the fallback sends it too, with the same Message-ID', async () => {
     primaryAnswer = () => 'accept-then-drop';
-    const email = `dropped-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const email = `dropped-${randomHex(3)}@example.com`;
     const r = await redeemAndSettle(email, 'sent');
     const all = copies(email);
     expect(all).toHaveLength(2);

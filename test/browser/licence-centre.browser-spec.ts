@@ -6,13 +6,12 @@ import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app'
 import { bearer, tokenFor } from '../helpers/auth';
 import { MISMATCHES_SQL } from '../helpers/counters';
 import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, randomCode } from '../helpers/factories';
+import { letters, licenceCentreClient } from '../helpers/licence-centre';
 import { eventually } from '../helpers/redemptions';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { launchChromium, openPage, screenshot } from './browser';
+import { closeContexts, workerChromium, openPage, screenshot } from './browser';
 
 const run = promisify(execFile);
-const letters = () =>
-  Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
 
 /**
  * Issue 28's check, in Chromium against the real API, database and an SMTP server: a customer redeems two codes with
@@ -35,10 +34,10 @@ describe('licence centre in a real browser', () => {
       // Where the e-mail's links point; the test opens the link's path and query on the app it started.
       PUBLIC_URL: 'https://licences.example.com',
     });
-    browser = await launchChromium();
+    browser = await workerChromium();
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await t?.close();
     await smtp?.close();
   });
@@ -200,8 +199,19 @@ describe('licence centre in a real browser', () => {
   });
 
   it('a spent link shows the expiry message and the request form', async () => {
+    // A real link, from the e-mail, used once already (a session was opened with it).
+    const customer = licenceCentreClient(
+      () => t,
+      () => smtp,
+    );
+    const email = `spent.${letters()}@example.com`;
+    await customer.redeem(await productId(t.db, PRODUCTS.homeBusinessMac), { email });
+    await customer.askLink(email).expect(202);
+    const { token } = await customer.linkFromMail(email, 1);
+    await customer.session(token).expect(200);
+
     const { context, page } = await openPage(browser, t.baseUrl);
-    await page.goto('/my-licences?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    await page.goto(`/my-licences?token=${token}`);
     await page.getByText('This sign-in link has expired. Please request a new one.').waitFor();
     await page.getByRole('button', { name: 'Send me a sign-in link' }).waitFor();
     await page.waitForURL(/\/my-licences$/);
