@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
 import { WebhookController } from './webhook.controller';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
@@ -9,11 +8,11 @@ import { WebhookListener } from './webhook.listener';
 import { WebhookRepository } from './webhook.repository';
 
 /**
- * Outgoing webhooks (docs/product.md §20.4): endpoints and their delivery outbox. Other modules announce events through
- * `WebhookEvents.emit`; the deliveries run as jobs (`WebhookDeliveryJob`; the queue, `JobQueue`, is global).
+ * Outgoing webhooks (docs/product.md §20.4): endpoints and their delivery outbox. Other modules publish domain events;
+ * this module's `WebhookListener` turns the subscribed ones into deliveries (`WebhookEvents.emit`), which run as jobs
+ * (`WebhookDeliveryJob`; the queue, `JobQueue`, is global). It imports no module: its audit rows go through events.
  */
 @Module({
-  imports: [AuditModule],
   controllers: [WebhookController],
   providers: [
     WebhookRepository,
@@ -23,6 +22,5 @@ import { WebhookRepository } from './webhook.repository';
     WebhookEndpointService,
     WebhookDeliveryJob,
   ],
-  exports: [WebhookEvents, WebhookDeliveryService, WebhookRepository],
 })
 export class WebhookModule {}
