@@ -1,4 +1,4 @@
-import { redactHeaders, redactRequest, redactUrl } from './log-redaction';
+import { redactHeaders, redactRequest, redactResponse, redactUrl } from './log-redaction';
 
 describe('log redaction', () => {
   it('redacts success tokens in paths and secrets in query strings', () => {
@@ -59,5 +59,30 @@ describe('log redaction', () => {
       twoFactorCode: '[Redacted]',
       recoveryCode: '[Redacted]',
     });
+  });
+
+  it("keeps no redirect target and no cookie of a response (the single sign-on hand-off's code and cookie)", () => {
+    expect(
+      redactResponse({
+        statusCode: 302,
+        headers: {
+          Location: '/admin/login#sso-code=Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXhx',
+          'set-cookie': ['ovr_sso_handoff=c2VjcmV0; Path=/api/admin/oidc/exchange; HttpOnly; SameSite=Strict'],
+          'content-location': '/x?token=t',
+          refresh: '0; url=/x?token=t',
+          'content-type': 'text/plain; charset=utf-8',
+        },
+      }),
+    ).toEqual({
+      statusCode: 302,
+      headers: {
+        Location: '[Redacted]',
+        'set-cookie': '[Redacted]',
+        'content-location': '[Redacted]',
+        refresh: '[Redacted]',
+        'content-type': 'text/plain; charset=utf-8',
+      },
+    });
+    expect(redactResponse({ statusCode: 204 })).toEqual({ statusCode: 204, headers: undefined });
   });
 });

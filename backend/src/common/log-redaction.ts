@@ -76,10 +76,19 @@ export function redactRequest(req: SerializedRequest): Record<string, unknown> {
   return logged;
 }
 
-/** pino-http's response serializer: its headers without credentials (`set-cookie`). */
+/**
+ * Response headers the log never keeps whatever their name says: a redirect's `location` may carry a secret in its
+ * query or fragment (a sign-in hand-off, a provider's authorization request), and `set-cookie` sets credentials.
+ */
+const REDACTED_RESPONSE_HEADER = /^(location|content-location|refresh|set-cookie)$/i;
+
+/** pino-http's response serializer: its headers without credentials (`set-cookie`) and without redirect targets. */
 export function redactResponse(res: {
   statusCode?: number;
   headers?: Record<string, unknown>;
 }): Record<string, unknown> {
-  return { statusCode: res.statusCode, headers: redactHeaders(res.headers) };
+  const headers = redactHeaders(res.headers);
+  if (headers)
+    for (const name of Object.keys(headers)) if (REDACTED_RESPONSE_HEADER.test(name)) headers[name] = REDACTED;
+  return { statusCode: res.statusCode, headers };
 }
