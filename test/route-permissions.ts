@@ -40,6 +40,8 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   // Single sign-on (404 when OIDC_ISSUER is unset) and integrations' API tokens
   'GET /api/admin/oidc/login': 'public',
   'GET /api/admin/oidc/callback': 'public',
+  // The one-time code of the callback with its browser cookie: both are the credential.
+  'POST /api/admin/oidc/exchange': 'public',
   'POST /api/admin/api-tokens': [Permission.ApiTokensManage],
   'GET /api/admin/api-tokens': [Permission.ApiTokensManage],
   'DELETE /api/admin/api-tokens/:id': [Permission.ApiTokensManage],

@@ -8,6 +8,10 @@ export interface TestIdentity {
   sub: string;
   preferred_username?: string;
   email?: string;
+  /** Whether the provider vouches for `email` (a string, as some providers send it, is not a yes). */
+  email_verified?: boolean | string;
+  /** Google's hosted domain (the Workspace domain of the account). */
+  hd?: string;
   name?: string;
   groups?: string[];
 }
@@ -15,7 +19,7 @@ export interface TestIdentity {
 export const TEST_CLIENT = { id: 'ovr-console', secret: 'test-client-secret-0123456789abcdef' };
 
 export interface TestOidcProvider {
-  /** `http://127.0.0.1:<port>`: the OIDC_ISSUER to give the app. */
+  /** `http://127.0.0.1:<port>` (or the host asked for): the OIDC_ISSUER to give the app. */
   issuer: string;
   /** Who can sign in and what the provider says about them (change between sign-ins to move groups). */
   identities: Map<string, TestIdentity>;
@@ -29,14 +33,19 @@ export interface TestOidcProvider {
  * development login form (any password) and consent skipped for our client, as a company's provider would
  * for a first-party app. Groups travel in the ID token under `groups`, as Entra ID and Keycloak send them.
  */
-export async function startOidcProvider(): Promise<TestOidcProvider> {
+export async function startOidcProvider({
+  host = '127.0.0.1',
+}: {
+  /** The issuer's host name: `localhost` makes the provider another site than an app on 127.0.0.1 (browsers). */
+  host?: '127.0.0.1' | 'localhost';
+} = {}): Promise<TestOidcProvider> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => {
     if (handler) handler(req, res);
     else res.writeHead(503).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://${host}:${(server.address() as AddressInfo).port}`;
   const identities = new Map<string, TestIdentity>();
 
   const trust = (baseUrl: string) => {
@@ -58,7 +67,11 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
         },
       ],
       cookies: { keys: ['test-provider-cookie-key-0123456789'] },
-      claims: { openid: ['sub', 'groups'], email: ['email'], profile: ['preferred_username', 'name'] },
+      claims: {
+        openid: ['sub', 'groups', 'hd'],
+        email: ['email', 'email_verified'],
+        profile: ['preferred_username', 'name'],
+      },
       conformIdTokenClaims: false,
       pkce: { required: () => true },
       async findAccount(_ctx, sub) {
@@ -75,7 +88,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
           accountId: ctx.oidc.session!.accountId!,
         });
         grant.addOIDCScope('openid profile email');
-        grant.addOIDCClaims(['groups', 'preferred_username', 'name', 'email']);
+        grant.addOIDCClaims(['groups', 'hd', 'preferred_username', 'name', 'email', 'email_verified']);
         await grant.save();
         return grant;
       },
@@ -157,4 +170,33 @@ export async function throughProvider(baseUrl: string, login: string): Promise<P
     location = new URL(res.headers.get('location')!, location);
   }
   throw new Error('too many redirects at the provider');
+}
+
+/** The app's answer to the provider's redirect back: where it sends the console, and the hand-off's cookie. */
+export interface AppHandoff {
+  /** The 302's target: `/admin/login#sso-code=…` or `/admin/login#sso-error=…`. */
+  location: string;
+  fragment: URLSearchParams;
+  /** `#sso-code`: the one-time code. */
+  code: string | null;
+  /** `ovr_sso_handoff=<key>` as a Cookie header, when the answer set it. */
+  cookie: string | null;
+  /** The Set-Cookie line of the hand-off cookie, attributes included. */
+  setCookie: string | undefined;
+}
+
+/** The browser's return to the app's callback (with its sign-in cookie), as the app answers it. */
+export async function followCallback(callbackUrl: string, appCookies: string): Promise<AppHandoff> {
+  const res = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: appCookies } });
+  if (res.status !== 302) throw new Error(`the callback answered ${res.status}: ${await res.text()}`);
+  const location = res.headers.get('location')!;
+  const fragment = new URLSearchParams(location.split('#')[1] ?? '');
+  const setCookie = res.headers.getSetCookie().find((line) => line.startsWith('ovr_sso_handoff='));
+  return { location, fragment, code: fragment.get('sso-code'), cookie: setCookie?.split(';')[0] ?? null, setCookie };
+}
+
+/** A whole sign-in of `login` up to the console's login page: through the provider and the app's callback. */
+export async function signInThrough(baseUrl: string, login: string): Promise<AppHandoff> {
+  const { callbackUrl, appCookies } = await throughProvider(baseUrl, login);
+  return followCallback(callbackUrl, appCookies);
 }

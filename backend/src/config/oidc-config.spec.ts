@@ -35,6 +35,8 @@ describe('single sign-on configuration', () => {
       ],
       redirectUri: undefined,
       allowInsecure: true,
+      allowedDomains: [],
+      trustUsernameClaims: false,
     });
     expect(load({ ...sso, OIDC_DISPLAY_NAME: 'Contoso', OIDC_ROLE_CLAIM: 'realm_access.roles' }).oidc).toMatchObject({
       displayName: 'Contoso',
@@ -63,12 +65,30 @@ describe('single sign-on configuration', () => {
       'OIDC_ISSUER',
     ],
     [{ OIDC_CLIENT_ID: 'ovr' }, 'OIDC_CLIENT_ID'],
+    [{ OIDC_ALLOWED_DOMAINS: 'example.com' }, 'OIDC_ALLOWED_DOMAINS'],
+    [{ ...sso, OIDC_ALLOWED_DOMAINS: 'example.com,not a domain' }, 'OIDC_ALLOWED_DOMAINS'],
+    [{ ...sso, OIDC_ALLOWED_DOMAINS: '@example.com' }, 'OIDC_ALLOWED_DOMAINS'],
+    [{ ...sso, OIDC_ROLE_CLAIM: 'preferred_username' }, 'OIDC_TRUST_USERNAME_CLAIMS'],
+    [{ ...sso, OIDC_ROLE_CLAIM: 'upn' }, 'OIDC_TRUST_USERNAME_CLAIMS'],
+    [{ ...sso, OIDC_ROLE_CLAIM: 'upn', OIDC_TRUST_USERNAME_CLAIMS: 'maybe' }, 'OIDC_TRUST_USERNAME_CLAIMS'],
     [{ LOCAL_LOGIN: 'false' }, 'LOCAL_LOGIN'],
     [{ ...sso, LOCAL_LOGIN: 'maybe' }, 'LOCAL_LOGIN'],
     [{ API_TOKEN_RATE_LIMIT: '-1' }, 'API_TOKEN_RATE_LIMIT'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => load(env as Record<string, string>)).toThrow(ConfigError);
     expect(() => load(env as Record<string, string>)).toThrow(name);
+  });
+
+  it('reads the allowed domains (lower-cased, once each) and username claims only when declared trusted', () => {
+    expect(
+      load({ ...sso, OIDC_ALLOWED_DOMAINS: ' Contoso.example, sub.contoso.example,contoso.example ' }).oidc,
+    ).toMatchObject({ allowedDomains: ['contoso.example', 'sub.contoso.example'] });
+    expect(load({ ...sso, OIDC_ROLE_CLAIM: 'upn', OIDC_TRUST_USERNAME_CLAIMS: 'true' }).oidc).toMatchObject({
+      roleClaim: 'upn',
+      trustUsernameClaims: true,
+    });
+    // e-mail may be mapped: it grants a role only when the provider marks it verified (at sign-in).
+    expect(load({ ...sso, OIDC_ROLE_CLAIM: 'email' }).oidc?.roleClaim).toBe('email');
   });
 
   it('accepts http:// issuers outside production only, and LOCAL_LOGIN=false with single sign-on', () => {

@@ -1,4 +1,4 @@
-import { ConfigError, Env, optional } from './env';
+import { bool, ConfigError, Env, optional } from './env';
 
 /** Staff single sign-on (docs/auth.md "Single sign-on"). Present only when OIDC_ISSUER is set. */
 export interface OidcConfig {
@@ -14,6 +14,30 @@ export interface OidcConfig {
   redirectUri?: string;
   /** http:// issuers (local providers, tests): only outside production. */
   allowInsecure: boolean;
+  /** OIDC_ALLOWED_DOMAINS (lower-cased); empty: any domain. Else Google's `hd` or the verified e-mail's domain. */
+  allowedDomains: string[];
+  /** OIDC_TRUST_USERNAME_CLAIMS: the provider alone sets preferred_username / upn, so they may grant a role. */
+  trustUsernameClaims: boolean;
+}
+
+/**
+ * Claims a person may be able to set at their provider (docs/auth.md "Which claims may grant a role"). `email` grants
+ * a role only when the provider says `email_verified: true`; a username claim only when the operator declares that
+ * the provider controls it (OIDC_TRUST_USERNAME_CLAIMS=true), as no standard claim says it was verified.
+ */
+export const EMAIL_CLAIM = 'email';
+export const USERNAME_CLAIMS = ['preferred_username', 'upn', 'unique_name'];
+
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
+
+function parseDomains(raw: string | undefined): string[] {
+  const domains = (raw ?? '')
+    .split(',')
+    .map((d) => d.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = domains.find((d) => !DOMAIN.test(d));
+  if (bad) throw new ConfigError(`OIDC_ALLOWED_DOMAINS: "${bad}" is not a domain name (e.g. example.com,example.org)`);
+  return [...new Set(domains)];
 }
 
 const ROLE_ORDER = ['admin', 'operator', 'shop-manager'];
@@ -60,9 +84,13 @@ function httpUrl(name: string, raw: string, allowInsecure: boolean): string {
 export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefined {
   const issuerRaw = optional(env, 'OIDC_ISSUER');
   if (!issuerRaw) {
-    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ROLES', 'OIDC_REDIRECT_URI'].find((n) =>
-      optional(env, n),
-    );
+    const stray = [
+      'OIDC_CLIENT_ID',
+      'OIDC_CLIENT_SECRET',
+      'OIDC_ROLES',
+      'OIDC_REDIRECT_URI',
+      'OIDC_ALLOWED_DOMAINS',
+    ].find((n) => optional(env, n));
     if (stray)
       throw new ConfigError(`${stray} is set but OIDC_ISSUER is not: set OIDC_ISSUER to turn single sign-on on`);
     return undefined;
@@ -74,6 +102,13 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
   const roleClaim = optional(env, 'OIDC_ROLE_CLAIM') ?? 'groups';
   if (!/^[\w:/.-]{1,200}$/.test(roleClaim))
     throw new ConfigError('OIDC_ROLE_CLAIM must be a claim name such as groups or realm_access.roles');
+  const trustUsernameClaims = bool(env, 'OIDC_TRUST_USERNAME_CLAIMS', false);
+  if (USERNAME_CLAIMS.includes(roleClaim) && !trustUsernameClaims)
+    throw new ConfigError(
+      `OIDC_ROLE_CLAIM=${roleClaim}: at many providers a person can change their own ${roleClaim}, and no claim says ` +
+        'it was verified. Map a group or role claim, or set OIDC_TRUST_USERNAME_CLAIMS=true if only your provider ' +
+        'sets it (docs/auth.md "Which claims may grant a role")',
+    );
   const redirect = optional(env, 'OIDC_REDIRECT_URI');
   const displayName = optional(env, 'OIDC_DISPLAY_NAME') ?? 'Single Sign-On';
   if (displayName.length > 60) throw new ConfigError('OIDC_DISPLAY_NAME must be at most 60 characters');
@@ -86,6 +121,8 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
     roles: parseRoles(optional(env, 'OIDC_ROLES') ?? ''),
     redirectUri: redirect ? httpUrl('OIDC_REDIRECT_URI', redirect, allowInsecure) : undefined,
     allowInsecure,
+    allowedDomains: parseDomains(optional(env, 'OIDC_ALLOWED_DOMAINS')),
+    trustUsernameClaims,
   };
 }
 

@@ -7,6 +7,7 @@ import { AdminSessionSpentToken } from '../modules/auth/entities/admin-session-s
 import { AdminUser } from '../modules/auth/entities/admin-user.entity';
 import { BlockedIp } from '../modules/auth/entities/blocked-ip.entity';
 import { UnknownLoginName } from '../modules/auth/entities/unknown-login-name.entity';
+import { OidcHandoff } from '../modules/auth/entities/oidc-handoff.entity';
 import { LicenseAssignment } from '../modules/license/entities/license-assignment.entity';
 import { LicenseKey } from '../modules/license/entities/license-key.entity';
 import { LicenseKeyCount } from '../modules/license/entities/license-key-count.entity';
@@ -43,6 +44,7 @@ export const ENTITIES = [
   AdminRecoveryCode,
   ApiToken,
   UnknownLoginName,
+  OidcHandoff,
   SecurityAuditLog,
   BlockedIp,
   EmailLog,

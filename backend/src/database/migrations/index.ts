@@ -37,6 +37,7 @@ import { AvailableCodesOffTheCodeRow1763845000000 } from './1763845000000-availa
 import { IndexesFoldedIntoPrimaryKeys1763846000000 } from './1763846000000-indexes-folded-into-primary-keys';
 import { CodesByTheirStart1763847000000 } from './1763847000000-codes-by-their-start';
 import { CodesSearchedWithinTheirProduct1763848000000 } from './1763848000000-codes-searched-within-their-product';
+import { OidcHandoffs1796188506788 } from './1796188506788-oidc-handoffs';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -78,4 +79,5 @@ export const MIGRATIONS = [
   IndexesFoldedIntoPrimaryKeys1763846000000,
   CodesByTheirStart1763847000000,
   CodesSearchedWithinTheirProduct1763848000000,
+  OidcHandoffs1796188506788,
 ];

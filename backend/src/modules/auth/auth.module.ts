@@ -24,6 +24,8 @@ import { ApiTokenService } from './api-tokens/api-token.service';
 import { ApiTokensController } from './api-tokens/api-tokens.controller';
 import { OidcClientService } from './oidc/oidc-client.service';
 import { OidcController } from './oidc/oidc.controller';
+import { OidcHandoffRepository } from './oidc/oidc-handoff.repository';
+import { OidcHandoffService } from './oidc/oidc-handoff.service';
 import { OidcService } from './oidc/oidc.service';
 import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 import { AuthRetention } from './auth.retention';
@@ -64,6 +66,8 @@ import { LoginFailures } from './login-failures';
     LoginFailures,
     OidcClientService,
     OidcService,
+    OidcHandoffRepository,
+    OidcHandoffService,
     ApiTokenRepository,
     ApiTokenService,
     CustomerTokenService,

@@ -1,18 +1,24 @@
-import { Controller, Get, Inject, Logger, NotFoundException, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Logger, NotFoundException, Post, Req, Res } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../../../common/openapi/api-responses';
-import type { Request, Response } from 'express';
+import type { CookieOptions, Request, Response } from 'express';
 import { Public } from '../../../common/decorators/public.decorator';
 import { requestMeta } from '../../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { LoginResponse } from '../dto/auth-responses.dto';
 import { OidcClientService, PendingLogin } from './oidc-client.service';
+import { HANDOFF_REFUSED, HANDOFF_SECONDS, OidcHandoffService } from './oidc-handoff.service';
+import { OidcExchangeDto } from './oidc-exchange.dto';
 import { OidcService, SsoRefused } from './oidc.service';
 
 const COOKIE = 'ovr_oidc';
 const COOKIE_PATH = '/api/admin/oidc';
 const PENDING_MINUTES = 10;
 const LOGIN_PAGE = '/admin/login';
+/** The hand-off's browser cookie: sent only with the exchange. */
+export const HANDOFF_COOKIE = 'ovr_sso_handoff';
+const EXCHANGE_PATH = `${COOKIE_PATH}/exchange`;
 
 interface PendingPayload extends PendingLogin {
   typ: 'oidc-login';
@@ -20,9 +26,10 @@ interface PendingPayload extends PendingLogin {
 
 /**
  * Single sign-on (docs/auth.md "Single sign-on"). `login` sends the browser to the provider with PKCE, state and
- * nonce, whose secrets travel in a signed, httpOnly, 10-minute cookie scoped to these two routes; `callback`
- * checks them, opens a normal session and hands it to the console in the URL fragment (`#sso=<refresh token>`,
- * never sent to a server or written to a log), which the console spends at once on POST /api/admin/refresh.
+ * nonce, whose secrets travel in a signed, httpOnly, 10-minute cookie scoped to these routes; `callback` checks
+ * them and admits the person, then hands the console a one-time code (`#sso-code=<code>`) bound to this browser by
+ * an httpOnly, SameSite=Strict cookie sent only to `exchange`, where the console trades code and cookie for its
+ * session. No redirect carries anything that opens a session by itself.
  */
 @ApiTags('admin auth')
 @Controller('admin/oidc')
@@ -32,6 +39,7 @@ export class OidcController {
   constructor(
     private readonly client: OidcClientService,
     private readonly oidc: OidcService,
+    private readonly handoffs: OidcHandoffService,
     private readonly jwt: JwtService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -79,14 +87,19 @@ export class OidcController {
   @Get('callback')
   @ApiOperation({
     summary:
-      'The provider returns here; 302 to /admin/login#sso=<refresh token> or /admin/login#sso-error=<no-role|inactive|failed|unavailable>',
-    description: 'The console spends the refresh token from the fragment at once with POST /api/admin/refresh.',
+      'The provider returns here; 302 to /admin/login#sso-code=<one-time code> or ' +
+      '/admin/login#sso-error=<no-role|unverified|domain|inactive|failed|unavailable>',
+    description:
+      `With a code, the answer sets the cookie ${HANDOFF_COOKIE} (HttpOnly, SameSite=Strict, Secure in production, ` +
+      `Path=${EXCHANGE_PATH}, ${HANDOFF_SECONDS} s) that binds it to this browser: the console trades both for ` +
+      'its session with POST /api/admin/oidc/exchange. The code alone opens nothing.',
   })
   @ApiResponse({
     status: 302,
     description: 'To the login page',
     headers: {
       Location: { description: 'The login page with the outcome in the fragment', schema: { type: 'string' } },
+      'Set-Cookie': { description: `${HANDOFF_COOKIE}: the code's browser binding`, schema: { type: 'string' } },
     },
   })
   @ApiErrorResponses({ 404: 'Single sign-on is not configured' })
@@ -112,12 +125,45 @@ export class OidcController {
         .catch((err: unknown) =>
           this.oidc.refuse('failed', `callback rejected: ${describe(err)}`.slice(0, 300), null, meta),
         );
-      const { refreshToken } = await this.oidc.signIn(identity, meta);
-      return this.toLoginPage(res, 'sso', refreshToken);
+      const { code, browserKey } = await this.handoffs.issue(await this.oidc.signIn(identity, meta));
+      // Strict: sent only by this site's own pages. Set on a redirect that came from the provider (a cross-site
+      // navigation), it is stored all the same; the login page's POST to the exchange is same-site and carries it.
+      res.cookie(HANDOFF_COOKIE, browserKey, { ...this.handoffCookie(req), maxAge: HANDOFF_SECONDS * 1000 });
+      return this.toLoginPage(res, 'sso-code', code);
     } catch (err) {
       if (err instanceof SsoRefused) return this.toLoginPage(res, 'sso-error', err.refusal);
       throw err;
     }
+  }
+
+  @Public()
+  @Post('exchange')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Trade the callback's one-time code, with this browser's hand-off cookie, for the console's session",
+    description:
+      `The code is spent by its first presentation and lives ${HANDOFF_SECONDS} s; the cookie ${HANDOFF_COOKIE} ` +
+      'is cleared by every answer. The tokens are those of POST /api/admin/login.',
+  })
+  @ApiOkResponse({ type: LoginResponse })
+  @ApiErrorResponses(400, { 401: HANDOFF_REFUSED, 404: 'Single sign-on is not configured' })
+  async exchange(
+    @Body() dto: OidcExchangeDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<LoginResponse> {
+    this.requireEnabled();
+    res.clearCookie(HANDOFF_COOKIE, this.handoffCookie(req));
+    return this.handoffs.exchange(dto.code, cookieValue(req.headers.cookie, HANDOFF_COOKIE), requestMeta(req));
+  }
+
+  private handoffCookie(req: Request): CookieOptions {
+    return {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: this.config.nodeEnv === 'production' || req.secure,
+      path: EXCHANGE_PATH,
+    };
   }
 
   private requireEnabled() {
@@ -145,7 +191,7 @@ export class OidcController {
   }
 
   /** Back to the console's login page with the outcome in the fragment (browsers never send it to a server). */
-  private toLoginPage(res: Response, key: 'sso' | 'sso-error', value: string): void {
+  private toLoginPage(res: Response, key: 'sso-code' | 'sso-error', value: string): void {
     res.redirect(302, `${LOGIN_PAGE}#${key}=${encodeURIComponent(value)}`);
   }
 }

@@ -8,11 +8,12 @@ import { AdminUser } from '../entities/admin-user.entity';
 import { hashPassword } from '../password';
 import { USERNAME_PATTERN } from '../password-policy';
 import { SessionService } from '../session.service';
-import { claimAt, mapRole, ProviderIdentity } from './oidc-client.service';
+import { admit, NotAdmitted, verifiedEmail } from './admission';
+import { claimAt, ProviderIdentity } from './oidc-client.service';
 import { DomainEvents } from '../../../events/domain-events.service';
 
 /** Why a sign-in through the provider was refused; the login page shows the matching text. */
-export type SsoRefusal = 'no-role' | 'inactive' | 'failed';
+export type SsoRefusal = NotAdmitted | 'inactive' | 'failed';
 
 /** A role no matrix entry has: an account whose provider groups map to nothing can do nothing (docs/product.md). */
 export const NO_ROLE = 'none';
@@ -27,10 +28,17 @@ export class SsoRefused extends Error {
   }
 }
 
+/** A sign-in the provider vouched for and this service admitted: the account, and the facts for its audit row. */
+export interface AdmittedSignIn {
+  adminUserId: string;
+  details: Record<string, unknown>;
+}
+
 /**
  * Staff sign-in through the company's OpenID provider (docs/auth.md "Single sign-on"): the account is found by
  * issuer + subject (created at the first sign-in), its role is the one the configured claim maps to at this
- * sign-in, and the session is a normal one (refresh family, SESSION_MAX_HOURS, revocation, audit).
+ * sign-in (identity-like claims only when verified, `admission.ts`), and the session, opened when the console
+ * exchanges the callback's one-time code (`oidc-handoff.service.ts`), is a normal one.
  */
 @Injectable()
 export class OidcService {
@@ -42,53 +50,40 @@ export class OidcService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Opens a session for the identity and answers its refresh token; throws SsoRefused (audited) otherwise. */
-  async signIn(identity: ProviderIdentity, meta: RequestMeta): Promise<{ refreshToken: string }> {
+  /** Admits the identity (its account created or its role updated); throws SsoRefused (audited) otherwise. */
+  async signIn(identity: ProviderIdentity, meta: RequestMeta): Promise<AdmittedSignIn> {
     const oidc = this.config.oidc!;
-    const role = mapRole(identity.claims, oidc);
+    const admission = admit(identity.claims, oidc);
     const details = { issuer: identity.issuer, subject: identity.subject, roleClaim: oidc.roleClaim };
     let user = await this.users.findByOidcIdentity(identity.issuer, identity.subject);
-    if (!role) {
+    if ('refusal' in admission) {
       if (user) {
-        // The provider took the group away: the account loses its role and every session at once.
+        // The provider took the group away (or no longer vouches for the claim): the account loses its role and
+        // every session at once.
         await this.database.transaction(async () => {
           await this.users.setRole(user!.id, NO_ROLE);
           await this.sessions.revokeAllOf(user!.id);
         });
       }
-      await this.refuse('no-role', 'no configured role in the role claim', user?.id ?? null, meta, {
+      return this.refuse(admission.refusal, admission.reason, user?.id ?? null, meta, {
         ...details,
         claimValue: claimSummary(identity, oidc.roleClaim),
+        ...(admission.refusal !== 'no-role' && { emailVerified: identity.claims.email_verified ?? null }),
+        ...(admission.refusal === 'domain' && { hd: identity.claims.hd ?? null }),
       });
     }
+    const { role } = admission;
     let created = false;
     if (!user) {
-      user = await this.createAccount(identity, role!);
+      user = await this.createAccount(identity, role);
       created = true;
     }
     if (!user.isActive) await this.refuse('inactive', 'inactive account', user.id, meta, details);
-    const account = user;
-    const tokens = await this.database.transaction(async () => {
-      await this.users.setRole(account.id, role!);
-      await this.users.recordLogin(account.id);
-      const issued = await this.sessions.create(account.id, meta);
-      await this.events.publish('login.success', {
-        success: true,
-        adminUserId: account.id,
-        resource: 'admin_sessions',
-        resourceId: issued.sessionId,
-        ...meta,
-        details: {
-          method: 'oidc',
-          ...details,
-          role,
-          previousRole: created ? null : account.role,
-          accountCreated: created,
-        },
-      });
-      return issued;
-    });
-    return { refreshToken: tokens.refreshToken };
+    await this.users.setRole(user.id, role);
+    return {
+      adminUserId: user.id,
+      details: { method: 'oidc', ...details, role, previousRole: created ? null : user.role, accountCreated: created },
+    };
   }
 
   /** A refused sign-in the provider vouched for (or one whose state was ours): audited, then thrown. */
@@ -111,16 +106,14 @@ export class OidcService {
 
   /**
    * The first sign-in of an identity creates its staff account. The username comes from the provider's
-   * preferred_username or e-mail; when a local account (or another identity) has it, a suffix is added: an
-   * identity never takes over an existing account by name (docs/product.md). The password is random and never
-   * shown: the account signs in through the provider.
+   * preferred_username or verified e-mail; when a local account (or another identity) has it, a suffix is added: an
+   * identity never takes over an existing account by name (docs/product.md). The e-mail is the provider's only when
+   * it is verified (`email_verified: true`). The password is random and never shown: the account signs in through
+   * the provider.
    */
   private async createAccount(identity: ProviderIdentity, role: string): Promise<AdminUser> {
     const base = usernameFrom(identity.claims);
-    const claimedEmail =
-      typeof identity.claims.email === 'string' && /^[^\s@]{1,64}@[^\s@]{1,189}$/.test(identity.claims.email)
-        ? identity.claims.email.toLowerCase()
-        : null;
+    const claimedEmail = verifiedEmail(identity.claims);
     const { hash, salt } = await hashPassword(randomBytes(32).toString('base64url'));
     for (let attempt = 0; attempt < 6; attempt++) {
       const username = attempt === 0 ? base : `${base.slice(0, 40)}_${randomBytes(3).toString('hex')}`;
@@ -145,7 +138,7 @@ export class OidcService {
 
 function usernameFrom(claims: Record<string, unknown>): string {
   const source =
-    [claims.preferred_username, claims.email, claims.name].find(
+    [claims.preferred_username, verifiedEmail(claims), claims.name].find(
       (v): v is string => typeof v === 'string' && v.trim() !== '',
     ) ?? 'staff';
   let name = source
