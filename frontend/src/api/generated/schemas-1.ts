@@ -108,6 +108,10 @@ export type RevokedSessionsResponse = {
   /** Sessions ended */
   revoked: number;
 };
+export type OidcExchangeDto = {
+  /** The callback's one-time code (43 characters, base64url) */
+  code: string;
+};
 export type CreatedApiTokenResponse = {
   id: string;
   name: string;

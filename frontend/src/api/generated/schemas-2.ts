@@ -206,8 +206,10 @@ export type PoolForecastResponse = {
   perDay: number;
   /** Whole days the available activations last at perDay; null when nothing was redeemed in the last 7 days */
   daysLeft: number | null;
-  /** Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations: admins are alerted */
+  /** Under POOL_ALERT_DAYS days or POOL_ALERT_MIN activations: admins are alerted. Never for a product without voucher codes */
   low: boolean;
+  /** Why the pool is low, as the product card shows it; null when it is not */
+  lowReason: string | null;
 };
 export type HistoryEventResponse = {
   at: string;
