@@ -1,8 +1,8 @@
 import { mkdirSync } from 'fs';
 import { join } from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startOidcProvider, TEST_CLIENT, type TestOidcProvider } from '../helpers/oidc-provider';
+import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app';
+import { signInThrough, startOidcProvider, TEST_CLIENT, type TestOidcProvider } from '../helpers/oidc-provider';
 import { launchChromium } from './browser';
 
 const results = join(__dirname, '..', '..', 'test-results');
@@ -10,7 +10,9 @@ mkdirSync(results, { recursive: true });
 
 /**
  * Single sign-on as a person does it: the console's "Sign in with Contoso", the provider's own login form (a real
- * OpenID provider in this process), and back to the console with the role the provider's group gives.
+ * OpenID provider in this process), and back to the console with the role the provider's group gives. The provider
+ * is `localhost`, the app `127.0.0.1`: another site, so its redirect back is a cross-site navigation, as with a real
+ * provider, and the hand-off's SameSite=Strict cookie is set in a response to one.
  */
 describe('Staff single sign-on in the browser', () => {
   let idp: TestOidcProvider;
@@ -20,7 +22,7 @@ describe('Staff single sign-on in the browser', () => {
   let page: Page;
 
   beforeAll(async () => {
-    idp = await startOidcProvider();
+    idp = await startOidcProvider({ host: 'localhost' });
     t = await startTestApp({
       SERVE_FRONTEND: 'true',
       OIDC_ISSUER: idp.issuer,
@@ -50,6 +52,11 @@ describe('Staff single sign-on in the browser', () => {
     await button.waitFor();
     await page.screenshot({ path: join(results, 'sso-login.png'), animations: 'disabled' });
     await button.click();
+    await providerForm(sub);
+  }
+
+  /** The provider's own login form, filled in as `sub`. */
+  async function providerForm(sub: string) {
     await page.waitForURL((url) => url.origin === idp.issuer);
     await page.locator('input[name="login"]').fill(sub);
     await page.locator('input[name="password"]').fill('any password');
@@ -133,5 +140,76 @@ describe('Staff single sign-on in the browser', () => {
     await page.getByText(/Your account has no role in this service/).waitFor();
     expect(new URL(page.url()).hash).toBe('');
     expect(await page.evaluate(`localStorage.getItem('adminToken')`)).toBeNull();
+  });
+
+  it('never switches a signed-in admin unasked: a code from someone else is refused, a second sign-in asks first', async () => {
+    const me = () =>
+      page.evaluate<{ username: string; role: string }>(
+        `fetch('/api/admin/me', { headers: { Authorization: 'Bearer ' + localStorage.getItem('adminToken') } }).then((r) => r.json())`,
+      );
+    const exchanges: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/admin/oidc/exchange') exchanges.push(r.method());
+    });
+    await page.goto('/admin/login');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(TEST_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
+    const adminRefresh = await page.evaluate<string>(`localStorage.getItem('adminRefreshToken')`);
+
+    // Someone signs in as themselves in their own browser and sends the admin the console link with their code.
+    idp.identities.set('trent', { sub: 'trent', preferred_username: 'trent', groups: ['ovr-operators'] });
+    const attacker = await signInThrough(t.baseUrl, 'trent');
+    expect(attacker.code).toMatch(/^[\w-]{43}$/);
+    await page.goto(`/admin/login#sso-code=${attacker.code}`);
+    const dialog = page.getByRole('dialog', { name: 'Switch account?' });
+    await dialog.getByText('You are signed in as admin. Switch to the account you just signed in with?').waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(exchanges).toEqual([]);
+    // Even if the admin agrees, this browser holds no cookie for that code: refused, still the admin.
+    await dialog.getByRole('button', { name: 'Switch account' }).click();
+    await page
+      .getByRole('region', { name: /notifications/i })
+      .getByText('Invalid or expired single sign-on code. Please sign in again.')
+      .waitFor();
+    await page.waitForURL((url) => url.pathname === '/admin');
+    expect(exchanges).toEqual(['POST']);
+    expect(await me()).toMatchObject({ username: 'admin', role: 'admin' });
+    // The code was spent by that attempt: worthless to its owner too.
+    const replay = await fetch(`${t.baseUrl}/api/admin/oidc/exchange`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: attacker.cookie! },
+      body: JSON.stringify({ code: attacker.code }),
+    });
+    expect(replay.status).toBe(401);
+
+    // A genuine second sign-in in this browser: asked first; "Stay" exchanges nothing.
+    idp.identities.set('olga', { sub: 'olga', preferred_username: 'olga', groups: ['ovr-operators'] });
+    await page.goto('/api/admin/oidc/login');
+    await providerForm('olga');
+    await dialog.waitFor();
+    await page.screenshot({ path: join(results, 'sso-switch-account.png'), animations: 'disabled' });
+    await dialog.getByRole('button', { name: 'Stay signed in as admin' }).click();
+    await page.waitForURL((url) => url.pathname === '/admin');
+    await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
+    expect(exchanges).toEqual(['POST']);
+    expect(await me()).toMatchObject({ username: 'admin' });
+
+    // Once more (the provider remembers olga), and "Switch account": the console is olga's, the admin's session over.
+    await page.goto('/api/admin/oidc/login');
+    const loggedOut = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/admin/logout');
+    await dialog.getByRole('button', { name: 'Switch account' }).click();
+    await page.waitForURL((url) => url.pathname === '/admin');
+    await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
+    expect(await me()).toMatchObject({ username: 'olga', role: 'operator' });
+    expect(exchanges).toEqual(['POST', 'POST']);
+    expect((await loggedOut).status()).toBe(200);
+    const oldSession = await fetch(`${t.baseUrl}/api/admin/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refreshToken: adminRefresh }),
+    });
+    expect(oldSession.status).toBe(401);
   });
 });

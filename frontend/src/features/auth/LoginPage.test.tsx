@@ -38,25 +38,77 @@ describe('admin login with single sign-on', () => {
     expect(screen.getByLabelText(/Username/)).toBeInTheDocument(); // the break-glass password form stays
   });
 
-  it('spends the handed-over refresh token at once, forgets the fragment and opens the dashboard', async () => {
+  const REFUSED = 'Invalid or expired single sign-on code. Please sign in again.';
+  const exchanged = { accessToken: 'access-sso', refreshToken: 'refresh-sso', requiresTwoFactor: false };
+
+  it('exchanges the code at once when no one is signed in, drops the fragment, opens the dashboard', async () => {
     server = adminServer({
       ...dashboardCalls,
-      'POST /api/admin/refresh': () => ({
-        status: 200,
-        body: { accessToken: 'access-sso', refreshToken: 'refresh-sso', requiresTwoFactor: false },
-      }),
+      'POST /api/admin/oidc/exchange': () => ({ status: 200, body: exchanged }),
     });
-    const { location } = renderRoutes(adminRoutes(), '/admin/login#sso=handed-over');
+    const { location } = renderRoutes(adminRoutes(), '/admin/login#sso-code=handed-over');
     expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
     expect(location.current.pathname).toBe('/admin');
     expect(location.current.hash).toBe('');
-    expect(server.requests.filter((r) => r.path === '/api/admin/refresh').map((r) => r.body)).toEqual([
-      { refreshToken: 'handed-over' },
+    // The code goes in the body; the hand-off cookie is the browser's (httpOnly, not the page's to send or read).
+    expect(server.of('POST', '/api/admin/oidc/exchange').map((r) => [r.body, r.auth])).toEqual([
+      [{ code: 'handed-over' }, null],
     ]);
+    expect(server.requests.some((r) => r.path === '/api/admin/refresh')).toBe(false);
     expect([localStorage.getItem('adminToken'), localStorage.getItem('adminRefreshToken')]).toEqual([
       'access-sso',
       'refresh-sso',
     ]);
+  });
+
+  it('says why the exchange was refused (a code without its browser cookie, spent or expired)', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/oidc/exchange': () => ({
+        status: 401,
+        body: { statusCode: 401, message: REFUSED, error: 'Unauthorized' },
+      }),
+    });
+    const { location } = renderRoutes(adminRoutes(), '/admin/login#sso-code=someone-elses');
+    expect(await screen.findByText(REFUSED)).toBeInTheDocument();
+    expect(screen.getByText('Login Failed')).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin/login');
+    expect(location.current.hash).toBe('');
+    expect(localStorage.getItem('adminToken')).toBeNull();
+  });
+
+  it('asks a signed-in admin before switching accounts; "Stay" keeps the session and exchanges nothing', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/oidc/exchange': () => ({ status: 200, body: exchanged }),
+    });
+    signIn('access-1', 'refresh-1');
+    const { user, location } = renderRoutes(adminRoutes(), '/admin/login#sso-code=handed-over');
+    const dialog = await screen.findByRole('dialog', { name: 'Switch account?' });
+    expect(dialog).toHaveTextContent('You are signed in as admin. Switch to the account you just signed in with?');
+    expect(location.current.hash).toBe('');
+    await user.click(screen.getByRole('button', { name: 'Stay signed in as admin' }));
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(server.of('POST', '/api/admin/oidc/exchange')).toEqual([]);
+    expect(localStorage.getItem('adminRefreshToken')).toBe('refresh-1');
+  });
+
+  it('"Switch account" exchanges the code and ends the session it leaves', async () => {
+    server = adminServer({
+      ...dashboardCalls,
+      'POST /api/admin/oidc/exchange': () => ({ status: 200, body: exchanged }),
+      'POST /api/admin/logout': () => ({ status: 200, body: { success: true } }),
+    });
+    signIn('access-1', 'refresh-1');
+    const { user, location } = renderRoutes(adminRoutes(), '/admin/login#sso-code=handed-over');
+    await screen.findByRole('dialog', { name: 'Switch account?' });
+    expect(server.of('POST', '/api/admin/oidc/exchange')).toEqual([]);
+    await user.click(screen.getByRole('button', { name: 'Switch account' }));
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
+    expect(location.current.pathname).toBe('/admin');
+    expect(server.of('POST', '/api/admin/oidc/exchange').map((r) => r.body)).toEqual([{ code: 'handed-over' }]);
+    await waitFor(() => expect(server.of('POST', '/api/admin/logout').map((r) => r.auth)).toEqual(['Bearer access-1']));
+    expect(localStorage.getItem('adminRefreshToken')).toBe('refresh-sso');
   });
 
   it('says why the provider sign-in was refused', async () => {

@@ -7,7 +7,7 @@ import CardContent from '@mui/material/CardContent';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
@@ -16,7 +16,8 @@ import { bodyMessage } from '../../utils/httpError';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { usePublicConfig } from '../site/usePublicConfig';
 import { useLoginMutation, useMeQuery } from './authApi';
-import { completeSsoSignIn } from './session';
+import { exchangeSsoCode } from './session';
+import { SwitchAccountDialog } from './SwitchAccountDialog';
 import { prerenderedInput } from '../../app/prerenderedInput';
 import { storeTokens } from './tokenStorage';
 import { useAccessToken } from './useAccessToken';
@@ -27,6 +28,10 @@ export const LOGIN_NAVIGATION_DELAY_MS = 100;
 /** What the login page says when single sign-on came back refused (`#sso-error=<reason>`, set by the server). */
 export const SSO_ERRORS: Record<string, string> = {
   'no-role': 'Your account has no role in this service. Ask an administrator to add you to a group that grants access.',
+  unverified:
+    'The sign-in provider has not verified the identity this service grants access by. Verify your e-mail address ' +
+    'there, or ask an administrator.',
+  domain: 'Your account does not belong to an organisation allowed to sign in here. Ask an administrator.',
   inactive: 'This account is deactivated. Ask an administrator.',
   unavailable: 'The sign-in provider cannot be reached. Please try again later.',
   failed: 'Single sign-on did not complete. Please try again.',
@@ -74,7 +79,8 @@ export function LoginPage() {
   useEffect(() => () => clearTimeout(timer.current), []);
   // Someone already signed in (a valid session) goes straight to the console.
   const token = useAccessToken();
-  const { data: signedIn } = useMeQuery(undefined, { skip: !token || succeeded });
+  const me = useMeQuery(undefined, { skip: !token || succeeded });
+  const signedIn = me.data;
 
   const from = (location.state as { from?: { pathname?: string } } | null)?.from?.pathname;
   const target = from && from.startsWith('/admin') && from !== '/admin/login' ? from : '/admin';
@@ -84,17 +90,21 @@ export function LoginPage() {
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
 
-  // Back from the provider: `#sso=<refresh token>` or `#sso-error=<reason>`. The fragment leaves the address bar
-  // (and the history entry) before anything else happens.
+  // Back from the provider: `#sso-code=<one-time code>` or `#sso-error=<reason>`. The fragment leaves the address bar
+  // (and the history entry) before anything else happens; the code waits in `ssoCode` until it is exchanged.
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const arriving = fragment.has('sso-code') || fragment.has('sso-error');
+  const [ssoCode, setSsoCode] = useState<string | null>(null);
+  const [exchanging, setExchanging] = useState(false);
   const handoff = useRef(false);
   useEffect(() => {
     const fragment = new URLSearchParams(location.hash.slice(1));
-    const token = fragment.get('sso');
+    const code = fragment.get('sso-code');
     const error = fragment.get('sso-error');
-    if ((!token && !error) || handoff.current) return;
+    if ((!code && !error) || handoff.current) return;
     handoff.current = true;
     navigate({ pathname: location.pathname, search: location.search }, { replace: true });
-    if (error || !token) {
+    if (error || !code) {
       toast({
         title: 'Login Failed',
         description: SSO_ERRORS[error ?? ''] ?? SSO_ERRORS.failed,
@@ -102,16 +112,31 @@ export function LoginPage() {
       });
       return;
     }
-    void completeSsoSignIn(token).then((ok) => {
-      if (!ok) {
-        toast({ title: 'Login Failed', description: SSO_ERRORS.failed, variant: 'destructive' });
+    setSsoCode(code);
+  }, [location, navigate]);
+
+  const exchange = useCallback(
+    async (code: string) => {
+      setSsoCode(null);
+      setExchanging(true);
+      const outcome = await exchangeSsoCode(code);
+      setExchanging(false);
+      if (!outcome.ok) {
+        toast({ title: 'Login Failed', description: outcome.message ?? SSO_ERRORS.failed, variant: 'destructive' });
         return;
       }
       dispatch(api.util.resetApiState());
       setSucceeded(true);
       timer.current = setTimeout(() => navigate('/admin', { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
-    });
-  }, [location, navigate, dispatch]);
+    },
+    [dispatch, navigate],
+  );
+  // No session here: the code is exchanged at once. A session here (its user known, or the check failed without
+  // ending it): the person is asked first (SwitchAccountDialog), and nothing is exchanged unless they switch.
+  const askToSwitch = ssoCode !== null && token !== null && (me.isSuccess || me.isError);
+  useEffect(() => {
+    if (ssoCode !== null && !token) void exchange(ssoCode);
+  }, [ssoCode, token, exchange]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -156,13 +181,19 @@ export function LoginPage() {
     setPassword('');
   };
 
-  if (signedIn && !succeeded) return <Navigate to={target} replace />;
-  const busy = isLoading || succeeded;
+  if (signedIn && !succeeded && !arriving && ssoCode === null && !exchanging) return <Navigate to={target} replace />;
+  const busy = isLoading || succeeded || exchanging;
   return (
     <Box
       component="main"
       sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2, bgcolor: 'background.default' }}
     >
+      <SwitchAccountDialog
+        open={askToSwitch}
+        username={signedIn?.username}
+        onSwitch={() => void exchange(ssoCode!)}
+        onStay={() => setSsoCode(null)}
+      />
       <Card sx={{ width: '100%', maxWidth: 420 }}>
         <CardContent sx={{ p: 4 }}>
           <Stack spacing={1} sx={{ alignItems: 'center', mb: 3 }}>

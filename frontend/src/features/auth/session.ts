@@ -42,25 +42,42 @@ export function installAdminSession(): void {
   setSessionRenewal({ refresh: refreshAccessToken, onSessionLost: clearTokens });
 }
 
+/** The console's side of the single sign-on exchange: its own session, or why not (the server's sentence). */
+export type SsoExchange = { ok: true } | { ok: false; message?: string };
+
 /**
- * Single sign-on hands the console a fresh session's refresh token in the URL fragment (`#sso=…`, never sent to
- * a server). It is spent at once: the rotation answers the console's own tokens, and the handed-over token is
- * worthless afterwards (presented again, it ends the session). Resolves false when the server refuses it.
+ * Single sign-on hands the console a one-time code in the URL fragment (`#sso-code=…`, never sent to a server or
+ * written to a log). It is posted to `POST /api/admin/oidc/exchange`, and the browser's hand-off cookie (httpOnly,
+ * SameSite=Strict, sent only there) goes along: only the pair opens the session, once, within 60 s. A session the
+ * console held before (an account switch the person confirmed) is ended at the server, not just forgotten.
  */
-export async function completeSsoSignIn(handoff: string): Promise<boolean> {
+export async function exchangeSsoCode(code: string): Promise<SsoExchange> {
   try {
-    const res = await fetch('/api/admin/refresh', {
+    const res = await fetch('/api/admin/oidc/exchange', {
       method: 'POST',
-      credentials: 'include',
+      credentials: 'same-origin',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ refreshToken: handoff }),
+      body: JSON.stringify({ code }),
     });
-    if (!res.ok) return false;
-    const body = (await res.json()) as { accessToken?: string; refreshToken?: string };
-    if (!body.accessToken) return false;
+    const body = (await res.json().catch(() => ({}))) as {
+      accessToken?: string;
+      refreshToken?: string;
+      message?: unknown;
+    };
+    if (!res.ok || !body.accessToken)
+      return { ok: false, message: typeof body.message === 'string' ? body.message : undefined };
+    const previous = getAccessToken();
     storeTokens(body.accessToken, body.refreshToken);
-    return true;
+    if (previous) endSession(previous);
+    return { ok: true };
   } catch {
-    return false;
+    return { ok: false };
   }
+}
+
+/** Ends the session of this access token at the server; best effort (an expired token's session runs out alone). */
+function endSession(accessToken: string): void {
+  void fetch('/api/admin/logout', { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` } }).catch(
+    () => undefined,
+  );
 }
