@@ -249,8 +249,8 @@ export function formatSpread(s: Spread, digits = 0): string {
 }
 
 /**
- * What a worker does while redemptions run (the `advance-pool-starts` job every POOL_START_INTERVAL_MS, one second):
- * each product's pool start moved to its first free key, on a connection of its own, for as long as `work` runs.
+ * What a worker does while redemptions run (the `license.advance-pool-starts` job every POOL_START_INTERVAL_MS, one
+ * second): each product's pool start moved to its first free key, on a connection of its own, for as long as `work` runs.
  * pgbench and the API (started without workers) both redeem with it, as a deployment's worker would have it.
  */
 export async function withPoolStarts<T>(url: string, work: () => Promise<T> | T): Promise<T> {

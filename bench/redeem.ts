@@ -379,7 +379,7 @@ async function measure(url: string, leanUrl: string): Promise<void> {
   const soaked = SOAK_SECONDS > 0 ? await withPoolStarts(url, () => soak(url)) : undefined;
   const md = `## Redemption throughput
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent clients, ${SECONDS} s per run, each figure the median of ${RUNS} runs (min–max in brackets), a pool of ${KEYS.toLocaleString('en-US')} keys; beside every run the pool starts move every second, as a worker's \`advance-pool-starts\` job moves them.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent clients, ${SECONDS} s per run, each figure the median of ${RUNS} runs (min–max in brackets), a pool of ${KEYS.toLocaleString('en-US')} keys; beside every run the pool starts move every second, as a worker's \`license.advance-pool-starts\` job moves them.
 
 | what | per second | latency p50 / p99 |
 |---|---|---|

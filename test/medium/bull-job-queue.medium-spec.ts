@@ -2,9 +2,11 @@ import Redis from 'ioredis';
 import { BullJobQueue } from '../../backend/src/modules/jobs/bull-job-queue';
 import { defineJob } from '../../backend/src/modules/jobs/job';
 import { JobRegistry } from '../../backend/src/modules/jobs/job-registry';
+import { eventually } from '../helpers/redemptions';
 import { startRedisServer, TestRedisServer } from '../helpers/redis';
 
-const SEND = defineJob<{ id: string }>('send-thing');
+const SEND = defineJob<{ id: string }>('things.send', { formerNames: ['send-thing'] });
+const SWEEP = defineJob<object>('things.sweep', { formerNames: ['sweep-things'] });
 const QUEUE = 'things';
 
 /** The jobs on a private Redis: what reaches it from adds made in one turn of the event loop. */
@@ -26,7 +28,7 @@ describe('BullJobQueue', () => {
     const registry = new JobRegistry();
     registry.register(SEND, {
       queue: QUEUE,
-      jobId: ({ id }) => `thing:${id}`,
+      jobId: ({ id }) => id,
       handle: async () => undefined, // not run: this process only queues (processJobs false)
     });
     prefix = `t${Date.now()}`;
@@ -93,6 +95,34 @@ describe('BullJobQueue', () => {
     const scripts = names.flatMap((name, i) => (name === 'evalsha' || name === 'eval' ? [i] : []));
     expect(scripts).toHaveLength(1);
     expect(names.slice(0, scripts[0])).not.toContain('multi');
+  });
+
+  it('keys a job `<name>:<id>`', async () => {
+    queue.add(SEND, { id: 'f' });
+    expect(await queue.pending(QUEUE)).toBe(1);
+    expect((await queue.queue(QUEUE).getWaiting()).map((job) => [job.name, job.id])).toEqual([
+      ['things.send', 'things.send:f'],
+    ]);
+  });
+
+  it('runs a job queued under its former name, and drops a repeatable left under one', async () => {
+    // Left by the previous release: a job waiting under the old name, and the old schedule.
+    const bull = queue.queue(QUEUE);
+    await bull.add('send-thing', { id: 'queued-before' });
+    await bull.add('sweep-things', {}, { repeat: { every: 3_600_000 } });
+    await queue.onApplicationShutdown();
+
+    const ran: string[] = [];
+    const registry = new JobRegistry();
+    registry.register(SEND, { queue: QUEUE, handle: async ({ id }) => void ran.push(id) });
+    registry.register(SWEEP, { queue: QUEUE, handle: async () => undefined });
+    registry.schedule(SWEEP, 3_600_000, {});
+    queue = new BullJobQueue(registry, true, { redis: redis.url, prefix });
+    queue.onApplicationBootstrap();
+    await eventually(async () => ran.length > 0, 10_000, 'the job queued under the former name');
+    expect(ran).toEqual(['queued-before']);
+    const schedules = async () => (await queue.queue(QUEUE).getRepeatableJobs()).map((r) => r.name);
+    await eventually(async () => (await schedules()).join() === 'things.sweep', 10_000, 'the old schedule gone');
   });
 
   it('sends what was added before it shuts down', async () => {

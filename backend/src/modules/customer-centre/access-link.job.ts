@@ -27,7 +27,7 @@ export class AccessLinkJob implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register(SEND_ACCESS_LINK, {
       ...mailJobPolicy(this.config),
-      jobId: ({ linkId }) => `customer-link:${linkId}`,
+      jobId: ({ linkId }) => linkId,
       handle: ({ linkId }, run) => this.send(linkId, run),
     });
     this.jobs.register(SWEEP_ACCESS_LINKS, { handle: () => this.sweep() });

@@ -146,13 +146,14 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, On
 
   /**
    * Repeatable jobs are keyed by name and interval, so every instance may declare them; a schedule of the job left
-   * by an earlier interval setting is removed, or both would run.
+   * by an earlier interval setting, or under one of its former names (a renamed job), is removed, or both would run.
    */
   private async declare(schedule: JobSchedule): Promise<void> {
     const job = this.registry.get(schedule.name);
     const queue = this.queue(job.queue);
     for (const repeatable of await queue.getRepeatableJobs()) {
-      if (repeatable.name === schedule.name && Number(repeatable.every) !== schedule.every) {
+      const earlierInterval = repeatable.name === schedule.name && Number(repeatable.every) !== schedule.every;
+      if (earlierInterval || job.formerNames.includes(repeatable.name)) {
         await queue.removeRepeatableByKey(repeatable.key);
       }
     }

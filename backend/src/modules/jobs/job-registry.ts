@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { JobDefinition, JobKey, JobPoll, JobRun, JobSchedule, MAINTENANCE_QUEUE, RegisteredJob } from './job';
+import {
+  checkJobName,
+  JobDefinition,
+  JobKey,
+  JobPoll,
+  JobRun,
+  JobSchedule,
+  MAINTENANCE_QUEUE,
+  RegisteredJob,
+} from './job';
 
 /**
  * The jobs the features declared. A feature registers its jobs (and their schedules) from its module's providers on
@@ -9,22 +18,30 @@ import { JobDefinition, JobKey, JobPoll, JobRun, JobSchedule, MAINTENANCE_QUEUE,
 @Injectable()
 export class JobRegistry {
   private readonly jobs = new Map<string, RegisteredJob>();
+  /** Each job under its former names too (`defineJob`'s `formerNames`), for the jobs queued before a rename. */
+  private readonly byName = new Map<string, RegisteredJob>();
   private readonly limits = new Map<string, number>();
   private readonly scheduled: JobSchedule[] = [];
   private readonly polled: JobPoll[] = [];
 
   register<P>(key: JobKey<P>, definition: JobDefinition<P>): void {
-    if (this.jobs.has(key.name)) throw new Error(`Job ${key.name} is registered twice`);
-    this.jobs.set(key.name, {
+    const formerNames = key.formerNames ?? [];
+    const names = [key.name, ...formerNames];
+    for (const name of names) if (this.byName.has(name)) throw new Error(`Job ${name} is registered twice`);
+    const { jobId } = definition;
+    const job: RegisteredJob = {
       name: key.name,
+      formerNames,
       queue: definition.queue ?? MAINTENANCE_QUEUE,
       attempts: definition.attempts ?? 1,
       backoffMs: definition.backoffMs ?? 0,
       concurrency: definition.concurrency ?? 1,
       keepFailed: definition.keepFailed ?? 100,
-      jobId: definition.jobId as RegisteredJob['jobId'],
+      jobId: jobId && ((payload) => `${key.name}:${jobId(payload as P)}`),
       handle: definition.handle as RegisteredJob['handle'],
-    });
+    };
+    this.jobs.set(key.name, job);
+    for (const name of names) this.byName.set(name, job);
   }
 
   /** Runs a registered job with `payload` every `every` ms. */
@@ -34,6 +51,7 @@ export class JobRegistry {
 
   /** Runs `poll.run` in every process that runs jobs, `poll.every` ms after each run ended (`JobPoll`). */
   poll(poll: JobPoll): void {
+    checkJobName(poll.name);
     this.polled.push(poll);
   }
 
@@ -42,8 +60,9 @@ export class JobRegistry {
     this.limits.set(queue, concurrency);
   }
 
+  /** The job of that name, or of one of its former names (a job queued before a rename). */
   get(name: string): RegisteredJob {
-    const job = this.jobs.get(name);
+    const job = this.byName.get(name);
     if (!job) throw new Error(`No job ${name} is registered`);
     return job;
   }

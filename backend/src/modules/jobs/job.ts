@@ -4,12 +4,30 @@
  */
 export interface JobKey<P> {
   readonly name: string;
+  /** Names the job had before (`defineJob`'s `formerNames`): jobs queued under them still run. */
+  readonly formerNames?: readonly string[];
   /** Never set: carries the payload's type. */
   readonly payload?: P;
 }
 
-export function defineJob<P extends object>(name: string): JobKey<P> {
-  return { name };
+/**
+ * The one shape of a job's name, and of a poll's: `<module>.<verb>-<object>`, the module that runs it, then what it
+ * does, in lower-case words joined by hyphens (`mail.send-order-email`, `pool.check`). A job's id is its name, a
+ * colon and what the definition's `jobId` tells apart (`mail.send-order-email:<redemption>`; `JobRegistry`).
+ */
+export const JOB_NAME = /^[a-z]+(-[a-z]+)*\.[a-z]+(-[a-z]+)*$/;
+
+export function checkJobName(name: string): string {
+  if (!JOB_NAME.test(name)) throw new Error(`Job name ${name} is not <module>.<verb>-<object> (JOB_NAME)`);
+  return name;
+}
+
+/**
+ * `formerNames`: what the job was called before a rename. A job queued under one (Redis keeps queued jobs across a
+ * deploy) is run by this job's handler, and a repeatable job left under one is removed when the schedule is declared.
+ */
+export function defineJob<P extends object>(name: string, { formerNames = [] as readonly string[] } = {}): JobKey<P> {
+  return { name: checkJobName(name), formerNames };
 }
 
 /** Which attempt a handler runs: the last one may record a final failure. */
@@ -35,7 +53,10 @@ export interface JobDefinition<P> {
    * limits it (`JobRegistry.limitQueue`), as the mail queue is to the SMTP connections.
    */
   concurrency?: number;
-  /** One live job per id (queued, running or waiting for a retry): adding it again meanwhile does nothing. */
+  /**
+   * One live job per id (queued, running or waiting for a retry): adding it again meanwhile does nothing. What tells
+   * the payloads apart (`({ alertId }) => alertId`); the registry puts the job's name before it (`<name>:<this>`).
+   */
   jobId?: (payload: P) => string;
   /** Failed jobs Bull keeps for inspection (default 100). */
   keepFailed?: number;
@@ -44,11 +65,13 @@ export interface JobDefinition<P> {
 /** A job as registered: the definition with its defaults applied. */
 export interface RegisteredJob {
   name: string;
+  formerNames: readonly string[];
   queue: string;
   attempts: number;
   backoffMs: number;
   concurrency: number;
   keepFailed: number;
+  /** The whole id: `<name>:<the definition's jobId>`. */
   jobId?: (payload: unknown) => string;
   handle(payload: unknown, run: JobRun): Promise<unknown>;
 }

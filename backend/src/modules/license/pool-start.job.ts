@@ -5,7 +5,9 @@ import { JobRegistry } from '../jobs/job-registry';
 import { LicensePoolStartRepository } from './license-pool-start.repository';
 
 /** Moves every product's pool start to its first key with room (docs/architecture.md "The pool's start"). */
-export const ADVANCE_POOL_STARTS = defineJob<object>('advance-pool-starts');
+export const ADVANCE_POOL_STARTS = defineJob<object>('license.advance-pool-starts', {
+  formerNames: ['advance-pool-starts'],
+});
 
 /**
  * Every POOL_START_INTERVAL_MS (one second): between two runs a redemption's scan walks past at most the keys taken

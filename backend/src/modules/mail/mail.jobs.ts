@@ -4,7 +4,7 @@ import { defineJob } from '../jobs/job';
 export const MAIL_QUEUE = 'mail';
 
 /** Re-queues pending order e-mails whose job was lost. */
-export const SWEEP_PENDING_MAIL = defineJob<object>('sweep-pending-mail');
+export const SWEEP_PENDING_MAIL = defineJob<object>('mail.sweep-order-emails', { formerNames: ['sweep-pending-mail'] });
 
 /** The retry policy of every e-mail job (order e-mails, pool alerts, sign-in links): MAIL_ATTEMPTS, backoff doubling. */
 export function mailJobPolicy(config: { mailAttempts: number; mailBackoffMs: number; mailConcurrency: number }) {

@@ -19,7 +19,7 @@ export const RELAY_BATCH = 2_000;
  * (`findUnqueued`) redeemed after the newest it has seen less `RELAY_OVERLAP_MS`, oldest first, and queues each it
  * has not queued before. A queued e-mail leaves what it reads once its job claims it, so a backlog of queued ones
  * holds the reads back until the workers reach it. Every process that runs jobs runs its own: an e-mail two of them
- * queue is one job while it waits (`mail:<redemption>`), and the claim sends it once anyway.
+ * queue is one job while it waits (`mail.send-order-email:<redemption>`), and the claim sends it once anyway.
  */
 @Injectable()
 export class OrderMailRelay {

@@ -40,7 +40,11 @@ export class RedemptionMailJob implements OnModuleInit {
     });
     this.jobs.register(SWEEP_PENDING_MAIL, { handle: () => this.sweep() });
     this.jobs.schedule(SWEEP_PENDING_MAIL, this.config.mailSweepIntervalMs, {});
-    this.jobs.poll({ name: 'relay-order-mail', every: this.config.mailRelayIntervalMs, run: () => this.relayNew() });
+    this.jobs.poll({
+      name: 'mail.relay-order-emails',
+      every: this.config.mailRelayIntervalMs,
+      run: () => this.relayNew(),
+    });
     this.retention.deletes('emailLogs', (batch) =>
       this.emailLogs.deleteOlderThan(this.config.emailLogRetentionDays, batch),
     );

@@ -26,7 +26,7 @@ export class PoolJobs implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register(SEND_POOL_ALERT, {
       ...mailJobPolicy(this.config),
-      jobId: ({ alertId }) => `pool-alert:${alertId}`,
+      jobId: ({ alertId }) => alertId,
       handle: ({ alertId }, run) => this.sendAlert(alertId, run),
     });
     this.jobs.register(SWEEP_POOL_ALERTS, { handle: () => this.sweep() });

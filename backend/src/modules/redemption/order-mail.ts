@@ -5,7 +5,12 @@ import { defineJob } from '../jobs/job';
  * redemption's write paths and the mail module's relay and sweep, processed by the mail module (`RedemptionMailJob`).
  * Payload `{redemptionId}`: the worker reloads everything else from the database.
  */
-export const REDEMPTION_MAIL = defineJob<{ redemptionId: string }>('send-redemption-mail');
+export const REDEMPTION_MAIL = defineJob<{ redemptionId: string }>('mail.send-order-email', {
+  formerNames: ['send-redemption-mail'],
+});
 
-/** One live order e-mail job per redemption: a second add while one waits is the same job. */
-export const redemptionMailJobId = ({ redemptionId }: { redemptionId: string }) => `mail:${redemptionId}`;
+/**
+ * One live order e-mail job per redemption (`mail.send-order-email:<redemption>`): a second add while one waits is the
+ * same job.
+ */
+export const redemptionMailJobId = ({ redemptionId }: { redemptionId: string }) => redemptionId;

@@ -6,7 +6,7 @@ import { JobRegistry } from '../jobs/job-registry';
 import { RetentionRegistry } from './retention.registry';
 
 /** Daily: deletes what each owner keeps past its retention period (docs/product.md §1.5). */
-export const RETENTION_CLEANUP = defineJob<object>('retention-cleanup');
+export const RETENTION_CLEANUP = defineJob<object>('retention.clean-up', { formerNames: ['retention-cleanup'] });
 
 /**
  * docs/product.md §1.5 retention, run every RETENTION_INTERVAL_MS (and at start without Redis): every owner's

@@ -28,7 +28,7 @@ export class WebhookDeliveryJob implements OnModuleInit {
       queue: WEBHOOK_QUEUE,
       // Enough in parallel that one slow receiver holds no other back.
       concurrency: 20,
-      jobId: ({ deliveryId, attempt }) => `webhook:${deliveryId}:${attempt}`,
+      jobId: ({ deliveryId, attempt }) => `${deliveryId}:${attempt}`,
       keepFailed: 1000,
       handle: ({ deliveryId }) => this.deliver(deliveryId),
     });
