@@ -131,6 +131,31 @@ describe('redemption history (docs/product.md §20.3)', () => {
     expect(events[1].licenseKey).toBe('POOLA-POOLB-POOLC-POOLD-POOLE');
   });
 
+  it('tells who gave a volume key to several redemptions, on each of them', async () => {
+    const product = await licenseManagedProduct(t.db, `History bulk ${randomCode()}`);
+    const operator = await signedIn('operator');
+    const [a, b] = [await redeemNew(t, product), await redeemNew(t, product)]; // no pool key: both wait
+    await t
+      .http()
+      .post('/api/redemptions/bulk-assign-license')
+      .set(operator.auth)
+      .send({ redemptionIds: [a.id, b.id], licenseKey: KEY, downloadLink: 'https://dl.example.com/office.exe' })
+      .expect(200);
+    for (const r of [a, b]) {
+      const { events } = await history(r.id);
+      expect(events.filter((e) => e.type === 'key-assigned').map((e) => [e.actor, e.description])).toEqual([
+        [operator.username, 'License key assigned by hand'],
+      ]);
+    }
+    // The row that tells it belongs to both through its list; a row about one redemption names it.
+    const [bulk] = await t.db.query(
+      `SELECT redemption_id, details -> 'redemptionIds' AS ids FROM security_audit_log
+        WHERE action = 'redemption.bulk-assign-license' AND details -> 'redemptionIds' ? $1`,
+      [a.id],
+    );
+    expect(bulk).toEqual({ redemption_id: null, ids: expect.arrayContaining([a.id, b.id]) });
+  });
+
   it('answers 404 for a redemption it knows nothing of', async () => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       const res = await t.http().get(`/api/redemptions/${id}/history`).set(bearer(admin)).expect(404);

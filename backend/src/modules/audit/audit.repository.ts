@@ -37,15 +37,17 @@ export class AuditRepository {
   }
 
   /**
-   * The trail of one redemption, oldest first: rows naming it (idx_security_audit_log_resource) and bulk actions
-   * listing it in `details.redemptionIds` (idx_security_audit_log_redemption_ids, whose predicate is repeated here).
+   * The trail of one redemption, oldest first: its rows (`redemption_id`, idx_security_audit_log_redemption) and
+   * bulk actions listing it in `details.redemptionIds` (idx_security_audit_log_redemption_ids, whose predicate is
+   * repeated here). `redemptionId` must be a UUID.
    */
   async forRedemption(redemptionId: string): Promise<SecurityAuditLog[]> {
     return this.database.manager.query(
-      `SELECT id, admin_user_id AS "adminUserId", action, resource, resource_id AS "resourceId", ip_address AS "ipAddress",
-              user_agent AS "userAgent", success, details, created_at AS "createdAt"
+      `SELECT id, admin_user_id AS "adminUserId", action, resource, resource_id AS "resourceId",
+              redemption_id AS "redemptionId", ip_address AS "ipAddress", user_agent AS "userAgent", success, details,
+              created_at AS "createdAt"
          FROM security_audit_log
-        WHERE (resource = 'redemption' AND resource_id = $1)
+        WHERE redemption_id = $1::uuid
            OR (details ? 'redemptionIds' AND details -> 'redemptionIds' @> jsonb_build_array($1::text))
         ORDER BY created_at, id`,
       [redemptionId],

@@ -3,12 +3,16 @@ import { DatabaseService } from '../../database/database.service';
 import { AuditRepository } from './audit.repository';
 import { addressGroup, validIp } from '../../common/utils/client-ip';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface AuditEntry {
   action: string;
   success: boolean;
   adminUserId?: string | null;
   resource?: string | null;
   resourceId?: string | null;
+  /** The redemption the row is about (its history reads the rows by it); a UUID or nothing. */
+  redemptionId?: string | null;
   ipAddress?: string | null;
   userAgent?: string | null;
   details?: Record<string, unknown> | null;
@@ -37,6 +41,7 @@ export class AuditService {
         action: entry.action.slice(0, 100),
         resource: entry.resource?.slice(0, 100) ?? null,
         resourceId: entry.resourceId?.slice(0, 100) ?? null,
+        redemptionId: entry.redemptionId && UUID.test(entry.redemptionId) ? entry.redemptionId : null,
         ipAddress,
         ipGroup: ipAddress && addressGroup(ipAddress),
         userAgent: entry.userAgent?.slice(0, 500) ?? null,

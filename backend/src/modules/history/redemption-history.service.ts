@@ -28,9 +28,10 @@ type Event = Omit<HistoryEventResponse, 'provider' | 'error' | 'licenseKey'> & P
  * (redemption module), its key assignments (licence module), the audit trail of staff and customer actions
  * (audit module; names from the auth module) and every e-mail attempt (mail module).
  *
- * Ties that are not stored as such: an assignment and its audit row are written in one transaction, so they carry
- * the same `now()`; an export's audit row carries the time it marked its rows (`details.exportedAt`), which is the
- * redemption's `exported_at` (the latest export: an earlier one of the same row is not told).
+ * The audit trail is the rows that belong to the redemption (`redemption_id`) and the bulk actions that list it. A
+ * manual assignment's row names the key it assigned (`details.licenseKeyId`, a bulk one's `licenseKeyIds`), which
+ * ties it to its assignment. An export marks many redemptions: its audit row carries the time it marked them
+ * (`details.exportedAt`), which is the redemption's `exported_at` (the latest export: an earlier one is not told).
  */
 @Injectable()
 export class RedemptionHistoryService {
@@ -109,9 +110,10 @@ export class RedemptionHistoryService {
   }
 
   /**
-   * Each key given to the redemption, by whom: the audit row of a manual assignment shares its time; a pool key
-   * is the system's (at the redemption, or later by Fix Pending Emails). Assignment audit rows without an
-   * assignment (the redemption was deleted, its assignments detached) still tell the key's last characters.
+   * Each key given to the redemption, by whom: the latest audit row of a manual assignment that names the key (a key
+   * given again, a corrected link, keeps one assignment); a pool key is the system's (at the redemption, or later by
+   * Fix Pending Emails). Assignment audit rows without an assignment (the redemption was deleted, its assignments
+   * detached) still tell the key's last characters.
    */
   private assignmentEvents(
     facts: RedemptionFacts | undefined,
@@ -123,7 +125,8 @@ export class RedemptionHistoryService {
     const matched = new Set<SecurityAuditLog>();
     const events: Event[] = [];
     for (const a of assignments) {
-      const row = assignRows.find((r) => new Date(r.createdAt).getTime() === new Date(a.assignedAt).getTime());
+      const naming = assignRows.filter((r) => !matched.has(r) && assignedKeys(r).includes(a.licenseKeyId));
+      const row = naming[naming.length - 1];
       if (row) matched.add(row);
       const atRedemption = facts && new Date(a.assignedAt).getTime() === new Date(facts.redeemedAt).getTime();
       const description = a.isManual
@@ -189,6 +192,12 @@ export class RedemptionHistoryService {
     }
     return events;
   }
+}
+
+/** The keys an assignment's audit row names. */
+function assignedKeys(row: SecurityAuditLog): unknown[] {
+  const { licenseKeyId, licenseKeyIds } = row.details ?? {};
+  return Array.isArray(licenseKeyIds) ? licenseKeyIds : [licenseKeyId];
 }
 
 function queued(at: Date, actor: string, description: string): Event {

@@ -5,6 +5,8 @@ import { openStoredKey } from './license.repository';
 
 export interface RedemptionAssignment {
   assignedAt: Date;
+  /** The key's row: a manual assignment's audit row names it (`details.licenseKeyId`, bulk `licenseKeyIds`). */
+  licenseKeyId: string;
   isManual: boolean;
   /** The stored key, opened (`MANUAL_` prefix included). */
   licenseKey: string | null;
@@ -36,13 +38,14 @@ export class LicenseStockRepository {
   /** The keys given to one redemption, oldest first (idx_license_assignments_redemption). */
   async assignmentsOf(redemptionId: string): Promise<RedemptionAssignment[]> {
     const rows: Array<Record<string, any>> = await this.database.manager.query(
-      `SELECT a.assigned_at, k.is_manual, k.license_key, k.key_ciphertext
+      `SELECT a.assigned_at, a.license_key_id, k.is_manual, k.license_key, k.key_ciphertext
          FROM license_assignments a JOIN license_keys k ON k.id = a.license_key_id
         WHERE a.redemption_id = $1 ORDER BY a.assigned_at, a.id`,
       [redemptionId],
     );
     return rows.map((r) => ({
       assignedAt: r.assigned_at,
+      licenseKeyId: r.license_key_id,
       isManual: r.is_manual,
       licenseKey: openStoredKey(this.cipher, { license_key: r.license_key, key_ciphertext: r.key_ciphertext }),
     }));

@@ -236,5 +236,6 @@ export class LicenseRepository {
       keyId,
       redemptionIds,
     ]);
+    return { keyId };
   }
 }

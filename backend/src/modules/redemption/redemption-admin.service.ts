@@ -106,8 +106,12 @@ export class RedemptionAdminService {
       const targets = await this.redemptions.lockLicensableWithoutKey(ids);
       const byProduct = new Map<string, string[]>();
       for (const t of targets) byProduct.set(t.productId, [...(byProduct.get(t.productId) ?? []), t.id]);
+      // One key row per product: the history ties each assignment to this row by its key (licenseKeyIds).
+      const licenseKeyIds: string[] = [];
       for (const [productId, redemptionIds] of byProduct) {
-        await this.licenses.assignVolumeKey(productId, stored, dto.downloadLink, redemptionIds);
+        licenseKeyIds.push(
+          (await this.licenses.assignVolumeKey(productId, stored, dto.downloadLink, redemptionIds)).keyId,
+        );
       }
       const assignedIds = targets.map((t) => t.id);
       if (assignedIds.length) await this.redemptions.markLicensed(assignedIds);
@@ -119,6 +123,7 @@ export class RedemptionAdminService {
           requested: ids.length,
           assigned: assignedIds.length,
           keyEnd: dto.licenseKey.slice(-5),
+          licenseKeyIds,
           redemptionIds: assignedIds,
         },
         assignedIds,

@@ -9,6 +9,8 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 // index TypeORM cannot declare: USING gin ((details -> 'redemptionIds') jsonb_path_ops) WHERE details ? 'redemptionIds'.
 @Index('idx_security_audit_log_resource', ['resourceId', 'createdAt'], { where: 'resource_id IS NOT NULL' })
 @Index('idx_security_audit_log_redemption_ids', { synchronize: false })
+// The rows of one redemption (migration 1796190468411).
+@Index('idx_security_audit_log_redemption', ['redemptionId', 'createdAt'], { where: 'redemption_id IS NOT NULL' })
 export class SecurityAuditLog {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -38,6 +40,13 @@ export class SecurityAuditLog {
 
   @Column({ name: 'user_agent', type: 'varchar', length: 500, nullable: true })
   userAgent: string | null;
+
+  /**
+   * The redemption the row is about, for its history: set on the events about one redemption (`resource` redemption;
+   * a bulk action lists its redemptions in `details.redemptionIds` instead). A plain id: the history outlives it.
+   */
+  @Column({ name: 'redemption_id', type: 'uuid', nullable: true })
+  redemptionId: string | null;
 
   @Column({ type: 'boolean' })
   success: boolean;
