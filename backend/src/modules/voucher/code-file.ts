@@ -153,6 +153,9 @@ export async function copyCodesFromFile(
       ? parse({
           bom: true,
           delimiter: [',', ';', '\t'],
+          // Every line ending, mixed: csv-parse's default takes the first one it meets as the only one (a CRLF file
+          // with one LF line would join two codes into one invalid value).
+          record_delimiter: ['\r\n', '\n', '\r'],
           relax_column_count: true,
           relax_quotes: true,
           skip_empty_lines: true,

@@ -69,7 +69,7 @@ export function foreignSeparator(invalidSamples: string[]): string | undefined {
   );
 }
 
-/** TXT: one value per line (LF or CRLF), UTF-8 BOM dropped. Emits `[line]` records like csv-parse does. */
+/** TXT: one value per line (LF, CRLF or CR, mixed), UTF-8 BOM dropped. Emits `[line]` records like csv-parse does. */
 export class LineRecords extends Transform {
   private rest = '';
   private first = true;
@@ -85,7 +85,8 @@ export class LineRecords extends Transform {
       this.first = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    const lines = (this.rest + text).split('\n');
+    // A CR that ends the text so far may be the first half of a CRLF: it waits for the next chunk (or the end).
+    const lines = (this.rest + text).split(/\r\n|\n|\r(?!$)/);
     this.rest = lines.pop() ?? '';
     for (const line of lines) this.pushLine(line);
     // A line that long is invalid whatever follows; keep only enough of it to stay invalid.
