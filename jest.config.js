@@ -59,6 +59,8 @@ module.exports = {
       testEnvironment: '<rootDir>/test/jest/seeded-environment.js',
       roots: ['<rootDir>/test/medium'],
       testMatch: ['**/*.medium-spec.ts'],
+      globalSetup: '<rootDir>/test/medium/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
@@ -67,6 +69,7 @@ module.exports = {
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
@@ -89,6 +92,7 @@ module.exports = {
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/browser/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
       ...node({ '^.+\\.ts$': tsJest }),
     },
   ],

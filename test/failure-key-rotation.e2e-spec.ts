@@ -4,7 +4,7 @@ import { DatabaseService } from '../backend/src/database/database.service';
 import { LicenseKeySealingRepository } from '../backend/src/modules/license/license-key-sealing.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
-import { createTestDatabase, TestDatabase } from './helpers/database';
+import { createMigratedDatabase, TestDatabase } from './helpers/database';
 import { addCodes, randomCode, redeemBody } from './helpers/factories';
 import { expectNothingPartial } from './helpers/failures';
 import { eventually } from './helpers/redemptions';
@@ -29,7 +29,7 @@ describe('failure paths: a running app during a half-finished key rotation', () 
   let tokenBefore: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedDatabase();
     smtp = await startSmtpServer();
     // Before the rotation: the service runs under the old key, adds the pool and serves a customer.
     const before = await startTestApp({ DATA_KEY: oldKey.toString('base64'), SMTP_URL: smtp.url }, { database });

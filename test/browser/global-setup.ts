@@ -1,13 +1,23 @@
 import { execFileSync } from 'child_process';
 import { join } from 'path';
+import { createMigratedTemplate } from '../helpers/database';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { stale } = require('../../scripts/build-state');
 
 const root = join(__dirname, '..', '..');
 const frontend = join(root, 'frontend');
 
-/** The browser flows run against the built app: build it when frontend/dist is missing or older than its sources. */
-export default function buildFrontendIfStale(): void {
+/**
+ * Once per run, before any worker starts: the built web app the browser flows run against (rebuilt when
+ * frontend/dist is missing or older than its sources) and the migrated template their databases are copies of
+ * (test/helpers/database.ts).
+ */
+export default async function setUpBrowserFlows(): Promise<void> {
+  buildFrontendIfStale();
+  await createMigratedTemplate();
+}
+
+function buildFrontendIfStale(): void {
   const sources = [
     join(frontend, 'src'),
     join(frontend, 'build'),

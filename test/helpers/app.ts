@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { createHttpApp, prepareDatabase } from '../../backend/src/app.factory';
 import { AppConfig, loadConfig } from '../../backend/src/config/app-config';
 import type { AppModuleOptions } from '../../backend/src/app.module';
-import { createTestDatabase, TestDatabase } from './database';
+import { createMigratedDatabase, TestDatabase } from './database';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { testCiphers } from './factories';
 import { createOpenApiDocument } from '../../backend/src/openapi';
@@ -43,7 +43,7 @@ export async function startTestApp(
   env: Record<string, string | undefined> = {},
   options: TestAppOptions & Pick<AppModuleOptions, 'logStream'> = {},
 ): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.database ?? (await createMigratedDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'ovr-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',

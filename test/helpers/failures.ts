@@ -5,7 +5,7 @@ import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { MISMATCHES_SQL } from './counters';
-import { createTestDatabase, TestDatabase } from './database';
+import { createMigratedDatabase, TestDatabase } from './database';
 import { testCiphers } from './factories';
 import { childProcesses, httpFrom, Spawned, startBuiltApp, stopAllSpawned, waitUntil } from './processes';
 import { freePort } from './smtp';
@@ -48,7 +48,7 @@ export interface BuiltStack {
  * kill the worker at the moment it chooses. `db` is the test's own connection (keys sealed under the same DATA_KEY).
  */
 export async function startBuiltStack(env: Record<string, string>): Promise<BuiltStack> {
-  const database = await createTestDatabase('ovr_fail');
+  const database = await createMigratedDatabase('ovr_fail');
   const dataDir = mkdtempSync(join(tmpdir(), 'ovr-fail-'));
   const dataKey = randomBytes(32).toString('base64');
   const port = await freePort();

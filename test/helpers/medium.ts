@@ -17,7 +17,7 @@ import { DatabaseModule, DatabaseService } from '../../backend/src/database/data
 import { dataSourceOptions } from '../../backend/src/database/data-source-options';
 import { InProcessJobQueue } from '../../backend/src/modules/jobs/in-process-job-queue';
 import { JobQueue } from '../../backend/src/modules/jobs/job-queue';
-import { createTestDatabase, TestDatabase } from './database';
+import { createMigratedDatabase, TestDatabase } from './database';
 import { countedCodes, countedRedemptions } from './counted-sql';
 import { testCiphers } from './factories';
 
@@ -65,11 +65,11 @@ function mediumConfig(databaseUrl: string, dataDir: string, env: Record<string, 
 }
 
 async function freshDatabase(env: Record<string, string | undefined>) {
-  const testDatabase = await createTestDatabase('ovr_medium');
+  const testDatabase = await createMigratedDatabase('ovr_medium');
   const dataDir = mkdtempSync(join(tmpdir(), 'ovr-medium-'));
   try {
     const config = mediumConfig(testDatabase.url, dataDir, env);
-    // The app's start-up: migrations, then sealing whatever is still in clear (a fresh database has nothing).
+    // The app's start-up: migrations (none pending on the template's copy), then sealing what is still in clear.
     await prepareDatabase(config);
     return { testDatabase, dataDir, config };
   } catch (err) {
