@@ -13,7 +13,7 @@ import {
 } from '../helpers/factories';
 import { eventually } from '../helpers/redemptions';
 import { expectNoAxeViolations } from './axe';
-import { launchChromium, openPage } from './browser';
+import { connectChromium, openPage } from './browser';
 import { RECEIVERS_ON_LOOPBACK, startReceiver } from '../helpers/webhook-receiver';
 
 /**
@@ -27,7 +27,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ SERVE_FRONTEND: 'true', TRUST_PROXY: 'loopback', ...RECEIVERS_ON_LOOPBACK });
-    browser = await launchChromium();
+    browser = await connectChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,6 +4,7 @@ import { bearer, createAdminUser, issueToken } from '../helpers/auth';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
 import { context, page, root, shot, signIn, t, tab, toastTitled, useAdminConsole } from '../helpers/admin-browser';
 import { moveRedemptions } from '../helpers/counted-sql';
+import { downloadedText } from './browser';
 
 /**
  * Real-browser flows of the admin console's products (issue 6, engineer A's screens): uploading voucher codes, the
@@ -129,7 +130,7 @@ describe('admin console in a real browser', () => {
       page.getByRole('button', { name: 'Export Unredeemed' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^unredeemed-vouchers-\d{4}-\d{2}-\d{2}\.csv$/);
-    const csv = readFileSync((await download.path())!, 'utf8');
+    const csv = await downloadedText(download);
     expect(csv).toContain(codes[1]);
     expect(csv).not.toContain(codes[0]);
     await toastTitled('Export Successful').waitFor();
@@ -191,7 +192,7 @@ describe('admin console in a real browser', () => {
       row.getByRole('button', { name: 'Download the reconciliation CSV of marketplace-batch.csv' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^batch-\d{4}-\d{2}-\d{2}\.csv$/);
-    const lines = readFileSync((await download.path())!, 'utf8')
+    const lines = (await downloadedText(download))
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\r\n');

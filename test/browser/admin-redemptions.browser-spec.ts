@@ -1,10 +1,9 @@
-import { readFileSync } from 'fs';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createAdminUser } from '../helpers/auth';
 import { addCodes, addLicenseKey, keyHash, openKey, productId, PRODUCTS, randomCode } from '../helpers/factories';
 import { eventually, redeemNew } from '../helpers/redemptions';
-import { launchChromium, openPage, screenshot } from './browser';
+import { connectChromium, downloadedText, openPage, screenshot } from './browser';
 import { countedKeyUpdate } from '../helpers/counted-sql';
 
 /**
@@ -22,7 +21,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ SERVE_FRONTEND: 'true' });
-    browser = await launchChromium();
+    browser = await connectChromium();
     proPlus = await productId(t.db, PRODUCTS.proPlusWindows);
     homeBusinessWindows = await productId(t.db, PRODUCTS.homeBusinessWindows);
     mac = await productId(t.db, PRODUCTS.homeBusinessMac);
@@ -195,7 +194,7 @@ describe('admin console: licences and redemptions in a real browser', () => {
       bar.getByRole('button', { name: 'Export Selected CSV' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^selected-redemptions-\d{4}-\d{2}-\d{2}\.csv$/);
-    const csv = readFileSync((await download.path())!, 'utf8');
+    const csv = await downloadedText(download);
     expect(csv.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe(
       'Voucher Code,First Name,Last Name,Email,Phone,Country,Product,Email Status,License Key,Download Link,Redeemed At,Exported At,Refunded At',
     );

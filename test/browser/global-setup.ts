@@ -1,6 +1,7 @@
 import { execFileSync } from 'child_process';
 import { join } from 'path';
 import { createMigratedTemplate } from '../helpers/database';
+import { launchWorkerBrowsers } from './browser';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { stale } = require('../../scripts/build-state');
 
@@ -9,12 +10,13 @@ const frontend = join(root, 'frontend');
 
 /**
  * Once per run, before any worker starts: the built web app the browser flows run against (rebuilt when
- * frontend/dist is missing or older than its sources) and the migrated template their databases are copies of
- * (test/helpers/database.ts).
+ * frontend/dist is missing or older than its sources), the migrated template their databases are copies of
+ * (test/helpers/database.ts) and one Chromium per worker (test/browser/browser.ts).
  */
-export default async function setUpBrowserFlows(): Promise<void> {
+export default async function setUpBrowserFlows({ maxWorkers }: { maxWorkers: number }): Promise<void> {
   buildFrontendIfStale();
   await createMigratedTemplate();
+  await launchWorkerBrowsers(maxWorkers);
 }
 
 function buildFrontendIfStale(): void {

@@ -1,5 +1,4 @@
 import { execFile } from 'child_process';
-import { readFileSync } from 'fs';
 import { promisify } from 'util';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app';
@@ -9,7 +8,7 @@ import { addCodes, addLicenseKey, licenseManagedProduct, productId, PRODUCTS, ra
 import { letters, licenceCentreClient } from '../helpers/licence-centre';
 import { eventually } from '../helpers/redemptions';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { closeContexts, workerChromium, openPage, screenshot } from './browser';
+import { connectChromium, downloadedText, openPage, screenshot } from './browser';
 
 const run = promisify(execFile);
 
@@ -34,10 +33,10 @@ describe('licence centre in a real browser', () => {
       // Where the e-mail's links point; the test opens the link's path and query on the app it started.
       PUBLIC_URL: 'https://licences.example.com',
     });
-    browser = await workerChromium();
+    browser = await connectChromium();
   });
   afterAll(async () => {
-    await closeContexts(browser);
+    await browser?.close();
     await t?.close();
     await smtp?.close();
   });
@@ -132,7 +131,7 @@ describe('licence centre in a real browser', () => {
       page.getByRole('button', { name: 'Download my data' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^my-data-\d{4}-\d{2}-\d{2}\.json$/);
-    const data = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+    const data = JSON.parse(await downloadedText(download));
     expect(data.customer.email).toBe(person.email);
     expect(data.redemptions.map((r: { voucherCode: string }) => r.voucherCode).sort()).toEqual(
       [winCode, macCode].sort(),

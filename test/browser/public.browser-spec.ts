@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
-import { launchChromium, openPage, screenshot } from './browser';
+import { connectChromium, openPage, screenshot } from './browser';
 
 /**
  * The customer's journeys through the built web app in Chromium, against the real API on a real database.
@@ -22,7 +22,7 @@ describe('public pages in a real browser', () => {
       SUPPORT_EMAIL: 'help@licences.test',
       COMPANY_NAME: 'Licence Desk Ltd',
     });
-    browser = await launchChromium();
+    browser = await connectChromium();
     proPlus = await productId(t.db, PRODUCTS.proPlusWindows);
     homeBusinessWindows = await productId(t.db, PRODUCTS.homeBusinessWindows);
     mac = await productId(t.db, PRODUCTS.homeBusinessMac);

@@ -1,8 +1,7 @@
-import { readFileSync } from 'fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createAdminUser, fixTotpClock, type TestAdmin } from '../helpers/auth';
-import { launchChromium, openPage, screenshot } from './browser';
+import { connectChromium, downloadedText, openPage, screenshot } from './browser';
 import { expectNoAxeViolations } from './axe';
 
 /**
@@ -18,7 +17,7 @@ let errors: string[];
 
 beforeAll(async () => {
   t = await startTestApp({ SERVE_FRONTEND: 'true' });
-  browser = await launchChromium();
+  browser = await connectChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -111,7 +110,7 @@ describe('Security screen in a real browser', () => {
       page.getByRole('button', { name: 'Download .txt' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^recovery-codes-\d{4}-\d{2}-\d{2}\.txt$/);
-    const saved = readFileSync((await download.path())!, 'utf8');
+    const saved = await downloadedText(download);
     for (const code of recoveryCodes) expect(saved).toContain(code);
     await page.getByRole('button', { name: 'I Have Saved My Codes' }).click();
     await page.getByText('Two-factor authentication is on for your account.').waitFor();

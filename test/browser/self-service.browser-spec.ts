@@ -4,7 +4,7 @@ import { createAdminUser } from '../helpers/auth';
 import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody } from '../helpers/factories';
 import { eventually } from '../helpers/redemptions';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { launchChromium, openPage, screenshot } from './browser';
+import { connectChromium, openPage, screenshot } from './browser';
 
 const RESEND_ANSWER = 'If this voucher was redeemed with this e-mail address, the order e-mail is on its way again.';
 
@@ -20,7 +20,7 @@ describe('customer self-service and refunds in a real browser', () => {
   beforeAll(async () => {
     smtp = await startSmtpServer();
     t = await startTestApp({ SERVE_FRONTEND: 'true', SMTP_URL: smtp.url, GEO_BLOCKED_COUNTRIES: '' });
-    browser = await launchChromium();
+    browser = await connectChromium();
   });
 
   afterAll(async () => {

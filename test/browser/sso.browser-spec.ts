@@ -3,7 +3,7 @@ import { join } from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../helpers/app';
 import { signInThrough, startOidcProvider, TEST_CLIENT, type TestOidcProvider } from '../helpers/oidc-provider';
-import { launchChromium } from './browser';
+import { connectChromium } from './browser';
 
 const results = join(__dirname, '..', '..', 'test-results');
 mkdirSync(results, { recursive: true });
@@ -32,7 +32,7 @@ describe('Staff single sign-on in the browser', () => {
       OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
     });
     idp.trust(t.baseUrl);
-    browser = await launchChromium();
+    browser = await connectChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
-import { launchChromium, openPage, screenshot } from './browser';
+import { connectChromium, openPage, screenshot } from './browser';
 
 const COMPANY = 'Licence Desk Ltd';
 
@@ -21,7 +21,7 @@ describe('success pages while the token is checked', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ SERVE_FRONTEND: 'true', SUPPORT_EMAIL: 'help@licences.test', COMPANY_NAME: COMPANY });
-    browser = await launchChromium();
+    browser = await connectChromium();
     const proPlus = await productId(t.db, PRODUCTS.proPlusWindows);
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
 

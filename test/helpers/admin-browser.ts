@@ -1,7 +1,7 @@
 import { mkdirSync } from 'fs';
 import { join } from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../browser/browser';
+import { connectChromium } from '../browser/browser';
 import { startTestApp, type TestApp } from './app';
 import type { TestAdmin } from './auth';
 
@@ -24,7 +24,7 @@ export let page: Page;
 export function useAdminConsole(): void {
   beforeAll(async () => {
     t = await startTestApp({ SERVE_FRONTEND: 'true' });
-    browser = await launchChromium();
+    browser = await connectChromium();
   }, 120_000);
 
   afterAll(async () => {
