@@ -12,7 +12,7 @@ import { CustomerTokenService } from '../backend/src/modules/auth/customer-token
 import { addCodes, licenseManagedProduct, productId, PRODUCTS, randomCode } from './helpers/factories';
 import { redeemNew } from './helpers/redemptions';
 import { concretePath, registeredRoutes } from './helpers/routes';
-import { ROUTE_PERMISSIONS } from './route-permissions';
+import { ROUTE_PERMISSIONS, SIGNED_ROUTES } from './route-permissions';
 
 /** docs/product.md §7.2, written out: the server must grant exactly this. */
 const MATRIX: Record<string, string[]> = {
@@ -38,6 +38,7 @@ const MATRIX: Record<string, string[]> = {
     'vouchers.void',
     'webhooks.manage',
     'api-tokens.manage',
+    'marketplaces.manage',
   ],
   operator: [
     'dashboard.view',
@@ -66,6 +67,7 @@ const DATA_PERMISSIONS = MATRIX.admin.filter(
       'admin.create-shop-manager',
       'webhooks.manage',
       'api-tokens.manage',
+      'marketplaces.manage',
     ].includes(p),
 );
 
@@ -222,7 +224,7 @@ describe('Permission matrix over every registered route', () => {
       if (route.method !== 'GET') req = req.send({});
       const res = await req;
       const decision: Decision = res.status === 401 || res.status === 403 ? (res.status as 401 | 403) : 'allowed';
-      const want = expected(access, variant);
+      const want = SIGNED_ROUTES.includes(route.key) ? 401 : expected(access, variant);
       // A 5xx is never an answer, whoever asks and whatever the body (an empty body, an id that matches nothing).
       if (res.status >= 500)
         mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}`);
@@ -369,6 +371,10 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
     prepare: async () => ({ path: '/api/admin/fix-pending-emails' }),
   },
   [Permission.WebhooksManage]: { route: 'GET /api/webhooks', prepare: async () => ({ path: '/api/webhooks' }) },
+  [Permission.MarketplacesManage]: {
+    route: 'GET /api/marketplaces',
+    prepare: async () => ({ path: '/api/marketplaces' }),
+  },
   [Permission.ApiTokensManage]: {
     route: 'POST /api/admin/api-tokens',
     prepare: async () => ({

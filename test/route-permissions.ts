@@ -95,7 +95,21 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/webhooks/:id/deliveries': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/resume': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/test': [Permission.WebhooksManage],
+  // Marketplace connections (Settings); a marketplace's events carry its signature, no staff token.
+  'GET /api/marketplaces': [Permission.MarketplacesManage],
+  'POST /api/marketplaces': [Permission.MarketplacesManage],
+  'PATCH /api/marketplaces/:id': [Permission.MarketplacesManage],
+  'DELETE /api/marketplaces/:id': [Permission.MarketplacesManage],
+  'GET /api/marketplaces/:id/status': [Permission.MarketplacesManage],
+  'POST /api/marketplaces/:id/retry-dead': [Permission.MarketplacesManage],
+  'POST /api/marketplaces/:id/events': 'public',
 
   // Settings → Privacy requests: the licence centre's links, exports and erasures, without personal data.
   'GET /api/admin/privacy-requests': [Permission.SettingsAccess],
 };
+
+/**
+ * Public routes whose credential is a signature of the request (a marketplace's, DECISIONS §17): a call without one
+ * answers 401 `Invalid signature` whatever token it carries.
+ */
+export const SIGNED_ROUTES: readonly string[] = ['POST /api/marketplaces/:id/events'];

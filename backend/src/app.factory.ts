@@ -9,6 +9,8 @@ import { AppModule, AppModuleOptions } from './app.module';
 import { AppMetrics } from './common/metrics';
 import { noStore } from './common/no-store';
 import { verifyJsonDepth } from './common/json-depth';
+import type { IncomingMessage } from 'http';
+import { keepSignedRawBody } from './modules/marketplace/raw-body';
 import { requestLog } from './common/request-log';
 import { securityHeaders } from './common/security-headers';
 import { untoldProxyWarning } from './common/untold-proxy';
@@ -103,7 +105,12 @@ export async function createHttpApp(
   // Nest's own JSON parser (100 kB, where init() would mount it: after the middleware above), with the nesting bound
   // checked on the raw body before JSON.parse (common/json-depth.ts); init() then adds only the urlencoded one. Nest's
   // types reserve `verify` for `rawBody: true`, which this app does not use; without it the option is passed through.
-  app.useBodyParser('json', { verify: verifyJsonDepth } as NestExpressBodyParserOptionsFor<'json'>);
+  // The same hook keeps the raw body of a signed marketplace event (its signature covers the bytes sent).
+  const verify = (req: IncomingMessage, res: unknown, body: Buffer, encoding: string) => {
+    verifyJsonDepth(req, res, body, encoding);
+    keepSignedRawBody(req, body);
+  };
+  app.useBodyParser('json', { verify } as NestExpressBodyParserOptionsFor<'json'>);
   return app;
 }
 

@@ -32,6 +32,7 @@ import { RedemptionModule } from './modules/redemption/redemption.module';
 import { StatsModule } from './modules/stats/stats.module';
 import { VoucherModule } from './modules/voucher/voucher.module';
 import { WebhookModule } from './modules/webhook/webhook.module';
+import { MarketplaceModule } from './modules/marketplace/marketplace.module';
 
 export interface AppModuleOptions {
   /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
@@ -88,6 +89,7 @@ export class AppModule {
         HealthModule,
         PublicConfigModule,
         WebhookModule,
+        MarketplaceModule,
         MetricsModule,
         RetentionModule,
       ],

@@ -21,6 +21,7 @@ export enum Permission {
   EmailsFixPending = 'emails.fix-pending',
   WebhooksManage = 'webhooks.manage',
   ApiTokensManage = 'api-tokens.manage',
+  MarketplacesManage = 'marketplaces.manage',
 }
 
 export enum Role {
@@ -42,6 +43,7 @@ const OPERATOR_DENIED = new Set<Permission>([
   Permission.EmailsFixPending,
   Permission.WebhooksManage,
   Permission.ApiTokensManage,
+  Permission.MarketplacesManage,
 ]);
 
 /**
@@ -55,8 +57,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 };
 
 /**
- * What an integration's API token may hold: the data permissions. Never settings, cleanup, accounts, webhooks
- * (configuration that sends data elsewhere) or tokens themselves (docs/product.md §22.3).
+ * What an integration's API token may hold: the data permissions. Never settings, cleanup, accounts, webhooks and
+ * marketplaces (configuration that sends data elsewhere) or tokens themselves (docs/product.md §22.3).
  */
 export const TOKEN_PERMISSIONS: readonly Permission[] = ALL.filter(
   (p) =>
@@ -67,6 +69,7 @@ export const TOKEN_PERMISSIONS: readonly Permission[] = ALL.filter(
       Permission.AdminCreateShopManager,
       Permission.WebhooksManage,
       Permission.ApiTokensManage,
+      Permission.MarketplacesManage,
     ].includes(p),
 );
 

@@ -138,6 +138,13 @@ export interface AppConfig {
    */
   webhookInsecureTargets: string[];
   /**
+   * Marketplace connections (DECISIONS §17): the live check's and every call's budget (MARKETPLACE_TIMEOUT_MS), the
+   * first retry delay of a report (doubles) and how long a report is retried before it is dead.
+   */
+  marketplaceTimeoutMs: number;
+  marketplaceBackoffMs: number;
+  marketplaceRetryHours: number;
+  /**
    * API_DOCS: `public` serves the OpenAPI document and its UI (/api/docs, /api/docs-json) to anyone; `off` answers 404
    * there. Default off with NODE_ENV=production (the admin API's map is nobody's business), public elsewhere.
    */
@@ -337,6 +344,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookPauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 10, 0, 1_000_000),
     webhookPauseAfterMinutes: int(env, 'WEBHOOK_PAUSE_AFTER_MINUTES', 60, 0, 7 * 24 * 60),
     webhookInsecureTargets: webhookInsecureTargets(env, nodeEnv === 'production'),
+    marketplaceTimeoutMs: int(env, 'MARKETPLACE_TIMEOUT_MS', 1500, 50, 60_000),
+    marketplaceBackoffMs: int(env, 'MARKETPLACE_BACKOFF_MS', 30_000, 1),
+    marketplaceRetryHours: int(env, 'MARKETPLACE_RETRY_HOURS', 24, 1, 24 * 7),
     apiDocs: apiDocs(env, nodeEnv === 'production'),
     metricsToken: metricsToken(env),
     oidc,

@@ -28,6 +28,10 @@ import { UploadBatch } from '../modules/voucher/entities/upload-batch.entity';
 import { VoucherCode } from '../modules/voucher/entities/voucher-code.entity';
 import { WebhookDelivery } from '../modules/webhook/entities/webhook-delivery.entity';
 import { WebhookEndpoint } from '../modules/webhook/entities/webhook-endpoint.entity';
+import { MarketplaceConnection } from '../modules/marketplace/entities/marketplace-connection.entity';
+import { MarketplaceEvent } from '../modules/marketplace/entities/marketplace-event.entity';
+import { MarketplaceProduct } from '../modules/marketplace/entities/marketplace-product.entity';
+import { MarketplaceReport } from '../modules/marketplace/entities/marketplace-report.entity';
 
 export const ENTITIES = [
   Product,
@@ -60,4 +64,8 @@ export const ENTITIES = [
   UploadBatch,
   ReleasedCode,
   AvailableCode,
+  MarketplaceConnection,
+  MarketplaceProduct,
+  MarketplaceEvent,
+  MarketplaceReport,
 ];

@@ -78,6 +78,12 @@ export const AUDIT_ONLY_EVENTS = [
   'webhook.delete',
   'webhook.resume',
   'webhook.pause',
+  'marketplace.create',
+  'marketplace.update',
+  'marketplace.delete',
+  'marketplace.retry-dead',
+  // A refund or cancellation a marketplace sent, applied (DECISIONS §17): its figures.
+  'marketplace.refund',
 ] as const;
 
 type AuditOnly = { [K in (typeof AUDIT_ONLY_EVENTS)[number]]: Fact };
@@ -136,6 +142,16 @@ export interface DomainEventMap extends AuditOnly, Exports {
     voucherCode: string;
     attempts: number;
     errors: { provider: string; reason: string; smtpCode: number | null }[];
+  };
+  /** A report to a marketplace gave up after its retry window (DECISIONS §17 `marketplace.report.dead`). */
+  'marketplace.report.dead': {
+    connectionId: string;
+    reportId: string;
+    kind: string;
+    redemptionId: string;
+    code: string;
+    attempts: number;
+    lastError: string;
   };
   /** A product's pool forecast fell under its alert threshold (docs/product.md §20.4 `pool.low`). */
   'pool.low': {

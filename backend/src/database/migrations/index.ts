@@ -38,6 +38,7 @@ import { IndexesFoldedIntoPrimaryKeys1763846000000 } from './1763846000000-index
 import { CodesByTheirStart1763847000000 } from './1763847000000-codes-by-their-start';
 import { CodesSearchedWithinTheirProduct1763848000000 } from './1763848000000-codes-searched-within-their-product';
 import { OidcHandoffs1796188506788 } from './1796188506788-oidc-handoffs';
+import { MarketplaceConnections1796189638662 } from './1796189638662-marketplace-connections';
 import { AuditRowsNameTheirRedemption1796190468411 } from './1796190468411-audit-rows-name-their-redemption';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -81,5 +82,6 @@ export const MIGRATIONS = [
   CodesByTheirStart1763847000000,
   CodesSearchedWithinTheirProduct1763848000000,
   OidcHandoffs1796188506788,
+  MarketplaceConnections1796189638662,
   AuditRowsNameTheirRedemption1796190468411,
 ];

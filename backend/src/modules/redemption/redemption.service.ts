@@ -5,6 +5,8 @@ import {
   Inject,
   Injectable,
   NotFoundException,
+  Optional,
+  ServiceUnavailableException,
 } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { Clock } from '../../common/clock';
@@ -21,6 +23,7 @@ import { RedeemAgainRow, RedeemedRow, RedemptionRepository } from './redemption.
 import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
 import { GeoBlockedException, REDEEM_MESSAGES } from './redemption.errors';
 import { DomainEvents } from '../../events/domain-events.service';
+import { RedeemCheck, RedeemCheckVerdict } from './redeem-check';
 
 export interface RedeemResult {
   success: true;
@@ -66,6 +69,7 @@ export class RedemptionService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: AppMetrics,
     private readonly events: DomainEvents,
+    @Optional() private readonly check?: RedeemCheck,
   ) {}
 
   /** One redemption request, counted by outcome (`voucher_redemptions_total`). */
@@ -87,6 +91,9 @@ export class RedemptionService {
     const { ip } = meta;
     const country = this.geo.country(ip);
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
+    // A connected product's live check (DECISIONS §17), before the code is claimed; nothing to ask: no await at all.
+    const checked = this.check?.beforeClaim(dto.voucherCode);
+    if (checked) await this.refuseUnless(await checked, meta);
 
     const token = randomToken(32);
     let rows: RedeemedRow[];
@@ -144,6 +151,16 @@ export class RedemptionService {
       isManualProcessing: manual,
       repeated: false,
     };
+  }
+
+  /** The check's answer: claim the code, or answer as the code's own state would (misses count as guesses). */
+  private async refuseUnless(verdict: RedeemCheckVerdict, meta: RedeemRequestMeta): Promise<void> {
+    if (verdict === 'claim') return;
+    if (verdict === 'void') throw new GoneException(REDEEM_MESSAGES.voidCode);
+    if (verdict === 'unconfirmed') throw new ServiceUnavailableException(REDEEM_MESSAGES.unconfirmed);
+    await this.guessing.noteFailedGuess(meta.ip, meta.userAgent);
+    if (verdict === 'redeemed') throw new ConflictException(REDEEM_MESSAGES.usedCode);
+    throw new NotFoundException(REDEEM_MESSAGES.unknownCode);
   }
 
   /**

@@ -52,12 +52,20 @@ export function batchCodesSql(kind: UploadBatchKind): string {
 export class UploadBatchRepository {
   constructor(private readonly database: DatabaseService) {}
 
-  /** On the load's client and transaction: the batch exists exactly when its codes do. */
+  /**
+   * On the load's client and transaction: the batch exists exactly when its codes do. A batch that exists already
+   * (a load added to a batch of the day, `UploadFile.batchId`) adds the figures and widens its `seq` range.
+   */
   async insert(b: NewUploadBatch): Promise<void> {
     await this.database.client.query(
-      `INSERT INTO upload_batches (id, product_id, kind, file_name, admin_user_id, inserted, duplicates, invalid, refunded,
-                                   unknown, first_seq, last_seq)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `INSERT INTO upload_batches AS b (id, product_id, kind, file_name, admin_user_id, inserted, duplicates, invalid,
+                                        refunded, unknown, first_seq, last_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (id) DO UPDATE
+          SET inserted = b.inserted + EXCLUDED.inserted, duplicates = b.duplicates + EXCLUDED.duplicates,
+              invalid = b.invalid + EXCLUDED.invalid, first_seq = least(b.first_seq, EXCLUDED.first_seq),
+              last_seq = greatest(b.last_seq, EXCLUDED.last_seq)
+        WHERE b.product_id = EXCLUDED.product_id AND b.kind = EXCLUDED.kind`,
       [
         b.id,
         b.productId,

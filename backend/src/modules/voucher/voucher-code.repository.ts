@@ -200,6 +200,15 @@ export class VoucherCodeRepository {
     return row && { code: row.code, productId: row.product_id };
   }
 
+  /** The product a code belongs to (undefined: no such code), by uq_voucher_codes_code. */
+  async productOfCode(code: string): Promise<string | undefined> {
+    const [row]: Array<{ product_id: string }> = await this.database.manager.query(
+      `SELECT product_id FROM voucher_codes WHERE code = $1`,
+      [code],
+    );
+    return row?.product_id;
+  }
+
   /** The code's status (undefined: no such code). */
   async statusOf(id: string): Promise<CodeStatus | undefined> {
     const [row]: Array<{ status: CodeStatus }> = await this.database.manager.query(
@@ -240,7 +249,7 @@ export class VoucherCodeRepository {
     write: (copy: Writable) => Promise<void>,
     file: UploadFile,
   ): Promise<{ inserted: number; batchId: string }> {
-    const batchId = randomUUID();
+    const batchId = file.batchId ?? randomUUID();
     return this.database.withClient(
       async (client) => {
         // Compared bytewise, as the codes' unique index (text_pattern_ops) compares them: the sort below is its order.
@@ -298,4 +307,9 @@ export interface UploadFile {
   adminUserId: string | null;
   /** The file's well-formed and malformed lines, read once the file has been. */
   lines: () => { valid: number; invalid: number };
+  /**
+   * A batch of this product that later loads add to (a marketplace connection's batch of the day): the load's
+   * figures are added to its row. Unset: a new batch.
+   */
+  batchId?: string;
 }

@@ -1,5 +1,6 @@
 import { HttpException, Injectable, Logger, NotFoundException, BadRequestException } from '@nestjs/common';
 import { Readable } from 'stream';
+import { pipeline } from 'stream/promises';
 import { RequestActor } from '../../common/utils/request-actor';
 import { ProductService } from '../product/product.service';
 import {
@@ -10,6 +11,7 @@ import {
   IncomingBody,
   isMultipart,
   receiveCodeFile,
+  requireValidCodes,
 } from './code-file';
 import { CodeCounts, CodeFilter } from './code-stream';
 import { VoucherCodeRepository } from './voucher-code.repository';
@@ -104,6 +106,41 @@ export class VoucherUploadService {
       });
       throw err;
     }
+  }
+
+  /**
+   * Codes a caller in this process names (a marketplace's `voucher.created`): the same load as a file's, into `file`'s
+   * batch (a connection's batch of the day), audited as an upload. Invalid codes are refused before anything is
+   * written (400, nothing changes). Answers the codes added and those that existed already.
+   */
+  async addListed(
+    productId: string,
+    codes: string[],
+    file: { fileName: string; batchId: string },
+    ctx: RequestActor,
+  ): Promise<{ inserted: number; duplicates: number }> {
+    const product = await this.products.find(productId);
+    if (!product) throw new NotFoundException(UPLOAD_MESSAGES.productNotFound);
+    const filter = new CodeFilter();
+    const { inserted, batchId } = await this.codes.copyIn(
+      productId,
+      async (copy) => {
+        await pipeline(Readable.from(codes.map((code) => [code])), filter, copy);
+        requireValidCodes(filter.counts, { inserted: 0, duplicates: 0 });
+      },
+      { ...file, adminUserId: null, lines: () => filter.counts },
+    );
+    const duplicates = filter.counts.valid - inserted;
+    await this.events.publish('vouchers.upload', {
+      ...ctx,
+      success: true,
+      resource: 'product',
+      resourceId: productId,
+      details: { filename: file.fileName, inserted, duplicates, invalid: 0, batchId },
+      productName: product.name,
+      inserted,
+    });
+    return { inserted, duplicates };
   }
 
   private async load(

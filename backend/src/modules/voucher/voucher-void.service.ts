@@ -141,6 +141,12 @@ export class VoucherVoidService {
     }
   }
 
+  /** A void of codes a caller in this process names (a marketplace's refund event), as a JSON list would be. */
+  voidList(productId: string, codes: string[], ctx: RequestActor): Promise<VoidResult> {
+    const body: IncomingBody = { stream: Readable.from([]), contentType: 'application/json', complete: () => true };
+    return this.voidCodes(productId, body, codes, ctx);
+  }
+
   /**
    * The void itself (the voucher module's codes, through their repository); the redeemed codes it found are told to
    * the redemption module (`vouchers.refunded`, in-transaction), which marks their redemptions refunded on the void's

@@ -30,7 +30,8 @@ import { VoucherVoidService } from './voucher-void.service';
     VoucherVoidService,
     UploadBatchService,
   ],
-  // The batch repository for the reconciliation export (export module).
-  exports: [VoucherCodeRepository, VoucherVoidService, UploadBatchRepository],
+  // The batch repository for the reconciliation export (export module); the listed upload and void, the code's
+  // product for the marketplace connections.
+  exports: [VoucherCodeRepository, VoucherVoidService, UploadBatchRepository, VoucherUploadService],
 })
 export class VoucherModule {}

@@ -16,6 +16,8 @@ export const WEBHOOK_EVENTS = [
   'voucher.voided',
   // The licence centre's erasure (docs/product.md §21.3): ids and time only, no personal data.
   'customer.erased',
+  // A report to a marketplace gave up after its retry window (DECISIONS §17).
+  'marketplace.report.dead',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

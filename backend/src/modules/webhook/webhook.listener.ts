@@ -72,6 +72,20 @@ export class WebhookListener {
     });
   }
 
+  @OnDomainEvent('marketplace.report.dead', 'after-commit')
+  async reportDead(e: Events['marketplace.report.dead']): Promise<void> {
+    const { connectionId, reportId, kind, redemptionId, code, attempts, lastError } = e;
+    await this.webhooks.emit('marketplace.report.dead', {
+      connectionId,
+      reportId,
+      kind,
+      redemptionId,
+      code,
+      attempts,
+      lastError,
+    });
+  }
+
   @OnDomainEvent('customer.erasure', 'after-commit')
   async erased({ erased }: Events['customer.erasure']): Promise<void> {
     await this.webhooks.emit('customer.erased', {

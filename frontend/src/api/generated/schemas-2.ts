@@ -317,6 +317,7 @@ export type WebhookEndpointResponse = {
     | 'pool.low'
     | 'voucher.voided'
     | 'customer.erased'
+    | 'marketplace.report.dead'
   )[];
   isActive: boolean;
   /** Set when the endpoint was paused after failing too long: no attempt is made until it is resumed */
@@ -335,6 +336,7 @@ export type CreatedWebhookResponse = {
     | 'pool.low'
     | 'voucher.voided'
     | 'customer.erased'
+    | 'marketplace.report.dead'
   )[];
   isActive: boolean;
   /** Set when the endpoint was paused after failing too long: no attempt is made until it is resumed */
@@ -355,5 +357,6 @@ export type CreateWebhookDto = {
     | 'pool.low'
     | 'voucher.voided'
     | 'customer.erased'
+    | 'marketplace.report.dead'
   )[];
 };

@@ -10,6 +10,7 @@ export type WebhookDeliveryResponse = {
     | 'pool.low'
     | 'voucher.voided'
     | 'customer.erased'
+    | 'marketplace.report.dead'
     | 'webhook.test';
   status: 'pending' | 'delivered' | 'failed';
   /** Attempts made so far */
@@ -34,4 +35,102 @@ export type WebhookResumeResponse = {
 export type WebhookTestResponse = {
   message: string;
   deliveryId: string;
+};
+export type ConnectionProductDto = {
+  productId: string;
+  /** The marketplace's reference for the product */
+  externalRef: string;
+};
+export type MarketplaceResponse = {
+  id: string;
+  name: string;
+  baseUrl: string;
+  products: ConnectionProductDto[];
+  checkAtRedeem: boolean;
+  reportRedemptions: boolean;
+  onUnreachable: 'accept' | 'refuse';
+  pullIntervalSeconds: number;
+  lastEventAt: string | null;
+  lastPullAt: string | null;
+  /** Why the last pull failed */
+  lastPullError: string | null;
+  createdAt: string;
+};
+export type CreatedMarketplaceResponse = {
+  id: string;
+  name: string;
+  baseUrl: string;
+  products: ConnectionProductDto[];
+  checkAtRedeem: boolean;
+  reportRedemptions: boolean;
+  onUnreachable: 'accept' | 'refuse';
+  pullIntervalSeconds: number;
+  lastEventAt: string | null;
+  lastPullAt: string | null;
+  /** Why the last pull failed */
+  lastPullError: string | null;
+  createdAt: string;
+  /** The signing secret: shown here once, never again */
+  secret: string;
+};
+export type CreateMarketplaceDto = {
+  name?: string;
+  /** https only; must resolve to a public address (the webhook SSRF guard) */
+  baseUrl?: string;
+  products?: ConnectionProductDto[];
+  /** Ask the marketplace before a code is claimed */
+  checkAtRedeem?: boolean;
+  /** Report each redemption back */
+  reportRedemptions?: boolean;
+  /** When the live check gets no answer in time */
+  onUnreachable?: 'accept' | 'refuse';
+  /** 0: no pull (the marketplace pushes) */
+  pullIntervalSeconds?: number;
+};
+export type UpdateMarketplaceDto = {
+  name?: string;
+  /** https only; must resolve to a public address (the webhook SSRF guard) */
+  baseUrl?: string;
+  products?: ConnectionProductDto[];
+  /** Ask the marketplace before a code is claimed */
+  checkAtRedeem?: boolean;
+  /** Report each redemption back */
+  reportRedemptions?: boolean;
+  /** When the live check gets no answer in time */
+  onUnreachable?: 'accept' | 'refuse';
+  /** 0: no pull (the marketplace pushes) */
+  pullIntervalSeconds?: number;
+};
+export type MarketplaceReportCounts = {
+  acked: number;
+  pending: number;
+  dead: number;
+};
+export type MarketplaceStatusResponse = {
+  codesReceived: number;
+  redeemed: number;
+  reports: MarketplaceReportCounts;
+  refundsApplied: number;
+  lastEventAt: string | null;
+  /** Age of the oldest pending report (0: none pending) */
+  reportLagSeconds: number;
+};
+export type RetryDeadResponse = {
+  message: string;
+  requeued: number;
+};
+export type MarketplaceEventResponse = {
+  /** Codes added, voided or refunded */
+  applied: number;
+  /** Codes that were there already (or already void), or a replayed event */
+  duplicates: number;
+  /** Codes that are not codes of the mapped product */
+  unknown: number;
+};
+export type MarketplaceEventDto = {
+  /** The event id: applied once per connection */
+  id: string;
+  type: 'voucher.created' | 'voucher.refunded' | 'voucher.cancelled';
+  externalRef: string;
+  codes: string[];
 };

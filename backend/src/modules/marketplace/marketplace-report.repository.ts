@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { DataCipher } from '../../config/data-cipher';
+import { DatabaseService } from '../../database/database.service';
+import { queryRows } from '../../database/query-rows';
+import type { MarketplaceReportKind } from './entities/marketplace-report.entity';
+
+export interface NewReport {
+  connectionId: string;
+  kind: MarketplaceReportKind;
+  redemptionId: string;
+  code: string;
+  externalRef: string;
+  redeemedAt: Date;
+  /** `acked`: recorded as settled (a refund the marketplace itself sent: nothing to tell it). */
+  status?: 'pending' | 'acked';
+}
+
+/** A claimed report with where it goes. */
+export interface ClaimedReport {
+  id: string;
+  kind: MarketplaceReportKind;
+  redemptionId: string;
+  code: string;
+  externalRef: string;
+  redeemedAt: Date;
+  attempts: number;
+  createdAt: Date;
+  connectionId: string;
+  baseUrl: string;
+  secret: string;
+}
+
+export interface ReportCounts {
+  acked: number;
+  pending: number;
+  dead: number;
+  /** Age of the oldest pending redemption report, in seconds (0: none). */
+  lagSeconds: number;
+}
+
+/** The only code that touches `marketplace_reports`, the report outbox (DECISIONS §17). */
+@Injectable()
+export class MarketplaceReportRepository {
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly cipher: DataCipher,
+  ) {}
+
+  /** One row per kind and redemption: a second insert of the same does nothing (answers undefined). */
+  async insert(r: NewReport): Promise<string | undefined> {
+    const [row] = await queryRows<{ id: string }>(
+      this.database.manager,
+      `INSERT INTO marketplace_reports (connection_id, kind, redemption_id, code, external_ref, redeemed_at, status,
+                                        acked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::varchar, CASE WHEN $7::varchar = 'acked' THEN now() END)
+       ON CONFLICT (kind, redemption_id) DO NOTHING RETURNING id`,
+      [r.connectionId, r.kind, r.redemptionId, r.code, r.externalRef, r.redeemedAt, r.status ?? 'pending'],
+    );
+    return row?.id;
+  }
+
+  /**
+   * Refund reports for the reported redemptions of these codes of a connection (a refund made here of a redemption
+   * the marketplace was told of); answers the new rows' ids. `status` acked: the marketplace sent the refund itself.
+   */
+  async insertRefunds(connectionId: string, codes: string[], status: 'pending' | 'acked'): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      this.database.manager,
+      `INSERT INTO marketplace_reports (connection_id, kind, redemption_id, code, external_ref, redeemed_at, status,
+                                        acked_at)
+       SELECT connection_id, 'refund', redemption_id, code, external_ref, redeemed_at, $3::varchar,
+              CASE WHEN $3::varchar = 'acked' THEN now() END
+         FROM marketplace_reports
+        WHERE connection_id = $1 AND code = ANY($2::text[]) AND kind = 'redemption' AND status <> 'dead'
+       ON CONFLICT (kind, redemption_id) DO NOTHING RETURNING id`,
+      [connectionId, codes, status],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Claims a due pending report for one attempt; the claim outlives the attempt's timeout. */
+  async claim(id: string, claimSeconds: number): Promise<ClaimedReport | undefined> {
+    const [row] = await queryRows<Omit<ClaimedReport, 'secret'> & { s: Buffer }>(
+      this.database.manager,
+      `UPDATE marketplace_reports r SET claimed_until = now() + make_interval(secs => $2)
+         FROM marketplace_connections c
+        WHERE r.id = $1 AND c.id = r.connection_id AND r.status = 'pending' AND r.next_attempt_at <= now()
+          AND (r.claimed_until IS NULL OR r.claimed_until < now())
+        RETURNING r.id, r.kind, r.redemption_id AS "redemptionId", r.code, r.external_ref AS "externalRef",
+                  r.redeemed_at AS "redeemedAt", r.attempts, r.created_at AS "createdAt",
+                  c.id AS "connectionId", c.base_url AS "baseUrl", c.secret_ciphertext AS s`,
+      [id, claimSeconds],
+    );
+    if (!row) return undefined;
+    const { s, ...rest } = row;
+    return { ...rest, secret: this.cipher.open(s) };
+  }
+
+  /** One attempt's outcome; answers the attempts made so far. */
+  async record(id: string, status: 'pending' | 'acked' | 'dead', error: string | null, nextAt: Date | null) {
+    const [row] = await queryRows<{ attempts: number }>(
+      this.database.manager,
+      `UPDATE marketplace_reports
+          SET attempts = attempts + 1, status = $2::varchar, last_error = $3, claimed_until = NULL,
+              next_attempt_at = coalesce($4::timestamptz, next_attempt_at),
+              acked_at = CASE WHEN $2::varchar = 'acked' THEN now() END
+        WHERE id = $1 RETURNING attempts`,
+      [id, status, error?.slice(0, 500) ?? null, nextAt],
+    );
+    return row?.attempts ?? 0;
+  }
+
+  /** Pending reports due before `before` with no live claim: their job was lost (idx_marketplace_reports_due). */
+  findStale(before: Date, limit: number): Promise<Array<{ id: string; attempts: number }>> {
+    return queryRows(
+      this.database.manager,
+      `SELECT id, attempts FROM marketplace_reports
+        WHERE status = 'pending' AND next_attempt_at < $1 AND (claimed_until IS NULL OR claimed_until < $1)
+        ORDER BY next_attempt_at LIMIT $2`,
+      [before, limit],
+    );
+  }
+
+  /** Retry dead: the connection's dead reports pending again, due now, with a fresh retry window. */
+  retryDead(connectionId: string): Promise<Array<{ id: string; attempts: number }>> {
+    return queryRows(
+      this.database.manager,
+      `UPDATE marketplace_reports SET status = 'pending', next_attempt_at = now(), created_at = now(), last_error = NULL
+        WHERE connection_id = $1 AND status = 'dead' RETURNING id, attempts`,
+      [connectionId],
+    );
+  }
+
+  async counts(connectionId: string): Promise<ReportCounts> {
+    const [row] = await queryRows<ReportCounts>(
+      this.database.manager,
+      `SELECT count(*) FILTER (WHERE status = 'acked')::int AS acked,
+              count(*) FILTER (WHERE status = 'pending')::int AS pending,
+              count(*) FILTER (WHERE status = 'dead')::int AS dead,
+              coalesce(extract(epoch FROM now() - min(redeemed_at) FILTER (WHERE status = 'pending'))::int, 0)
+                AS "lagSeconds"
+         FROM marketplace_reports WHERE connection_id = $1 AND kind <> 'recheck'`,
+      [connectionId],
+    );
+    return row;
+  }
+
+  /** Pending reports of every connection (the `marketplace_reports_pending` gauge). */
+  async countPending(): Promise<number> {
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.database.manager,
+      `SELECT count(*)::int AS n FROM marketplace_reports WHERE status = 'pending' AND kind <> 'recheck'`,
+    );
+    return n;
+  }
+}

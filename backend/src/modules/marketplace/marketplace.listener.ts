@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { DomainEventMap as Events } from '../../events/domain-events';
+import { OnDomainEvent } from '../../events/domain-events.service';
+import { JobQueue } from '../jobs/job-queue';
+import { MarketplaceCheckService } from './marketplace-check.service';
+import { MarketplaceLinks } from './marketplace-links';
+import { MarketplaceReportRepository } from './marketplace-report.repository';
+import { MarketplaceRepository } from './marketplace.repository';
+import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
+
+/**
+ * Redemptions and refunds of connected products, once committed, into the report outbox (DECISIONS §17); a product
+ * without a connection costs a Map lookup. The rows are the state: a job that cannot be queued is found by the sweep.
+ */
+@Injectable()
+export class MarketplaceListener {
+  constructor(
+    private readonly links: MarketplaceLinks,
+    private readonly connections: MarketplaceRepository,
+    private readonly reports: MarketplaceReportRepository,
+    private readonly check: MarketplaceCheckService,
+    private readonly jobs: JobQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  @OnDomainEvent('redemption.created', 'after-commit')
+  async redeemed(e: Events['redemption.created']): Promise<void> {
+    const link = this.links.of(e.productId);
+    if (!link) return;
+    await this.connections.countRedeemed(link.connectionId);
+    const row = {
+      connectionId: link.connectionId,
+      redemptionId: e.redemptionId,
+      code: e.voucherCode,
+      externalRef: link.externalRef,
+      redeemedAt: this.clock.now(),
+    };
+    if (link.reportRedemptions) this.queue(await this.reports.insert({ ...row, kind: 'redemption' }));
+    if (this.check.takeUnconfirmed(e.voucherCode)) this.queue(await this.reports.insert({ ...row, kind: 'recheck' }));
+  }
+
+  /** A refund made here (a void) of redemptions the marketplace was told of: it is told of the refund too. */
+  @OnDomainEvent('vouchers.void', 'after-commit')
+  async voided({ changed }: Events['vouchers.void']): Promise<void> {
+    if (!changed?.refundedCodes.length) return;
+    const link = this.links.of(changed.productId);
+    if (!link?.reportRedemptions) return;
+    for (const id of await this.reports.insertRefunds(link.connectionId, changed.refundedCodes, 'pending'))
+      this.queue(id);
+  }
+
+  private queue(reportId: string | undefined): void {
+    if (reportId) this.jobs.add(SEND_MARKETPLACE_REPORT, { reportId, attempt: 0 });
+  }
+}
