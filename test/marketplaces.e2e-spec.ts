@@ -5,8 +5,10 @@ import { addCodes, randomCode, redeemBody } from './helpers/factories';
 import { eventually, redeemNew } from './helpers/redemptions';
 import { signed, startMarketplace, TestMarketplace } from './helpers/marketplace';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
+import { Clock } from '../backend/src/common/clock';
 
 const INVALID_SIGNATURE = 'Invalid signature';
+const UNCONFIRMED = 'We cannot confirm this voucher right now. Please try again in a few minutes.';
 
 /**
  * Marketplace connections (DECISIONS §17) through the real API and job queue, against a real marketplace server on
@@ -23,7 +25,7 @@ describe('Marketplace connections', () => {
       ...RECEIVERS_ON_LOOPBACK,
       GEO_BLOCKED_COUNTRIES: '',
       MARKETPLACE_BACKOFF_MS: '50',
-      LOG_LEVEL: 'error',
+      MARKETPLACE_TIMEOUT_MS: '300',
     });
     admin = bearer(await tokenFor(t, 'admin'));
   });
@@ -265,6 +267,217 @@ describe('Marketplace connections', () => {
       // The marketplace sent the refund: it is not reported back to it.
       await eventually(async () => marketplace.callsTo('/redemptions').length === 1, 10_000, 'the redemption report');
       expect(marketplace.callsTo('/refunds')).toEqual([]);
+    });
+  });
+
+  describe('live check at redeem', () => {
+    const redeem = (code: string) =>
+      t
+        .http()
+        .post('/api/redeem-voucher')
+        .send(redeemBody({ voucherCode: code }));
+
+    it('asks the marketplace, signed, before the claim, and answers as its status says', async () => {
+      const { product, ref, marketplace } = await connect({ checkAtRedeem: true });
+      const [valid, refunded, cancelled, unknown, redeemed] = await addCodes(
+        t.db,
+        product,
+        Array.from({ length: 5 }, () => randomCode('MKC')),
+      );
+      marketplace.statuses.set(refunded, 'refunded');
+      marketplace.statuses.set(cancelled, 'cancelled');
+      marketplace.statuses.set(unknown, 'unknown');
+      marketplace.statuses.set(redeemed, 'redeemed');
+      expect((await redeem(valid)).status).toBe(201);
+      for (const code of [refunded, cancelled]) {
+        const res = await redeem(code);
+        expect([res.status, res.body.message]).toEqual([
+          410,
+          'This voucher code has been cancelled. Please contact support.',
+        ]);
+      }
+      const miss = await redeem(unknown);
+      expect([miss.status, miss.body.message]).toEqual([
+        404,
+        'Invalid voucher code. Please check the code and try again.',
+      ]);
+      const used = await redeem(redeemed);
+      expect([used.status, used.body.message]).toEqual([409, 'This voucher code has already been redeemed.']);
+      const checks = marketplace.callsTo('/vouchers/check');
+      expect(checks.map((c) => [c.signed, c.json])).toEqual(
+        [valid, refunded, cancelled, unknown, redeemed].map((code) => [true, { code, externalRef: ref }]),
+      );
+      const states = Object.fromEntries(
+        (await codeStates([valid, refunded, cancelled, unknown, redeemed])).map(
+          (s: { code: string; state: string }) => [s.code, s.state],
+        ),
+      );
+      expect(states).toEqual({
+        [valid]: 'redeemed',
+        [refunded]: 'void',
+        [cancelled]: 'void',
+        [unknown]: 'available',
+        [redeemed]: 'available',
+      });
+    });
+
+    it('unreachable: refuse answers 503 and claims nothing; accept redeems and re-checks later', async () => {
+      const refusing = await connect({ checkAtRedeem: true, onUnreachable: 'refuse' });
+      const [held] = await addCodes(t.db, refusing.product, [randomCode('MKU')]);
+      const down = await startMarketplace((call) => (call.path.includes('/vouchers/check') ? 'hang' : undefined));
+      marketplaces.push(down);
+      await t.http().patch(`/api/marketplaces/${refusing.id}`).set(admin).send({ baseUrl: down.baseUrl }).expect(200);
+      const refused = await redeem(held);
+      expect([refused.status, refused.body.message]).toEqual([503, UNCONFIRMED]);
+      expect((await codeStates([held]))[0].state).toBe('available');
+
+      // accept: the first check hangs, the re-check later says the purchase was refunded since.
+      let checks = 0;
+      const flaky = await startMarketplace((call) =>
+        call.path.includes('/vouchers/check')
+          ? ++checks === 1
+            ? 'hang'
+            : { status: 200, body: { status: 'refunded' } }
+          : undefined,
+      );
+      marketplaces.push(flaky);
+      const accepting = await connect({ checkAtRedeem: true, onUnreachable: 'accept' });
+      await t.http().patch(`/api/marketplaces/${accepting.id}`).set(admin).send({ baseUrl: flaky.baseUrl }).expect(200);
+      flaky.useSecret(accepting.secret);
+      const [code] = await addCodes(t.db, accepting.product, [randomCode('MKV')]);
+      expect((await redeem(code)).status).toBe(201);
+      await eventually(async () => (await codeStates([code]))[0].state === 'refunded', 10_000, 'the re-check refund');
+      expect(checks).toBe(2);
+    });
+
+    it('50 racers redeeming one connected code: one redemption, one report', async () => {
+      const { product, marketplace } = await connect({ checkAtRedeem: true });
+      const [code] = await addCodes(t.db, product, [randomCode('MKX')]);
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          t
+            .http()
+            .post('/api/redeem-voucher')
+            .send(redeemBody({ voucherCode: code })),
+        ),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(statuses.filter((s) => s !== 201 && s !== 409)).toEqual([]);
+      await eventually(async () => marketplace.callsTo('/redemptions').length === 1, 10_000, 'the report');
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+        [code],
+      );
+      expect(n).toBe(1);
+    });
+
+    it('a product without a connection is never checked', async () => {
+      const { marketplace } = await connect({ checkAtRedeem: true });
+      const other = await createProduct(t, admin);
+      const [code] = await addCodes(t.db, other, [randomCode('MKN')]);
+      expect((await redeem(code)).status).toBe(201);
+      expect(marketplace.calls).toEqual([]);
+    });
+  });
+
+  describe('reports', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    it('reports each redemption once with its id as Idempotency-Key, retrying until the marketplace acks', async () => {
+      let answered = 0;
+      const marketplace = await startMarketplace((call) =>
+        call.path.endsWith('/redemptions') && ++answered <= 2 ? { status: 503 } : undefined,
+      );
+      marketplaces.push(marketplace);
+      const c = await connect();
+      await t.http().patch(`/api/marketplaces/${c.id}`).set(admin).send({ baseUrl: marketplace.baseUrl }).expect(200);
+      marketplace.useSecret(c.secret);
+      const redemption = await redeemNew(t, c.product, {}, 'MKP');
+      await eventually(
+        async () => (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin)).body.reports.acked === 1,
+        10_000,
+        'the ack',
+      );
+      const reports = marketplace.callsTo('/redemptions');
+      expect(reports).toHaveLength(3);
+      for (const r of reports) {
+        expect(r.signed).toBe(true);
+        expect(r.headers['idempotency-key']).toBe(redemption.id);
+        expect(r.json).toEqual({
+          code: redemption.code,
+          externalRef: c.ref,
+          redeemedAt: expect.any(String),
+          redemptionId: redemption.id,
+        });
+      }
+      const status = (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin)).body;
+      expect(status).toMatchObject({ redeemed: 1, reports: { acked: 1, pending: 0, dead: 0 }, reportLagSeconds: 0 });
+    });
+
+    it('a report failing past the retry window is dead, listed, and sent again by retry-dead; a refund is reported', async () => {
+      let down = true;
+      const marketplace = await startMarketplace((call) =>
+        down && call.path.endsWith('/redemptions') ? { status: 500 } : undefined,
+      );
+      marketplaces.push(marketplace);
+      const c = await connect();
+      await t.http().patch(`/api/marketplaces/${c.id}`).set(admin).send({ baseUrl: marketplace.baseUrl }).expect(200);
+      marketplace.useSecret(c.secret);
+      const redemption = await redeemNew(t, c.product, {}, 'MKZ');
+      await eventually(async () => marketplace.callsTo('/redemptions').length >= 1, 10_000, 'a first attempt');
+      // A day and an hour later (the Clock): the next attempt is past the window.
+      jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(Date.now() + 25 * 3_600_000));
+      await eventually(
+        async () => (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin)).body.reports.dead === 1,
+        10_000,
+        'dead',
+      );
+      jest.restoreAllMocks();
+      down = false;
+      const retried = await t.http().post(`/api/marketplaces/${c.id}/retry-dead`).set(admin).expect(200);
+      expect(retried.body).toEqual({ message: '1 dead report queued again.', requeued: 1 });
+      await eventually(
+        async () => (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin)).body.reports.acked === 1,
+        10_000,
+        'the ack',
+      );
+      expect(new Set(marketplace.callsTo('/redemptions').map((r) => r.headers['idempotency-key']))).toEqual(
+        new Set([redemption.id]),
+      );
+
+      // Refunded here (a void) after it was reported: the marketplace is told.
+      await t
+        .http()
+        .post(`/api/products/${c.product}/voucher-codes/void`)
+        .set(admin)
+        .send({ codes: [redemption.code] })
+        .expect(200);
+      await eventually(async () => marketplace.callsTo('/refunds').length === 1, 10_000, 'the refund report');
+      expect(marketplace.callsTo('/refunds')[0].json).toEqual({ redemptionId: redemption.id, code: redemption.code });
+    });
+  });
+
+  describe('pull', () => {
+    it('pulls events on the interval with the cursor kept per connection, applied as pushed ones', async () => {
+      const c = await connect({ pullIntervalSeconds: 10 });
+      const [first, second] = [randomCode('MKL'), randomCode('MKL')];
+      c.marketplace.events.push({ id: 'pull-1', type: 'voucher.created', externalRef: c.ref, codes: [first] });
+      const cursor = async () =>
+        (await t.db.query(`SELECT pull_cursor FROM marketplace_connections WHERE id = $1`, [c.id]))[0].pull_cursor;
+      await eventually(async () => (await cursor()) === '1', 10_000, 'the first pull');
+      expect((await codeStates([first])).length).toBe(1);
+      const pulls = c.marketplace.callsTo('/events');
+      expect(pulls[0]).toMatchObject({ method: 'GET', path: '/mp/events?after=', signed: true, body: '' });
+      c.marketplace.events.push({ id: 'pull-2', type: 'voucher.created', externalRef: c.ref, codes: [second] });
+      // The next pull is due in 10 s: make it due now.
+      await t.db.query(`UPDATE marketplace_connections SET next_pull_at = now() WHERE id = $1`, [c.id]);
+      await eventually(async () => (await codeStates([second])).length === 1, 10_000, 'the second pull');
+      expect(c.marketplace.callsTo('/events').at(-1)?.path).toBe('/mp/events?after=1');
+      const [row] = await t.db.query(`SELECT pull_cursor, last_pull_error FROM marketplace_connections WHERE id = $1`, [
+        c.id,
+      ]);
+      expect(row).toEqual({ pull_cursor: '2', last_pull_error: null });
     });
   });
 });
