@@ -95,6 +95,12 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/webhooks/:id/deliveries': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/resume': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/test': [Permission.WebhooksManage],
+  // Settings → Risk (DECISIONS §18)
+  'GET /api/risk/rules': [Permission.SettingsAccess],
+  'PUT /api/risk/rules': [Permission.SettingsAccess],
+  'GET /api/risk/blocklist': [Permission.SettingsAccess],
+  'POST /api/risk/blocklist': [Permission.SettingsAccess],
+  'DELETE /api/risk/blocklist/:id': [Permission.SettingsAccess],
   // Marketplace connections (Settings); a marketplace's events carry its signature, no staff token.
   'GET /api/marketplaces': [Permission.MarketplacesManage],
   'POST /api/marketplaces': [Permission.MarketplacesManage],

@@ -33,6 +33,7 @@ import { StatsModule } from './modules/stats/stats.module';
 import { VoucherModule } from './modules/voucher/voucher.module';
 import { WebhookModule } from './modules/webhook/webhook.module';
 import { MarketplaceModule } from './modules/marketplace/marketplace.module';
+import { RiskModule } from './modules/risk/risk.module';
 
 export interface AppModuleOptions {
   /** The database URL resolved at boot (embedded PostgreSQL or DATABASE_URL). */
@@ -90,6 +91,7 @@ export class AppModule {
         PublicConfigModule,
         WebhookModule,
         MarketplaceModule,
+        RiskModule,
         MetricsModule,
         RetentionModule,
       ],

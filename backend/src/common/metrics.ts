@@ -12,6 +12,8 @@ export type RedemptionOutcome =
   | 'void'
   | 'inactive_product'
   | 'geo_blocked'
+  | 'risk_refused'
+  | 'held'
   | 'error';
 
 /**

@@ -32,6 +32,9 @@ import { MarketplaceConnection } from '../modules/marketplace/entities/marketpla
 import { MarketplaceEvent } from '../modules/marketplace/entities/marketplace-event.entity';
 import { MarketplaceProduct } from '../modules/marketplace/entities/marketplace-product.entity';
 import { MarketplaceReport } from '../modules/marketplace/entities/marketplace-report.entity';
+import { RiskBlocklistEntry } from '../modules/risk/entities/risk-blocklist-entry.entity';
+import { RiskCounter } from '../modules/risk/entities/risk-counter.entity';
+import { RiskSettings } from '../modules/risk/entities/risk-settings.entity';
 
 export const ENTITIES = [
   Product,
@@ -68,4 +71,7 @@ export const ENTITIES = [
   MarketplaceProduct,
   MarketplaceEvent,
   MarketplaceReport,
+  RiskSettings,
+  RiskBlocklistEntry,
+  RiskCounter,
 ];

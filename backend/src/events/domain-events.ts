@@ -84,6 +84,11 @@ export const AUDIT_ONLY_EVENTS = [
   'marketplace.retry-dead',
   // A refund or cancellation a marketplace sent, applied (DECISIONS §17): its figures.
   'marketplace.refund',
+  // The risk rules (DECISIONS §18): settings, blocklist, and a redemption a rule refused (the rules it matched).
+  'risk.rules-update',
+  'risk.blocklist-add',
+  'risk.blocklist-remove',
+  'redemption.risk-refused',
 ] as const;
 
 type AuditOnly = { [K in (typeof AUDIT_ONLY_EVENTS)[number]]: Fact };

@@ -40,6 +40,7 @@ import { CodesSearchedWithinTheirProduct1763848000000 } from './1763848000000-co
 import { OidcHandoffs1796188506788 } from './1796188506788-oidc-handoffs';
 import { MarketplaceConnections1796189638662 } from './1796189638662-marketplace-connections';
 import { AuditRowsNameTheirRedemption1796190468411 } from './1796190468411-audit-rows-name-their-redemption';
+import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -84,4 +85,5 @@ export const MIGRATIONS = [
   OidcHandoffs1796188506788,
   MarketplaceConnections1796189638662,
   AuditRowsNameTheirRedemption1796190468411,
+  RiskRules1796191618692,
 ];

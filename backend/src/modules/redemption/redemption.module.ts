@@ -20,6 +20,7 @@ import { CodeGuessingService } from './code-guessing.service';
 import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
 import { OrderEmailResendService } from './order-email-resend.service';
 import { CustomerDataRepository } from './customer-data.repository';
+import { RiskRefusal } from './risk-refusal';
 
 @Module({
   imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule],
@@ -40,6 +41,7 @@ import { CustomerDataRepository } from './customer-data.repository';
     CustomerDataRepository,
     RedemptionRetention,
     RefundListener,
+    RiskRefusal,
   ],
   exports: [
     // The licence centre (customer-centre module): the customer's data, resend, and the public routes' defences.

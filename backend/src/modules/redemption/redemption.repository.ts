@@ -207,6 +207,12 @@ export class RedemptionRepository {
     );
   }
 
+  /** Whether a code of that text exists (the unique index on `code`): a refused redemption counts as a guess if not. */
+  async codeKnown(code: string): Promise<boolean> {
+    const rows = await this.database.manager.query(`SELECT 1 FROM voucher_codes WHERE code = $1`, [code]);
+    return rows.length > 0;
+  }
+
   async exists(id: string): Promise<boolean> {
     return this.database.manager.getRepository(Redemption).exists({ where: { id } });
   }

@@ -24,6 +24,8 @@ import { RedeemVoucherDto } from './dto/redeem-voucher.dto';
 import { GeoBlockedException, REDEEM_MESSAGES } from './redemption.errors';
 import { DomainEvents } from '../../events/domain-events.service';
 import { RedeemCheck, RedeemCheckVerdict } from './redeem-check';
+import { RedeemRisk } from './redeem-risk';
+import { RiskRefusal, RiskRefusedException } from './risk-refusal';
 
 export interface RedeemResult {
   success: true;
@@ -69,7 +71,9 @@ export class RedemptionService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: AppMetrics,
     private readonly events: DomainEvents,
+    private readonly refusal: RiskRefusal,
     @Optional() private readonly check?: RedeemCheck,
+    @Optional() private readonly risk?: RedeemRisk,
   ) {}
 
   /** One redemption request, counted by outcome (`voucher_redemptions_total`). */
@@ -94,6 +98,10 @@ export class RedemptionService {
     // A connected product's live check (DECISIONS §17), before the code is claimed; nothing to ask: no await at all.
     const checked = this.check?.beforeClaim(dto.voucherCode);
     if (checked) await this.refuseUnless(await checked, meta);
+    // The risk rules (DECISIONS §18), before the code is claimed; every rule off: no await at all.
+    const assessed = this.risk?.assess({ email: dto.email, phone: dto.phone || null, ip, country });
+    const verdict = assessed && (await assessed);
+    if (verdict?.action === 'refuse') await this.refusal.refuse(verdict, dto.voucherCode, meta);
 
     const token = randomToken(32);
     let rows: RedeemedRow[];
@@ -111,6 +119,7 @@ export class RedemptionService {
         idempotencyKey: meta.idempotencyKey,
       });
     } catch (err) {
+      await verdict?.undo();
       if (isUniqueViolation(err, 'uq_redemptions_customer_product')) {
         // Counts like an unknown code: else one valid code probes which e-mails bought the product (docs/product.md).
         await this.guessing.noteFailedGuess(ip, meta.userAgent);
@@ -119,7 +128,10 @@ export class RedemptionService {
       // Two first-time redemptions of one code cannot both pass the claim; anything else is unexpected.
       throw err;
     }
-    if (!rows.length) return this.redeemAgain(dto, token, meta);
+    if (!rows.length) {
+      await verdict?.undo();
+      return this.redeemAgain(dto, token, meta);
+    }
 
     const [{ id, name }] = rows;
     let manual = rows[0].awaiting_license;
@@ -244,6 +256,7 @@ function outcomeOf(err: unknown): RedemptionOutcome {
   if (err instanceof GeoBlockedException) return 'geo_blocked';
   if (err instanceof NotFoundException) return 'unknown_code';
   if (err instanceof GoneException) return 'void';
+  if (err instanceof RiskRefusedException) return 'risk_refused';
   if (err instanceof ConflictException) {
     return err.message === REDEEM_MESSAGES.alreadyIssued ? 'already_issued' : 'already_redeemed';
   }

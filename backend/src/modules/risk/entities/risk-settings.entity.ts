@@ -1,0 +1,15 @@
+import { Check, Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** One row: the risk rules of DECISIONS §18 as `GET /api/risk/rules` answers them (all off until an admin sets them). */
+@Entity({ name: 'risk_settings' })
+@Check('chk_risk_settings_one_row', 'id = 1')
+export class RiskSettings {
+  @PrimaryColumn({ type: 'smallint', default: 1, primaryKeyConstraintName: 'pk_risk_settings' })
+  id: number;
+
+  @Column({ type: 'jsonb' })
+  rules: Record<string, unknown>;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

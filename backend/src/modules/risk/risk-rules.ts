@@ -1,0 +1,84 @@
+import { createHash } from 'crypto';
+import { isIP } from 'net';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { RISK_RULES, RiskAction, RiskRule } from '../redemption/redeem-risk';
+
+export const BLOCKLIST_KINDS = ['email', 'domain', 'address', 'phone'] as const;
+
+export interface RuleSetting {
+  enabled: boolean;
+  threshold?: number;
+  action: RiskAction;
+}
+export type RiskRules = Record<RiskRule, RuleSetting>;
+
+/** What the settings row holds before an admin changes it (and what any rule missing from it reads as). */
+export const RULES_OFF: RiskRules = {
+  emailPerDay: { enabled: false, threshold: 3, action: 'review' },
+  addressPerHour: { enabled: false, threshold: 5, action: 'review' },
+  disposableEmail: { enabled: false, action: 'review' },
+  countryMismatch: { enabled: false, action: 'review' },
+  blocklist: { enabled: false, action: 'refuse' },
+};
+
+/** The counting rules: their window, the bucket the counters keep, and the threshold when none is set. */
+export const COUNTING = {
+  emailPerDay: { windowMs: 24 * 3600_000, bucketMs: 3600_000 },
+  addressPerHour: { windowMs: 3600_000, bucketMs: 300_000 },
+} as const;
+
+/** The stored rules, each read as `{enabled, threshold?, action}`, a missing or broken one as its default. */
+export function readRules(stored: Record<string, unknown>): RiskRules {
+  const rules = {} as RiskRules;
+  for (const name of RISK_RULES) {
+    const value = stored[name] as Partial<RuleSetting> | undefined;
+    const fallback = RULES_OFF[name];
+    rules[name] = {
+      enabled: value?.enabled === true,
+      action: value?.action === 'refuse' || value?.action === 'review' ? value.action : fallback.action,
+      ...(fallback.threshold !== undefined
+        ? { threshold: Number.isInteger(value?.threshold) ? value!.threshold : fallback.threshold }
+        : {}),
+    };
+  }
+  return rules;
+}
+
+// The package is its list (a JSON array of domains) and ships no types.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const DISPOSABLE = new Set<string>(require('disposable-email-domains') as string[]);
+
+export function emailDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+export function isDisposable(email: string): boolean {
+  return DISPOSABLE.has(emailDomain(email));
+}
+
+/** The phone number's country (ISO 3166 alpha-2), when the number says it (international form), else null. */
+export function phoneCountry(phone: string | null): string | null {
+  if (!phone) return null;
+  return parsePhoneNumberFromString(phone)?.country ?? null;
+}
+
+/** A phone number as the blocklist keeps it: E.164 when it parses, else its digits with a leading +. */
+export function normalPhone(phone: string): string {
+  const parsed = parsePhoneNumberFromString(phone);
+  return parsed?.number ?? phone.replace(/[^\d+]/g, '');
+}
+
+/** A counter's subject: no e-mail or address is kept in clear in the counters. */
+export function subjectHash(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** An address or CIDR (`203.0.113.0/24`, `2001:db8::/48`), or null when it is not one. */
+export function validNetwork(value: string): string | null {
+  const [address, bits, extra] = value.split('/');
+  const family = isIP(address);
+  if (!family || extra !== undefined) return null;
+  if (bits === undefined) return address;
+  if (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return null;
+  return `${address}/${Number(bits)}`;
+}

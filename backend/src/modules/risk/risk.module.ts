@@ -1,0 +1,23 @@
+import { Global, Module } from '@nestjs/common';
+import { RedeemRisk } from '../redemption/redeem-risk';
+import { RiskAssessmentService } from './risk-assessment.service';
+import { RiskController } from './risk.controller';
+import { RiskRepository } from './risk.repository';
+import { RiskService } from './risk.service';
+
+/**
+ * The risk rules (DECISIONS §18, docs/product.md): the settings and blocklist API, and the check at redeem. Global
+ * only to provide `RedeemRisk` to the redemption module, which imports nothing of this one.
+ */
+@Global()
+@Module({
+  controllers: [RiskController],
+  providers: [
+    RiskRepository,
+    RiskService,
+    RiskAssessmentService,
+    { provide: RedeemRisk, useExisting: RiskAssessmentService },
+  ],
+  exports: [RedeemRisk],
+})
+export class RiskModule {}
