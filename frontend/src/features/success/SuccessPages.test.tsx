@@ -180,6 +180,27 @@ describe('success pages', () => {
     expect(screen.queryByRole('button', { name: 'Copy Product Key' })).not.toBeInTheDocument();
   });
 
+  it('manual processing checks the token again every 30 s and turns into the key view once a key came', async () => {
+    jest.useFakeTimers();
+    let assigned = false;
+    const waiting = { ...windowsResult, isManualProcessing: true, licenseKey: null, downloadLink: '' };
+    serve(() => ({ status: 200, body: assigned ? windowsResult : waiting }));
+    renderRoutes(routes, '/success/windows?token=backorder');
+    expect(await screen.findByRole('heading', { name: 'Processing Your License' })).toBeInTheDocument();
+    const checks = () => server.requests.filter((r) => r.path.startsWith('/api/success-token')).length;
+    const before = checks();
+    await act(async () => jest.advanceTimersByTime(29_000));
+    expect(checks()).toBe(before);
+    assigned = true;
+    await act(async () => jest.advanceTimersByTime(1_000));
+    expect(checks()).toBe(before + 1);
+    expect(await screen.findByRole('button', { name: 'Copy Product Key' })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Processing Your License' })).not.toBeInTheDocument();
+    // A key view is final: no more checks.
+    await act(async () => jest.advanceTimersByTime(60_000));
+    expect(checks()).toBe(before + 1);
+  });
+
   it('normal case: download button in a new tab, masked key, fixed download information, steps and help', async () => {
     serve(() => ({ status: 200, body: windowsResult }));
     const { user } = renderRoutes(routes, '/success/windows?token=ok');
