@@ -140,7 +140,7 @@ describe('the code-file parser, on any file of valid codes (medium, properties)'
     };
   }
 
-  it('stores exactly the distinct codes of the file, whatever its line endings, BOM, blank lines and quoting', async () => {
+  it('stores exactly the distinct codes of a file, whatever its line endings, BOM, blank lines, quoting', async () => {
     await checkProperty(
       fc.asyncProperty(codeFile, async (file) => {
         const prefix = `P${++run}-`;
