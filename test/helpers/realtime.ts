@@ -1,11 +1,9 @@
 import { io, Socket } from 'socket.io-client';
 import { TestApp } from './app';
 import { tokenFor } from './auth';
+import type { DataUpdate } from '../../backend/src/modules/realtime/realtime-events';
 
-export interface DataUpdate {
-  type: string;
-  message: string;
-}
+export type { DataUpdate } from '../../backend/src/modules/realtime/realtime-events';
 
 /** A socket.io client joined to the `admins` room with a fresh admin's token. */
 export async function connectAdmin(t: TestApp): Promise<Socket> {

@@ -7,14 +7,17 @@ import {
   SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
-import type { Server, Socket } from 'socket.io';
+import type { Socket as ServerSocket } from 'socket.io';
 import { Permission } from '../../common/permissions';
 import { forwardedClientIp } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AUTH_MESSAGES } from '../auth/auth.guard';
 import { BlockedIpService } from '../auth/blocked-ip.service';
 import { SessionService } from '../auth/session.service';
-import { ADMINS_ROOM, RealtimeService } from './realtime.service';
+import type { ClientToServerEvents, ServerToClientEvents } from './realtime-events';
+import { ADMINS_ROOM, RealtimeServer, RealtimeService } from './realtime.service';
+
+type Socket = ServerSocket<ClientToServerEvents, ServerToClientEvents>;
 
 export const REALTIME_MESSAGES = {
   invalidToken: 'Invalid or expired token',
@@ -32,7 +35,7 @@ export const REALTIME_MESSAGES = {
 @WebSocketGateway()
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeGateway.name);
-  private server?: Server;
+  private server?: RealtimeServer;
   private recheckTimer?: NodeJS.Timeout;
 
   constructor(
@@ -42,7 +45,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  afterInit(server: Server): void {
+  afterInit(server: RealtimeServer): void {
     this.server = server;
     // A blocked address (blocked_ips, either kind) gets no socket at all, as it gets 403/429 on every HTTP route:
     // the handshake fails with connect_error before any event or join-admin is looked at.

@@ -2,28 +2,20 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Server } from 'socket.io';
 import { Clock } from '../../common/clock';
 import { maskInventory, NO_PERMISSIONS } from '../../common/inventory/inventory';
+import type { ClientToServerEvents, DataUpdate, DataUpdateType, ServerToClientEvents } from './realtime-events';
 
-/**
- * docs/product.md §4.9 real-time event types, `ipBlocked` (an address blocked for guessing codes, docs/product.md §18.2) and
- * `emailStatus` (an order e-mail was sent or finally failed: the consoles' lists are not polled).
- */
-export type DataUpdateType =
-  | 'licenseAssignment'
-  | 'emailResend'
-  | 'redemptionDeleted'
-  | 'productUpdate'
-  | 'voucherUpdate'
-  | 'ipBlocked'
-  | 'emailStatus'
-  | 'customerErased';
+export type { DataUpdateType } from './realtime-events';
 
 export const ADMINS_ROOM = 'admins';
 
+/** The socket.io server with the channel's event maps. */
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents>;
+
 /**
- * A `dataUpdate` event. The admins' room holds every role, shop managers too: any field declared `@Inventory(…)`
- * here is masked for everyone in it (docs/architecture.md "Inventory fields").
+ * A `dataUpdate` event (realtime-events.ts). The admins' room holds every role, shop managers too: any field declared
+ * `@Inventory(…)` here is masked for everyone in it (docs/architecture.md "Inventory fields").
  */
-export class DataUpdateEvent {
+export class DataUpdateEvent implements DataUpdate {
   type: DataUpdateType;
   message: string;
 }
@@ -36,13 +28,13 @@ export class DataUpdateEvent {
 @Injectable()
 export class RealtimeService {
   private readonly logger = new Logger(RealtimeService.name);
-  private server?: Server;
+  private server?: RealtimeServer;
   private readonly lastSent = new Map<DataUpdateType, number>();
   private readonly trailing = new Map<DataUpdateType, { timer: NodeJS.Timeout; message: string }>();
 
   constructor(private readonly clock: Clock) {}
 
-  attach(server: Server): void {
+  attach(server: RealtimeServer): void {
     this.server = server;
   }
 
