@@ -1,11 +1,10 @@
 import { HttpException, HttpStatus, Injectable, UnauthorizedException } from '@nestjs/common';
-import { randomBytes } from 'crypto';
 import { RequestMeta } from '../../common/utils/request-actor';
 import { DomainEvents } from '../../events/domain-events.service';
 import { BlockedIpService } from './blocked-ip.service';
 import { LoginDto } from './dto/login.dto';
 import { LockoutRule } from './login-lockout';
-import { hashPassword, PasswordHash, verifyPassword } from './password';
+import { PasswordHash, unmatchableHash, verifyPassword } from './password';
 import { UnknownLoginNameRepository } from './unknown-login-name.repository';
 
 /** The audited failures of a sign-in (docs/auth.md): each also counts towards blocking the address. */
@@ -15,7 +14,7 @@ export type LoginFailureAction = 'login.failure' | 'login.locked' | 'login.2fa-f
 @Injectable()
 export class LoginFailures {
   /** Unknown usernames are checked against this hash so they take as long as known ones. */
-  private readonly dummyHash: Promise<PasswordHash> = hashPassword(randomBytes(16).toString('hex'));
+  private readonly dummyHash: PasswordHash = unmatchableHash();
 
   constructor(
     private readonly events: DomainEvents,
@@ -45,7 +44,7 @@ export class LoginFailures {
       await this.failed('login.locked', null, meta, { username: dto.username, reason });
       throw new HttpException(LOGIN_FAILURE_MESSAGES.locked, HttpStatus.LOCKED);
     }
-    await verifyPassword(dto.password, await this.dummyHash);
+    await verifyPassword(dto.password, this.dummyHash);
     const lockedUntil = await this.unknownNames.lockIfExhausted(dto.username, rule);
     await this.failed('login.failure', null, meta, {
       username: dto.username,

@@ -29,6 +29,15 @@ export async function hashPassword(password: string): Promise<PasswordHash> {
   return { hash: `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${key.toString('base64')}`, salt };
 }
 
+/**
+ * A hash no password matches (its key is random bytes), at the cost of a real one: checking a password against it
+ * takes as long as against an account's. Made without hashing, so it costs nothing to hold one.
+ */
+export function unmatchableHash(): PasswordHash {
+  const key = randomBytes(KEY_LENGTH).toString('base64');
+  return { hash: `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${key}`, salt: randomBytes(16).toString('hex') };
+}
+
 export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
   const [scheme, n, r, p, encoded] = stored.hash.split('$');
   if (scheme !== 'scrypt' || !encoded) return false;
