@@ -7,7 +7,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { ROUTE_PERMISSIONS } from './route-permissions';
 import { ApiContract } from './helpers/contract';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { DOCUMENT_FILE, GENERATED_DIR, generateApiTypes } = require('../scripts/api-contract');
+const { DOCUMENT_FILE, GENERATED_DIR, generateApiClient } = require('../scripts/api-contract');
 
 /**
  * The OpenAPI document the real app serves (/api/docs-json) passes Redocly's recommended rules (redocly.yaml) with
@@ -125,8 +125,8 @@ describe('the API contract (docs/architecture.md "The API contract")', () => {
     expect(JSON.parse(readFileSync(DOCUMENT_FILE, 'utf8'))).toEqual(served);
   });
 
-  it('the frontend API types (frontend/src/api/generated/) are generated from it: else `npm run api:generate`', async () => {
-    const files: Record<string, string> = await generateApiTypes();
+  it('the frontend API client (frontend/src/api/generated/) is generated from it: else `npm run api:generate`', async () => {
+    const files: Record<string, string> = await generateApiClient();
     const checkedIn = Object.fromEntries(
       readdirSync(GENERATED_DIR).map((name) => [name, readFileSync(join(GENERATED_DIR, name), 'utf8')]),
     );

@@ -8,9 +8,10 @@ import {
 import { currentAccessToken, withSessionRenewal } from './authorizedFetch';
 
 /**
- * The one RTK Query API of the app. Features add their endpoints with `api.injectEndpoints` in
- * `features/<feature>/<feature>Api.ts`. docs/product.md §8.1: requests carry credentials, JSON bodies are JSON typed,
- * no retries, no refetch on focus, cached data never goes stale unless an endpoint says otherwise.
+ * The one RTK Query API of the app. Its endpoints are generated from the OpenAPI document (`api/generated/`, injected
+ * here) and get their cache tags in `api/index.ts`, which is what the app imports. docs/product.md §8.1: requests
+ * carry credentials, JSON bodies are JSON typed, no retries, no refetch on focus, cached data never goes stale unless
+ * an endpoint says otherwise.
  */
 export const TAG_TYPES = [
   'Stats',
@@ -31,7 +32,8 @@ export type TagType = (typeof TAG_TYPES)[number];
  * no auth code.
  */
 const rawBaseQuery = fetchBaseQuery({
-  baseUrl: '/api',
+  // The document's paths carry the /api prefix.
+  baseUrl: '',
   credentials: 'include',
   prepareHeaders: (headers) => {
     const token = currentAccessToken();
@@ -40,7 +42,7 @@ const rawBaseQuery = fetchBaseQuery({
   },
 });
 
-const NEVER_RENEWED = /^\/?admin\/(login|refresh)$/;
+const NEVER_RENEWED = /^\/api\/admin\/(login|refresh)$/;
 
 /** A 401 answer is retried once with a renewed token (`withSessionRenewal`); login and refresh themselves never are. */
 export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (

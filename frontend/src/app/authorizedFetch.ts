@@ -15,6 +15,19 @@ export function currentAccessToken(): string | null {
 }
 
 /**
+ * The licence centre's customer token, which its routes take instead (security `customer` in the OpenAPI document;
+ * `api/index.ts` sends it): features/licence-centre registers how to read it. A staff token is never sent there.
+ */
+let customerTokenGetter: (() => string | null | undefined) | undefined;
+export function setCustomerTokenGetter(getter: typeof customerTokenGetter): void {
+  customerTokenGetter = getter;
+}
+
+export function currentCustomerToken(): string | null {
+  return customerTokenGetter?.() ?? null;
+}
+
+/**
  * How to renew the session (`POST /api/admin/refresh`) and what to do when that fails: a 401 answer is then
  * retried once with the renewed token.
  */

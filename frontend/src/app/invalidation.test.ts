@@ -3,8 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'fs';
 import { join, relative } from 'path';
 import { meOf } from '../features/admin/adminTesting';
 import { declaredSuccess, fakeServer } from '../test/fakeServer';
-import { api, TAG_TYPES, type TagType } from './api';
-import { CHANGES, invalidatesFor, TAG_OF, type Change } from './invalidation';
+import { client } from '../api';
+import { TAG_TYPES, type TagType } from './api';
+import { CHANGES, invalidatesFor, NOT_RTK, TAG_OF, type Change } from './invalidation';
 import { makeStore, type AppStore } from './store';
 
 const SRC = join(__dirname, '..');
@@ -16,14 +17,6 @@ function sourceFiles(dir: string): string[] {
     return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
   });
 }
-
-// Every feature's endpoints, as the app injects them: a new `features/<feature>/<feature>Api.ts` is found here too.
-// Synchronously, before `it.each` below lists the mutations.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-for (const file of sourceFiles(join(SRC, 'features')).filter((f) => /Api\.ts$/.test(f))) require(file);
-
-/** The changes that do not go through RTK Query (XMLHttpRequest uploads, file downloads). */
-const NOT_RTK: Change[] = ['uploadVoucherCodes', 'voidVoucherCodes', 'exportRedemptions'];
 
 /** One query per tag type, watched while a mutation runs: its path and a body of the API's shape. */
 const PAGINATION = {
@@ -37,7 +30,7 @@ const PAGINATION = {
 };
 const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; body: unknown }> = {
   Stats: {
-    endpoint: 'stats',
+    endpoint: 'statsControllerForPeriod',
     arg: 'today',
     path: '/api/stats/today',
     body: {
@@ -53,22 +46,22 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
       dailyRedemptions: [],
     },
   },
-  Products: { endpoint: 'products', arg: undefined, path: '/api/products', body: [] },
+  Products: { endpoint: 'productControllerList', arg: undefined, path: '/api/products', body: [] },
   Redemptions: {
-    endpoint: 'getRedemptions',
-    arg: { page: 1, limit: 50, emailStatus: 'all', showExported: false, search: '' },
+    endpoint: 'redemptionAdminControllerList',
+    arg: { page: 1, limit: 50, showExported: false },
     path: '/api/redemptions',
     body: { redemptions: [], pagination: PAGINATION },
   },
   VoucherCodes: {
-    endpoint: 'voucherCodes',
-    arg: { productId: 'p1', tab: 'all', limit: 50, offset: 0 },
+    endpoint: 'voucherControllerList',
+    arg: { id: 'p1', limit: 50, offset: 0 },
     path: '/api/products/p1/voucher-codes-detailed',
     body: { codes: [], pagination: PAGINATION, totalCount: 0, hasMore: false, totalCountExact: true },
   },
   LicenseKeys: {
-    endpoint: 'getLicenseKeys',
-    arg: { page: 1, limit: 100, productId: '', search: '' },
+    endpoint: 'licenseKeyControllerList',
+    arg: { page: 1, limit: 100 },
     path: '/api/license-keys',
     body: {
       licenseKeys: [],
@@ -76,49 +69,64 @@ const PROBES: Record<TagType, { endpoint: string; arg: unknown; path: string; bo
       pagination: PAGINATION,
     },
   },
-  Me: { endpoint: 'me', arg: undefined, path: '/api/admin/me', body: meOf('admin') },
-  Sessions: { endpoint: 'sessions', arg: undefined, path: '/api/admin/sessions', body: [] },
-  Webhooks: { endpoint: 'webhooks', arg: undefined, path: '/api/webhooks', body: [] },
-  ApiTokens: { endpoint: 'apiTokens', arg: undefined, path: '/api/admin/api-tokens', body: [] },
+  Me: { endpoint: 'authControllerMe', arg: undefined, path: '/api/admin/me', body: meOf('admin') },
+  Sessions: { endpoint: 'sessionsControllerList', arg: undefined, path: '/api/admin/sessions', body: [] },
+  Webhooks: { endpoint: 'webhookControllerList', arg: undefined, path: '/api/webhooks', body: [] },
+  ApiTokens: { endpoint: 'apiTokensControllerList', arg: undefined, path: '/api/admin/api-tokens', body: [] },
 };
 
 /** What each mutation is called with (an id where none is listed). */
 const ARGS: Partial<Record<Change, unknown>> = {
-  updateEmailTemplate: { id: 'p1', emailSubject: 'S', emailTemplate: 'T' },
-  sendTestEmail: { id: 'p1', to: 'a@example.com', emailSubject: 'S', emailTemplate: 'T' },
-  deleteVoucherCodes: { productId: 'p1', deleteType: 'all-unredeemed' },
-  createLicenseKey: {
+  productControllerCreate: { name: 'Office 2024' },
+  productControllerUpdate: { id: 'p1', updateProductDto: { emailSubject: 'S', emailTemplate: 'T' } },
+  productControllerTestEmail: {
+    id: 'p1',
+    testEmailDto: { to: 'a@example.com', emailSubject: 'S', emailTemplate: 'T' },
+  },
+  voucherControllerDeleteMany: { id: 'p1', deleteVoucherCodesDto: { deleteType: 'all-unredeemed' } },
+  licenseKeyControllerCreate: {
     productId: 'p1',
     licenseKey: 'ABCDE-12345',
     downloadLink: 'https://x.test',
     licenseType: 'single-user',
   },
-  updateLicenseKey: { id: 'k1', isActive: false },
-  assignLicense: { id: 'r1', licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
-  bulkAssignLicense: { redemptionIds: ['r1'], licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
-  bulkDeleteRedemptions: ['r1'],
-  fixPendingEmails: undefined,
-  cleanSystem: undefined,
-  createWebhook: { url: 'https://hooks.test', events: ['pool.low'] },
-  createApiToken: { name: 'ERP', permissions: ['vouchers.view'], expiresInDays: 30 },
-  login: { username: 'admin', password: 'password123' },
-  logout: undefined,
-  changePassword: { currentPassword: 'a', newPassword: 'b' },
-  resetOperator: undefined,
-  setupTwoFactor: { currentPassword: 'a' },
-  enableTwoFactor: { code: '123456' },
-  disableTwoFactor: { code: '123456' },
-  regenerateRecoveryCodes: { code: '123456' },
-  endOtherSessions: undefined,
-  redeemVoucher: { voucherCode: 'ABCD-1234' },
-  resendOrderEmail: { voucherCode: 'ABCD-1234', email: 'a@example.com' },
-  requestCustomerLink: { email: 'a@example.com' },
-  openCustomerSession: { token: 'link-token' },
-  resendCustomerLicence: { token: 'customer-token', redemptionId: 'r1' },
-  eraseCustomerData: { token: 'customer-token' },
+  licenseKeyControllerUpdate: { id: 'k1', updateLicenseKeyDto: { isActive: false } },
+  redemptionAdminControllerAssign: {
+    id: 'r1',
+    assignLicenseDto: { licenseKey: 'ABCDE-12345', downloadLink: 'https://x.test' },
+  },
+  redemptionAdminControllerBulkAssign: {
+    redemptionIds: ['r1'],
+    licenseKey: 'ABCDE-12345',
+    downloadLink: 'https://x.test',
+  },
+  redemptionAdminControllerBulkDelete: { redemptionIds: ['r1'] },
+  redemptionMaintenanceControllerFixPending: undefined,
+  redemptionMaintenanceControllerCleanup: undefined,
+  webhookControllerCreate: { url: 'https://hooks.test', events: ['pool.low'] },
+  apiTokensControllerCreate: { name: 'ERP', permissions: ['vouchers.view'], expiresInDays: 30 },
+  marketplaceControllerCreate: { name: 'Shop', baseUrl: 'https://market.test', products: [] },
+  marketplaceControllerUpdate: { id: 'm1', updateMarketplaceDto: { name: 'Shop' } },
+  riskControllerSaveRules: {},
+  riskControllerAdd: { kind: 'email', value: 'fraud@example.com' },
+  authControllerLogin: { username: 'admin', password: 'password123' },
+  authControllerLogout: undefined,
+  authControllerChangePassword: { currentPassword: 'a', newPassword: 'b' },
+  authControllerResetOperator: undefined,
+  authControllerCreateShopManager: { username: 'shop', email: 'shop@example.com', password: 'password123' },
+  authControllerSetupTwoFactor: { currentPassword: 'a' },
+  authControllerEnableTwoFactor: { code: '123456' },
+  authControllerDisableTwoFactor: { code: '123456' },
+  authControllerRegenerateRecoveryCodes: { code: '123456' },
+  sessionsControllerRevokeOthers: undefined,
+  redemptionControllerRedeem: { 'Idempotency-Key': 'k'.repeat(22), redeemVoucherDto: { voucherCode: 'ABCD-1234' } },
+  redemptionControllerResendOrderEmail: { voucherCode: 'ABCD-1234', email: 'a@example.com' },
+  customerCentreControllerRequestAccess: { email: 'a@example.com' },
+  customerCentreControllerOpenSession: { token: 'link-token' },
+  customerCentreControllerErase: { confirm: true },
 };
 
-const endpoints = api.endpoints as unknown as Record<
+const endpoints = client.endpoints as unknown as Record<
   string,
   { initiate: (arg: unknown) => any; useMutation?: unknown }
 >;
@@ -161,8 +169,8 @@ describe('the one table of what each change refreshes', () => {
     expect(dataChanges.length).toBeGreaterThan(15);
     for (const change of dataChanges)
       expect(invalidatesFor(change)).toEqual(expect.arrayContaining(['Stats', 'Products', 'Redemptions']));
-    expect(invalidatesFor('updateLicenseKey')).toEqual(['Stats', 'Products', 'Redemptions', 'LicenseKeys']);
-    expect(invalidatesFor('deleteVoucherCode')).toEqual(['Stats', 'Products', 'Redemptions', 'VoucherCodes']);
+    expect(invalidatesFor('licenseKeyControllerUpdate')).toEqual(['Stats', 'Products', 'Redemptions', 'LicenseKeys']);
+    expect(invalidatesFor('voucherControllerDeleteOne')).toEqual(['Stats', 'Products', 'Redemptions', 'VoucherCodes']);
   });
 
   it('the uploads and downloads outside RTK Query refresh from the table too', () => {

@@ -1,3 +1,4 @@
+import type { generatedApi } from '../api/generated/endpoints';
 import type { TagType } from './api';
 
 /** What a change can make stale: each is read by the queries that provide its tag type. */
@@ -22,62 +23,83 @@ export const TAG_OF: Record<Stale, TagType> = {
  */
 const data = (...also: Array<'codes' | 'keys'>): Stale[] => ['stats', 'products', 'redemptions', ...also];
 
+/** The generated mutations (`api/generated/endpoints.ts`), by name. */
+type Endpoints = typeof generatedApi.endpoints;
+export type MutationName = {
+  [K in keyof Endpoints]: Endpoints[K] extends { useMutation: unknown } ? K : never;
+}[keyof Endpoints];
+
+/** The changes that do not go through RTK Query: the XMLHttpRequest uploads and the file downloads. */
+export const NOT_RTK = ['uploadVoucherCodes', 'voidVoucherCodes', 'exportRedemptions'] as const;
+
 /**
- * Every change the app makes, by its RTK Query mutation's name (or, for the uploads and downloads that do
- * not go through RTK Query, a name of their own), and what it makes stale. The one table: each mutation's
- * `invalidatesTags` is `invalidatesFor(name)`, and `app/invalidation.test.ts` fails for a mutation that is
- * missing here or refreshes anything else.
+ * Every change the app can make, by its mutation's name (the operation's, as generated), and for the uploads and
+ * downloads that do not go through RTK Query a name of their own: what it makes stale. The one table: `api/index.ts`
+ * gives each mutation `invalidatesTags: invalidatesFor(name)`, the compiler fails a mutation missing here, and
+ * `app/invalidation.test.ts` fails one that refreshes anything else.
  */
 export const CHANGES = {
   // Products tab: the template editor, the upload and void controls (XMLHttpRequest, `VoucherUpload`, `VoidCodesDialog`).
-  updateEmailTemplate: data(),
-  sendTestEmail: [],
+  productControllerCreate: data(),
+  productControllerUpdate: data(),
+  productControllerTestEmail: [],
   uploadVoucherCodes: data('codes'),
   voidVoucherCodes: data('codes'),
   // Voucher codes (page and modal).
-  deleteVoucherCode: data('codes'),
-  deleteVoucherCodes: data('codes'),
+  voucherControllerDeleteOne: data('codes'),
+  voucherControllerDeleteMany: data('codes'),
   // Licence Manager: a key's state moves the pool line of its product card.
-  createLicenseKey: data('keys'),
-  updateLicenseKey: data('keys'),
-  deleteLicenseKey: data('keys'),
+  licenseKeyControllerCreate: data('keys'),
+  licenseKeyControllerUpdate: data('keys'),
+  licenseKeyControllerRemove: data('keys'),
   // Redemptions: a deleted redemption leaves its code redeemed without a customer (the codes lists show it).
-  resendEmail: data(),
-  assignLicense: data('keys'),
-  bulkAssignLicense: data('keys'),
-  deleteRedemption: data('codes'),
-  bulkDeleteRedemptions: data('codes'),
-  fixPendingEmails: data('keys'),
+  redemptionAdminControllerResend: data(),
+  redemptionAdminControllerAssign: data('keys'),
+  redemptionAdminControllerBulkAssign: data('keys'),
+  redemptionAdminControllerRemove: data('codes'),
+  redemptionAdminControllerBulkDelete: data('codes'),
+  redemptionMaintenanceControllerFixPending: data('keys'),
   /** The redemption exports (downloads, `useRedemptionExports`) mark what they export as exported. */
   exportRedemptions: data(),
   // Settings.
-  cleanSystem: data('codes', 'keys'),
-  createWebhook: ['webhooks'],
-  deleteWebhook: ['webhooks'],
-  sendTestWebhook: ['webhooks'],
-  resumeWebhook: ['webhooks'],
-  createApiToken: ['apiTokens'],
-  revokeApiToken: ['apiTokens'],
+  redemptionMaintenanceControllerCleanup: data('codes', 'keys'),
+  webhookControllerCreate: ['webhooks'],
+  webhookControllerRemove: ['webhooks'],
+  webhookControllerSendTest: ['webhooks'],
+  webhookControllerResume: ['webhooks'],
+  apiTokensControllerCreate: ['apiTokens'],
+  apiTokensControllerRevoke: ['apiTokens'],
+  // Marketplace connections (API only: no console screen lists them); what their events load or void is announced
+  // in real time.
+  marketplaceControllerCreate: [],
+  marketplaceControllerUpdate: [],
+  marketplaceControllerRemove: [],
+  marketplaceControllerRetryDead: [],
+  // Risk rules and blocklist (API only so far: no console screen lists them).
+  riskControllerSaveRules: [],
+  riskControllerAdd: [],
+  riskControllerRemove: [],
   // Account and security: nothing the console lists, except the user itself and its sessions.
-  login: [],
-  logout: [],
-  changePassword: [],
-  resetOperator: [],
-  setupTwoFactor: [],
-  enableTwoFactor: ['me'],
-  disableTwoFactor: ['me'],
-  regenerateRecoveryCodes: [],
-  endSession: ['sessions'],
-  endOtherSessions: ['sessions'],
+  authControllerLogin: [],
+  authControllerLogout: [],
+  authControllerChangePassword: [],
+  authControllerResetOperator: [],
+  authControllerCreateShopManager: [],
+  authControllerSetupTwoFactor: [],
+  authControllerEnableTwoFactor: ['me'],
+  authControllerDisableTwoFactor: ['me'],
+  authControllerRegenerateRecoveryCodes: [],
+  sessionsControllerRevoke: ['sessions'],
+  sessionsControllerRevokeOthers: ['sessions'],
   // Public pages: no console data is cached there.
-  redeemVoucher: [],
-  resendOrderEmail: [],
+  redemptionControllerRedeem: [],
+  redemptionControllerResendOrderEmail: [],
   // The licence centre (`/my-licences`): its list is read again by the page itself, never cached for the console.
-  requestCustomerLink: [],
-  openCustomerSession: [],
-  resendCustomerLicence: [],
-  eraseCustomerData: [],
-} satisfies Record<string, Stale[]>;
+  customerCentreControllerRequestAccess: [],
+  customerCentreControllerOpenSession: [],
+  customerCentreControllerResend: [],
+  customerCentreControllerErase: [],
+} satisfies Record<MutationName | (typeof NOT_RTK)[number], Stale[]>;
 
 export type Change = keyof typeof CHANGES;
 

@@ -23,7 +23,7 @@ export class StatsController {
   @Get(':period')
   @RequirePermissions(Permission.DashboardView)
   @ApiOperation({ summary: 'Statistics of one period, in the server time zone (TZ)' })
-  @ApiParam({ name: 'period', enum: STATS_PERIODS })
+  @ApiParam({ name: 'period', enum: STATS_PERIODS, enumName: 'StatsPeriod' })
   @ApiOkResponse({ type: StatsResponse })
   @ApiErrorResponses({ 400: 'Unknown period "…". Use one of: …' })
   forPeriod(@Param('period') period: string) {

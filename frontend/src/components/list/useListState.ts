@@ -1,19 +1,12 @@
 import { useCallback, useEffect, useMemo, useState, type Dispatch, type SetStateAction } from 'react';
+import type { PaginationResponse } from '../../api';
 import { useDebouncedValue } from './useDebouncedValue';
 
 /**
  * The `pagination` object every admin list answers (docs/api.md; the server's one contract, docs/architecture.md,
  * "Lists"). `totalCountExact` false: `totalCount` (and so `totalPages`) is PostgreSQL's estimate, shown as "about N".
  */
-export interface Pagination {
-  currentPage: number;
-  limit: number;
-  totalCount: number;
-  totalPages: number;
-  hasPreviousPage: boolean;
-  hasNextPage: boolean;
-  totalCountExact?: boolean;
-}
+export type Pagination = PaginationResponse;
 
 /** What a list asks the server for: the page (1-based), its size, the applied search and the list's own filters. */
 export type ListArgs<F> = F & { page: number; limit: number; search: string };

@@ -7,10 +7,10 @@ import Stack from '@mui/material/Stack';
 import { useState, type FormEvent } from 'react';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
-import { useChangePasswordMutation } from '../auth/authApi';
 import { PasswordField } from './PasswordField';
 import { validateChangePassword, type ChangePasswordErrors } from './passwordStrength';
 import { PasswordStrengthMeter } from './PasswordStrengthMeter';
+import { useAuthControllerChangePasswordMutation } from '../../api';
 
 const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
 
@@ -18,7 +18,7 @@ const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
 export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [values, setValues] = useState(EMPTY);
   const [errors, setErrors] = useState<ChangePasswordErrors>({});
-  const [changePassword, { isLoading }] = useChangePasswordMutation();
+  const [changePassword, { isLoading }] = useAuthControllerChangePasswordMutation();
 
   const close = () => {
     setValues(EMPTY);

@@ -12,11 +12,11 @@ import { CopyButton } from '../../components/copy/CopyButton';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
-import { useResetOperatorMutation } from '../auth/authApi';
+import { useAuthControllerResetOperatorMutation } from '../../api';
 
 /** Reset Operator: asks first, then shows the new operator password once with a copy control. */
 export function ResetOperatorDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [reset, { isLoading }] = useResetOperatorMutation();
+  const [reset, { isLoading }] = useAuthControllerResetOperatorMutation();
   const [result, setResult] = useState<{ username: string; newPassword: string } | null>(null);
   const { copy, copied } = useCopyToClipboard();
 

@@ -1,5 +1,5 @@
 /* Test helpers of the admin console (component tests only; never imported by the app). */
-import type { ProductResponse, StatsResponse, VoucherCodePageResponse } from '../../api/generated';
+import type { ProductResponse, StatsResponse, VoucherCodePageResponse } from '../../api';
 import { Outlet, type RouteObject } from 'react-router-dom';
 import { Toaster } from '../../components/toast';
 import { LoginPage } from '../auth/LoginPage';

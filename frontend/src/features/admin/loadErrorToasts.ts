@@ -1,19 +1,22 @@
+import type { client } from '../../api';
 import { setQueryErrorReporter } from '../../app/queryErrors';
 import { toast } from '../../components/toast';
 import { httpStatus } from '../../utils/httpError';
 import { errorText } from '../redemptions/errors';
 
+type EndpointName = keyof typeof client.endpoints;
+
 /** Titles of the failed-load toasts, by RTK Query endpoint; any other read says `LOAD_ERROR_DEFAULT`. */
-export const LOAD_ERROR_TITLES: Record<string, string> = {
-  stats: 'Failed to load statistics',
-  products: 'Failed to load products',
-  product: 'Failed to load product',
-  getRedemptions: 'Failed to load redemptions',
-  getRedemption: 'Failed to load redemption details',
-  getLicenseKeys: 'Failed to load license keys',
-  getLicenseManagedProducts: 'Failed to load products',
-  voucherCodes: 'Failed to load voucher codes',
-  sessions: 'Failed to load sessions',
+export const LOAD_ERROR_TITLES: Partial<Record<EndpointName, string>> = {
+  statsControllerForPeriod: 'Failed to load statistics',
+  productControllerList: 'Failed to load products',
+  productControllerGet: 'Failed to load product',
+  redemptionAdminControllerList: 'Failed to load redemptions',
+  redemptionAdminControllerFindOne: 'Failed to load redemption details',
+  licenseKeyControllerList: 'Failed to load license keys',
+  licenseKeyControllerLicenseManagedProducts: 'Failed to load products',
+  voucherControllerList: 'Failed to load voucher codes',
+  sessionsControllerList: 'Failed to load sessions',
 };
 export const LOAD_ERROR_DEFAULT = 'Failed to load data';
 export const LOAD_ERROR_FALLBACK = 'Please try again.';
@@ -25,9 +28,9 @@ export const LOAD_ERROR_FALLBACK = 'Please try again.';
  */
 export function installLoadErrorToasts(): void {
   setQueryErrorReporter((endpointName, error) => {
-    if (endpointName === 'me' || httpStatus(error as never) === 401) return;
+    if (endpointName === 'authControllerMe' || httpStatus(error as never) === 401) return;
     toast({
-      title: LOAD_ERROR_TITLES[endpointName] ?? LOAD_ERROR_DEFAULT,
+      title: LOAD_ERROR_TITLES[endpointName as EndpointName] ?? LOAD_ERROR_DEFAULT,
       description: errorText(error, LOAD_ERROR_FALLBACK),
       variant: 'destructive',
     });

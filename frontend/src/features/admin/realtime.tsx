@@ -1,15 +1,16 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { io, type Socket } from 'socket.io-client';
+// The channel's events as the server declares them: a type-only import, no backend code is bundled.
+import type {
+  ClientToServerEvents,
+  DataUpdate,
+  DataUpdateType,
+  ServerToClientEvents,
+} from '../../../../backend/src/modules/realtime/realtime-events';
 import { api, type TagType } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
 import { refreshAccessToken } from '../auth/session';
 import { getAccessToken } from '../auth/tokenStorage';
-
-/** docs/product.md §4.9 real-time event. */
-export interface DataUpdate {
-  type: 'licenseAssignment' | 'emailResend' | 'redemptionDeleted' | 'productUpdate' | 'voucherUpdate' | string;
-  message?: string;
-}
 
 /**
  * docs/product.md §5.8: licence assignments, resends and deletions refresh redemptions and stats; product and voucher
@@ -17,7 +18,7 @@ export interface DataUpdate {
  * do the redemption lists on `voucherUpdate`: a manual or Mac redemption and an export are announced only
  * that way, and the lists are not polled.
  */
-export const TAGS_BY_EVENT: Record<string, TagType[]> = {
+export const TAGS_BY_EVENT: Partial<Record<DataUpdateType, TagType[]>> = {
   licenseAssignment: ['Redemptions', 'Stats', 'LicenseKeys'],
   emailResend: ['Redemptions', 'Stats'],
   redemptionDeleted: ['Redemptions', 'Stats', 'VoucherCodes'],
@@ -53,7 +54,11 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let seq = 0;
     let renewing = false;
-    const socket: Socket = io({ path: '/socket.io', transports: ['websocket', 'polling'], withCredentials: true });
+    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
+      path: '/socket.io',
+      transports: ['websocket', 'polling'],
+      withCredentials: true,
+    });
     socket.on('connect', () => {
       socket.emit('join-admin', { token: getAccessToken() });
     });
@@ -68,7 +73,8 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
       if (await refreshAccessToken()) socket.connect();
     });
     socket.on('disconnect', () => setState((s) => ({ ...s, connected: false })));
-    socket.on('dataUpdate', (event: DataUpdate) => {
+    socket.on('dataUpdate', (event) => {
+      // A type this console does not know yet (a newer server) refreshes what most events do.
       const tags = TAGS_BY_EVENT[event?.type] ?? ['Redemptions', 'Products', 'Stats'];
       dispatch(api.util.invalidateTags(tags));
       seq += 1;

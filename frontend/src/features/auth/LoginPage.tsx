@@ -15,12 +15,12 @@ import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { usePublicConfig } from '../site/usePublicConfig';
-import { useLoginMutation, useMeQuery } from './authApi';
 import { exchangeSsoCode } from './session';
 import { SwitchAccountDialog } from './SwitchAccountDialog';
 import { prerenderedInput } from '../../app/prerenderedInput';
 import { storeTokens } from './tokenStorage';
 import { useAccessToken } from './useAccessToken';
+import { useAuthControllerLoginMutation, useAuthControllerMeQuery } from '../../api';
 
 /** docs/product.md §10.4: navigation to the dashboard about 100 ms after a successful login. */
 export const LOGIN_NAVIGATION_DELAY_MS = 100;
@@ -53,7 +53,7 @@ function typedBeforeLoad(): { username: string; password: string } {
 /** docs/product.md §3.1 Admin login: credentials, then the 6-digit code when two-factor authentication is on. */
 export function LoginPage() {
   useDocumentTitle('Admin Login');
-  const [login, { isLoading }] = useLoginMutation();
+  const [login, { isLoading }] = useAuthControllerLoginMutation();
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const location = useLocation();
@@ -79,7 +79,7 @@ export function LoginPage() {
   useEffect(() => () => clearTimeout(timer.current), []);
   // Someone already signed in (a valid session) goes straight to the console.
   const token = useAccessToken();
-  const me = useMeQuery(undefined, { skip: !token || succeeded });
+  const me = useAuthControllerMeQuery(undefined, { skip: !token || succeeded });
   const signedIn = me.data;
 
   const from = (location.state as { from?: { pathname?: string } } | null)?.from?.pathname;

@@ -2,8 +2,8 @@ import Box from '@mui/material/Box';
 import CircularProgress from '@mui/material/CircularProgress';
 import Typography from '@mui/material/Typography';
 import { Navigate, Outlet, useLocation } from 'react-router-dom';
-import { useMeQuery } from './authApi';
 import { useAccessToken } from './useAccessToken';
+import { useAuthControllerMeQuery } from '../../api';
 
 export function VerifyingAccess() {
   return (
@@ -25,7 +25,7 @@ export function VerifyingAccess() {
 export function RequireAuth() {
   const token = useAccessToken();
   const location = useLocation();
-  const { data: user, isLoading, isFetching, isError } = useMeQuery(undefined, { skip: !token });
+  const { data: user, isLoading, isFetching, isError } = useAuthControllerMeQuery(undefined, { skip: !token });
   if (!token) return <Navigate to="/admin/login" replace state={{ from: location }} />;
   if (isLoading || (isFetching && !user)) return <VerifyingAccess />;
   if (isError || !user) return <Navigate to="/admin/login" replace state={{ from: location }} />;

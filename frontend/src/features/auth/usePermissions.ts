@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
-import { useMeQuery } from './authApi';
 import { useAccessToken } from './useAccessToken';
+import { useAuthControllerMeQuery } from '../../api';
 
 /**
  * The signed-in user's role and permissions from `GET /api/admin/me` (docs/product.md §7.4). Controls the server
@@ -8,7 +8,7 @@ import { useAccessToken } from './useAccessToken';
  */
 export function usePermissions(): { role: string | null; permissions: string[]; can: (permission: string) => boolean } {
   const token = useAccessToken();
-  const { data } = useMeQuery(undefined, { skip: !token });
+  const { data } = useAuthControllerMeQuery(undefined, { skip: !token });
   const permissions = data?.permissions ?? EMPTY;
   const can = useCallback((permission: string) => permissions.includes(permission), [permissions]);
   return { role: data?.role ?? null, permissions, can };

@@ -12,13 +12,13 @@ import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { ChangePasswordDialog } from '../account/ChangePasswordDialog';
 import { ResetOperatorDialog } from '../account/ResetOperatorDialog';
-import { useMeQuery } from '../auth/authApi';
 import { useLogout } from '../auth/useLogout';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
+import { useAuthControllerMeQuery } from '../../api';
 
 /** docs/product.md §3.2 header: Customer View, Change Password (and beside it Security), Reset Operator (when allowed), Logout. */
 export function DashboardHeader() {
-  const { data: me } = useMeQuery();
+  const { data: me } = useAuthControllerMeQuery();
   const { can } = usePermissions();
   const logout = useLogout();
   const [dialog, setDialog] = useState<'password' | 'operator' | null>(null);

@@ -48,6 +48,7 @@ function forecastOf(overrides: Record<string, unknown> = {}) {
     perDay: 2,
     daysLeft: 22,
     low: false,
+    lowReason: null,
     ...overrides,
   };
 }
@@ -81,7 +82,16 @@ describe('admin dashboard', () => {
     await openDashboard('admin', {
       'GET /api/license-pool/forecast': () => ({
         status: 200,
-        body: [forecastOf({ availableActivations: 1, redeemedLast7Days: 0, perDay: 0, daysLeft: null, low: true })],
+        body: [
+          forecastOf({
+            availableActivations: 1,
+            redeemedLast7Days: 0,
+            perDay: 0,
+            daysLeft: null,
+            low: true,
+            lowReason: 'fewer than 50 activations available (POOL_ALERT_MIN)',
+          }),
+        ],
       }),
     });
     const line = await within(screen.getByRole('region', { name: PRODUCT.name })).findByTestId('pool-forecast');

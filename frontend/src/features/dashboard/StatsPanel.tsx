@@ -8,7 +8,8 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
 import { DailyRedemptionsChart } from './DailyRedemptionsChart';
-import { PERIOD_LABELS, PERIODS, STATS_POLL_MS, useStatsQuery, type Period } from './dashboardApi';
+import { PERIOD_LABELS, PERIODS, STATS_POLL_MS, type Period } from './dashboardApi';
+import { useStatsControllerForPeriodQuery } from '../../api';
 
 function StatCard({ title, value, caption }: { title: string; value: number | undefined; caption: string }) {
   return (
@@ -38,7 +39,7 @@ export function StatsPanel({
   onPeriodChange: (p: Period) => void;
   notice?: ReactNode;
 }) {
-  const { data } = useStatsQuery(period, { pollingInterval: STATS_POLL_MS });
+  const { data } = useStatsControllerForPeriodQuery(period, { pollingInterval: STATS_POLL_MS });
   return (
     <Stack spacing={2}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: 2 }}>

@@ -12,7 +12,8 @@ import { CopyButton } from '../../components/copy/CopyButton';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { bodyMessage } from '../../utils/httpError';
 import { MAC_PACKAGES } from '../success/macPackages';
-import { useResendCustomerLicenceMutation, type CustomerLicence } from './licenceCentreApi';
+import { type CustomerLicence } from './licenceCentreApi';
+import { useCustomerCentreControllerResendMutation } from '../../api';
 
 /** docs/product.md §10.7: a product whose name contains "mac" is a Mac product (delivered as the package set, never by key). */
 const isMac = (productName: string) => /mac/i.test(productName);
@@ -21,23 +22,15 @@ const dateOf = (iso: string) =>
   new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
 
 /** One licence: product, code and date; the key with a copy button; the downloads; "Send the e-mail again". */
-export function LicenceCard({
-  licence,
-  token,
-  onExpired,
-}: {
-  licence: CustomerLicence;
-  token: string;
-  onExpired: () => void;
-}) {
+export function LicenceCard({ licence, onExpired }: { licence: CustomerLicence; onExpired: () => void }) {
   const { copy, copied } = useCopyToClipboard();
-  const [resend, { isLoading }] = useResendCustomerLicenceMutation();
+  const [resend, { isLoading }] = useCustomerCentreControllerResendMutation();
   const [answer, setAnswer] = useState<{ severity: 'success' | 'error'; text: string } | null>(null);
   const titleId = `licence-${licence.redemptionId}`;
   const mac = isMac(licence.productName);
 
   const sendAgain = async () => {
-    const result = await resend({ token, redemptionId: licence.redemptionId });
+    const result = await resend(licence.redemptionId);
     if ('error' in result) {
       if (result.error && 'status' in result.error && result.error.status === 401) return onExpired();
       setAnswer({

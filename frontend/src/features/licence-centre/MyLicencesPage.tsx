@@ -11,15 +11,10 @@ import { bodyMessage } from '../../utils/httpError';
 import { PublicLayout } from '../site/PublicLayout';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { LicenceCard } from './LicenceCard';
-import {
-  storedSession,
-  storeSession,
-  useCustomerLicencesQuery,
-  useOpenCustomerSessionMutation,
-  type CustomerSession,
-} from './licenceCentreApi';
+import { storedSession, storeSession, type CustomerSession } from './licenceCentreApi';
 import { PrivacyPanel } from './PrivacyPanel';
 import { RequestLinkForm } from './RequestLinkForm';
+import { useCustomerCentreControllerLicencesQuery, useCustomerCentreControllerOpenSessionMutation } from '../../api';
 
 export const PAGE_TITLE = 'My Licences';
 const LINK_EXPIRED = 'This sign-in link has expired. Please request a new one.';
@@ -43,7 +38,7 @@ export function MyLicencesPage() {
   const token = params.get('token');
   const [session, setSession] = useState<CustomerSession | null>(null);
   const [notice, setNotice] = useState<Notice | undefined>();
-  const [openSession] = useOpenCustomerSessionMutation();
+  const [openSession] = useCustomerCentreControllerOpenSessionMutation();
   const opening = useRef(false);
   const [busy, setBusy] = useState(false);
 
@@ -113,7 +108,10 @@ function SignedIn({
   onExpired: () => void;
   onErased: (message: string) => void;
 }) {
-  const { data, error, isLoading } = useCustomerLicencesQuery(session.customerToken);
+  const { data, error, isLoading } = useCustomerCentreControllerLicencesQuery(undefined, {
+    // Each sign-in reads its own list (the session's token goes with each call, not in the cache key).
+    refetchOnMountOrArgChange: true,
+  });
   const expired = !!error && 'status' in error && error.status === 401;
   useEffect(() => {
     if (expired) onExpired();
@@ -143,12 +141,7 @@ function SignedIn({
         {data && data.length > 0 && (
           <Box component="ul" sx={{ listStyle: 'none', m: 0, p: 0, display: 'grid', gap: 2 }}>
             {data.map((licence) => (
-              <LicenceCard
-                key={licence.redemptionId}
-                licence={licence}
-                token={session.customerToken}
-                onExpired={onExpired}
-              />
+              <LicenceCard key={licence.redemptionId} licence={licence} onExpired={onExpired} />
             ))}
           </Box>
         )}

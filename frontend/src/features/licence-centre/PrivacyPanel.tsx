@@ -8,7 +8,8 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { bodyMessage } from '../../utils/httpError';
-import { downloadCustomerData, useEraseCustomerDataMutation } from './licenceCentreApi';
+import { downloadCustomerData } from './licenceCentreApi';
+import { useCustomerCentreControllerEraseMutation } from '../../api';
 
 /** "Your data": download everything stored about the customer, or delete their personal data (with a confirmation). */
 export function PrivacyPanel({
@@ -23,7 +24,7 @@ export function PrivacyPanel({
   const [confirming, setConfirming] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [downloading, setDownloading] = useState(false);
-  const [erase, { isLoading }] = useEraseCustomerDataMutation();
+  const [erase, { isLoading }] = useCustomerCentreControllerEraseMutation();
 
   const download = async () => {
     setDownloading(true);
@@ -34,7 +35,7 @@ export function PrivacyPanel({
   };
 
   const confirm = async () => {
-    const result = await erase({ token });
+    const result = await erase({ confirm: true });
     setConfirming(false);
     if ('error' in result) {
       if (result.error && 'status' in result.error && result.error.status === 401) return onExpired();

@@ -10,7 +10,7 @@ import Typography from '@mui/material/Typography';
 import { useState, type FormEvent } from 'react';
 import { bodyMessage } from '../../utils/httpError';
 import { validateField } from '../redeem/redeemRules';
-import { useRequestCustomerLinkMutation } from './licenceCentreApi';
+import { useCustomerCentreControllerRequestAccessMutation } from '../../api';
 
 const FAILED = 'The request could not be sent. Please try again in a minute or contact support.';
 
@@ -20,7 +20,7 @@ export function RequestLinkForm({ notice }: { notice?: { severity: 'info' | 'suc
   const [error, setError] = useState<string | undefined>();
   const [sent, setSent] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [request, { isLoading }] = useRequestCustomerLinkMutation();
+  const [request, { isLoading }] = useCustomerCentreControllerRequestAccessMutation();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

@@ -21,7 +21,8 @@ import { useState } from 'react';
 import { toast } from '../../components/toast';
 import { errorText } from '../redemptions/errors';
 import { LICENSE_TYPE_LABELS, parseBatchKeys } from './licenseRules';
-import { useCreateLicenseKeyMutation, type LicenseManagedProduct, type LicenseType } from './licensesApi';
+import { type LicenseManagedProduct, type LicenseType } from './licensesApi';
+import { useLicenseKeyControllerCreateMutation } from '../../api';
 
 interface LineResult {
   key: string;
@@ -50,7 +51,7 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
   const [productError, setProductError] = useState<string>();
   const [results, setResults] = useState<LineResult[]>([]);
   const [busy, setBusy] = useState(false);
-  const [create] = useCreateLicenseKeyMutation();
+  const [create] = useLicenseKeyControllerCreateMutation();
 
   const keys = batch ? parseBatchKeys(batchKeys) : licenseKey.trim() ? [licenseKey.trim()] : [];
 

@@ -32,14 +32,13 @@ import { formatDateTime } from '../redemptions/formatDate';
 import { DeleteButton } from '../../components/actions/DeleteButton';
 import { AddLicenseKeyForm } from './AddLicenseKeyForm';
 import { LICENSE_TYPE_LABELS, sortByUsage, USAGE_LABELS, usageStatusOf } from './licenseRules';
+import { licenseKeysArg, type LicenseKey, type LicenseKeysPage } from './licensesApi';
 import {
-  useDeleteLicenseKeyMutation,
-  useGetLicenseKeysQuery,
-  useGetLicenseManagedProductsQuery,
-  useUpdateLicenseKeyMutation,
-  type LicenseKey,
-  type LicenseKeysPage,
-} from './licensesApi';
+  useLicenseKeyControllerLicenseManagedProductsQuery,
+  useLicenseKeyControllerListQuery,
+  useLicenseKeyControllerRemoveMutation,
+  useLicenseKeyControllerUpdateMutation,
+} from '../../api';
 
 export const LICENSE_PAGE_SIZE = 50;
 const keysOf = (page: LicenseKeysPage) => page.licenseKeys;
@@ -101,20 +100,20 @@ export function LicenseManagerTab() {
     pageSize: LICENSE_PAGE_SIZE,
     filters: { productId: '' },
     rowsOf: keysOf,
-    useQuery: ({ page, limit, productId, search }) => useGetLicenseKeysQuery({ page, limit, productId, search }),
+    useQuery: (args) => useLicenseKeyControllerListQuery(licenseKeysArg(args)),
   });
   const { data, error, filters, setFilter } = list;
   const [adding, setAdding] = useState(false);
   const [toDelete, setToDelete] = useState<LicenseKey | null>(null);
   const { copy, copiedId } = useCopyToClipboard(COPY_KEY_FAILED);
 
-  const products = useGetLicenseManagedProductsQuery();
-  const [update] = useUpdateLicenseKeyMutation();
-  const [remove, removeState] = useDeleteLicenseKeyMutation();
+  const products = useLicenseKeyControllerLicenseManagedProductsQuery();
+  const [update] = useLicenseKeyControllerUpdateMutation();
+  const [remove, removeState] = useLicenseKeyControllerRemoveMutation();
 
   async function toggleActive(key: LicenseKey) {
     try {
-      await update({ id: key.id, isActive: !key.isActive }).unwrap();
+      await update({ id: key.id, updateLicenseKeyDto: { isActive: !key.isActive } }).unwrap();
     } catch (err) {
       toast({
         title: 'Failed to update license key',

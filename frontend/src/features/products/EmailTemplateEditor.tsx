@@ -13,9 +13,13 @@ import Typography from '@mui/material/Typography';
 import { useMemo, useState } from 'react';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
-import { useMeQuery } from '../auth/authApi';
-import { useSendTestEmailMutation, useUpdateEmailTemplateMutation, type Product } from './productsApi';
+import { type Product } from './productsApi';
 import { renderTemplatePreview, SAMPLE_VALUES } from './templatePreview';
+import {
+  useAuthControllerMeQuery,
+  useProductControllerTestEmailMutation,
+  useProductControllerUpdateMutation,
+} from '../../api';
 
 /** docs/product.md §3.10 email template editor: subject, template, live preview with sample values, Send Test Email. */
 export function EmailTemplateEditor({
@@ -27,12 +31,12 @@ export function EmailTemplateEditor({
   open: boolean;
   onClose: () => void;
 }) {
-  const { data: me } = useMeQuery();
+  const { data: me } = useAuthControllerMeQuery();
   const [subject, setSubject] = useState(product.emailSubject);
   const [template, setTemplate] = useState(product.emailTemplate);
   const [to, setTo] = useState(me?.email ?? '');
-  const [save, { isLoading: saving }] = useUpdateEmailTemplateMutation();
-  const [sendTest, { isLoading: sending }] = useSendTestEmailMutation();
+  const [save, { isLoading: saving }] = useProductControllerUpdateMutation();
+  const [sendTest, { isLoading: sending }] = useProductControllerTestEmailMutation();
 
   const values = useMemo(
     () => ({
@@ -46,7 +50,7 @@ export function EmailTemplateEditor({
   const previewSubject = useMemo(() => renderTemplatePreview(subject, values, false), [subject, values]);
 
   const onSave = async () => {
-    const result = await save({ id: product.id, emailSubject: subject, emailTemplate: template });
+    const result = await save({ id: product.id, updateProductDto: { emailSubject: subject, emailTemplate: template } });
     if ('error' in result) {
       toast({
         title: 'Update Failed',
@@ -64,7 +68,10 @@ export function EmailTemplateEditor({
   };
 
   const onSendTest = async () => {
-    const result = await sendTest({ id: product.id, to: to.trim(), emailSubject: subject, emailTemplate: template });
+    const result = await sendTest({
+      id: product.id,
+      testEmailDto: { to: to.trim(), emailSubject: subject, emailTemplate: template },
+    });
     if ('error' in result) {
       toast({
         title: 'Test Email Failed',

@@ -23,8 +23,9 @@ import { VoidCodesDialog } from '../vouchers/VoidCodesDialog';
 import { VoucherCodesModal } from '../vouchers/VoucherCodesModal';
 import { EmailTemplateEditor } from './EmailTemplateEditor';
 import { PoolForecastLine } from './PoolForecastLine';
-import { usePoolForecastQuery, useProductsQuery, type PoolForecast, type Product } from './productsApi';
+import { type PoolForecast, type Product } from './productsApi';
 import { VoucherUpload } from './VoucherUpload';
+import { usePoolControllerForecastQuery, useProductControllerListQuery } from '../../api';
 
 function Count({ label, value }: { label: string; value: number }) {
   return (
@@ -119,8 +120,8 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
 
 /** docs/product.md §3.4 Products tab: a card per product. */
 export function ProductsTab() {
-  const { data: products, isLoading, isError } = useProductsQuery();
-  const { data: forecasts } = usePoolForecastQuery();
+  const { data: products, isLoading, isError } = useProductControllerListQuery();
+  const { data: forecasts } = usePoolControllerForecastQuery();
   if (isLoading) return <CircularProgress aria-label="Loading products" />;
   if (isError) return <Alert severity="error">Products could not be loaded.</Alert>;
   if (!products?.length) return <Typography sx={{ color: 'text.secondary' }}>No products yet.</Typography>;

@@ -12,7 +12,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type ChangeEvent, type For
 import { useNavigate } from 'react-router-dom';
 import { OutlinedTextField } from '../../components/form/OutlinedTextField';
 import { toast } from '../../components/toast';
-import { successPath, useRedeemVoucherMutation } from './redeemApi';
+import { successPath } from './redeemApi';
 import { prerenderedInput } from '../../app/prerenderedInput';
 import { describeRedeemFailure, TOKEN_MISSING_MESSAGE } from './redeemErrors';
 import { forgetRedeemIdempotencyKey, redeemIdempotencyKey } from './idempotencyKey';
@@ -28,6 +28,7 @@ import {
   type RedeemField,
   type RedeemFormValues,
 } from './redeemRules';
+import { useRedemptionControllerRedeemMutation } from '../../api';
 
 // Loaded with the first failure: most visitors never see it.
 const RedemptionFailedDialog = lazy(() =>
@@ -77,7 +78,7 @@ function SuccessMark({ label }: { label: string }) {
 /** docs/product.md §2.2/§5.1/§6.1: the redemption form, validated as typed with the server's rules and messages. */
 export function RedeemForm() {
   const navigate = useNavigate();
-  const [redeem, { isLoading: submitting }] = useRedeemVoucherMutation();
+  const [redeem, { isLoading: submitting }] = useRedemptionControllerRedeemMutation();
   const [values, setValues] = useState<RedeemFormValues>(EMPTY);
   // Read while rendering, before the fields are hydrated (which empties them); applied once they are, so
   // the update also reaches the attributes hydration keeps from the prerender (the button's `disabled`).
@@ -148,7 +149,7 @@ export function RedeemForm() {
     // Made with the first submit and kept in the tab until the success page opens: a retry of this form (a double
     // click, a lost answer, a reload) is answered with the same redemption.
     const body = toRedeemRequest(values, { submissionTime, ...honeypot });
-    const result = await redeem({ body, idempotencyKey: redeemIdempotencyKey() });
+    const result = await redeem({ 'Idempotency-Key': redeemIdempotencyKey(), redeemVoucherDto: body });
     if ('error' in result) {
       const outcome = describeRedeemFailure(result.error);
       if (outcome.kind === 'geo-blocked') navigate('/geo-blocked');

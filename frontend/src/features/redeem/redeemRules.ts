@@ -1,3 +1,5 @@
+import type { RedeemVoucherDto } from '../../api';
+
 /**
  * docs/product.md §6.1 redemption form rules, the same rules and messages the server applies (RedeemVoucherDto), checked
  * in the same order so the first message a field shows is the one the server would answer.
@@ -106,7 +108,7 @@ export function normaliseVoucherInput(value: string): string {
 export function toRedeemRequest(
   values: RedeemFormValues,
   extras: { submissionTime: string; website: string; company_website: string },
-): RedeemVoucherRequest {
+): RedeemVoucherDto {
   return {
     voucherCode: values.voucherCode.trim().toUpperCase(),
     firstName: values.firstName.trim(),
@@ -118,16 +120,4 @@ export function toRedeemRequest(
     website: extras.website,
     company_website: extras.company_website,
   };
-}
-
-export interface RedeemVoucherRequest {
-  voucherCode: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string;
-  acceptPrivacyPolicy: boolean;
-  submissionTime: string;
-  website: string;
-  company_website: string;
 }

@@ -25,12 +25,14 @@ import {
   displayLicenseKey,
   invalidAssignment,
   isMacProduct,
-  useAssignLicenseMutation,
-  useGetRedemptionQuery,
-  useResendEmailMutation,
   voucherCodeOf,
   type AdminRedemption,
 } from './redemptionsApi';
+import {
+  useRedemptionAdminControllerAssignMutation,
+  useRedemptionAdminControllerFindOneQuery,
+  useRedemptionAdminControllerResendMutation,
+} from '../../api';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = `details-${title.toLowerCase().replace(/\W+/g, '-')}`;
@@ -67,7 +69,7 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
   const [licenseKey, setLicenseKey] = useState(displayLicenseKey(redemption.assignedLicenseKey?.licenseKey));
   const [downloadLink, setDownloadLink] = useState(redemption.assignedLicenseKey?.downloadLink ?? '');
   const [touched, setTouched] = useState({ licenseKey: false, downloadLink: false });
-  const [assign, { isLoading }] = useAssignLicenseMutation();
+  const [assign, { isLoading }] = useRedemptionAdminControllerAssignMutation();
   const key = licenseKey.trim();
   const link = downloadLink.trim();
   const keyError = touched.licenseKey && !key ? 'License key is required.' : undefined;
@@ -81,7 +83,7 @@ function LicenseEditor({ redemption, onDone }: { redemption: AdminRedemption; on
       return;
     }
     try {
-      await assign({ id: redemption.id, licenseKey: key, downloadLink: link }).unwrap();
+      await assign({ id: redemption.id, assignLicenseDto: { licenseKey: key, downloadLink: link } }).unwrap();
       toast({ title: 'License assigned successfully', variant: 'success' });
       onDone();
     } catch (err) {
@@ -152,11 +154,11 @@ export function RedemptionDetailsDialog({
   redemption: AdminRedemption;
   onClose: () => void;
 }) {
-  const { data } = useGetRedemptionQuery(initial.id);
+  const { data } = useRedemptionAdminControllerFindOneQuery(initial.id);
   const redemption = data ?? initial;
   const { can } = usePermissions();
   const [editing, setEditing] = useState(false);
-  const [resend, { isLoading: resending }] = useResendEmailMutation();
+  const [resend, { isLoading: resending }] = useRedemptionAdminControllerResendMutation();
   const mac = isMacProduct(redemption.product?.name);
   const assigned = redemption.assignedLicenseKey;
   const { customer } = redemption;

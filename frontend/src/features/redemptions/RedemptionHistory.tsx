@@ -3,7 +3,8 @@ import ListItem from '@mui/material/ListItem';
 import ListItemText from '@mui/material/ListItemText';
 import Typography from '@mui/material/Typography';
 import { formatDateTime } from './formatDate';
-import { displayLicenseKey, useGetRedemptionHistoryQuery, type RedemptionHistoryEvent } from './redemptionsApi';
+import { displayLicenseKey, type RedemptionHistoryEvent } from './redemptionsApi';
+import { useRedemptionHistoryControllerGetQuery } from '../../api';
 
 function details(event: RedemptionHistoryEvent): string {
   const parts = [formatDateTime(event.at), event.actor ? `by ${event.actor}` : 'by an unknown user'];
@@ -14,7 +15,7 @@ function details(event: RedemptionHistoryEvent): string {
 
 /** docs/product.md §20.3 "History" of the details modal: what happened, newest first, who and when. */
 export function RedemptionHistory({ redemptionId }: { redemptionId: string }) {
-  const { data, isLoading, isError } = useGetRedemptionHistoryQuery(redemptionId);
+  const { data, isLoading, isError } = useRedemptionHistoryControllerGetQuery(redemptionId);
   if (isLoading)
     return (
       <Typography variant="body2" sx={{ color: 'text.secondary' }}>

@@ -1,7 +1,5 @@
+import type * as Api from '../../api';
 import type { Pagination } from '../../components/list/useListState';
-import { api } from '../../app/api';
-import { invalidatesFor } from '../../app/invalidation';
-import type * as Api from '../../api/generated';
 
 export type EmailStatus = Api.RedemptionResponse['emailStatus'];
 export type EmailStatusFilter = 'all' | EmailStatus;
@@ -35,72 +33,22 @@ export function redemptionListParams(
   return params;
 }
 
-const LIST = { type: 'Redemptions' as const, id: 'LIST' };
+/** The list's arguments as the API takes them: "all" and an empty search are left out. */
+export function redemptionsArg(q: RedemptionsQuery): Api.RedemptionAdminControllerListApiArg {
+  const search = q.search.trim();
+  return {
+    page: q.page,
+    limit: q.limit,
+    emailStatus: q.emailStatus === 'all' ? undefined : q.emailStatus,
+    showExported: q.showExported,
+    search: search || undefined,
+  };
+}
 
 /** docs/product.md §20.3: one event of `GET /api/redemptions/{id}/history`. */
 export type RedemptionHistoryEvent = Api.HistoryEventResponse;
 
 export type RedemptionHistory = Api.RedemptionHistoryResponse;
-
-export const redemptionsApi = api.injectEndpoints({
-  endpoints: (build) => ({
-    getRedemptions: build.query<RedemptionsPage, RedemptionsQuery>({
-      query: (q) => ({ url: 'redemptions', params: redemptionListParams(q) }),
-      providesTags: (result) => [
-        LIST,
-        ...(result?.redemptions ?? []).map((r) => ({ type: 'Redemptions' as const, id: r.id })),
-      ],
-    }),
-    getRedemption: build.query<AdminRedemption, string>({
-      query: (id) => `redemptions/${id}`,
-      providesTags: (_r, _e, id) => [{ type: 'Redemptions', id }],
-    }),
-    // The redemption's own tag: a resend or an assignment refreshes its history with its details.
-    getRedemptionHistory: build.query<RedemptionHistory, string>({
-      query: (id) => `redemptions/${id}/history`,
-      providesTags: (_r, _e, id) => [{ type: 'Redemptions', id }],
-    }),
-    resendEmail: build.mutation<{ success: boolean; message: string }, string>({
-      query: (id) => ({ url: `redemptions/${id}/resend-email`, method: 'POST' }),
-      invalidatesTags: invalidatesFor('resendEmail'),
-    }),
-    assignLicense: build.mutation<AdminRedemption, { id: string; licenseKey: string; downloadLink: string }>({
-      query: ({ id, ...body }) => ({ url: `redemptions/${id}/assign-license`, method: 'POST', body }),
-      invalidatesTags: invalidatesFor('assignLicense'),
-    }),
-    bulkAssignLicense: build.mutation<
-      { successCount: number },
-      { redemptionIds: string[]; licenseKey: string; downloadLink: string }
-    >({
-      query: (body) => ({ url: 'redemptions/bulk-assign-license', method: 'POST', body }),
-      invalidatesTags: invalidatesFor('bulkAssignLicense'),
-    }),
-    deleteRedemption: build.mutation<{ success: boolean; message: string }, string>({
-      query: (id) => ({ url: `redemptions/${id}`, method: 'DELETE' }),
-      invalidatesTags: invalidatesFor('deleteRedemption'),
-    }),
-    bulkDeleteRedemptions: build.mutation<{ deletedCount: number }, string[]>({
-      query: (redemptionIds) => ({ url: 'redemptions/bulk-delete', method: 'POST', body: { redemptionIds } }),
-      invalidatesTags: invalidatesFor('bulkDeleteRedemptions'),
-    }),
-    fixPendingEmails: build.mutation<{ fixedCount: number; assignedCount: number }, void>({
-      query: () => ({ url: 'admin/fix-pending-emails', method: 'POST' }),
-      invalidatesTags: invalidatesFor('fixPendingEmails'),
-    }),
-  }),
-});
-
-export const {
-  useGetRedemptionsQuery,
-  useGetRedemptionQuery,
-  useGetRedemptionHistoryQuery,
-  useResendEmailMutation,
-  useAssignLicenseMutation,
-  useBulkAssignLicenseMutation,
-  useDeleteRedemptionMutation,
-  useBulkDeleteRedemptionsMutation,
-  useFixPendingEmailsMutation,
-} = redemptionsApi;
 
 /** The redemption's voucher code (an object with its id and code, as the API declares it). */
 export function voucherCodeOf(r: Pick<AdminRedemption, 'voucherCode'>): string {

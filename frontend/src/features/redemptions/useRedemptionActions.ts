@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import { toast } from '../../components/toast';
 import { errorText } from './errors';
-import {
-  useBulkAssignLicenseMutation,
-  useBulkDeleteRedemptionsMutation,
-  useDeleteRedemptionMutation,
-  useFixPendingEmailsMutation,
-  useResendEmailMutation,
-} from './redemptionsApi';
 import type { RedemptionList } from './useRedemptionList';
+import {
+  useRedemptionAdminControllerBulkAssignMutation,
+  useRedemptionAdminControllerBulkDeleteMutation,
+  useRedemptionAdminControllerRemoveMutation,
+  useRedemptionAdminControllerResendMutation,
+  useRedemptionMaintenanceControllerFixPendingMutation,
+} from '../../api';
 
 /** docs/product.md §9.3's dashboard resend failure sentence; the server's reason, when it gave one, follows it. */
 export const RESEND_FAILED = 'There was an error sending the email. Please try again.';
@@ -22,11 +22,11 @@ export function useRedemptionActions(list: RedemptionList) {
   const { setSelected } = list;
   const [toDelete, setToDelete] = useState<{ ids: string[]; bulk: boolean } | null>(null);
   const [assigning, setAssigning] = useState(false);
-  const [resend] = useResendEmailMutation();
-  const [deleteOne, deleteOneState] = useDeleteRedemptionMutation();
-  const [deleteMany, deleteManyState] = useBulkDeleteRedemptionsMutation();
-  const [bulkAssign, bulkAssignState] = useBulkAssignLicenseMutation();
-  const [fixPending, fixPendingState] = useFixPendingEmailsMutation();
+  const [resend] = useRedemptionAdminControllerResendMutation();
+  const [deleteOne, deleteOneState] = useRedemptionAdminControllerRemoveMutation();
+  const [deleteMany, deleteManyState] = useRedemptionAdminControllerBulkDeleteMutation();
+  const [bulkAssign, bulkAssignState] = useRedemptionAdminControllerBulkAssignMutation();
+  const [fixPending, fixPendingState] = useRedemptionMaintenanceControllerFixPendingMutation();
 
   async function resendEmail(id: string) {
     try {
@@ -47,7 +47,7 @@ export function useRedemptionActions(list: RedemptionList) {
     const { ids: targets, bulk } = toDelete;
     try {
       if (bulk) {
-        const { deletedCount } = await deleteMany(targets).unwrap();
+        const { deletedCount } = await deleteMany({ redemptionIds: targets }).unwrap();
         toast({
           title: 'Redemptions deleted',
           description: `${deletedCount} redemption(s) deleted.`,

@@ -1,11 +1,7 @@
 import { useCallback } from 'react';
 import { useListState } from '../../components/list/useListState';
-import {
-  useGetRedemptionsQuery,
-  type AdminRedemption,
-  type EmailStatusFilter,
-  type RedemptionsPage,
-} from './redemptionsApi';
+import { redemptionsArg, type AdminRedemption, type EmailStatusFilter, type RedemptionsPage } from './redemptionsApi';
+import { useRedemptionAdminControllerListQuery } from '../../api';
 
 /** docs/product.md §10.3: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
@@ -28,7 +24,7 @@ export function useRedemptionList(showExported: boolean) {
     rowsOf: redemptionsOf,
     // Not polled (docs/product.md §8.1: only the stats are): new redemptions and e-mail outcomes arrive as socket events.
     useQuery: ({ page, limit, emailStatus, search }) =>
-      useGetRedemptionsQuery({ page, limit, emailStatus, showExported, search }),
+      useRedemptionAdminControllerListQuery(redemptionsArg({ page, limit, emailStatus, showExported, search })),
   });
   const { setFilter } = list;
   const setEmailStatus = useCallback((status: EmailStatusFilter) => setFilter('emailStatus', status), [setFilter]);

@@ -12,7 +12,7 @@ import TextField from '@mui/material/TextField';
 import { useState, type FormEvent } from 'react';
 import { bodyMessage } from '../../utils/httpError';
 import { normaliseVoucherInput, validateField } from '../redeem/redeemRules';
-import { useResendOrderEmailMutation } from './resendApi';
+import { useRedemptionControllerResendOrderEmailMutation } from '../../api';
 
 export const RESEND_TITLE = "Didn't get the e-mail?";
 const FAILED = 'The request could not be sent. Please try again in a minute or contact support.';
@@ -35,7 +35,7 @@ export function ResendEmailDialog({
   const [values, setValues] = useState<Record<Field, string>>({ voucherCode: '', email });
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [answer, setAnswer] = useState<{ severity: 'success' | 'error'; text: string } | null>(null);
-  const [send, { isLoading }] = useResendOrderEmailMutation();
+  const [send, { isLoading }] = useRedemptionControllerResendOrderEmailMutation();
 
   const change = (field: Field, raw: string) => {
     const value = field === 'voucherCode' ? normaliseVoucherInput(raw) : raw;

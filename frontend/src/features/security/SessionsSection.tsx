@@ -15,16 +15,21 @@ import { toast } from '../../components/toast';
 import { errorText } from '../redemptions/errors';
 import { formatDateTime } from '../redemptions/formatDate';
 import { deviceName } from './deviceName';
-import { useEndOtherSessionsMutation, useEndSessionMutation, useSessionsQuery, type OwnSession } from './securityApi';
+import { type OwnSession } from './securityApi';
+import {
+  useSessionsControllerListQuery,
+  useSessionsControllerRevokeMutation,
+  useSessionsControllerRevokeOthersMutation,
+} from '../../api';
 
 /**
  * Where the user is signed in: browser and system from the user agent, address, sign-in and last use, "This
  * device" marked. Any other session can be signed out, one by one or all at once.
  */
 export function SessionsSection() {
-  const { data: sessions, isLoading } = useSessionsQuery();
-  const [endSession, endState] = useEndSessionMutation();
-  const [endOthers, endOthersState] = useEndOtherSessionsMutation();
+  const { data: sessions, isLoading } = useSessionsControllerListQuery();
+  const [endSession, endState] = useSessionsControllerRevokeMutation();
+  const [endOthers, endOthersState] = useSessionsControllerRevokeOthersMutation();
   const [confirmOthers, setConfirmOthers] = useState(false);
   const others = (sessions ?? []).filter((s) => !s.current);
 

@@ -12,15 +12,15 @@ import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { toast } from '../../components/toast';
 import { errorText } from '../redemptions/errors';
 import { PasswordField } from '../account/PasswordField';
-import { useMeQuery } from '../auth/authApi';
 import { RecoveryCodesPanel } from './RecoveryCodesPanel';
+import { type TwoFactorSetup } from './securityApi';
 import {
-  useDisableTwoFactorMutation,
-  useEnableTwoFactorMutation,
-  useRegenerateRecoveryCodesMutation,
-  useSetupTwoFactorMutation,
-  type TwoFactorSetup,
-} from './securityApi';
+  useAuthControllerDisableTwoFactorMutation,
+  useAuthControllerEnableTwoFactorMutation,
+  useAuthControllerMeQuery,
+  useAuthControllerRegenerateRecoveryCodesMutation,
+  useAuthControllerSetupTwoFactorMutation,
+} from '../../api';
 
 /** Failure toasts in docs/product.md §9.3's shape: a title, the server's message or a fallback. */
 export const SECURITY_ERRORS = {
@@ -115,14 +115,14 @@ type Step =
  * → recovery codes shown once), disable with a current code, regenerate the recovery codes with a current code.
  */
 export function TwoFactorSection() {
-  const { data: me } = useMeQuery();
+  const { data: me } = useAuthControllerMeQuery();
   const [step, setStep] = useState<Step>({ kind: 'idle' });
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [setup, setupState] = useSetupTwoFactorMutation();
-  const [enable, enableState] = useEnableTwoFactorMutation();
-  const [disable, disableState] = useDisableTwoFactorMutation();
-  const [regenerate, regenerateState] = useRegenerateRecoveryCodesMutation();
+  const [setup, setupState] = useAuthControllerSetupTwoFactorMutation();
+  const [enable, enableState] = useAuthControllerEnableTwoFactorMutation();
+  const [disable, disableState] = useAuthControllerDisableTwoFactorMutation();
+  const [regenerate, regenerateState] = useAuthControllerRegenerateRecoveryCodesMutation();
   const { copy, copied } = useCopyToClipboard();
   const enabled = !!me?.twoFactorEnabled;
 

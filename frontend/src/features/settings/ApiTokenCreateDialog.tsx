@@ -17,16 +17,17 @@ import { useState, type FormEvent } from 'react';
 import { CopyButton } from '../../components/copy/CopyButton';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { bodyMessage } from '../../utils/httpError';
-import { TOKEN_PERMISSIONS, useCreateApiTokenMutation, type CreatedApiToken } from './apiTokensApi';
+import { TOKEN_PERMISSIONS, useApiTokensControllerCreateMutation, type TokenPermission } from '../../api';
+import type { CreatedApiToken } from './apiTokensApi';
 
 const LIFETIMES = [30, 90, 180, 365];
 
 /** Create a token: name, permissions, lifetime; then the token itself, shown this once with a copy button. */
 export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [create, { isLoading }] = useCreateApiTokenMutation();
+  const [create, { isLoading }] = useApiTokensControllerCreateMutation();
   const { copy, copied } = useCopyToClipboard();
   const [name, setName] = useState('');
-  const [permissions, setPermissions] = useState<string[]>([]);
+  const [permissions, setPermissions] = useState<TokenPermission[]>([]);
   const [expiresInDays, setExpiresInDays] = useState(90);
   const [error, setError] = useState<string | undefined>();
   const [created, setCreated] = useState<CreatedApiToken | null>(null);
@@ -39,7 +40,7 @@ export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose
     setCreated(null);
     onClose();
   };
-  const toggle = (p: string) =>
+  const toggle = (p: TokenPermission) =>
     setPermissions((current) => (current.includes(p) ? current.filter((x) => x !== p) : [...current, p]));
   const submit = async (event: FormEvent) => {
     event.preventDefault();

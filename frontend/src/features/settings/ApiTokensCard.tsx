@@ -12,7 +12,8 @@ import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { ApiTokenCreateDialog } from './ApiTokenCreateDialog';
-import { useApiTokensQuery, useRevokeApiTokenMutation, type ApiToken } from './apiTokensApi';
+import { type ApiToken } from './apiTokensApi';
+import { useApiTokensControllerListQuery, useApiTokensControllerRevokeMutation } from '../../api';
 
 const date = (iso: string) => new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -46,10 +47,10 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }
 
 /** Settings → API tokens (admin): tokens for integrations with a chosen set of data permissions; revoke stops one at once. */
 export function ApiTokensCard() {
-  const { data: tokens = [] } = useApiTokensQuery();
+  const { data: tokens = [] } = useApiTokensControllerListQuery();
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
-  const [revoke, { isLoading }] = useRevokeApiTokenMutation();
+  const [revoke, { isLoading }] = useApiTokensControllerRevokeMutation();
   const confirmRevoke = async () => {
     if (!revoking) return;
     const result = await revoke(revoking.id);

@@ -10,7 +10,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
-import { useCleanSystemMutation } from './settingsApi';
+import { useRedemptionMaintenanceControllerCleanupMutation } from '../../api';
 
 /** The text to type before Clean System runs. */
 export const CLEAN_CONFIRMATION = 'CLEAN SYSTEM';
@@ -18,7 +18,7 @@ export const CLEAN_CONFIRMATION = 'CLEAN SYSTEM';
 /** docs/product.md §6.5: a danger confirmation that every voucher code, customer, redemption and licence assignment is deleted permanently. */
 export function CleanSystemDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [typed, setTyped] = useState('');
-  const [clean, { isLoading }] = useCleanSystemMutation();
+  const [clean, { isLoading }] = useRedemptionMaintenanceControllerCleanupMutation();
   const close = () => {
     setTyped('');
     onClose();

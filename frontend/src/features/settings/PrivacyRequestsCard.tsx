@@ -8,7 +8,8 @@ import TableCell from '@mui/material/TableCell';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import { usePrivacyRequestsQuery, type PrivacyRequest } from './privacyRequestsApi';
+import { type PrivacyRequest } from './privacyRequestsApi';
+import { usePrivacyRequestsControllerListQuery } from '../../api';
 
 const KIND_TEXT: Record<PrivacyRequest['kind'], string> = {
   'link-sent': 'Sign-in link sent',
@@ -22,7 +23,7 @@ const KIND_TEXT: Record<PrivacyRequest['kind'], string> = {
  * customer's internal id, never their personal data.
  */
 export function PrivacyRequestsCard() {
-  const { data, isLoading, error } = usePrivacyRequestsQuery();
+  const { data, isLoading, error } = usePrivacyRequestsControllerListQuery();
   return (
     <Card variant="outlined" component="section" aria-labelledby="privacy-requests-title">
       <CardContent>

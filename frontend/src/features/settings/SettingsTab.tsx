@@ -11,14 +11,12 @@ import ListItemText from '@mui/material/ListItemText';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
-import { useMeQuery } from '../auth/authApi';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
-import { useStatsQuery } from '../dashboard/dashboardApi';
-import { useProductsQuery } from '../products/productsApi';
 import { CleanSystemDialog } from './CleanSystemDialog';
 import { PrivacyRequestsCard } from './PrivacyRequestsCard';
 import { WebhooksCard } from './WebhooksCard';
 import { ApiTokensCard } from './ApiTokensCard';
+import { useAuthControllerMeQuery, useProductControllerListQuery, useStatsControllerForPeriodQuery } from '../../api';
 
 const FEATURES = [
   'Voucher redemption with automatic license assignment',
@@ -44,9 +42,9 @@ function Info({ label, value }: { label: string; value: string | number | undefi
 /** docs/product.md §3.13 Settings tab: Danger Zone with Clean System, and system information. */
 export function SettingsTab() {
   const { can } = usePermissions();
-  const { data: stats } = useStatsQuery('alltime');
-  const { data: products } = useProductsQuery();
-  const { data: me } = useMeQuery();
+  const { data: stats } = useStatsControllerForPeriodQuery('alltime');
+  const { data: products } = useProductControllerListQuery();
+  const { data: me } = useAuthControllerMeQuery();
   const [cleaning, setCleaning] = useState(false);
   const totalCodes = products?.reduce((sum, p) => sum + p.totalCount, 0);
   return (

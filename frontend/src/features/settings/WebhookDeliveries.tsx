@@ -6,7 +6,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { StatusChip, type StatusColor } from '../../components/status/StatusChip';
-import { useWebhookDeliveriesQuery } from './webhooksApi';
+import { useWebhookControllerDeliveriesQuery } from '../../api';
 
 const STATUS_COLOR: Record<string, StatusColor> = { delivered: 'success', failed: 'error', pending: 'warning' };
 
@@ -15,7 +15,10 @@ const POLL_MS = 3000;
 
 /** The last 20 deliveries of one endpoint, newest first: event, status, HTTP answer, attempts. */
 export function WebhookDeliveries({ endpointId, url }: { endpointId: string; url: string }) {
-  const { data } = useWebhookDeliveriesQuery(endpointId, { pollingInterval: POLL_MS, skipPollingIfUnfocused: true });
+  const { data } = useWebhookControllerDeliveriesQuery(endpointId, {
+    pollingInterval: POLL_MS,
+    skipPollingIfUnfocused: true,
+  });
   const deliveries = data?.deliveries ?? [];
   if (!deliveries.length) {
     return (

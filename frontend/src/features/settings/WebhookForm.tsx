@@ -9,14 +9,14 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useState, type FormEvent } from 'react';
 import { bodyMessage } from '../../utils/httpError';
-import { useCreateWebhookMutation, WEBHOOK_EVENTS } from './webhooksApi';
+import { useWebhookControllerCreateMutation, WEBHOOK_EVENTS, type WebhookEvent } from '../../api';
 
 /** Add a webhook: URL and events. The server checks the URL (https, public address) and answers the secret once. */
 export function WebhookForm({ onCreated }: { onCreated: (secret: string, url: string) => void }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(['redemption.created']);
-  const [create, { isLoading, error, reset }] = useCreateWebhookMutation();
-  const toggle = (event: string) =>
+  const [events, setEvents] = useState<WebhookEvent[]>(['redemption.created']);
+  const [create, { isLoading, error, reset }] = useWebhookControllerCreateMutation();
+  const toggle = (event: WebhookEvent) =>
     setEvents((current) => (current.includes(event) ? current.filter((e) => e !== event) : [...current, event]));
   const submit = async (e: FormEvent) => {
     e.preventDefault();

@@ -20,13 +20,13 @@ import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { WebhookDeliveries } from './WebhookDeliveries';
 import { WebhookForm } from './WebhookForm';
+import { type WebhookEndpoint } from './webhooksApi';
 import {
-  useDeleteWebhookMutation,
-  useResumeWebhookMutation,
-  useSendTestWebhookMutation,
-  useWebhooksQuery,
-  type WebhookEndpoint,
-} from './webhooksApi';
+  useWebhookControllerListQuery,
+  useWebhookControllerRemoveMutation,
+  useWebhookControllerResumeMutation,
+  useWebhookControllerSendTestMutation,
+} from '../../api';
 
 /** The signing secret, shown once right after the endpoint is added. */
 function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () => void }) {
@@ -58,8 +58,8 @@ function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () 
 }
 
 function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete: () => void }) {
-  const [sendTest, { isLoading }] = useSendTestWebhookMutation();
-  const [resumeEndpoint, { isLoading: resuming }] = useResumeWebhookMutation();
+  const [sendTest, { isLoading }] = useWebhookControllerSendTestMutation();
+  const [resumeEndpoint, { isLoading: resuming }] = useWebhookControllerResumeMutation();
   const resume = async () => {
     const result = await resumeEndpoint(endpoint.id);
     if ('error' in result)
@@ -123,10 +123,10 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
 
 /** Settings → Webhooks (docs/product.md §20.4): add an endpoint, see its deliveries, send a test event, delete it. */
 export function WebhooksCard() {
-  const { data: endpoints = [] } = useWebhooksQuery();
+  const { data: endpoints = [] } = useWebhookControllerListQuery();
   const [secret, setSecret] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
-  const [remove, { isLoading: removing }] = useDeleteWebhookMutation();
+  const [remove, { isLoading: removing }] = useWebhookControllerRemoveMutation();
   const confirmDelete = async () => {
     if (!deleting) return;
     const result = await remove(deleting.id);

@@ -1,5 +1,6 @@
 import type { AppStore } from '../../app/store';
-import { siteApi, type PublicConfig } from './siteApi';
+import { client } from '../../api';
+import type { PublicConfig } from './siteApi';
 
 /**
  * The API writes `GET /api/public-config`'s answer into every page it serves, in
@@ -18,7 +19,9 @@ export function embeddedPublicConfig(doc: Document = document): PublicConfig | u
   }
 }
 
-/** Puts the config in RTK Query's cache, as if `getPublicConfig` had answered. */
+/** Puts the config in RTK Query's cache, as if `GET /api/public-config` had answered. */
 export function seedPublicConfig(store: AppStore, config: PublicConfig): void {
-  store.dispatch(siteApi.util.upsertQueryEntries([{ endpointName: 'getPublicConfig', arg: undefined, value: config }]));
+  store.dispatch(
+    client.util.upsertQueryEntries([{ endpointName: 'publicConfigControllerGet', arg: undefined, value: config }]),
+  );
 }

@@ -1,4 +1,5 @@
-import { useGetPublicConfigQuery, type PublicConfig } from './siteApi';
+import { type PublicConfig } from './siteApi';
+import { usePublicConfigControllerGetQuery } from '../../api';
 
 const EMPTY: PublicConfig = { supportEmail: '', companyName: '', companyAddress: '', ssoDisplayName: null };
 
@@ -7,6 +8,6 @@ const EMPTY: PublicConfig = { supportEmail: '', companyName: '', companyAddress:
  * fields are empty strings, so callers render nothing rather than a placeholder.
  */
 export function usePublicConfig(): PublicConfig & { isLoading: boolean } {
-  const { data, isLoading } = useGetPublicConfigQuery();
+  const { data, isLoading } = usePublicConfigControllerGetQuery();
   return { ...(data ?? EMPTY), isLoading };
 }

@@ -1,5 +1,5 @@
 import type { AppStore } from '../../app/store';
-import { successApi } from './successApi';
+import { client } from '../../api';
 
 /**
  * Opening a success page: its one API request (what the page's heading waits for) starts as soon as the app
@@ -9,5 +9,5 @@ import { successApi } from './successApi';
 export function prefetchSuccessToken(store: AppStore, location: Pick<Location, 'pathname' | 'search'>): void {
   if (!/^\/success\/(windows|mac)\/?$/i.test(location.pathname)) return;
   const token = new URLSearchParams(location.search).get('token')?.trim();
-  if (token) store.dispatch(successApi.util.prefetch('getSuccessToken', token, {}));
+  if (token) store.dispatch(client.util.prefetch('redemptionControllerSuccessToken', token, {}));
 }

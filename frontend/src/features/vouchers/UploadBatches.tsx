@@ -19,7 +19,8 @@ import { bodyMessage } from '../../utils/httpError';
 import { downloadFile, today } from '../admin/download';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { formatDate } from './VoucherCodesTable';
-import { useUploadBatchesQuery, type UploadBatch } from './vouchersApi';
+import { type UploadBatch } from './vouchersApi';
+import { useVoucherControllerListBatchesQuery } from '../../api';
 
 const COUNT_COLUMNS = [
   ['uploaded', 'Uploaded'],
@@ -61,7 +62,7 @@ export function UploadBatches({ productId }: { productId: string }) {
   const { can } = usePermissions();
   const allowed = can(PERMISSIONS.vouchersView);
   const canDownload = allowed && can(PERMISSIONS.exportUnredeemedVouchers) && can(PERMISSIONS.exportRedeemedVouchers);
-  const batches = useUploadBatchesQuery(productId, { skip: !allowed });
+  const batches = useVoucherControllerListBatchesQuery(productId, { skip: !allowed });
   const [downloading, setDownloading] = useState<string | null>(null);
   const titleId = useId();
   if (!allowed) return null;

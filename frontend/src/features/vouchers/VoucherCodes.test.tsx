@@ -3,7 +3,7 @@ import { Toaster } from '../../components/toast';
 import { resetToasts } from '../../components/toast/toastStore';
 import { renderRoutes, renderWithProviders } from '../../test/renderWithProviders';
 import { PUBLIC_CONFIG } from '../../test/fakeServer';
-import { authApi } from '../auth/authApi';
+import { client } from '../../api';
 import { installAdminSession } from '../auth/session';
 import { VoucherCodesModal } from './VoucherCodesModal';
 import {
@@ -79,7 +79,7 @@ async function openModal(
   const dialog = await screen.findByRole('dialog');
   await within(dialog).findByText('CODE-00000');
   await act(async () => {
-    await view.store.dispatch(authApi.endpoints.me.initiate());
+    await view.store.dispatch(client.endpoints.authControllerMe.initiate());
   });
   return { ...view, dialog };
 }

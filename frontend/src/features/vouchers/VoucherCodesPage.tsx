@@ -18,13 +18,13 @@ import { pageOfText } from '../../components/pagination/pageItems';
 import { Paginator } from '../../components/pagination/Paginator';
 import { bodyMessage } from '../../utils/httpError';
 import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
-import { useProductQuery } from '../products/productsApi';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { useVoucherCodeList } from './useVoucherCodeList';
 import { useVoucherDeleteConfirm } from './VoucherDeleteConfirm';
 import { VoucherCodesTable } from './VoucherCodesTable';
 import { UploadBatches } from './UploadBatches';
 import type { VoucherTab } from './vouchersApi';
+import { useProductControllerGetQuery } from '../../api';
 
 /** docs/product.md §10.3: the page lists 100 codes a page (page-numbered, like every admin list). */
 export const PAGE_SIZE = 100;
@@ -82,7 +82,7 @@ function VoucherCodesIfAllowed({ productId }: { productId: string }) {
 
 function VoucherCodes({ productId }: { productId: string }) {
   const { can } = usePermissions();
-  const product = useProductQuery(productId);
+  const product = useProductControllerGetQuery(productId);
   const list = useVoucherCodeList(productId, PAGE_SIZE);
   const confirm = useVoucherDeleteConfirm(list, product.data?.name ?? 'this product');
   const [text, setText] = useState('');

@@ -3,14 +3,12 @@ import { useListState } from '../../components/list/useListState';
 import { toast } from '../../components/toast';
 import { currentAccessToken } from '../../app/authorizedFetch';
 import { downloadFile } from '../admin/download';
+import { isAvailable, voucherCodesArg, type VoucherCodePage, type VoucherTab } from './vouchersApi';
 import {
-  isAvailable,
-  useDeleteVoucherCodeMutation,
-  useDeleteVoucherCodesMutation,
-  useVoucherCodesQuery,
-  type VoucherCodePage,
-  type VoucherTab,
-} from './vouchersApi';
+  useVoucherControllerDeleteManyMutation,
+  useVoucherControllerDeleteOneMutation,
+  useVoucherControllerListQuery,
+} from '../../api';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -28,14 +26,13 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
     isSelectable: isAvailable,
     rowsOf: codesOf,
     useQuery: ({ tab, page, search }) =>
-      useVoucherCodesQuery(
-        { productId: productId ?? '', tab, limit, page, search: search || undefined },
-        { skip: !productId },
-      ),
+      useVoucherControllerListQuery(voucherCodesArg({ productId: productId ?? '', tab, limit, page, search }), {
+        skip: !productId,
+      }),
   });
   const { setSelected, setPage, setFilter } = list;
-  const [deleteOne, deleteOneState] = useDeleteVoucherCodeMutation();
-  const [deleteMany, deleteManyState] = useDeleteVoucherCodesMutation();
+  const [deleteOne, deleteOneState] = useVoucherControllerDeleteOneMutation();
+  const [deleteMany, deleteManyState] = useVoucherControllerDeleteManyMutation();
   const [exporting, setExporting] = useState(false);
   const setTab = useCallback((next: VoucherTab) => setFilter('tab', next), [setFilter]);
 
@@ -58,8 +55,8 @@ export function useVoucherCodeList(productId: string | undefined, limit: number)
     if (!productId) return false;
     const result = await deleteMany(
       kind === 'selected'
-        ? { productId, deleteType: 'selected', voucherCodeIds: [...list.selected] }
-        : { productId, deleteType: 'all-unredeemed' },
+        ? { id: productId, deleteVoucherCodesDto: { deleteType: 'selected', voucherCodeIds: [...list.selected] } }
+        : { id: productId, deleteVoucherCodesDto: { deleteType: 'all-unredeemed' } },
     );
     if ('error' in result) {
       toast({ title: 'Error', description: 'Failed to delete voucher codes.', variant: 'destructive' });

@@ -1,6 +1,4 @@
-import { api } from '../../app/api';
-import { invalidatesFor } from '../../app/invalidation';
-import type * as Api from '../../api/generated';
+import type * as Api from '../../api';
 
 export type VoucherCode = Api.VoucherCodeResponse;
 
@@ -21,59 +19,25 @@ export interface VoucherCodesArgs {
 export type UploadBatch = Api.UploadBatchResponse;
 
 /** The list filter of each tab: the API's `redeemedOnly` for its three tabs, `status=void` for the Void tab. */
-const TAB_PARAMS: Record<VoucherTab, Record<string, string>> = {
+const TAB_FILTERS: Record<VoucherTab, Pick<Api.VoucherControllerListApiArg, 'redeemedOnly' | 'status'>> = {
   all: {},
   unredeemed: { redeemedOnly: 'false' },
   redeemed: { redeemedOnly: 'true' },
   void: { status: 'void' },
 };
 
+/** A tab's page as the API takes it; docs/product.md §6.5: search text is trimmed and sent only if non-empty. */
+export function voucherCodesArg({
+  productId,
+  tab,
+  limit,
+  page,
+  search,
+}: VoucherCodesArgs): Api.VoucherControllerListApiArg {
+  return { id: productId, limit, page, ...TAB_FILTERS[tab], search: search?.trim() || undefined };
+}
+
 /** A code that may be selected and deleted: neither redeemed nor void. */
 export function isAvailable(code: Pick<VoucherCode, 'isRedeemed' | 'status'>): boolean {
   return code.status ? code.status === 'available' : !code.isRedeemed;
 }
-
-export const vouchersApi = api.injectEndpoints({
-  endpoints: (build) => ({
-    voucherCodes: build.query<VoucherCodePage, VoucherCodesArgs>({
-      query: ({ productId, tab, limit, page, search }) => {
-        const params: Record<string, string> = { limit: String(limit), page: String(page), ...TAB_PARAMS[tab] };
-        // docs/product.md §6.5: search text is trimmed and sent only if non-empty.
-        const text = search?.trim();
-        if (text) params.search = text;
-        return { url: `products/${encodeURIComponent(productId)}/voucher-codes-detailed`, params };
-      },
-      providesTags: [{ type: 'VoucherCodes', id: 'LIST' }],
-    }),
-    /**
-     * A product's upload batches with live counts. Every change of codes (upload, void, delete: `VoucherCodes`) and
-     * of redemptions (redeem, export: `Redemptions`, also after their real-time events) moves them.
-     */
-    uploadBatches: build.query<UploadBatch[], string>({
-      query: (productId) => `products/${encodeURIComponent(productId)}/batches`,
-      providesTags: [
-        { type: 'VoucherCodes', id: 'LIST' },
-        { type: 'Redemptions', id: 'LIST' },
-      ],
-    }),
-    deleteVoucherCode: build.mutation<{ message: string }, string>({
-      query: (id) => ({ url: `voucher-codes/${id}`, method: 'DELETE' }),
-      invalidatesTags: invalidatesFor('deleteVoucherCode'),
-    }),
-    deleteVoucherCodes: build.mutation<
-      { message: string; deletedCount: number },
-      | { productId: string; deleteType: 'selected'; voucherCodeIds: string[] }
-      | { productId: string; deleteType: 'all-unredeemed' }
-    >({
-      query: ({ productId, ...body }) => ({ url: `products/${productId}/voucher-codes`, method: 'DELETE', body }),
-      invalidatesTags: invalidatesFor('deleteVoucherCodes'),
-    }),
-  }),
-});
-
-export const {
-  useVoucherCodesQuery,
-  useUploadBatchesQuery,
-  useDeleteVoucherCodeMutation,
-  useDeleteVoucherCodesMutation,
-} = vouchersApi;

@@ -30,7 +30,12 @@ export class CreateApiTokenDto {
   @IsString({ message: API_TOKEN_MESSAGES.name })
   name: string;
 
-  @ApiProperty({ type: [String], enum: TOKEN_PERMISSIONS, example: ['vouchers.view', 'vouchers.upload'] })
+  @ApiProperty({
+    type: [String],
+    enum: TOKEN_PERMISSIONS,
+    enumName: 'TokenPermission',
+    example: ['vouchers.view', 'vouchers.upload'],
+  })
   @IsIn(TOKEN_PERMISSIONS, { each: true, message: API_TOKEN_MESSAGES.permissions })
   @ArrayUnique({ message: API_TOKEN_MESSAGES.permissions })
   @ArrayMaxSize(TOKEN_PERMISSIONS.length, { message: API_TOKEN_MESSAGES.permissions })

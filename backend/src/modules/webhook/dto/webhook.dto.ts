@@ -18,7 +18,7 @@ export class CreateWebhookDto {
   @Transform(trim)
   url: string;
 
-  @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true, example: ['redemption.created'] })
+  @ApiProperty({ enum: WEBHOOK_EVENTS, enumName: 'WebhookEvent', isArray: true, example: ['redemption.created'] })
   @IsIn(WEBHOOK_EVENTS, { each: true, message: `Events must be among: ${WEBHOOK_EVENTS.join(', ')}.` })
   @ArrayMaxSize(WEBHOOK_EVENTS.length, { message: 'Choose at least one event.' })
   @ArrayNotEmpty({ message: 'Choose at least one event.' })
@@ -30,7 +30,7 @@ export class CreateWebhookDto {
 export class WebhookEndpointResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'https://example.com/hooks/licences' }) url: string;
-  @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true }) events: string[];
+  @ApiProperty({ enum: WEBHOOK_EVENTS, enumName: 'WebhookEvent', isArray: true }) events: string[];
   @ApiProperty() isActive: boolean;
   @ApiProperty({
     type: String,
