@@ -15,22 +15,66 @@ export function accessTokenHash(token: string): Buffer {
 export class AccessLinkRepository {
   constructor(private readonly database: DatabaseService) {}
 
+  /** A pending link for the address: the outbox row every request writes, known address or not (one statement). */
+  async insertPending(email: string): Promise<string> {
+    const [row] = await this.database.manager.query(
+      `INSERT INTO customer_access_links (email) VALUES ($1) RETURNING id`,
+      [email],
+    );
+    return row.id as string;
+  }
+
+  /** The address of a pending link never claimed: its first send is still to be decided. */
+  async undecided(id: string): Promise<{ email: string } | undefined> {
+    const [row] = await this.database.manager.query(
+      `SELECT email FROM customer_access_links WHERE id = $1 AND status = 'pending' AND attempts = 0`,
+      [id],
+    );
+    return row;
+  }
+
+  /** Deletes a link whose e-mail does not go out (never claimed); false when it was claimed or gone meanwhile. */
+  async discard(id: string): Promise<boolean> {
+    const db = this.database.current;
+    const deleted = await db.query(
+      `DELETE FROM customer_access_links WHERE id = $1 AND status = 'pending' AND attempts = 0 RETURNING 1`,
+      [id],
+    );
+    return returnedRows(deleted).length > 0;
+  }
+
   /**
-   * A pending link for the address unless `perHour` were already asked for within the hour: one transaction holding
-   * a lock on the address (pg_advisory_xact_lock over its hash), so concurrent requests count each other. Answers
-   * the new row's id, or undefined when the limit is reached.
+   * The first claim of a link (see claim), unless `perHour` links of the address were already decided to go out
+   * within the hour: then the row goes ('limit'). Run in the caller's transaction, holding a lock on the address
+   * (pg_advisory_xact_lock over its hash), so concurrent first sends count each other. 'gone': claimed or deleted
+   * meanwhile.
    */
-  insertWithinLimit(email: string, perHour: number): Promise<string | undefined> {
-    return this.database.transaction(async (db) => {
-      await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('customer-access:' || $1, 0))`, [email]);
-      const [{ n }] = await db.query(
-        `SELECT count(*)::int AS n FROM customer_access_links WHERE email = $1 AND created_at > now() - interval '1 hour'`,
-        [email],
-      );
-      if (n >= perHour) return undefined;
-      const [row] = await db.query(`INSERT INTO customer_access_links (email) VALUES ($1) RETURNING id`, [email]);
-      return row.id as string;
-    });
+  async claimFirstWithinLimit(
+    id: string,
+    email: string,
+    perHour: number,
+    claim: { claimSeconds: number; token: string; validMinutes: number },
+  ): Promise<{ email: string } | 'limit' | 'gone'> {
+    const db = this.database.current;
+    await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('customer-access:' || $1, 0))`, [email]);
+    const [{ n }] = await db.query(
+      `SELECT count(*)::int AS n FROM customer_access_links
+        WHERE email = $1 AND created_at > now() - interval '1 hour' AND id <> $2
+          AND (attempts > 0 OR status <> 'pending')`,
+      [email, id],
+    );
+    if (n >= perHour) return (await this.discard(id)) ? 'limit' : 'gone';
+    const [row] = returnedRows<{ email: string }>(
+      await db.query(
+        `UPDATE customer_access_links
+            SET claimed_until = now() + make_interval(secs => $2), attempts = 1, token_hash = $3,
+                expires_at = now() + make_interval(mins => $4)
+          WHERE id = $1 AND status = 'pending' AND attempts = 0
+          RETURNING email`,
+        [id, claim.claimSeconds, accessTokenHash(claim.token), claim.validMinutes],
+      ),
+    );
+    return row ?? 'gone';
   }
 
   /**

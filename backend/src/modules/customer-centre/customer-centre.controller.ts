@@ -44,16 +44,15 @@ export class CustomerCentreController {
   @ApiOperation({
     summary: 'Asks for a sign-in link to the licence centre',
     description:
-      'Always the same answer. Only an address with redemptions gets an e-mail (a link valid 30 minutes, once), at most 3 an hour; an address without any counts towards the code-guessing block.',
+      'Always the same answer, and the same work, whatever the address. Only an address with redemptions gets an e-mail (a link valid 30 minutes, once), at most 3 an hour. Every request counts against the client address in a budget of its own (429 beyond it).',
   })
   @ApiAcceptedResponse({ type: MessageResponse, description: `Always \`{message: "${ACCESS_ANSWER.message}"}\`` })
   @ApiErrorResponses({
     400: 'Validation failures (`errors`)',
-    429: 'Too many attempts from this address, or the address is blocked for guessing codes',
+    429: 'Too many sign-in link requests from this address, or the address is blocked for guessing codes',
   })
   requestAccess(@Body() dto: CustomerAccessDto, @Req() req: Request) {
-    const meta = requestMeta(req);
-    return this.access.request(dto.email, meta.ipAddress, meta.userAgent);
+    return this.access.request(dto.email, requestMeta(req).ipAddress);
   }
 
   @Public()
