@@ -39,6 +39,7 @@ const MATRIX: Record<string, string[]> = {
     'webhooks.manage',
     'api-tokens.manage',
     'marketplaces.manage',
+    'reviews.manage',
   ],
   operator: [
     'dashboard.view',
@@ -52,6 +53,7 @@ const MATRIX: Record<string, string[]> = {
     'licenses.assign',
     'emails.resend',
     'vouchers.void',
+    'reviews.manage',
   ],
   'shop-manager': ['dashboard.view'],
   auditor: [], // any other role: nothing
@@ -375,6 +377,7 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
     route: 'GET /api/marketplaces',
     prepare: async () => ({ path: '/api/marketplaces' }),
   },
+  [Permission.ReviewsManage]: { route: 'GET /api/reviews', prepare: async () => ({ path: '/api/reviews' }) },
   [Permission.ApiTokensManage]: {
     route: 'POST /api/admin/api-tokens',
     prepare: async () => ({

@@ -101,6 +101,10 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/risk/blocklist': [Permission.SettingsAccess],
   'POST /api/risk/blocklist': [Permission.SettingsAccess],
   'DELETE /api/risk/blocklist/:id': [Permission.SettingsAccess],
+  // The review queue of held redemptions (DECISIONS §18)
+  'GET /api/reviews': [Permission.ReviewsManage],
+  'POST /api/reviews/:id/approve': [Permission.ReviewsManage],
+  'POST /api/reviews/:id/refuse': [Permission.ReviewsManage],
   // Marketplace connections (Settings); a marketplace's events carry its signature, no staff token.
   'GET /api/marketplaces': [Permission.MarketplacesManage],
   'POST /api/marketplaces': [Permission.MarketplacesManage],

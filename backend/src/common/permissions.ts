@@ -22,6 +22,7 @@ export enum Permission {
   WebhooksManage = 'webhooks.manage',
   ApiTokensManage = 'api-tokens.manage',
   MarketplacesManage = 'marketplaces.manage',
+  ReviewsManage = 'reviews.manage',
 }
 
 export enum Role {

@@ -89,6 +89,8 @@ export const AUDIT_ONLY_EVENTS = [
   'risk.blocklist-add',
   'risk.blocklist-remove',
   'redemption.risk-refused',
+  'review.approve',
+  'review.refuse',
 ] as const;
 
 type AuditOnly = { [K in (typeof AUDIT_ONLY_EVENTS)[number]]: Fact };

@@ -32,4 +32,7 @@ export interface RiskVerdict {
  */
 export abstract class RedeemRisk {
   abstract assess(subject: RiskSubject): Promise<RiskVerdict> | undefined;
+
+  /** Adds blocklist entries (a refused review's e-mail, address or phone). */
+  abstract block(entries: Array<{ kind: 'email' | 'address' | 'phone'; value: string }>): Promise<void>;
 }

@@ -22,6 +22,8 @@ import { unlistAvailableCte } from '../voucher/code-status.sql';
  * value, only so that RETURNING yields its id). `$10` is the SHA-256 of the redeem page's Idempotency-Key, or NULL.
  * `pc`'s row is the code's batch's (migration 1763823000000: a code without `batch_id` is its product's "before
  * batches" batch, whose id is the product's), so the one upsert keeps the product's and the upload batch's figures.
+ * `$11` true holds the redemption for review (DECISIONS §18): no key is taken, `held_at` is set and `$12` (the rules
+ * it matched) kept; it does not wait for a key (`awaiting_license` false), so nothing but a person hands it one.
  */
 export const REDEEM_SQL = `
 WITH v AS (
@@ -41,7 +43,7 @@ WITH v AS (
   RETURNING id
 ), k AS (
   UPDATE license_keys SET current_activations = current_activations + 1, updated_at = now()
-   WHERE id = (
+   WHERE NOT $11::boolean AND id = (
      -- A scalar product id lets the planner walk idx_license_keys_pool in order and stop at the first free key;
      -- the scan starts at the product's pool start, past the dead entries of the keys taken before it. None found
      -- (the pool ran dry, the rest is held, a key has room behind the start): RedemptionService retries through
@@ -56,10 +58,10 @@ WITH v AS (
   RETURNING id, current_activations, max_activations, is_manual
 ), r AS (
   INSERT INTO redemptions (voucher_code_id, customer_id, product_id, awaiting_license,
-                           first_name, last_name, phone, ip_address, country, idempotency_key_hash)
-  SELECT v.id, c.id, v.product_id, v.is_license_managed AND NOT EXISTS (SELECT 1 FROM k),
-         $2, $3, $5, $6, $7, $10::bytea FROM v, c
-  RETURNING id, awaiting_license
+                           first_name, last_name, phone, ip_address, country, idempotency_key_hash, held_at, held_rules)
+  SELECT v.id, c.id, v.product_id, NOT $11::boolean AND v.is_license_managed AND NOT EXISTS (SELECT 1 FROM k),
+         $2, $3, $5, $6, $7, $10::bytea, CASE WHEN $11::boolean THEN now() END, $12::jsonb FROM v, c
+  RETURNING id, awaiting_license, held_at IS NOT NULL AS held
 ), a AS (
   INSERT INTO license_assignments (license_key_id, redemption_id) SELECT k.id, r.id FROM k, r
 ), t AS (
@@ -88,7 +90,7 @@ WITH v AS (
      SET room = c.room - 1, available = c.available + EXCLUDED.available, partially_used = c.partially_used + EXCLUDED.partially_used,
          fully_used = c.fully_used + EXCLUDED.fully_used
 )
-SELECT r.id, r.awaiting_license, v.name, v.is_license_managed, v.product_id FROM r, v`;
+SELECT r.id, r.awaiting_license, r.held, v.name, v.is_license_managed, v.product_id FROM r, v`;
 
 /**
  * `redeemAgain`, the second statement, run only when REDEEM_SQL claimed nothing: why the code was not redeemable,
@@ -98,7 +100,7 @@ SELECT r.id, r.awaiting_license, v.name, v.is_license_managed, v.product_id FROM
  */
 export const REDEEM_AGAIN_SQL = `WITH f AS (
      SELECT vc.is_redeemed, vc.voided_at IS NOT NULL AS is_void, p.status AS product_status,
-            r.id AS redemption_id, r.awaiting_license,
+            r.id AS redemption_id, r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
             coalesce(c.email = $2, false) AS same_email,
             r.refunded_at IS NOT NULL AS refunded,
             coalesce(r.redeemed_at <= $3::timestamptz - make_interval(hours => $5), false) AS expired,
@@ -136,6 +138,8 @@ export interface RedeemInput {
   ttlHours: number;
   /** The redeem page's Idempotency-Key (only its SHA-256 is written), or null when the request carried none. */
   idempotencyKey: string | null;
+  /** Held for review: the rules it matched, with their evidence (DECISIONS §18); null when not held. */
+  heldRules: Array<{ rule: string; evidence: Record<string, unknown> }> | null;
 }
 
 /** What `success_tokens.token_hash` holds for a token (docs/product.md §18.4: the token itself is never stored). */
@@ -146,6 +150,7 @@ export function successTokenHash(token: string): Buffer {
 export interface RedeemedRow {
   id: string;
   awaiting_license: boolean;
+  held: boolean;
   name: string;
   is_license_managed: boolean;
   product_id: string;

@@ -34,9 +34,9 @@ function firstOfEachId<T extends { id: string }>(items: T[]): T[] {
   return [...first.values()];
 }
 
-/** An e-mail is due: pending, not waiting for a key, not erased, with no live claim. */
+/** An e-mail is due: pending, not waiting for a key, not held for review, not erased, with no live claim. */
 const CLAIMABLE = (r: string) =>
-  `${r}.email_status = 'pending' AND NOT ${r}.awaiting_license AND ${r}.erased_at IS NULL
+  `${r}.email_status = 'pending' AND NOT ${r}.awaiting_license AND ${r}.held_at IS NULL AND ${r}.erased_at IS NULL
    AND (${r}.email_locked_until IS NULL OR ${r}.email_locked_until < now())`;
 
 /**

@@ -21,10 +21,18 @@ import { RedeemRateLimitGuard } from './redeem-rate-limit.guard';
 import { OrderEmailResendService } from './order-email-resend.service';
 import { CustomerDataRepository } from './customer-data.repository';
 import { RiskRefusal } from './risk-refusal';
+import { RedemptionReviewController } from './redemption-review.controller';
+import { RedemptionReviewRepository } from './redemption-review.repository';
+import { RedemptionReviewService } from './redemption-review.service';
 
 @Module({
   imports: [AttemptsModule, GeoModule, LicenseModule, AuthModule],
-  controllers: [RedemptionController, RedemptionAdminController, RedemptionMaintenanceController],
+  controllers: [
+    RedemptionController,
+    RedemptionAdminController,
+    RedemptionMaintenanceController,
+    RedemptionReviewController,
+  ],
   providers: [
     RedemptionRepository,
     RedemptionMailOutboxRepository,
@@ -42,6 +50,8 @@ import { RiskRefusal } from './risk-refusal';
     RedemptionRetention,
     RefundListener,
     RiskRefusal,
+    RedemptionReviewRepository,
+    RedemptionReviewService,
   ],
   exports: [
     // The licence centre (customer-centre module): the customer's data, resend, and the public routes' defences.

@@ -51,6 +51,8 @@ export class RedemptionRepository {
       successTokenHash(input.token),
       input.ttlHours,
       idempotencyKeyHash(input.idempotencyKey),
+      input.heldRules !== null,
+      input.heldRules && JSON.stringify(input.heldRules),
     ];
     const { rows } = await this.database.pipelined<RedeemedRow>({ name: 'redeem-voucher', text: REDEEM_SQL, values });
     return rows;
@@ -89,7 +91,8 @@ export class RedemptionRepository {
    */
   async successTokenView(token: string) {
     const [row] = await this.database.manager.query(
-      `SELECT t.customer_email, t.product_name, r.awaiting_license, p.is_license_managed,
+      `SELECT t.customer_email, t.product_name, r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
+              p.is_license_managed,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key,
               lk.key_ciphertext, lk.download_link AS license_link
          FROM success_tokens t

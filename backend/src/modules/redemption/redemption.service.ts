@@ -102,6 +102,8 @@ export class RedemptionService {
     const assessed = this.risk?.assess({ email: dto.email, phone: dto.phone || null, ip, country });
     const verdict = assessed && (await assessed);
     if (verdict?.action === 'refuse') await this.refusal.refuse(verdict, dto.voucherCode, meta);
+    const heldRules =
+      verdict?.action === 'review' ? verdict.findings.map(({ rule, evidence }) => ({ rule, evidence })) : null;
 
     const token = randomToken(32);
     let rows: RedeemedRow[];
@@ -117,6 +119,7 @@ export class RedemptionService {
         token,
         ttlHours: this.config.successTokenTtlHours,
         idempotencyKey: meta.idempotencyKey,
+        heldRules,
       });
     } catch (err) {
       await verdict?.undo();
@@ -134,13 +137,14 @@ export class RedemptionService {
     }
 
     const [{ id, name }] = rows;
-    let manual = rows[0].awaiting_license;
+    // Held for review (DECISIONS §18): no key and no order e-mail until staff approve it; the manual-processing page.
+    let manual = rows[0].awaiting_license || rows[0].held;
     // No key after the product's pool start, or only held ones: the pool again from its beginning, waiting for held
     // keys (docs/architecture.md "The pool's start", "Keys under contention").
     // The order e-mail is queued by the workers' relay, which reads new redemptions' pending e-mails
     // (docs/architecture.md "E-mail (outbox)"); one whose key a second statement here assigned is queued here: its
     // `redeemed_at` is older than that statement's commit.
-    if (manual) {
+    if (rows[0].awaiting_license) {
       manual = !(await this.pool.assignFromPool(id));
       if (!manual) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     }

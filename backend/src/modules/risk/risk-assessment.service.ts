@@ -29,6 +29,11 @@ export class RiskAssessmentService extends RedeemRisk {
     );
   }
 
+  async block(entries: Array<{ kind: 'email' | 'address' | 'phone'; value: string }>): Promise<void> {
+    const actor = { adminUserId: null, ipAddress: null, userAgent: null };
+    for (const { kind, value } of entries) await this.risk.addToBlocklist(kind, value, actor);
+  }
+
   private async evaluate(rules: RiskRules, subject: RiskSubject): Promise<RiskVerdict> {
     const findings: RiskFinding[] = [];
     const counted: Array<{ rule: keyof typeof COUNTING; subject: Buffer }> = [];

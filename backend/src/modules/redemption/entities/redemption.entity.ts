@@ -16,6 +16,8 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 @Index('idx_redemptions_status_list', { synchronize: false })
 // A product's redemptions by time (the pool forecast) and its Redeemed tab's code ids, newest first (read backwards).
 @Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt', 'voucherCodeId'])
+// The review queue (DECISIONS §18): only the held redemptions.
+@Index('idx_redemptions_held', ['heldAt', 'id'], { where: 'held_at IS NOT NULL' })
 // The list's name search: GIN ((first_name || ' ' || last_name) gin_trgm_ops) (migration 1763830000000).
 @Index('idx_redemptions_full_name_trgm', { synchronize: false })
 // A full name's newest page and a name's start: ((lower(first_name || ' ' || last_name)) text_pattern_ops, exported,
@@ -110,6 +112,14 @@ export class Redemption {
   /** Its code was refunded after redemption (a void request named it): the customer keeps the key (docs/product.md §19.3). */
   @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
   refundedAt: Date | null;
+
+  /** Held for review by a risk rule (DECISIONS §18): no key, no order e-mail until staff approve it. */
+  @Column({ name: 'held_at', type: 'timestamptz', nullable: true })
+  heldAt: Date | null;
+
+  /** The rules a held redemption matched, with their evidence: `[{rule, evidence}]`. */
+  @Column({ name: 'held_rules', type: 'jsonb', nullable: true })
+  heldRules: Array<{ rule: string; evidence: Record<string, unknown> }> | null;
 
   /**
    * The personal data given with it was erased at the customer's request (docs/product.md §21.3): names empty,

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-/** One row: the risk rules of DECISIONS §18 as `GET /api/risk/rules` answers them (all off until an admin sets them). */
+/** One row: the risk rules (DECISIONS §18) as `GET /api/risk/rules` answers them, all off until an admin sets them. */
 @Entity({ name: 'risk_settings' })
 @Check('chk_risk_settings_one_row', 'id = 1')
 export class RiskSettings {

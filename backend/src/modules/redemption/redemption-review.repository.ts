@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../../database/database.service';
+import { queryRows } from '../../database/query-rows';
+
+export interface HeldRedemption {
+  redemptionId: string;
+  voucherCode: string;
+  productName: string;
+  customerEmail: string;
+  heldAt: Date;
+  rules: Array<{ rule: string; evidence: Record<string, unknown> }>;
+}
+
+/** A held redemption as a decision leaves it. */
+export interface DecidedRedemption {
+  id: string;
+  voucherCode: string;
+  productName: string;
+  customerEmail: string;
+  phone: string | null;
+  ipAddress: string | null;
+  isLicenseManaged: boolean;
+}
+
+const DECIDED = `r.id, v.code AS "voucherCode", p.name AS "productName", c.email AS "customerEmail", r.phone,
+                 r.ip_address AS "ipAddress", p.is_license_managed AS "isLicenseManaged"`;
+
+/**
+ * The review queue's side of `redemptions` (DECISIONS §18): the held ones by `idx_redemptions_held` (only held and
+ * refused ones are in it), and the two decisions, each a conditional UPDATE of a still-held row (two reviewers:
+ * one decides).
+ */
+@Injectable()
+export class RedemptionReviewRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  async held(limit: number, offset: number): Promise<{ items: HeldRedemption[]; total: number }> {
+    const items: HeldRedemption[] = await this.database.manager.query(
+      `SELECT r.id AS "redemptionId", v.code AS "voucherCode", p.name AS "productName", c.email AS "customerEmail",
+              r.held_at AS "heldAt", coalesce(r.held_rules, '[]') AS rules
+         FROM redemptions r
+         JOIN voucher_codes v ON v.id = r.voucher_code_id
+         JOIN products p ON p.id = r.product_id
+         JOIN customers c ON c.id = r.customer_id
+        WHERE r.held_at IS NOT NULL AND r.refunded_at IS NULL
+        ORDER BY r.held_at, r.id LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    );
+    const [{ total }] = await this.database.manager.query(
+      `SELECT count(*)::int AS total FROM redemptions WHERE held_at IS NOT NULL AND refunded_at IS NULL`,
+    );
+    return { items, total };
+  }
+
+  /** Approve: no longer held; a licence-managed product's redemption now waits for a key (the pool or backorder). */
+  async approve(id: string): Promise<DecidedRedemption | undefined> {
+    const [row] = await queryRows<DecidedRedemption>(
+      this.database.current,
+      `WITH d AS (
+         UPDATE redemptions r SET held_at = NULL, awaiting_license = p.is_license_managed
+           FROM products p WHERE r.id = $1 AND r.held_at IS NOT NULL AND r.refunded_at IS NULL AND p.id = r.product_id
+         RETURNING r.*
+       )
+       SELECT ${DECIDED} FROM d r JOIN voucher_codes v ON v.id = r.voucher_code_id
+         JOIN products p ON p.id = r.product_id JOIN customers c ON c.id = r.customer_id`,
+      [id],
+    );
+    return row;
+  }
+
+  /**
+   * Refuse: its code refunded (the state of a code voided after redemption, docs/product.md §19.3) and `held_at`
+   * kept, so no key is ever assigned to it, no order e-mail goes out and the code redeems nothing again.
+   */
+  async refuse(id: string): Promise<DecidedRedemption | undefined> {
+    const [row] = await queryRows<DecidedRedemption>(
+      this.database.current,
+      `WITH d AS (
+         UPDATE redemptions r SET refunded_at = now()
+          WHERE r.id = $1 AND r.held_at IS NOT NULL AND r.refunded_at IS NULL
+         RETURNING r.*
+       )
+       SELECT ${DECIDED} FROM d r JOIN voucher_codes v ON v.id = r.voucher_code_id
+         JOIN products p ON p.id = r.product_id JOIN customers c ON c.id = r.customer_id`,
+      [id],
+    );
+    return row;
+  }
+}
