@@ -74,6 +74,7 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
       daysLeft: 22,
       low: false,
       lowReason: null,
+      waitingCustomers: 0,
     });
     // Nothing redeemed in the window: no rate, no days; 1 activation is under POOL_ALERT_MIN (3).
     expect(await forecastOf(quiet)).toMatchObject({

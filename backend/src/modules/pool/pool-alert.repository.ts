@@ -10,6 +10,7 @@ export interface NewPoolAlert {
   availableActivations: number;
   redeemedLast7Days: number;
   daysLeft: number | null;
+  waitingCustomers: number;
 }
 
 export interface ClaimedPoolAlert {
@@ -19,6 +20,7 @@ export interface ClaimedPoolAlert {
   availableActivations: number;
   redeemedLast7Days: number;
   daysLeft: number | null;
+  waitingCustomers: number;
 }
 
 /** The one owner of `pool_alerts`, the low-pool e-mail outbox. */
@@ -35,8 +37,9 @@ export class PoolAlertRepository {
     if (!recipients.length) return [];
     const rows: Array<{ id: string }> = await this.database.manager.query(
       `INSERT INTO pool_alerts (product_id, admin_user_id, recipient, alert_day, product_name, available_activations,
-                                redeemed_last_7_days, days_left)
-       SELECT $1::uuid, u.id, u.email, $4::date, $5::text, $6::int, $7::int, $8::int FROM unnest($2::uuid[], $3::text[]) AS u(id, email)
+                                redeemed_last_7_days, days_left, waiting_customers)
+       SELECT $1::uuid, u.id, u.email, $4::date, $5::text, $6::int, $7::int, $8::int, $9::int
+         FROM unnest($2::uuid[], $3::text[]) AS u(id, email)
        ON CONFLICT ON CONSTRAINT uq_pool_alerts_product_admin_day DO NOTHING
        RETURNING id`,
       [
@@ -48,6 +51,7 @@ export class PoolAlertRepository {
         alert.availableActivations,
         alert.redeemedLast7Days,
         alert.daysLeft,
+        alert.waitingCustomers,
       ],
     );
     return rows.map((r) => r.id);
@@ -59,7 +63,8 @@ export class PoolAlertRepository {
       this.database.manager,
       `UPDATE pool_alerts SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
         WHERE id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
-        RETURNING id, recipient, product_name, available_activations, redeemed_last_7_days, days_left`,
+        RETURNING id, recipient, product_name, available_activations, redeemed_last_7_days, days_left,
+                  waiting_customers`,
       [id, claimSeconds],
     );
     return (
@@ -70,6 +75,7 @@ export class PoolAlertRepository {
         availableActivations: row.available_activations,
         redeemedLast7Days: row.redeemed_last_7_days,
         daysLeft: row.days_left,
+        waitingCustomers: row.waiting_customers,
       }
     );
   }

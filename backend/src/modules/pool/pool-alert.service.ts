@@ -104,11 +104,17 @@ function describe(f: Pick<PoolForecast, 'availableActivations' | 'redeemedLast7D
   return `${f.availableActivations} activations available, ${f.redeemedLast7Days} redeemed in the last 7 days (${days})`;
 }
 
+/** "3 customers waiting for a key" (the product card says the same). */
+export function waitingText(n: number): string {
+  return `${n} ${n === 1 ? 'customer' : 'customers'} waiting for a key`;
+}
+
 function alertMail(alert: ClaimedPoolAlert): { subject: string; html: string } {
   const subject = `Licence pool low: ${alert.productName}`;
   const html =
     `<p>The licence pool of <strong>${escapeHtml(alert.productName)}</strong> is running low: ` +
     `${escapeHtml(describe(alert))}.</p>` +
+    (alert.waitingCustomers ? `<p>${escapeHtml(waitingText(alert.waitingCustomers))}.</p>` : '') +
     `<p>Add keys in the License Manager so redemptions do not wait for manual processing.</p>`;
   return { subject, html };
 }

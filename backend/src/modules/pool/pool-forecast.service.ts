@@ -26,6 +26,8 @@ export interface PoolForecast {
   low: boolean;
   /** Why the pool is low, in words the product card shows; null when it is not. */
   lowReason: string | null;
+  /** Redemptions of the product waiting for a key (manual processing): customers a new key goes to first. */
+  waitingCustomers: number;
 }
 
 /** docs/product.md §20.2 pool forecast: how long each licence-managed product's keys last at the last 7 days' rate. */
@@ -48,15 +50,17 @@ export class PoolForecastService {
     if (!products.length) return [];
     const ids = products.map((p) => p.id);
     const since = new Date(this.clock.now().getTime() - FORECAST_DAYS * DAY_MS);
-    const [available, redeemed, counts] = await Promise.all([
+    const [available, redeemed, waiting, counts] = await Promise.all([
       this.stock.availablePerProduct(ids),
       this.activity.redeemedPerProductSince(since, ids),
+      this.activity.waitingPerProduct(ids),
       this.products.counts(productIds?.length === 1 ? productIds[0] : null),
     ]);
     return products.map((p) => {
       const c = counts.get(p.id);
       const hasCodes = !!c && c.unredeemed + c.redeemed + c.void > 0;
-      return this.forecastOf(p.id, p.name, available.get(p.id) ?? 0, redeemed.get(p.id) ?? 0, hasCodes);
+      const forecast = this.forecastOf(p.id, p.name, available.get(p.id) ?? 0, redeemed.get(p.id) ?? 0, hasCodes);
+      return { ...forecast, waitingCustomers: waiting.get(p.id) ?? 0 };
     });
   }
 
@@ -66,7 +70,7 @@ export class PoolForecastService {
     availableActivations: number,
     redeemedLast7Days: number,
     hasCodes: boolean,
-  ): PoolForecast {
+  ): Omit<PoolForecast, 'waitingCustomers'> {
     // Whole days, rounded down, in integers: available / (redeemed / 7) without a floating-point edge.
     const daysLeft = redeemedLast7Days ? Math.floor((availableActivations * FORECAST_DAYS) / redeemedLast7Days) : null;
     const { poolAlertDays, poolAlertMin } = this.config;

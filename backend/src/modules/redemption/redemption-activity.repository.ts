@@ -42,6 +42,34 @@ export class RedemptionActivityRepository {
     return new Map(rows.map((r) => [r.product_id, r.n]));
   }
 
+  /** Redemptions waiting for a licence key, per product given (idx_redemptions_awaiting_product); none: absent. */
+  async waitingPerProduct(productIds: string[]): Promise<Map<string, number>> {
+    const rows: Array<{ product_id: string; n: number }> = await this.database.manager.query(
+      `SELECT product_id, count(*)::int AS n FROM redemptions
+        WHERE awaiting_license AND product_id = ANY($1::uuid[]) GROUP BY product_id`,
+      [productIds],
+    );
+    return new Map(rows.map((r) => [r.product_id, r.n]));
+  }
+
+  /**
+   * Redemptions of these products at or after `since`, oldest first, at most `limit` (the marketplace reports' sweep:
+   * one range of idx_redemptions_product_redeemed per product). Joins the code (the voucher module's table).
+   */
+  async redeemedSince(
+    productIds: string[],
+    since: Date,
+    limit: number,
+  ): Promise<Array<{ id: string; code: string; productId: string; redeemedAt: Date }>> {
+    return this.database.manager.query(
+      `SELECT r.id, v.code, r.product_id AS "productId", r.redeemed_at AS "redeemedAt"
+         FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
+        WHERE r.product_id = ANY($1::uuid[]) AND r.redeemed_at >= $2
+        ORDER BY r.redeemed_at LIMIT $3`,
+      [productIds, since, limit],
+    );
+  }
+
   /**
    * One redemption's own facts. Joins its code, customer and product (the voucher and product modules' tables) in
    * the owner's statement, as the list's view does.

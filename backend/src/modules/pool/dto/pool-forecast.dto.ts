@@ -27,4 +27,6 @@ export class PoolForecastResponse {
     example: 'fewer than 50 activations available (POOL_ALERT_MIN)',
   })
   lowReason: string | null;
+  @ApiProperty({ description: 'Redemptions of the product waiting for a licence key (manual processing)', example: 3 })
+  waitingCustomers: number;
 }

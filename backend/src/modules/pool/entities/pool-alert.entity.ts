@@ -61,6 +61,10 @@ export class PoolAlert {
   @Column({ name: 'days_left', type: 'int', nullable: true })
   daysLeft: number | null;
 
+  /** Redemptions of the product waiting for a key when the alert was written. */
+  @Column({ name: 'waiting_customers', type: 'int', default: 0 })
+  waitingCustomers: number;
+
   @Column({ type: 'varchar', length: 20, default: 'pending' })
   status: PoolAlertStatus;
 

@@ -23,6 +23,9 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 // A full name's newest page and a name's start: ((lower(first_name || ' ' || last_name)) text_pattern_ops, exported,
 // redeemed_at DESC, id) (migration 1763841000000).
 @Index('idx_redemptions_name_list', { synchronize: false })
+// The redemptions waiting for a key, by product, oldest first: (product_id, redeemed_at, id) WHERE awaiting_license
+// (migration 1796192804930).
+@Index('idx_redemptions_awaiting_product', { synchronize: false })
 export class Redemption {
   @PrimaryGeneratedColumn('uuid')
   id: string;
