@@ -123,7 +123,9 @@ export class OidcController {
       const identity = await this.client
         .complete(query, pending)
         .catch((err: unknown) =>
-          this.oidc.refuse('failed', `callback rejected: ${describe(err)}`.slice(0, 300), null, meta),
+          unreachable(err)
+            ? this.oidc.refuse('unavailable', `provider unreachable: ${describe(err)}`.slice(0, 300), null, meta)
+            : this.oidc.refuse('failed', `callback rejected: ${describe(err)}`.slice(0, 300), null, meta),
         );
       const { code, browserKey } = await this.handoffs.issue(await this.oidc.signIn(identity, meta));
       // Strict: sent only by this site's own pages. Set on a redirect that came from the provider (a cross-site
@@ -194,6 +196,22 @@ export class OidcController {
   private toLoginPage(res: Response, key: 'sso-code' | 'sso-error', value: string): void {
     res.redirect(302, `${LOGIN_PAGE}#${key}=${encodeURIComponent(value)}`);
   }
+}
+
+/**
+ * Whether the provider could not be reached or did not answer (connection refused or reset, timeout, a 5xx), here or
+ * in the error's causes: nobody refused the sign-in, so the login page says to try again later. `fetch` throws a
+ * TypeError `fetch failed`. Names, not `instanceof`: the library may wrap an error of another realm.
+ */
+function unreachable(err: unknown): boolean {
+  let e = err as { name?: string; message?: string; code?: string; cause?: unknown } | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 4; depth++, e = e.cause as typeof e) {
+    if (e.name === 'TypeError' && e.code === undefined && e.message === 'fetch failed') return true;
+    if (e.name === 'TimeoutError' || e.code === 'OAUTH_TIMEOUT' || e.code === 'OAUTH_ABORT') return true;
+    const status = (e.cause as { status?: unknown } | undefined)?.status;
+    if (e.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' && typeof status === 'number' && status >= 500) return true;
+  }
+  return false;
 }
 
 /** openid-client's errors: the message, the OAuth error code the provider sent, and the check that failed. */

@@ -13,7 +13,7 @@ import { claimAt, ProviderIdentity } from './oidc-client.service';
 import { DomainEvents } from '../../../events/domain-events.service';
 
 /** Why a sign-in through the provider was refused; the login page shows the matching text. */
-export type SsoRefusal = NotAdmitted | 'inactive' | 'failed';
+export type SsoRefusal = NotAdmitted | 'inactive' | 'failed' | 'unavailable';
 
 /** A role no matrix entry has: an account whose provider groups map to nothing can do nothing (docs/product.md). */
 export const NO_ROLE = 'none';
