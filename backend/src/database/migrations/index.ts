@@ -41,6 +41,7 @@ import { OidcHandoffs1796188506788 } from './1796188506788-oidc-handoffs';
 import { MarketplaceConnections1796189638662 } from './1796189638662-marketplace-connections';
 import { AuditRowsNameTheirRedemption1796190468411 } from './1796190468411-audit-rows-name-their-redemption';
 import { RiskRules1796191618692 } from './1796191618692-risk-rules';
+import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
 import { Backorders1796192804930 } from './1796192804930-backorders';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -87,5 +88,6 @@ export const MIGRATIONS = [
   MarketplaceConnections1796189638662,
   AuditRowsNameTheirRedemption1796190468411,
   RiskRules1796191618692,
+  HeldRedemptions1796192990816,
   Backorders1796192804930,
 ];
