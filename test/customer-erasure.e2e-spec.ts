@@ -45,7 +45,9 @@ describe('licence centre: data export and erasure', () => {
     const lastName = `Quirrel${letters()}`;
     const phone = '+1 302 555 0199';
     await addLicenseKey(t.db, windows, `ERASE-${randomCode('K')}`);
-    const ip = '198.51.100.77';
+    // The customer's address, in both forms the audit log has stored it: the address and its group (an IPv6 /64).
+    const ip = '2001:db8:77:1::5';
+    const ipGroup = '2001:db8:77:1::/64';
     const a = await redeem(windows, { email, firstName, lastName, phone }, ip);
     const b = await redeem(mac, { email, firstName, lastName: `${lastName}B`, phone }, ip);
     await eventually(async () => messagesTo(email).length >= 2, 20_000, 'order e-mails');
@@ -58,7 +60,7 @@ describe('licence centre: data export and erasure', () => {
       .send({ url: receiver.url, events: ['customer.erased'] })
       .expect(201);
 
-    const customer = await signIn(email);
+    const customer = { ...(await signIn(email, ip)), 'X-Forwarded-For': ip };
     await t
       .http()
       .post(`/api/customer/licences/${a.id}/resend`)
@@ -92,6 +94,16 @@ describe('licence centre: data export and erasure', () => {
     expect(data.body.emailsSent.filter((e: { subject: string }) => e.subject.startsWith('Sign in'))).toHaveLength(1);
     expect(data.body.emailsSent.filter((e: { redemptionId: string }) => e.redemptionId === b.id)).toEqual([
       expect.objectContaining({ recipient: email, status: 'sent' }),
+    ]);
+
+    // The customer's requests are on record with the address, never with its group: no limit counts them.
+    const onRecord = await t.db.query(
+      `SELECT action, ip_group FROM security_audit_log WHERE ip_address = $1 ORDER BY created_at`,
+      [ip],
+    );
+    expect(onRecord).toEqual([
+      { action: 'redemption.customer-resend', ip_group: null },
+      { action: 'customer.data-export', ip_group: null },
     ]);
 
     // Erasure: refused without the confirmation, then done.
@@ -152,6 +164,9 @@ describe('licence centre: data export and erasure', () => {
         details: expect.objectContaining({ redemptions: 2, confirmationSent: true }),
       }),
     ]);
+    expect(
+      await t.db.query(`SELECT action FROM security_audit_log WHERE ip_address = $1 OR ip_group = $2`, [ip, ipGroup]),
+    ).toEqual([]);
 
     // Counts and statistics are what they were; the counters still equal count(*).
     const [{ n: redemptionsAfter }] = await t.db.query(`SELECT count(*)::int AS n FROM redemptions`);
@@ -178,7 +193,7 @@ describe('licence centre: data export and erasure', () => {
     const dump = (await run('pg_dump', ['--no-owner', '--data-only', t.database.url], { maxBuffer: 256 * 1024 * 1024 }))
       .stdout;
     expect(dump).toContain(a.code);
-    for (const trace of [email, firstName, lastName, phone, ip, 'ZeldaBrowser'])
+    for (const trace of [email, firstName, lastName, phone, ip, ipGroup, '2001:db8:77:1:', 'ZeldaBrowser'])
       expect([trace, dump.includes(trace)]).toEqual([trace, false]);
 
     // A later redemption with the address starts afresh: a new customer row, the same product allowed again.

@@ -190,6 +190,20 @@ describe('No oracles', () => {
       await login('admin', TEST_ADMIN_PASSWORD, '2001:db8:4c:a::1').expect(200);
     });
 
+    it('keeps the group only on the rows it counts: a failed sign-in keeps it, a successful one does not', async () => {
+      const ip = '2001:db8:4c:b::17';
+      await login(unknownName(), WRONG, ip).expect(401);
+      await login('admin', TEST_ADMIN_PASSWORD, ip).expect(200);
+      const rows = await t.db.query(
+        `SELECT action, success, ip_group FROM security_audit_log WHERE ip_address = $1 ORDER BY created_at`,
+        [ip],
+      );
+      expect(rows).toEqual([
+        { action: 'login.failure', success: false, ip_group: '2001:db8:4c:b::/64' },
+        { action: 'login.success', success: true, ip_group: null },
+      ]);
+    });
+
     it('still counts an IPv4 address alone', async () => {
       const [a, b] = [newIp(), newIp()];
       for (let i = 0; i < 19; i++) await login(unknownName(), WRONG, a).expect(401);

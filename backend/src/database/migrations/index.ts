@@ -40,6 +40,7 @@ import { CodesSearchedWithinTheirProduct1763848000000 } from './1763848000000-co
 import { OidcHandoffs1796188506788 } from './1796188506788-oidc-handoffs';
 import { MarketplaceConnections1796189638662 } from './1796189638662-marketplace-connections';
 import { AuditRowsNameTheirRedemption1796190468411 } from './1796190468411-audit-rows-name-their-redemption';
+import { AuditIpGroupWhereCounted1796192688776 } from './1796192688776-audit-ip-group-where-counted';
 import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
 import { Backorders1796192804930 } from './1796192804930-backorders';
@@ -87,6 +88,7 @@ export const MIGRATIONS = [
   OidcHandoffs1796188506788,
   MarketplaceConnections1796189638662,
   AuditRowsNameTheirRedemption1796190468411,
+  AuditIpGroupWhereCounted1796192688776,
   RiskRules1796191618692,
   HeldRedemptions1796192990816,
   Backorders1796192804930,

@@ -11,7 +11,7 @@ export class AuditLog {
   constructor(private readonly audit: AuditRepository) {}
 
   /** Failed attempts of these actions from the address group `group` (addressGroup) within the last `minutes`. */
-  countFailuresFrom(group: string, actions: string[], minutes: number): Promise<number> {
+  countFailuresFrom(group: string, actions: readonly string[], minutes: number): Promise<number> {
     return this.audit.countFailuresFrom(group, actions, minutes);
   }
 

@@ -25,7 +25,7 @@ export class AuditRepository {
    * Failed rows of these actions from one address group (an IPv4 address, an IPv6 /64: addressGroup) within the
    * last `minutes` (idx_security_audit_log_ip_group).
    */
-  async countFailuresFrom(group: string, actions: string[], minutes: number): Promise<number> {
+  async countFailuresFrom(group: string, actions: readonly string[], minutes: number): Promise<number> {
     const row = await this.database.manager
       .getRepository(SecurityAuditLog)
       .createQueryBuilder('a')
@@ -73,14 +73,15 @@ export class AuditRepository {
 
   /**
    * An erasure (docs/product.md §21.3), on its transaction: the customer's own requests about these redemptions
-   * and this customer (no staff member's) lose the client's address and user agent; a staff search for the address
-   * (an export's `details.search`) is replaced. The rows stay (the history). A rare request: a walk of the table.
+   * and this customer (no staff member's) lose the client's address in both forms (`ip_address`, `ip_group`) and the
+   * user agent; a staff search for the address (an export's `details.search`) is replaced. The rows stay (the
+   * history). A rare request: a walk of the table.
    */
   async forgetClient(redemptionIds: string[], customerId: string, email: string): Promise<void> {
     const db = this.database.current;
     await db.query(
-      `UPDATE security_audit_log SET ip_address = NULL, user_agent = NULL
-        WHERE admin_user_id IS NULL AND (ip_address IS NOT NULL OR user_agent IS NOT NULL)
+      `UPDATE security_audit_log SET ip_address = NULL, ip_group = NULL, user_agent = NULL
+        WHERE admin_user_id IS NULL AND (ip_address IS NOT NULL OR ip_group IS NOT NULL OR user_agent IS NOT NULL)
           AND ((resource = 'redemption' AND resource_id = ANY($1::text[])) OR (resource = 'customer' AND resource_id = $2))`,
       [redemptionIds, customerId],
     );

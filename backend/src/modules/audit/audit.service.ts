@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service';
 import { AuditRepository } from './audit.repository';
 import { addressGroup, validIp } from '../../common/utils/client-ip';
+import { countedPerAddressGroup } from './address-counted';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -43,7 +44,8 @@ export class AuditService {
         resourceId: entry.resourceId?.slice(0, 100) ?? null,
         redemptionId: entry.redemptionId && UUID.test(entry.redemptionId) ? entry.redemptionId : null,
         ipAddress,
-        ipGroup: ipAddress && addressGroup(ipAddress),
+        // Only where a limit reads it (address-counted.ts): an address group outlives no erasure it need not.
+        ipGroup: ipAddress && countedPerAddressGroup(entry.action, entry.success) ? addressGroup(ipAddress) : null,
         userAgent: entry.userAgent?.slice(0, 500) ?? null,
         success: entry.success,
         details: entry.details ?? null,
@@ -55,7 +57,7 @@ export class AuditService {
     }
   }
 
-  /** An erasure: the customer's own audit rows lose address and user agent (AuditRepository.forgetClient). */
+  /** An erasure: the customer's own audit rows lose address, group and user agent (AuditRepository.forgetClient). */
   forgetClient(redemptionIds: string[], customerId: string, email: string): Promise<void> {
     return this.audit.forgetClient(redemptionIds, customerId, email);
   }

@@ -5,11 +5,9 @@ import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AuditLog } from '../audit/audit-log';
+import { FAILED_LOGIN_ACTIONS } from '../audit/address-counted';
 import { BlockedIpRepository } from './blocked-ip.repository';
 import { DomainEvents } from '../../events/domain-events.service';
-
-/** Failed-login audit actions that count towards blocking the client's IP. */
-export const FAILED_LOGIN_ACTIONS = ['login.failure', 'login.locked', 'login.2fa-failure'];
 
 /**
  * `blocked_ips.reason` of a block for guessing voucher codes (docs/product.md §18.2): such an address gets 429

@@ -33,7 +33,8 @@ export class SecurityAuditLog {
 
   /**
    * The unit the login IP block counts (docs/security.md): the address itself for IPv4, its /64 for IPv6
-   * (`addressGroup`); null without a valid address and on rows written before the column existed.
+   * (`addressGroup`), kept only on the rows that block counts (failed sign-ins, address-counted.ts); null on any
+   * other row, without a valid address, after an erasure and on rows written before the column existed.
    */
   @Column({ name: 'ip_group', type: 'varchar', length: 45, nullable: true })
   ipGroup: string | null;
