@@ -276,7 +276,7 @@ describe('Licence pool API', () => {
   });
 
   describe('activate, deactivate, delete', () => {
-    it('never assigns an inactive key, and assigns it again once re-activated', async () => {
+    it('never assigns an inactive key; re-activated, it goes to the waiting redemption by itself', async () => {
       const [row] = await t.db.query(
         `INSERT INTO products (name, is_license_managed, download_link) VALUES ('Inactive Test (Windows)', true, 'https://x.example.com') RETURNING id`,
       );
@@ -304,9 +304,14 @@ describe('Licence pool API', () => {
       );
       expect(waiting).toEqual({ awaiting_license: true, n: 0 });
 
+      // Set active: the key joins the pool again and the waiting redemption gets it (backorders), no Fix Pending.
       await t.http().put(`/api/license-keys/${key.body.id}`).set(auth).send({ isActive: true }).expect(200);
-      const again = await t.http().post('/api/admin/fix-pending-emails').set(auth).expect(200);
-      expect(again.body.assignedCount).toBe(1);
+      const [filled] = await t.db.query(
+        `SELECT r.awaiting_license, (SELECT count(*)::int FROM license_assignments a WHERE a.redemption_id = r.id) AS n
+           FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+        [code1],
+      );
+      expect(filled).toEqual({ awaiting_license: false, n: 1 });
       await t
         .http()
         .post('/api/redeem-voucher')

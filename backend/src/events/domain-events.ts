@@ -119,6 +119,10 @@ export interface DomainEventMap extends AuditOnly, Exports {
   'redemption.bulk-delete': Fact & { deletedCount: number };
   /** Fix Pending Emails: waiting redemptions that got a pool key (and their products, once each), e-mails queued. */
   'emails.fix-pending': Fact & { poolAssignedIds: string[]; poolProductIds: string[]; queuedCount: number };
+  /** Keys joined these products' pools (a key added, or set active): their waiting redemptions may get one. */
+  'license.keys-added': { productIds: string[] };
+  /** Keys added to a pool went to its waiting redemptions (backorders), oldest first; their e-mails are queued. */
+  'redemption.backorders-filled': { redemptionIds: string[]; productIds: string[] };
   'system.cleanup': Fact;
   /** An address blocked: for failed logins, or (`guessing`) for guessing voucher codes (docs/product.md §18.2). */
   'ip.blocked': Fact & { guessing?: { group: string; minutes: number; failures: number } };

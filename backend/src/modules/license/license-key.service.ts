@@ -89,6 +89,7 @@ export class LicenseKeyService {
         maxActivations,
       },
     });
+    await this.events.publish('license.keys-added', { productIds: [view.productId] });
     return view;
   }
 
@@ -100,7 +101,9 @@ export class LicenseKeyService {
       resource: 'license_key',
       resourceId: id,
     });
-    return this.findOne(id);
+    const view = await this.findOne(id);
+    if (isActive) await this.events.publish('license.keys-added', { productIds: [view.productId] });
+    return view;
   }
 
   /** Deletes a key nobody has received (the repository's DELETE holds the conditions, safe against a concurrent assignment). */

@@ -20,4 +20,9 @@ export class PoolListener {
   fixedPending(e: Events['emails.fix-pending']): void {
     for (const productId of e.poolProductIds) this.checks.notePoolUse(productId);
   }
+
+  @OnDomainEvent('redemption.backorders-filled', 'after-commit')
+  backordersFilled(e: Events['redemption.backorders-filled']): void {
+    for (const productId of e.productIds) this.checks.notePoolUse(productId);
+  }
 }

@@ -60,6 +60,11 @@ export class RealtimeListener {
     if (e.queuedCount) this.realtime.emit('emailResend', `${e.queuedCount} pending e-mail(s) queued`);
   }
 
+  @OnDomainEvent('redemption.backorders-filled', 'after-commit')
+  backordersFilled(e: Events['redemption.backorders-filled']): void {
+    this.realtime.emit('licenseAssignment', `${e.redemptionIds.length} waiting redemption(s) received a license`);
+  }
+
   @OnDomainEvent('system.cleanup', 'after-commit')
   cleaned(): void {
     this.realtime.emit('redemptionDeleted', 'System cleaned: all redemptions deleted');

@@ -42,4 +42,26 @@ export class PoolAssignmentService {
     }
     return false;
   }
+
+  /**
+   * Gives the redemptions waiting for a key (of `productIds`, else of any product) a free pool key each, oldest
+   * first, as far as the pools go: Fix Pending Emails, and keys added to a pool (backorders). Returns the redemptions
+   * that got one and their products, once each; their e-mails are the caller's to queue.
+   */
+  async assignWaiting(productIds?: string[]): Promise<{ assignedIds: string[]; productIds: string[] }> {
+    const waiting = await this.redemptions.findWaitingWithFreeKey(productIds);
+    const assignedIds: string[] = [];
+    const assignedProducts = new Set<string>();
+    const exhausted = new Set<string>();
+    for (const w of waiting) {
+      if (exhausted.has(w.productId)) continue;
+      if (await this.assignFromPool(w.id)) {
+        assignedIds.push(w.id);
+        assignedProducts.add(w.productId);
+        continue;
+      }
+      if (!(await this.licenses.hasFreeKey(w.productId))) exhausted.add(w.productId);
+    }
+    return { assignedIds, productIds: [...assignedProducts] };
+  }
 }

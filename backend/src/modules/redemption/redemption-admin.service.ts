@@ -166,19 +166,7 @@ export class RedemptionAdminService {
    * e-mail that no worker is sending. The e-mail job's claim makes a repeated run harmless.
    */
   async fixPendingEmails(actor: RequestActor): Promise<{ fixedCount: number; assignedCount: number }> {
-    const waiting = await this.redemptions.findWaitingWithFreeKey();
-    const poolAssignedIds: string[] = [];
-    const poolProductIds = new Set<string>();
-    const exhausted = new Set<string>();
-    for (const w of waiting) {
-      if (exhausted.has(w.productId)) continue;
-      if (await this.pool.assignFromPool(w.id)) {
-        poolAssignedIds.push(w.id);
-        poolProductIds.add(w.productId);
-        continue;
-      }
-      if (!(await this.licenses.hasFreeKey(w.productId))) exhausted.add(w.productId);
-    }
+    const { assignedIds: poolAssignedIds, productIds: poolProductIds } = await this.pool.assignWaiting();
     const pending = await this.redemptions.findUnclaimedPending();
     for (const id of pending) this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     const assignedCount = poolAssignedIds.length;
@@ -189,7 +177,7 @@ export class RedemptionAdminService {
       details: { fixedCount: pending.length, assignedCount },
       poolAssignedIds,
       // Keys left these products' pools: the pool module checks their forecasts.
-      poolProductIds: [...poolProductIds],
+      poolProductIds,
       queuedCount: pending.length,
     });
     return { fixedCount: pending.length, assignedCount };

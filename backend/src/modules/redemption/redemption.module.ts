@@ -14,6 +14,7 @@ import { RedemptionRetentionRepository } from './redemption-retention.repository
 import { RedemptionActivityRepository } from './redemption-activity.repository';
 import { RedemptionService } from './redemption.service';
 import { RefundListener } from './refund.listener';
+import { BackorderListener } from './backorder.listener';
 import { RedemptionRetention } from './redemption.retention';
 import { AttemptsModule } from '../attempts/attempts.module';
 import { CodeGuessingService } from './code-guessing.service';
@@ -49,6 +50,7 @@ import { RedemptionReviewService } from './redemption-review.service';
     CustomerDataRepository,
     RedemptionRetention,
     RefundListener,
+    BackorderListener,
     RiskRefusal,
     RedemptionReviewRepository,
     RedemptionReviewService,

@@ -278,13 +278,14 @@ export class RedemptionRepository {
       .update({ id: In(ids) }, { awaitingLicense: false, emailStatus: 'pending', emailLockedUntil: null });
   }
 
-  /** Redemptions waiting for a key whose product has a free one, oldest first. */
-  async findWaitingWithFreeKey(): Promise<Array<{ id: string; productId: string }>> {
+  /** Redemptions waiting for a key whose product (of `productIds`, else any) has a free one, oldest first. */
+  async findWaitingWithFreeKey(productIds?: string[]): Promise<Array<{ id: string; productId: string }>> {
     const rows: Array<{ id: string; product_id: string }> = await this.database.manager.query(
       `SELECT r.id, r.product_id FROM redemptions r
-        WHERE r.awaiting_license AND EXISTS (
+        WHERE r.awaiting_license ${productIds ? 'AND r.product_id = ANY($1::uuid[])' : ''} AND EXISTS (
           SELECT 1 FROM license_keys k WHERE k.product_id = r.product_id AND k.is_active AND k.current_activations < k.max_activations)
         ORDER BY r.redeemed_at, r.id`,
+      productIds ? [productIds] : [],
     );
     return rows.map((r) => ({ id: r.id, productId: r.product_id }));
   }

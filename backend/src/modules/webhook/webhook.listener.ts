@@ -38,6 +38,12 @@ export class WebhookListener {
       await this.webhooks.emit('redemption.license_assigned', { redemptionId, source: 'pool' });
   }
 
+  @OnDomainEvent('redemption.backorders-filled', 'after-commit')
+  async backordersFilled(e: Events['redemption.backorders-filled']): Promise<void> {
+    for (const redemptionId of e.redemptionIds)
+      await this.webhooks.emit('redemption.license_assigned', { redemptionId, source: 'pool' });
+  }
+
   @OnDomainEvent('email.failed', 'after-commit')
   async emailFailed(e: Events['email.failed']): Promise<void> {
     const { redemptionId, voucherCode, attempts, errors } = e;
