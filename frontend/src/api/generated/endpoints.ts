@@ -1096,6 +1096,8 @@ export type PoolForecastResponse = {
   low: boolean;
   /** Why the pool is low, as the product card shows it; null when it is not */
   lowReason: string | null;
+  /** Redemptions of the product waiting for a licence key (manual processing) */
+  waitingCustomers: number;
 };
 export type HistoryEventResponse = {
   at: string;

@@ -49,6 +49,7 @@ function forecastOf(overrides: Record<string, unknown> = {}) {
     daysLeft: 22,
     low: false,
     lowReason: null,
+    waitingCustomers: 0,
     ...overrides,
   };
 }
