@@ -213,3 +213,62 @@ describe('Staff single sign-on in the browser', () => {
     expect(oldSession.status).toBe(401);
   });
 });
+
+/** The provider going away in the middle of a sign-in: its own provider and app, so the other tests keep theirs. */
+describe('Staff single sign-on in the browser with the provider stopped mid-flow', () => {
+  let idp: TestOidcProvider;
+  let t: TestApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    idp = await startOidcProvider({ host: 'localhost' });
+    t = await startTestApp({
+      SERVE_FRONTEND: 'true',
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: TEST_CLIENT.id,
+      OIDC_CLIENT_SECRET: TEST_CLIENT.secret,
+      OIDC_DISPLAY_NAME: 'Contoso',
+      OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
+    });
+    idp.trust(t.baseUrl);
+    browser = await connectChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await idp?.close();
+  });
+
+  it('shows the "cannot be reached" message when the provider stops between its form and the callback', async () => {
+    const context = await browser.newContext({ baseURL: t.baseUrl, viewport: { width: 1366, height: 900 } });
+    try {
+      const page = await context.newPage();
+      idp.identities.set('paula', { sub: 'paula', preferred_username: 'paula', groups: ['ovr-operators'] });
+      // The provider has sent the browser back with its code: it stops before the app can exchange that code. The
+      // DevTools protocol pauses the callback although it is a redirect's target (page.route only sees a chain's
+      // first request).
+      const cdp = await context.newCDPSession(page);
+      let stopped = false;
+      cdp.on('Fetch.requestPaused', ({ requestId }: { requestId: string }) => {
+        void idp.close().then(() => {
+          stopped = true;
+          return cdp.send('Fetch.continueRequest', { requestId });
+        });
+      });
+      await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `${t.baseUrl}/api/admin/oidc/callback*` }] });
+      await page.goto('/admin/login');
+      await page.getByRole('link', { name: 'Sign in with Contoso' }).click();
+      await page.waitForURL((url) => url.origin === idp.issuer);
+      await page.locator('input[name="login"]').fill('paula');
+      await page.locator('input[name="password"]').fill('any password');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
+      await page.waitForURL((url) => url.origin === t.baseUrl && url.pathname === '/admin/login');
+      await page.getByText('The sign-in provider cannot be reached. Please try again later.').waitFor();
+      expect(stopped).toBe(true);
+      expect(new URL(page.url()).hash).toBe('');
+      expect(await page.evaluate(`localStorage.getItem('adminToken')`)).toBeNull();
+    } finally {
+      await context.close();
+    }
+  });
+});
