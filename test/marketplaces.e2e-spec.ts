@@ -6,6 +6,7 @@ import { eventually, redeemNew } from './helpers/redemptions';
 import { signed, startMarketplace, TestMarketplace } from './helpers/marketplace';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 import { Clock } from '../backend/src/common/clock';
+import { MarketplaceListener } from '../backend/src/modules/marketplace/marketplace.listener';
 
 const INVALID_SIGNATURE = 'Invalid signature';
 const UNCONFIRMED = 'We cannot confirm this voucher right now. Please try again in a few minutes.';
@@ -413,6 +414,21 @@ describe('Marketplace connections', () => {
       }
       const status = (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin)).body;
       expect(status).toMatchObject({ redeemed: 1, reports: { acked: 1, pending: 0, dead: 0 }, reportLagSeconds: 0 });
+    });
+
+    it('a redemption whose process died before its report row was written is still reported, once', async () => {
+      const c = await connect();
+      // The listener that writes the row after the commit never runs: as if the API died right after the redemption.
+      jest.spyOn(t.app.get(MarketplaceListener), 'redeemed').mockResolvedValue(undefined);
+      const redemption = await redeemNew(t, c.product, {}, 'MKK');
+      await eventually(async () => c.marketplace.callsTo('/redemptions').length > 0, 15_000, 'the swept report');
+      jest.restoreAllMocks();
+      expect(c.marketplace.callsTo('/redemptions').map((r) => r.headers['idempotency-key'])).toEqual([redemption.id]);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM marketplace_reports WHERE redemption_id = $1 AND kind = 'redemption'`,
+        [redemption.id],
+      );
+      expect(n).toBe(1);
     });
 
     it('a report failing past the retry window is dead, listed, and sent again by retry-dead; a refund is reported', async () => {

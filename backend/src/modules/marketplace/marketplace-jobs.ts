@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobRegistry } from '../jobs/job-registry';
 import { MarketplacePullService } from './marketplace-pull.service';
+import { MarketplaceReconcile } from './marketplace-reconcile';
 import { MarketplaceReportService } from './marketplace-report.service';
 import { MARKETPLACE_QUEUE, SEND_MARKETPLACE_REPORT, SWEEP_MARKETPLACE_REPORTS } from './marketplace.jobs';
 
@@ -18,6 +19,7 @@ export class MarketplaceJobs implements OnModuleInit {
     private readonly jobs: JobRegistry,
     private readonly reports: MarketplaceReportService,
     private readonly pulls: MarketplacePullService,
+    private readonly reconcile: MarketplaceReconcile,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -30,7 +32,8 @@ export class MarketplaceJobs implements OnModuleInit {
       handle: ({ reportId }) => this.reports.send(reportId),
     });
     this.jobs.register(SWEEP_MARKETPLACE_REPORTS, {
-      handle: () => this.reports.sweep(this.config.mailSweepAfterMs),
+      // Rows whose job was lost, then rows never written (a process that died right after a redemption).
+      handle: async () => (await this.reports.sweep(this.config.mailSweepAfterMs)) + (await this.reconcile.sweep()),
     });
     this.jobs.schedule(SWEEP_MARKETPLACE_REPORTS, this.config.mailSweepIntervalMs, {});
     this.jobs.poll({ name: 'marketplace.pull-events', every: PULL_POLL_MS, run: () => this.pulls.pullDue() });

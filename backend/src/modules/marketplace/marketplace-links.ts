@@ -36,6 +36,14 @@ export class MarketplaceLinks implements OnModuleInit, OnModuleDestroy {
     return this.byProduct.get(productId);
   }
 
+  /** The products of each connection that reports its redemptions. */
+  reportingByConnection(): Map<string, ProductLink[]> {
+    const out = new Map<string, ProductLink[]>();
+    for (const link of this.byProduct.values())
+      if (link.reportRedemptions) out.set(link.connectionId, [...(out.get(link.connectionId) ?? []), link]);
+    return out;
+  }
+
   /** Some connection checks its codes at redeem (else the redemption path asks nothing). */
   anyCheckAtRedeem(): boolean {
     return this.checkingAtRedeem;

@@ -10,6 +10,8 @@ import { MarketplaceMetrics } from './marketplace-metrics';
 import { MarketplacePullService } from './marketplace-pull.service';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
 import { MarketplaceReportService } from './marketplace-report.service';
+import { MarketplaceReconcile } from './marketplace-reconcile';
+import { RedemptionModule } from '../redemption/redemption.module';
 import { MarketplaceController, MarketplaceEventsController } from './marketplace.controller';
 import { MarketplaceListener } from './marketplace.listener';
 import { MarketplaceRepository } from './marketplace.repository';
@@ -21,7 +23,7 @@ import { MarketplaceRepository } from './marketplace.repository';
  */
 @Global()
 @Module({
-  imports: [VoucherModule],
+  imports: [VoucherModule, RedemptionModule],
   controllers: [MarketplaceController, MarketplaceEventsController],
   providers: [
     MarketplaceRepository,
@@ -34,6 +36,7 @@ import { MarketplaceRepository } from './marketplace.repository';
     MarketplaceInboundService,
     MarketplaceReportService,
     MarketplacePullService,
+    MarketplaceReconcile,
     MarketplaceListener,
     MarketplaceJobs,
   ],

@@ -37,6 +37,8 @@ export interface ProductLink {
   checkAtRedeem: boolean;
   reportRedemptions: boolean;
   onUnreachable: OnUnreachable;
+  /** When the connection was made: redemptions before it are never reported. */
+  createdAt: Date;
 }
 
 /** A connection whose pull is due: its URL, opened secret and cursor. */
@@ -169,7 +171,8 @@ export class MarketplaceRepository {
       this.database.manager,
       `SELECT p.product_id AS "productId", p.external_ref AS "externalRef", c.id AS "connectionId",
               c.base_url AS "baseUrl", c.secret_ciphertext AS s, c.check_at_redeem AS "checkAtRedeem",
-              c.report_redemptions AS "reportRedemptions", c.on_unreachable AS "onUnreachable"
+              c.report_redemptions AS "reportRedemptions", c.on_unreachable AS "onUnreachable",
+              c.created_at AS "createdAt"
          FROM marketplace_products p JOIN marketplace_connections c ON c.id = p.connection_id`,
     );
     return rows.map(({ s, ...link }) => ({ ...link, secret: this.cipher.open(s) }));
