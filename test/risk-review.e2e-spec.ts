@@ -21,6 +21,7 @@ const OFF = {
 };
 type Rules = typeof OFF;
 
+const METRICS = 'risk-metrics-token-0123456789';
 let serial = 0;
 const nextIp = () => `203.0.113.${++serial}`;
 const uniqueEmail = () => `held.${Date.now().toString(36)}.${++serial}@example.com`;
@@ -36,7 +37,7 @@ describe('Risk rules: held redemptions and the review queue', () => {
   let operator: { Authorization: string };
 
   beforeAll(async () => {
-    t = await startTestApp({ TRUST_PROXY: 'loopback', GEO_BLOCKED_COUNTRIES: '' });
+    t = await startTestApp({ TRUST_PROXY: 'loopback', GEO_BLOCKED_COUNTRIES: '', METRICS_TOKEN: METRICS });
     admin = bearer(await tokenFor(t, 'admin'));
     operator = bearer(await tokenFor(t, 'operator'));
   });
@@ -142,6 +143,12 @@ describe('Risk rules: held redemptions and the review queue', () => {
     const held = await keyedCode();
     const res = await redeem(nextIp(), { voucherCode: held.code, email });
     const id = await expectHeld(res, held.code, 'disposableEmail');
+    const heldGauge = async () => {
+      const text = (await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS}`).expect(200)).text;
+      return Number(/^redemptions_held (\d+)$/m.exec(text)?.[1]);
+    };
+    const waiting = (await queue()).total;
+    expect(await heldGauge()).toBe(waiting);
     // A redemption made after it gets its e-mail: the outbox ran past the held one, which stays pending.
     const later = await keyedCode();
     await redeem(nextIp(), { voucherCode: later.code }).expect(201);
@@ -151,6 +158,7 @@ describe('Risk rules: held redemptions and the review queue', () => {
     expect(mails().filter((m) => m.includes(held.key) || m.includes(email))).toEqual([]);
 
     await t.http().post(`/api/reviews/${id}/approve`).set(operator).expect(200);
+    expect(await heldGauge()).toBe(waiting - 1);
     expect((await keysAssignedTo(t, id)).map((k: { license_key: string }) => k.license_key)).toEqual([held.key]);
     const view = (await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200)).body;
     expect([view.isManualProcessing, view.licenseKey]).toEqual([false, held.key]);

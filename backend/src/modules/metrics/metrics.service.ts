@@ -8,6 +8,7 @@ import { WEBHOOK_QUEUE } from '../webhook/webhook.jobs';
 import { LicenseRepository } from '../license/license.repository';
 import { EmailLogRepository } from '../mail/email-log.repository';
 import { StatsRepository } from '../stats/stats.repository';
+import { RedemptionReviewRepository } from '../redemption/redemption-review.repository';
 
 /** The window of `email_sends_recent`: recent enough to alert on, one index range to count. */
 const EMAIL_WINDOW_MINUTES = 60;
@@ -26,11 +27,20 @@ export class MetricsService implements OnModuleInit {
     private readonly stats: StatsRepository,
     private readonly jobs: JobQueue,
     private readonly database: DatabaseService,
+    private readonly reviews: RedemptionReviewRepository,
   ) {}
 
   onModuleInit(): void {
     const registers = [this.metrics.registry];
-    const { licenses, emailLogs, stats, jobs, database } = this;
+    const { licenses, emailLogs, stats, jobs, database, reviews } = this;
+    new Gauge({
+      name: 'redemptions_held',
+      help: 'Redemptions a risk rule held, waiting for staff to approve or refuse them',
+      registers,
+      async collect() {
+        this.set(await reviews.heldCount());
+      },
+    });
     new Gauge({
       name: 'voucher_pool_available_activations',
       help: 'Activations left on active pool keys, per licence-managed product',

@@ -46,10 +46,15 @@ export class RedemptionReviewRepository {
         ORDER BY r.held_at, r.id LIMIT $1 OFFSET $2`,
       [limit, offset],
     );
+    return { items, total: await this.heldCount() };
+  }
+
+  /** Redemptions waiting for a decision (`redemptions_held`): the partial index holds only held and refused ones. */
+  async heldCount(): Promise<number> {
     const [{ total }] = await this.database.manager.query(
       `SELECT count(*)::int AS total FROM redemptions WHERE held_at IS NOT NULL AND refunded_at IS NULL`,
     );
-    return { items, total };
+    return total;
   }
 
   /** Approve: no longer held; a licence-managed product's redemption now waits for a key (the pool or backorder). */

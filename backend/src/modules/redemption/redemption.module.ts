@@ -68,6 +68,8 @@ import { RedemptionReviewService } from './redemption-review.service';
     RedemptionListRepository,
     RedemptionService,
     PoolAssignmentService,
+    // The metrics module: `redemptions_held`.
+    RedemptionReviewRepository,
   ],
 })
 export class RedemptionModule {}
