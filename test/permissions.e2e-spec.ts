@@ -24,6 +24,7 @@ const MATRIX: Record<string, string[]> = {
     'system.cleanup',
     'admin.reset-operator',
     'admin.create-shop-manager',
+    'admin.deactivate-user',
     'redemptions.delete',
     'export.redeemed-data',
     'export.unredeemed-vouchers',
@@ -67,6 +68,7 @@ const DATA_PERMISSIONS = MATRIX.admin.filter(
       'system.cleanup',
       'admin.reset-operator',
       'admin.create-shop-manager',
+      'admin.deactivate-user',
       'webhooks.manage',
       'api-tokens.manage',
       'marketplaces.manage',
@@ -396,6 +398,12 @@ const VALID_CALLS: Partial<Record<Permission, { route: string; prepare: (t: Test
   [Permission.AdminResetOperator]: {
     route: 'POST /api/admin/reset-operator',
     prepare: async () => ({ path: '/api/admin/reset-operator' }),
+  },
+  [Permission.AdminDeactivateUser]: {
+    route: 'POST /api/admin/users/:id/deactivate',
+    prepare: async (t) => ({
+      path: `/api/admin/users/${(await createAdminUser(t, { role: 'shop-manager' })).id}/deactivate`,
+    }),
   },
   [Permission.AdminCreateShopManager]: {
     route: 'POST /api/admin/create-shop-manager',

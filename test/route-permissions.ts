@@ -37,6 +37,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'POST /api/admin/sessions/revoke-others': [],
   'POST /api/admin/reset-operator': [Permission.AdminResetOperator],
   'POST /api/admin/create-shop-manager': [Permission.AdminCreateShopManager],
+  'POST /api/admin/users/:id/deactivate': [Permission.AdminDeactivateUser],
   // Single sign-on (404 when OIDC_ISSUER is unset) and integrations' API tokens
   'GET /api/admin/oidc/login': 'public',
   'GET /api/admin/oidc/callback': 'public',

@@ -14,8 +14,8 @@ import { generatePassword, hashPassword } from './modules/auth/password';
 import { countKeysNotUnderCurrent, rotateSealedKeys } from './keys-at-rest';
 
 /**
- * `npm run admin -- create …` / `… reset-password …`: account administration for operators of the service;
- * `… rotate-data-key`: licence and product keys re-encrypted under a new DATA_KEY.
+ * `npm run admin -- create …` / `… reset-password …` / `… deactivate …` / `… activate …`: account administration for
+ * operators of the service; `… rotate-data-key`: licence and product keys re-encrypted under a new DATA_KEY.
  */
 async function main(): Promise<number> {
   let command: AdminCommand;
@@ -99,10 +99,32 @@ async function run(
   const users = new AdminUserRepository(database, DataCipher.fromConfig(config));
   const sessions = new AdminSessionRepository(database);
   const audit = cliAuditRecorder(database);
-  const password = generatePassword();
-  const { hash, salt } = await hashPassword(password);
   const recorded = (action: string, userId: string, details: Record<string, unknown>) =>
     audit({ action, success: true, resource: 'admin_users', resourceId: userId, details });
+  if (command.command === 'deactivate' || command.command === 'activate') {
+    const active = command.command === 'activate';
+    const changed = await database.transaction(async () => {
+      const user = await users.setActive({ username: command.username }, active);
+      if (!user) return null;
+      // Deactivated: every session of the account ends at once (its API tokens stop with the account).
+      const sessionsEnded = active ? 0 : await sessions.revokeAllOf(user.id);
+      await recorded(`cli.user-${command.command}`, user.id, { username: user.username, sessionsEnded });
+      return { sessionsEnded };
+    });
+    if (!changed) {
+      console.error(`No user named "${command.username}".`);
+      return 1;
+    }
+    console.log(
+      active
+        ? `Activated "${command.username}": it may sign in again.`
+        : `Deactivated "${command.username}": ${changed.sessionsEnded} session(s) ended, its API tokens stopped. ` +
+            `Undo with: npm run admin -- activate --username ${command.username}`,
+    );
+    return 0;
+  }
+  const password = generatePassword();
+  const { hash, salt } = await hashPassword(password);
 
   if (command.command === 'create') {
     const email = command.email ?? `${command.username.toLowerCase()}@localhost`;

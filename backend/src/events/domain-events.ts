@@ -56,6 +56,7 @@ export const AUDIT_ONLY_EVENTS = [
   'password.change',
   'operator.reset-password',
   'admin-user.create',
+  'admin-user.deactivate',
   '2fa.setup',
   '2fa.enable',
   '2fa.disable',

@@ -85,6 +85,7 @@ export const CHANGES = {
   authControllerChangePassword: [],
   authControllerResetOperator: [],
   authControllerCreateShopManager: [],
+  authControllerDeactivateUser: [],
   authControllerSetupTwoFactor: [],
   authControllerEnableTwoFactor: ['me'],
   authControllerDisableTwoFactor: ['me'],

@@ -20,6 +20,11 @@ describe('parseAdminArgs', () => {
     });
   });
 
+  it('reads deactivate and activate', () => {
+    expect(parseAdminArgs(['deactivate', '--username', 'ops_1'])).toEqual({ command: 'deactivate', username: 'ops_1' });
+    expect(parseAdminArgs(['activate', '--username=ops_1'])).toEqual({ command: 'activate', username: 'ops_1' });
+  });
+
   it.each([
     [[], 'No command given'],
     [['drop'], 'Unknown command "drop"'],
@@ -29,6 +34,9 @@ describe('parseAdminArgs', () => {
     [['create', '--username', 'okname', '--role', 'root'], '--role must be one of admin, operator, shop-manager'],
     [['create', '--username', 'okname', '--role'], '--role needs a value'],
     [['reset-password', '--username', 'okname', '--role', 'admin'], 'Unknown option --role'],
+    [['deactivate'], '--username is required'],
+    [['deactivate', '--username', 'okname', '--email', 'a@b.c'], 'Unknown option --email'],
+    [['activate', '--username', 'no spaces'], '--username must be 3-50 letters, digits or underscores'],
   ])('refuses %j with "%s"', (args, message) => {
     expect(() => parseAdminArgs(args as string[])).toThrow(new CliUsageError(message));
   });

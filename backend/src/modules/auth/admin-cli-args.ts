@@ -3,17 +3,24 @@ import { Role } from '../../common/permissions';
 
 export type AdminCommand =
   | { command: 'create'; username: string; role: Role; email?: string }
-  | { command: 'reset-password'; username: string }
+  | { command: (typeof USER_COMMANDS)[number]; username: string }
   | { command: 'rotate-data-key' };
 
 export const ADMIN_CLI_USAGE = `Usage:
   npm run admin -- create --username <name> --role admin|operator|shop-manager [--email <address>]
   npm run admin -- reset-password --username <name>
+  npm run admin -- deactivate --username <name>
+  npm run admin -- activate --username <name>
   DATA_KEY=<new> DATA_KEY_PREVIOUS=<old> npm run admin -- rotate-data-key
-A generated password is printed once. rotate-data-key re-encrypts every licence key under DATA_KEY
-(resumable: run it again after an interruption).`;
+A generated password is printed once. deactivate ends the account's sessions at once; activate undoes it.
+rotate-data-key re-encrypts every licence key under DATA_KEY (resumable: run it again after an interruption).`;
 
 export class CliUsageError extends Error {}
+
+const USER_COMMANDS = ['reset-password', 'deactivate', 'activate'] as const;
+/** A command that takes `--username` only. */
+const isUserCommand = (command: string | undefined): command is (typeof USER_COMMANDS)[number] =>
+  (USER_COMMANDS as readonly (string | undefined)[]).includes(command);
 
 /** Parses `npm run admin -- …` arguments (after the script name). */
 export function parseAdminArgs(args: string[]): AdminCommand {
@@ -36,7 +43,7 @@ export function parseAdminArgs(args: string[]): AdminCommand {
   for (const name of Object.keys(options)) {
     if (!allowed.includes(name)) throw new CliUsageError(`Unknown option --${name}`);
   }
-  if (command !== 'create' && command !== 'reset-password') {
+  if (command !== 'create' && !isUserCommand(command)) {
     throw new CliUsageError(command ? `Unknown command "${command}"` : 'No command given');
   }
   const username = options.username;
@@ -44,7 +51,7 @@ export function parseAdminArgs(args: string[]): AdminCommand {
   if (!USERNAME_PATTERN.test(username) || username.length < 3 || username.length > 50) {
     throw new CliUsageError('--username must be 3-50 letters, digits or underscores');
   }
-  if (command === 'reset-password') return { command, username };
+  if (isUserCommand(command)) return { command, username };
 
   const roles = Object.values(Role) as string[];
   if (!options.role) throw new CliUsageError('--role is required');

@@ -27,31 +27,49 @@ export interface SessionOwner {
   admin_user_id: string;
 }
 
+/**
+ * Whose sessions may be used: with LOCAL_LOGIN=false (`localLogin` false) only accounts linked to the single sign-on
+ * provider and the break-glass account (ADMIN_USERNAME); every other account is local, and its sessions are refused.
+ */
+export interface SessionPolicy {
+  localLogin: boolean;
+  breakGlassUsername: string;
+}
+
+/** The SQL of SessionPolicy on `admin_users u`, its two values at parameters `$<at>` and `$<at + 1>`. */
+const allowedBy = (at: number) => `($${at}::boolean OR u.oidc_subject IS NOT NULL OR u.username = $${at + 1})`;
+const policyValues = (policy: SessionPolicy) => [policy.localLogin, policy.breakGlassUsername];
+
 /** The one owner of `admin_sessions`. Every lookup is by primary key or a unique/indexed token. */
 @Injectable()
 export class AdminSessionRepository {
   constructor(private readonly database: DatabaseService) {}
 
-  /** The user of a live session (active, unexpired, user active): one primary-key lookup per request. */
+  /**
+   * The user of a live session (active, unexpired, user active and allowed by `policy`): one primary-key lookup per
+   * request.
+   */
   async findLiveUser(
     sessionId: string,
     adminUserId: string,
+    policy: SessionPolicy,
   ): Promise<{ id: string; username: string; email: string; role: string } | undefined> {
     const [user] = await this.database.manager.query(
       `SELECT u.id, u.username, u.email, u.role
          FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
-        WHERE s.id = $1 AND s.admin_user_id = $2 AND s.is_active AND s.expires_at > now() AND u.is_active`,
-      [sessionId, adminUserId],
+        WHERE s.id = $1 AND s.admin_user_id = $2 AND s.is_active AND s.expires_at > now() AND u.is_active
+          AND ${allowedBy(3)}`,
+      [sessionId, adminUserId, ...policyValues(policy)],
     );
     return user;
   }
 
-  /** Of these session ids, the ones still live (the socket gateway's periodic re-check). */
-  async liveIds(sessionIds: string[]): Promise<string[]> {
+  /** Of these session ids, the ones still live as findLiveUser says (the socket gateway's periodic re-check). */
+  async liveIds(sessionIds: string[], policy: SessionPolicy): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.manager.query(
       `SELECT s.id FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
-        WHERE s.id = ANY($1::uuid[]) AND s.is_active AND s.expires_at > now() AND u.is_active`,
-      [sessionIds],
+        WHERE s.id = ANY($1::uuid[]) AND s.is_active AND s.expires_at > now() AND u.is_active AND ${allowedBy(2)}`,
+      [sessionIds, ...policyValues(policy)],
     );
     return rows.map((r) => r.id);
   }
@@ -76,7 +94,8 @@ export class AdminSessionRepository {
 
   /**
    * Swaps the presented refresh token (its hash) for the next one and extends the session (sliding, never past
-   * `created_at + maxHours`), when the session is live at `now`, younger than `maxHours` and its user active.
+   * `created_at + maxHours`), when the session is live at `now`, younger than `maxHours` and its user active and
+   * allowed by `policy`.
    * The spent hash joins the session's family (admin_session_spent_tokens) in the same statement.
    * Conditional: of concurrent callers exactly one wins. `now` is the application clock (tests fix it).
    */
@@ -86,6 +105,7 @@ export class AdminSessionRepository {
     limits: { ttlHours: number; maxHours: number; now: Date },
     ipAddress: string | null,
     userAgent: string | null,
+    policy: SessionPolicy,
   ): Promise<SessionOwner | undefined> {
     const [rotated] = await queryRows<SessionOwner>(
       this.database.manager,
@@ -97,14 +117,23 @@ export class AdminSessionRepository {
            FROM admin_users u
           WHERE s.refresh_token = $1 AND s.is_active AND s.expires_at > $6
             AND s.created_at + make_interval(hours => $7) > $6
-            AND u.id = s.admin_user_id AND u.is_active
+            AND u.id = s.admin_user_id AND u.is_active AND ${allowedBy(8)}
           RETURNING s.id, s.admin_user_id
        ), spent AS (
          INSERT INTO admin_session_spent_tokens (token_hash, session_id, spent_at)
          SELECT $1, id, $6 FROM rotated ON CONFLICT DO NOTHING
        )
        SELECT id, admin_user_id FROM rotated`,
-      [presentedHash, nextHash, limits.ttlHours, ipAddress, userAgent, limits.now, limits.maxHours],
+      [
+        presentedHash,
+        nextHash,
+        limits.ttlHours,
+        ipAddress,
+        userAgent,
+        limits.now,
+        limits.maxHours,
+        ...policyValues(policy),
+      ],
     );
     return rotated;
   }

@@ -159,6 +159,24 @@ export class AdminUserRepository {
     );
   }
 
+  /**
+   * Deactivates (`active` false) or reactivates an account, found by id or username: an inactive account signs in
+   * nowhere, and its sessions and API tokens are refused (the session and token lookups read `is_active`). Its id
+   * and username, or null when there is no such account.
+   */
+  async setActive(
+    account: { id: string } | { username: string },
+    active: boolean,
+  ): Promise<{ id: string; username: string } | null> {
+    const where = 'id' in account ? 'id = $1::uuid' : 'username = $1';
+    const [user] = await queryRows<{ id: string; username: string }>(
+      this.database.current,
+      `UPDATE admin_users SET is_active = $2, updated_at = now() WHERE ${where} RETURNING id, username`,
+      ['id' in account ? account.id : account.username, active],
+    );
+    return user ?? null;
+  }
+
   async setPassword(id: string, passwordHash: string, salt: string): Promise<void> {
     const db = this.database.current;
     await db.query(`UPDATE admin_users SET password_hash = $2, salt = $3, updated_at = now() WHERE id = $1`, [

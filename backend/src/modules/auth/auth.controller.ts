@@ -1,15 +1,16 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses, MessageResponse } from '../../common/openapi/api-responses';
 import type { Request } from 'express';
 import { Public } from '../../common/decorators/public.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
-import { AuthService } from './auth.service';
+import { ACCOUNT_MESSAGES, AuthService } from './auth.service';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { ChangePasswordDto, CreateShopManagerDto, TwoFactorCodeDto, TwoFactorSetupDto } from './dto/account.dto';
 import { LoginDto, RefreshDto } from './dto/login.dto';
 import {
   CreatedAccountResponse,
+  DeactivatedAccountResponse,
   LoginResponse,
   SuccessResponse,
   MeResponse,
@@ -22,6 +23,9 @@ import {
 import { Permission } from '../../common/permissions';
 import { requestMeta } from '../../common/utils/request-actor';
 import { TwoFactorService } from './two-factor.service';
+
+/** An account id that is not a UUID names no account: the same 404 as an unknown one. */
+const accountId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(ACCOUNT_MESSAGES.userNotFound) });
 
 @ApiTags('admin auth')
 @Controller('admin')
@@ -110,6 +114,20 @@ export class AuthController {
   @ApiErrorResponses(400, { 409: 'A user with this username or e-mail already exists' })
   createShopManager(@CurrentUser() user: AuthUser, @Body() dto: CreateShopManagerDto, @Req() req: Request) {
     return this.auth.createShopManager(user, dto, requestMeta(req));
+  }
+
+  @RequirePermissions(Permission.AdminDeactivateUser)
+  @Post('users/:id/deactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a staff account: it signs in nowhere, its sessions end at once, its API tokens stop',
+    description:
+      'Audited. The caller cannot deactivate their own account (400). `npm run admin -- activate` undoes it.',
+  })
+  @ApiOkResponse({ type: DeactivatedAccountResponse })
+  @ApiErrorResponses({ 400: ACCOUNT_MESSAGES.deactivateSelf, 404: ACCOUNT_MESSAGES.userNotFound })
+  deactivateUser(@Param('id', accountId) id: string, @CurrentUser() user: AuthUser, @Req() req: Request) {
+    return this.auth.deactivateUser(user, id, requestMeta(req));
   }
 
   @RequirePermissions()

@@ -34,6 +34,11 @@ export const LOGIN_MESSAGES = {
   sessionNotFound: 'Session not found',
 } as const;
 
+export const ACCOUNT_MESSAGES = {
+  userNotFound: 'User not found',
+  deactivateSelf: 'You cannot deactivate your own account',
+} as const;
+
 export interface LoginResponse {
   accessToken?: string;
   refreshToken?: string;
@@ -319,6 +324,29 @@ export class AuthService {
       });
     });
     return { username: 'operator', newPassword };
+  }
+
+  /**
+   * Deactivates a staff account (docs/auth.md "Deactivating an account"): it signs in nowhere, its sessions end at
+   * once (the next request of any of its tokens is 401, its sockets close at the next re-check) and its API tokens
+   * stop; audited. The caller's own account is refused (nobody locks themselves out by a click).
+   */
+  async deactivateUser(admin: AuthUser, userId: string, meta: RequestMeta) {
+    if (userId === admin.id) throw new BadRequestException(ACCOUNT_MESSAGES.deactivateSelf);
+    return this.database.transaction(async () => {
+      const user = await this.users.setActive({ id: userId }, false);
+      if (!user) throw new NotFoundException(ACCOUNT_MESSAGES.userNotFound);
+      const sessionsEnded = await this.sessions.revokeAllOf(user.id);
+      await this.events.publish('admin-user.deactivate', {
+        success: true,
+        adminUserId: admin.id,
+        resource: 'admin_users',
+        resourceId: user.id,
+        ...meta,
+        details: { username: user.username, sessionsEnded },
+      });
+      return { id: user.id, username: user.username, isActive: false, sessionsEnded };
+    });
   }
 
   async createShopManager(admin: AuthUser, dto: CreateShopManagerDto, meta: RequestMeta) {

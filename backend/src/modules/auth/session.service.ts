@@ -7,7 +7,7 @@ import { AuthUser } from '../../common/decorators/current-user.decorator';
 import { AccessTokenPayload } from './access-token';
 import { permissionsOf } from '../../common/permissions';
 import { RequestMeta } from '../../common/utils/request-actor';
-import { AdminSessionRepository, OwnSession } from './admin-session.repository';
+import { AdminSessionRepository, OwnSession, SessionPolicy } from './admin-session.repository';
 
 export const ACCESS_TOKEN_TTL = '15m';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,7 +32,9 @@ export function hashRefreshToken(token: string): string {
  * Admin sessions: one `admin_sessions` row per sign-in. The access token (JWT HS256, 15 minutes) names
  * the session; every request re-reads it, so revoking the row stops its tokens at once. The opaque
  * refresh token rotates on every use and any spent one of the session presented again revokes the session
- * (theft signal); a session ends SESSION_MAX_HOURS after sign-in whatever the refreshes.
+ * (theft signal); a session ends SESSION_MAX_HOURS after sign-in whatever the refreshes. With LOCAL_LOGIN=false the
+ * sessions of local accounts (no single sign-on identity, not ADMIN_USERNAME) are refused, access and refresh alike,
+ * from the first request after the switch: they were opened by the password sign-in that is now off.
  */
 @Injectable()
 export class SessionService {
@@ -57,14 +59,14 @@ export class SessionService {
     if (payload.typ !== 'access' || typeof payload.sid !== 'string' || typeof payload.sub !== 'string') return null;
     if (!UUID.test(payload.sid) || !UUID.test(payload.sub)) return null;
     // The session must be live and its user active.
-    const user = await this.sessions.findLiveUser(payload.sid, payload.sub);
+    const user = await this.sessions.findLiveUser(payload.sid, payload.sub, this.policy);
     if (!user) return null;
     return { ...user, permissions: permissionsOf(user.role), sessionId: payload.sid };
   }
 
   /** Of these session ids, the ones still live (active, unexpired, user active). */
   liveSessionIds(sessionIds: string[]): Promise<string[]> {
-    return this.sessions.liveIds(sessionIds);
+    return this.sessions.liveIds(sessionIds, this.policy);
   }
 
   async create(adminUserId: string, meta: RequestMeta): Promise<IssuedTokens> {
@@ -91,6 +93,7 @@ export class SessionService {
       { ttlHours: this.config.sessionTtlHours, maxHours: this.config.sessionMaxHours, now: this.clock.now() },
       meta.ipAddress.slice(0, 45) || null,
       meta.userAgent,
+      this.policy,
     );
     if (rotated) {
       return {
@@ -133,6 +136,11 @@ export class SessionService {
   /** Ends every session of a user, except `keepSessionId` when given. Returns how many were ended. */
   revokeAllOf(adminUserId: string, keepSessionId?: string): Promise<number> {
     return this.sessions.revokeAllOf(adminUserId, keepSessionId);
+  }
+
+  /** Whose sessions count (LOCAL_LOGIN, ADMIN_USERNAME). */
+  private get policy(): SessionPolicy {
+    return { localLogin: this.config.localLogin, breakGlassUsername: this.config.adminUsername };
   }
 
   private signAccessToken(adminUserId: string, sessionId: string): Promise<string> {

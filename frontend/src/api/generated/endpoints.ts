@@ -31,6 +31,15 @@ const injectedRtkApi = api.injectEndpoints({
     >({
       query: (queryArg) => ({ url: `/api/admin/create-shop-manager`, method: 'POST', body: queryArg }),
     }),
+    authControllerDeactivateUser: build.mutation<
+      AuthControllerDeactivateUserApiResponse,
+      AuthControllerDeactivateUserApiArg
+    >({
+      query: (queryArg) => ({
+        url: `/api/admin/users/${encodeURIComponent(String(queryArg))}/deactivate`,
+        method: 'POST',
+      }),
+    }),
     authControllerSetupTwoFactor: build.mutation<
       AuthControllerSetupTwoFactorApiResponse,
       AuthControllerSetupTwoFactorApiArg
@@ -416,6 +425,8 @@ export type AuthControllerResetOperatorApiResponse = /** status 200  */ ResetOpe
 export type AuthControllerResetOperatorApiArg = void;
 export type AuthControllerCreateShopManagerApiResponse = /** status 201  */ CreatedAccountResponse;
 export type AuthControllerCreateShopManagerApiArg = CreateShopManagerDto;
+export type AuthControllerDeactivateUserApiResponse = /** status 200  */ DeactivatedAccountResponse;
+export type AuthControllerDeactivateUserApiArg = string;
 export type AuthControllerSetupTwoFactorApiResponse = /** status 200  */ TwoFactorSetupResponse;
 export type AuthControllerSetupTwoFactorApiArg = TwoFactorSetupDto;
 export type AuthControllerEnableTwoFactorApiResponse = /** status 200  */ TwoFactorEnabledResponse;
@@ -670,6 +681,13 @@ export type CreateShopManagerDto = {
   username?: string;
   /** Defaults to <username>@localhost */
   email?: string;
+};
+export type DeactivatedAccountResponse = {
+  id: string;
+  username: string;
+  isActive: false;
+  /** Sessions of the account ended by this call */
+  sessionsEnded: number;
 };
 export type TwoFactorSetupResponse = {
   /** Base32 TOTP secret */
@@ -1383,6 +1401,7 @@ export const {
   useAuthControllerChangePasswordMutation,
   useAuthControllerResetOperatorMutation,
   useAuthControllerCreateShopManagerMutation,
+  useAuthControllerDeactivateUserMutation,
   useAuthControllerSetupTwoFactorMutation,
   useAuthControllerEnableTwoFactorMutation,
   useAuthControllerDisableTwoFactorMutation,

@@ -30,6 +30,13 @@ export class CreatedAccountResponse {
   @ApiProperty({ description: 'Generated, shown once' }) password: string;
 }
 
+export class DeactivatedAccountResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'operator' }) username: string;
+  @ApiProperty({ enum: [false] }) isActive: boolean;
+  @ApiProperty({ description: 'Sessions of the account ended by this call', example: 2 }) sessionsEnded: number;
+}
+
 export class TwoFactorSetupResponse {
   @ApiProperty({ description: 'Base32 TOTP secret' }) secret: string;
   @ApiProperty({ example: 'otpauth://totp/…' }) otpauthUrl: string;
