@@ -23,6 +23,7 @@ export const PERMISSIONS = {
   vouchersVoid: 'vouchers.void',
   webhooksManage: 'webhooks.manage',
   apiTokensManage: 'api-tokens.manage',
+  marketplacesManage: 'marketplaces.manage',
   settingsAccess: 'settings.access',
   systemCleanup: 'system.cleanup',
   resetOperator: 'admin.reset-operator',

@@ -16,6 +16,7 @@ import { CleanSystemDialog } from './CleanSystemDialog';
 import { PrivacyRequestsCard } from './PrivacyRequestsCard';
 import { WebhooksCard } from './WebhooksCard';
 import { ApiTokensCard } from './ApiTokensCard';
+import { MarketplacesCard } from './MarketplacesCard';
 import { useAuthControllerMeQuery, useProductControllerListQuery, useStatsControllerForPeriodQuery } from '../../api';
 
 const FEATURES = [
@@ -102,6 +103,11 @@ export function SettingsTab() {
       {can(PERMISSIONS.webhooksManage) && (
         <Grid size={12}>
           <WebhooksCard />
+        </Grid>
+      )}
+      {can(PERMISSIONS.marketplacesManage) && (
+        <Grid size={12}>
+          <MarketplacesCard />
         </Grid>
       )}
       {can(PERMISSIONS.apiTokensManage) && (
