@@ -11,7 +11,7 @@ import {
 } from 'typeorm';
 import { MarketplaceConnection } from './marketplace-connection.entity';
 
-/** `redemption`: POST /redemptions; `refund`: POST /refunds; `recheck`: the live check again after an unreachable one. */
+/** `redemption`: POST /redemptions; `refund`: POST /refunds; `recheck`: the live check again, after none answered. */
 export type MarketplaceReportKind = 'redemption' | 'refund' | 'recheck';
 export type MarketplaceReportStatus = 'pending' | 'acked' | 'dead';
 
