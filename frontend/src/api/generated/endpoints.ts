@@ -216,6 +216,35 @@ const injectedRtkApi = api.injectEndpoints({
     >({
       query: () => ({ url: `/api/admin/cleanup-redeemed`, method: 'DELETE' }),
     }),
+    redemptionReviewControllerList: build.query<
+      RedemptionReviewControllerListApiResponse,
+      RedemptionReviewControllerListApiArg
+    >({
+      query: (queryArg) => ({
+        url: `/api/reviews`,
+        params: {
+          status: queryArg.status,
+          limit: queryArg.limit,
+          offset: queryArg.offset,
+        },
+      }),
+    }),
+    redemptionReviewControllerApprove: build.mutation<
+      RedemptionReviewControllerApproveApiResponse,
+      RedemptionReviewControllerApproveApiArg
+    >({
+      query: (queryArg) => ({ url: `/api/reviews/${encodeURIComponent(String(queryArg))}/approve`, method: 'POST' }),
+    }),
+    redemptionReviewControllerRefuse: build.mutation<
+      RedemptionReviewControllerRefuseApiResponse,
+      RedemptionReviewControllerRefuseApiArg
+    >({
+      query: (queryArg) => ({
+        url: `/api/reviews/${encodeURIComponent(String(queryArg.id))}/refuse`,
+        method: 'POST',
+        body: queryArg.refuseReviewDto,
+      }),
+    }),
     productControllerList: build.query<ProductControllerListApiResponse, ProductControllerListApiArg>({
       query: () => ({ url: `/api/products` }),
     }),
@@ -513,6 +542,19 @@ export type RedemptionMaintenanceControllerFixPendingApiResponse = /** status 20
 export type RedemptionMaintenanceControllerFixPendingApiArg = void;
 export type RedemptionMaintenanceControllerCleanupApiResponse = /** status 200  */ CleanupResponse;
 export type RedemptionMaintenanceControllerCleanupApiArg = void;
+export type RedemptionReviewControllerListApiResponse = /** status 200  */ ReviewListResponse;
+export type RedemptionReviewControllerListApiArg = {
+  status?: 'held';
+  limit?: number;
+  offset?: number;
+};
+export type RedemptionReviewControllerApproveApiResponse = /** status 200  */ SuccessMessageResponse;
+export type RedemptionReviewControllerApproveApiArg = string;
+export type RedemptionReviewControllerRefuseApiResponse = /** status 200  */ SuccessMessageResponse;
+export type RedemptionReviewControllerRefuseApiArg = {
+  id: string;
+  refuseReviewDto: RefuseReviewDto;
+};
 export type ProductControllerListApiResponse = /** status 200  */ ProductResponse[];
 export type ProductControllerListApiArg = void;
 export type ProductControllerCreateApiResponse = /** status 201  */ ProductResponse;
@@ -751,7 +793,8 @@ export type TokenPermission =
   | 'licenses.manage'
   | 'licenses.assign'
   | 'emails.resend'
-  | 'emails.fix-pending';
+  | 'emails.fix-pending'
+  | 'reviews.manage';
 export type CreateApiTokenDto = {
   name: string;
   permissions: TokenPermission[];
@@ -940,6 +983,29 @@ export type CleanupResponse = {
   success: true;
   message: string;
   deleted: CleanupCounts;
+};
+export type ReviewRuleResponse = {
+  rule: string;
+  /** What the rule saw */
+  evidence: {
+    [key: string]: unknown;
+  };
+};
+export type HeldRedemptionResponse = {
+  redemptionId: string;
+  voucherCode: string;
+  productName: string;
+  customerEmail: string;
+  heldAt: string;
+  rules: ReviewRuleResponse[];
+};
+export type ReviewListResponse = {
+  items: HeldRedemptionResponse[];
+  total: number;
+};
+export type RefuseReviewDto = {
+  /** Add these to the blocklist */
+  blocklist?: ('email' | 'address' | 'phone')[];
 };
 export type ProductResponse = {
   id: string;
@@ -1429,6 +1495,9 @@ export const {
   useRedemptionAdminControllerAssignMutation,
   useRedemptionMaintenanceControllerFixPendingMutation,
   useRedemptionMaintenanceControllerCleanupMutation,
+  useRedemptionReviewControllerListQuery,
+  useRedemptionReviewControllerApproveMutation,
+  useRedemptionReviewControllerRefuseMutation,
   useProductControllerListQuery,
   useProductControllerCreateMutation,
   useProductControllerGetQuery,
@@ -1573,6 +1642,7 @@ export const TOKEN_PERMISSIONS = [
   'licenses.assign',
   'emails.resend',
   'emails.fix-pending',
+  'reviews.manage',
 ] as const satisfies readonly TokenPermission[];
 export const STATS_PERIODS = [
   'today',
