@@ -79,6 +79,9 @@ export const CHANGES = {
   riskControllerSaveRules: [],
   riskControllerAdd: [],
   riskControllerRemove: [],
+  // Review decisions (API only so far): an approval assigns a key, a refusal voids the code.
+  redemptionReviewControllerApprove: data('keys'),
+  redemptionReviewControllerRefuse: data('codes'),
   // Account and security: nothing the console lists, except the user itself and its sessions.
   authControllerLogin: [],
   authControllerLogout: [],
