@@ -7,7 +7,7 @@ import { io, Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { DataCipher } from '../backend/src/config/data-cipher';
 import { MIGRATIONS } from '../backend/src/database/migrations';
-import { createMigratedDatabase, TestDatabase } from './helpers/database';
+import { createTestDatabase, TestDatabase } from './helpers/database';
 import {
   addCodes,
   addLicenseKey,
@@ -57,7 +57,7 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
   const all = () => [...Object.values(apis ?? {}), ...workers, ...(proxy ? [proxy.process] : [])];
 
   beforeAll(async () => {
-    database = await createMigratedDatabase('ovr_scale');
+    database = await createTestDatabase('ovr_scale');
     smtp = await startSmtpServer();
     dataDir = mkdtempSync(join(tmpdir(), 'ovr-scale-'));
     prefix = `ovr_scale_${randomBytes(4).toString('hex')}`;
