@@ -201,9 +201,13 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
   it('checks the pool when Fix Pending Emails hands out its keys', async () => {
     const product = await licenseManagedProduct(t.db, `Fix pending ${randomCode()}`);
     const name = await productName(product);
-    // No key: the redemption waits, and its own check finds the pool empty (that day's alerts).
+    // Every active admin with an address gets each day's alert (other tests of this file may have added some).
+    const [{ n }] = await t.db.query(
+      `SELECT count(*)::int AS n FROM admin_users WHERE role = 'admin' AND is_active AND email <> ''`,
+    );
+    // No key: the redemption waits, and its own check finds the pool empty (that day's alerts, one per admin).
     await redeemNew(t, product);
-    await eventually(async () => alertsOf(name).length > 0, 20_000, 'the empty pool’s alert');
+    await eventually(async () => alertsOf(name).length === n, 20_000, 'the empty pool’s alerts');
     const today = alertsOf(name).length;
 
     // The next day 3 activations arrive (not under POOL_ALERT_MIN); the waiting redemption takes one of them.
@@ -212,8 +216,8 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
     expect(await forecastOf(product)).toMatchObject({ availableActivations: 3, low: false });
     const fix = await t.http().post('/api/admin/fix-pending-emails').set(bearer(admin)).expect(200);
     expect(fix.body.assignedCount).toBeGreaterThanOrEqual(1);
-    await eventually(async () => alertsOf(name).length === 2 * today, 20_000, 'the alert after Fix Pending Emails');
-    expect(alertsOf(name).slice(today)[0].text).toContain('2 activations available');
+    await eventually(async () => alertsOf(name).length === 2 * today, 20_000, 'the alerts after Fix Pending Emails');
+    for (const alert of alertsOf(name).slice(today)) expect(alert.text).toContain('2 activations available');
   });
 
   it('alerts when fewer days of keys are left than POOL_ALERT_DAYS, from the daily check', async () => {
