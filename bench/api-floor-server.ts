@@ -46,6 +46,8 @@ const server = createServer((req, res) => {
           successTokenHash(token),
           config.successTokenTtlHours,
           null, // no Idempotency-Key, as the benchmarks send none
+          false, // not held for review (the risk rules off)
+          null,
         ],
       });
       if (!rows.length) {

@@ -112,7 +112,10 @@ function redeemScript(prefix: string, codeSql: string, id = 'n'): string {
   return (
     REDEEM_SQL.replace(/--[^\n]*\n/g, '\n')
       .replace(/\s+/g, ' ')
-      // The Idempotency-Key's hash first: `$10` would otherwise read as `$1` followed by 0.
+      // The two-digit parameters first: `$10` would otherwise read as `$1` followed by 0. `$11`/`$12`: not held for
+      // review (the risk rules off), no rules.
+      .replace(/\$12\b/g, `NULL`)
+      .replace(/\$11\b/g, `false`)
       .replace(/\$10\b/g, `sha256((md5(random()::text) || :${id})::bytea)`)
       .replace('$1', codeSql)
       .replace(/\$2/g, `'Ann'`)

@@ -97,9 +97,23 @@ describe('the activation limit is the database’s (medium)', () => {
     const { product, key } = await fullPoolKey(1);
     const [code] = await addCodes(m.db, product, [randomCode('LIM')]);
     const email = `limit.${randomHex(4)}@example.com`;
-    // RedemptionRepository.redeem's parameters, in its order: code, names, e-mail, phone, IP, country, token, TTL, key.
+    // RedemptionRepository.redeem's parameters, in its order: code, names, e-mail, phone, IP, country, token, TTL, key,
+    // held for review (no), the rules that held it (none).
     const token = successTokenHash(randomHex(32));
-    const values = [code, 'Ann', 'Lee', email, null, '198.51.100.7', null, token, 72, idempotencyKeyHash(null)];
+    const values = [
+      code,
+      'Ann',
+      'Lee',
+      email,
+      null,
+      '198.51.100.7',
+      null,
+      token,
+      72,
+      idempotencyKeyHash(null),
+      false,
+      null,
+    ];
     const picksAnyKey = without(REDEEM_SQL, 'AND lk.current_activations < lk.max_activations');
     await expectRefused(m.db.query(picksAnyKey, values));
 

@@ -62,6 +62,8 @@ describe('the Unredeemed tab without an index on the code (medium)', () => {
         successTokenHash('available-token'),
         72,
         null,
+        false,
+        null,
       ]);
       expect(redeemed).toMatchObject({ product_id: p.product });
       // This transaction's own statistics: one update of voucher_codes, heap-only (no index entry written).
