@@ -246,7 +246,9 @@ describe('Permission matrix over every registered route', () => {
     for (const variant of VARIANTS.filter((v) => !tokenPermission(v)))
       mismatches.push(...(await mismatchesOf(variant)));
     expect(mismatches).toEqual([]);
-  });
+    // Every route (about 90) for each caller in turn, a request each, some of them writes: more than the default minute
+    // on a loaded 2-core machine.
+  }, 180_000);
 
   it('lets an API token with one data permission onto exactly the routes that permission covers', async () => {
     // The tokens are independent callers that change nothing they are refused: they are tried side by side.
