@@ -154,7 +154,7 @@ describe('failure paths: webhook receivers that fail until the retry window ends
     await expectNothingPartial(t.db);
   });
 
-  it('redirecting receivers (301, 302, 303, 307, 308): failures, never followed; the delivery log shows the status', async () => {
+  it('receivers answering 301-308: failed attempts, never followed; the delivery log shows the status', async () => {
     offsetMs = 0; // the Clock with the database's (a delivery's window starts at its created_at), whatever ran before
     // Where every redirect points: a receiver that would answer 200, and must never be asked.
     const target = await startReceiver();

@@ -96,6 +96,14 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/webhooks/:id/deliveries': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/resume': [Permission.WebhooksManage],
   'POST /api/webhooks/:id/test': [Permission.WebhooksManage],
+  // Marketplace connections (Settings); a marketplace's events carry its signature, no staff token.
+  'GET /api/marketplaces': [Permission.MarketplacesManage],
+  'POST /api/marketplaces': [Permission.MarketplacesManage],
+  'PATCH /api/marketplaces/:id': [Permission.MarketplacesManage],
+  'DELETE /api/marketplaces/:id': [Permission.MarketplacesManage],
+  'GET /api/marketplaces/:id/status': [Permission.MarketplacesManage],
+  'POST /api/marketplaces/:id/retry-dead': [Permission.MarketplacesManage],
+  'POST /api/marketplaces/:id/events': 'public',
   // Settings → Risk (DECISIONS §18)
   'GET /api/risk/rules': [Permission.SettingsAccess],
   'PUT /api/risk/rules': [Permission.SettingsAccess],
@@ -106,14 +114,6 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/reviews': [Permission.ReviewsManage],
   'POST /api/reviews/:id/approve': [Permission.ReviewsManage],
   'POST /api/reviews/:id/refuse': [Permission.ReviewsManage],
-  // Marketplace connections (Settings); a marketplace's events carry its signature, no staff token.
-  'GET /api/marketplaces': [Permission.MarketplacesManage],
-  'POST /api/marketplaces': [Permission.MarketplacesManage],
-  'PATCH /api/marketplaces/:id': [Permission.MarketplacesManage],
-  'DELETE /api/marketplaces/:id': [Permission.MarketplacesManage],
-  'GET /api/marketplaces/:id/status': [Permission.MarketplacesManage],
-  'POST /api/marketplaces/:id/retry-dead': [Permission.MarketplacesManage],
-  'POST /api/marketplaces/:id/events': 'public',
 
   // Settings → Privacy requests: the licence centre's links, exports and erasures, without personal data.
   'GET /api/admin/privacy-requests': [Permission.SettingsAccess],
