@@ -14,6 +14,21 @@ mkdirSync(results, { recursive: true });
  * is `localhost`, the app `127.0.0.1`: another site, so its redirect back is a cross-site navigation, as with a real
  * provider, and the hand-off's SameSite=Strict cookie is set in a response to one.
  */
+/** The provider on `localhost` and the app on 127.0.0.1 (two sites), the provider trusting the app's callback. */
+async function startSsoApp(): Promise<{ idp: TestOidcProvider; t: TestApp }> {
+  const idp = await startOidcProvider({ host: 'localhost' });
+  const t = await startTestApp({
+    SERVE_FRONTEND: 'true',
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: TEST_CLIENT.id,
+    OIDC_CLIENT_SECRET: TEST_CLIENT.secret,
+    OIDC_DISPLAY_NAME: 'Contoso',
+    OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
+  });
+  idp.trust(t.baseUrl);
+  return { idp, t };
+}
+
 describe('Staff single sign-on in the browser', () => {
   let idp: TestOidcProvider;
   let t: TestApp;
@@ -22,16 +37,7 @@ describe('Staff single sign-on in the browser', () => {
   let page: Page;
 
   beforeAll(async () => {
-    idp = await startOidcProvider({ host: 'localhost' });
-    t = await startTestApp({
-      SERVE_FRONTEND: 'true',
-      OIDC_ISSUER: idp.issuer,
-      OIDC_CLIENT_ID: TEST_CLIENT.id,
-      OIDC_CLIENT_SECRET: TEST_CLIENT.secret,
-      OIDC_DISPLAY_NAME: 'Contoso',
-      OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
-    });
-    idp.trust(t.baseUrl);
+    ({ idp, t } = await startSsoApp());
     browser = await connectChromium();
   }, 120_000);
   afterAll(async () => {
@@ -221,16 +227,7 @@ describe('Staff single sign-on in the browser with the provider stopped mid-flow
   let browser: Browser;
 
   beforeAll(async () => {
-    idp = await startOidcProvider({ host: 'localhost' });
-    t = await startTestApp({
-      SERVE_FRONTEND: 'true',
-      OIDC_ISSUER: idp.issuer,
-      OIDC_CLIENT_ID: TEST_CLIENT.id,
-      OIDC_CLIENT_SECRET: TEST_CLIENT.secret,
-      OIDC_DISPLAY_NAME: 'Contoso',
-      OIDC_ROLES: 'admin:ovr-admins,operator:ovr-operators',
-    });
-    idp.trust(t.baseUrl);
+    ({ idp, t } = await startSsoApp());
     browser = await connectChromium();
   }, 120_000);
   afterAll(async () => {
