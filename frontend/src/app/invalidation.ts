@@ -69,8 +69,8 @@ export const CHANGES = {
   webhookControllerResume: ['webhooks'],
   apiTokensControllerCreate: ['apiTokens'],
   apiTokensControllerRevoke: ['apiTokens'],
-  // Marketplace connections (API only: no console screen lists them); what their events load or void is announced
-  // in real time.
+  // Marketplace connections: Settings → Marketplaces reads its list again itself after each change; what their events
+  // load or void is announced in real time.
   marketplaceControllerCreate: [],
   marketplaceControllerUpdate: [],
   marketplaceControllerRemove: [],
