@@ -61,6 +61,7 @@ module.exports = {
       testMatch: ['**/*.medium-spec.ts'],
       globalSetup: '<rootDir>/test/medium/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/jest/password-cost.ts'],
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
@@ -70,6 +71,7 @@ module.exports = {
       testMatch: ['**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/jest/password-cost.ts'],
       ...node({ '^.+\\.ts$': tsJest }),
     },
     {
@@ -93,6 +95,7 @@ module.exports = {
       testMatch: ['**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/browser/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/jest/password-cost.ts'],
       ...node({ '^.+\\.ts$': tsJest }),
     },
   ],

@@ -8,6 +8,20 @@ describe('password hashes', () => {
     expect(await verifyPassword('Str0ng!Passw0rd#2', stored)).toBe(false);
   });
 
+  it("hashes at the test suites' cost once asked, and still verifies a hash of the production cost", async () => {
+    const production = await hashPassword('Str0ng!Passw0rd#1');
+    await jest.isolateModulesAsync(async () => {
+      const cheap = await import('./password');
+      cheap.usePasswordTestCost();
+      const made = await cheap.hashPassword('Str0ng!Passw0rd#1');
+      expect(made.hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(cheap.unmatchableHash().hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(await cheap.verifyPassword('Str0ng!Passw0rd#1', made)).toBe(true);
+      expect(await cheap.verifyPassword('Str0ng!Passw0rd#1', production)).toBe(true);
+      expect(await cheap.verifyPassword('Str0ng!Passw0rd#2', production)).toBe(false);
+    });
+  });
+
   it('has a hash no password matches, of the same form and cost as a real one', async () => {
     const real = await hashPassword('Str0ng!Passw0rd#1');
     const unmatchable = unmatchableHash();

@@ -15,8 +15,18 @@ const scrypt = promisify(scryptCb) as (
  * The hash column stores `scrypt$N$r$p$<base64 key>` so parameters can change later and old hashes still
  * verify; the salt has its own column (docs/product.md §4.6, max 32 characters).
  */
-const PARAMS = { N: 2 ** 14, r: 8, p: 5, maxmem: 256 * 1024 * 1024 };
+let PARAMS = { N: 2 ** 14, r: 8, p: 5, maxmem: 256 * 1024 * 1024 };
 const KEY_LENGTH = 64;
+
+/**
+ * For the test suites only (test/jest/password-cost.ts): the hashes this process makes from now on cost scrypt
+ * N=2^10, r=8, p=1, an eightieth of the work. A sign-in in a test checks its lockouts, audits and answers, not the
+ * cost, and the hashes took a quarter of the API suite's CPU. No setting reaches this; a hash records its own
+ * parameters, so hashes of either cost verify.
+ */
+export function usePasswordTestCost(): void {
+  PARAMS = { ...PARAMS, N: 2 ** 10, p: 1 };
+}
 
 export interface PasswordHash {
   hash: string;
