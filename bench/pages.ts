@@ -113,8 +113,9 @@ async function audit(url: string, port: number): Promise<Run> {
       JSON.stringify(lhr),
     );
   }
-  if (lhr.runtimeError)
+  if (lhr.runtimeError) {
     throw new LighthouseRunError(lhr.runtimeError.code, `${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  }
   const num = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
   const scores = Object.fromEntries(
     CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)]),

@@ -139,8 +139,9 @@ async function measureRun(url: string, pg: Client, productId: string, files: { c
         body: form,
       });
       const body = (await res.json()) as { inserted: number; duplicates: number; invalid: number };
-      if (res.status !== 201 && res.status !== 200)
+      if (res.status !== 201 && res.status !== 200) {
         throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
+      }
       return body;
     });
     run = {

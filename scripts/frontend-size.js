@@ -41,10 +41,11 @@ module.exports = { redeemPageFirstLoad, pageFirstLoad, BUDGET_BYTES };
 
 if (require.main === module) {
   const { sizes, totalGzip } = redeemPageFirstLoad();
-  for (const s of sizes)
+  for (const s of sizes) {
     console.log(
       `${s.file.padEnd(44)} ${(s.bytes / 1024).toFixed(1).padStart(8)} kB  gzip ${(s.gzip / 1024).toFixed(1).padStart(7)} kB`,
     );
+  }
   console.log(
     `Redeem page first-load JS: ${(totalGzip / 1024).toFixed(1)} kB gzipped (budget ${BUDGET_BYTES / 1024} kB)`,
   );

@@ -47,8 +47,9 @@ async function api(method, path, body, token) {
 
 /** Connects this marketplace through the admin API (or uses MARKETPLACE_ID and MARKETPLACE_SECRET). */
 async function connect(baseUrl) {
-  if (process.env.MARKETPLACE_ID && process.env.MARKETPLACE_SECRET)
+  if (process.env.MARKETPLACE_ID && process.env.MARKETPLACE_SECRET) {
     return { id: process.env.MARKETPLACE_ID, secret: process.env.MARKETPLACE_SECRET };
+  }
   const password = process.env.ADMIN_PASSWORD;
   if (!password) throw new Error('Set ADMIN_PASSWORD (or MARKETPLACE_ID and MARKETPLACE_SECRET of a connection)');
   const { accessToken } = await api('POST', '/api/admin/login', {
@@ -59,8 +60,9 @@ async function connect(baseUrl) {
   const list = Array.isArray(products) ? products : products.items || products.products || [];
   const product = list.find((p) => p.name === PRODUCT);
   if (!product) throw new Error(`No product named ${PRODUCT} (MOCK_PRODUCT)`);
-  for (const c of await api('GET', '/api/marketplaces', undefined, accessToken))
+  for (const c of await api('GET', '/api/marketplaces', undefined, accessToken)) {
     if (c.baseUrl === baseUrl) await api('DELETE', `/api/marketplaces/${c.id}`, undefined, accessToken);
+  }
   const created = await api(
     'POST',
     '/api/marketplaces',
@@ -93,8 +95,9 @@ async function main() {
       const body = Buffer.concat(chunks).toString('utf8');
       const answer = (status, json) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
-      if (!connection || !verified(connection.secret, req.headers, body))
+      if (!connection || !verified(connection.secret, req.headers, body)) {
         return answer(401, { message: 'Invalid signature' });
+      }
       const url = new URL(req.url, baseUrl);
       const json = body ? JSON.parse(body) : {};
       if (req.method === 'POST' && url.pathname === '/vouchers/check') {

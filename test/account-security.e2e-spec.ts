@@ -184,8 +184,9 @@ describe('Account security: recovery codes and sessions', () => {
 
     it('they share the 5-per-15-minutes budget of the 2FA calls (docs/product.md §18.5): then 429, and no code is spent', async () => {
       const { user, auth, recoveryCodes } = await enrolled();
-      for (let i = 0; i < 3; i++)
+      for (let i = 0; i < 3; i++) {
         await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
+      }
       const creds = { username: user.username, password: user.password };
       for (let i = 0; i < 2; i++) await login({ ...creds, recoveryCode: 'WRNG-CODE-0000-0002' }).expect(401);
       const limited = await login({ ...creds, recoveryCode: recoveryCodes[0] }).expect(429);
@@ -235,8 +236,9 @@ describe('Account security: recovery codes and sessions', () => {
 
       const list = (await sessions(bearer(phone.accessToken)).expect(200)).body as Array<Record<string, unknown>>;
       expect(list).toHaveLength(2);
-      for (const s of list)
+      for (const s of list) {
         expect(Object.keys(s).sort()).toEqual(['createdAt', 'current', 'id', 'ip', 'lastUsedAt', 'userAgent']);
+      }
       const current = list.find((s) => s.current)!;
       expect(current).toMatchObject({ ip: phoneIp, userAgent: expect.stringContaining('iPhone') });
       expect(list.filter((s) => s.current)).toHaveLength(1);

@@ -45,8 +45,9 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
           .post('/api/admin/change-password')
           .set(auth)
           .send({ currentPassword, newPassword: 'N3w!Password#2026x' });
-      for (let i = 0; i < 5; i++)
+      for (let i = 0; i < 5; i++) {
         expect((await change('Wrong!Passw0rd#1').expect(400)).body.message).toBe('Current password is incorrect');
+      }
       expect((await change('Wrong!Passw0rd#1').expect(429)).body.message).toBe(TOO_MANY);
       expect((await change(user.password).expect(429)).body.message).toBe(TOO_MANY);
     });
@@ -65,10 +66,11 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const { user, auth } = await signedIn();
       const setup = (body: Record<string, unknown>) => t.http().post('/api/admin/2fa/setup').set(auth).send(body);
       expect((await setup({}).expect(400)).body.message).toBe('Current password is required');
-      for (let i = 0; i < 5; i++)
+      for (let i = 0; i < 5; i++) {
         expect((await setup({ currentPassword: 'Wrong!Passw0rd#1' }).expect(400)).body.message).toBe(
           'Current password is incorrect',
         );
+      }
       expect((await setup({ currentPassword: user.password }).expect(429)).body.message).toBe(TOO_MANY);
       const [row] = await t.db.query(`SELECT two_factor_secret FROM admin_users WHERE id = $1`, [user.id]);
       expect(row.two_factor_secret).toBeNull();
@@ -89,8 +91,9 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
         .expect(200);
       const secret = setup.body.secret as string;
       const wrong = generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 10 * 30 });
-      for (let i = 0; i < 5; i++)
+      for (let i = 0; i < 5; i++) {
         await t.http().post('/api/admin/2fa/enable').set(auth).send({ code: wrong }).expect(400);
+      }
       const res = await t
         .http()
         .post('/api/admin/2fa/enable')
@@ -106,8 +109,9 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
         `UPDATE admin_users SET two_factor_enabled = true, two_factor_secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' WHERE id = $1`,
         [user.id],
       );
-      for (let i = 0; i < 3; i++)
+      for (let i = 0; i < 3; i++) {
         await t.http().post('/api/admin/2fa/disable').set(auth).send({ code: '000000' }).expect(400);
+      }
       for (let i = 0; i < 2; i++) {
         await t
           .http()
@@ -162,8 +166,9 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const first = await signIn(user);
       const answers = await Promise.all(Array.from({ length: 5 }, () => refresh(first.refreshToken)));
       expect(answers.map((res) => res.status).sort()).toEqual([200, 401, 401, 401, 401]);
-      for (const lost of answers.filter((res) => res.status === 401))
+      for (const lost of answers.filter((res) => res.status === 401)) {
         expect(lost.body.message).toBe('Invalid or expired refresh token');
+      }
       const winner = answers.find((res) => res.status === 200)!.body as { accessToken: string; refreshToken: string };
       expect(winner.refreshToken).not.toBe(first.refreshToken);
 
@@ -217,8 +222,9 @@ describe('Stolen-token limits (docs/product.md §18.5)', () => {
       const outsider = await send(auth, product, 'someone@example.org').expect(400);
       expect(outsider.body.message).toBe('Test e-mails can only be sent to the e-mail address of a staff account.');
       for (let i = 0; i < 5; i++) await send(auth, product, `${user.username}@example.com`).expect(200);
-      for (let i = 0; i < 5; i++)
+      for (let i = 0; i < 5; i++) {
         await send(auth, product, `${colleague.username.toUpperCase()}@EXAMPLE.COM`).expect(200);
+      }
       const limited = await send(auth, product, `${user.username}@example.com`).expect(429);
       expect(limited.body.message).toBe('Too many test e-mails: at most 10 per hour. Please try again later.');
       // Per user: the colleague still may.
@@ -241,11 +247,12 @@ describe('GET /api/health reports a status per dependency, never internal error 
     await admin.connect();
     try {
       await admin.query(`ALTER DATABASE ${t.database.name} ALLOW_CONNECTIONS ${allow}`);
-      if (!allow)
+      if (!allow) {
         await admin.query(
           `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
           [t.database.name],
         );
+      }
     } finally {
       await admin.end();
     }

@@ -78,8 +78,9 @@ describe('Code guessing and the redeem rate limit across API instances', () => {
 
   it('counts IPv6 addresses of one /64 together for the rate limit', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++)
+    for (let i = 0; i < 11; i++) {
       statuses.push((await redeem(i % 2 ? b : a, `2001:db8:77:1::${(i + 1).toString(16)}`)).status);
+    }
     expect(statuses).toEqual([...Array(10).fill(404), 429]);
     await redeem(a, '2001:db8:77:2::1').expect(404);
     advance(60_001);

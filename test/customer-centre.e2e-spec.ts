@@ -147,8 +147,9 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
     const sequence = async (target: string) => {
       const ip = newIp();
       const answers = [];
-      for (let i = 1; i < limit; i++)
+      for (let i = 1; i < limit; i++) {
         answers.push(await askLink(`probe.${i}.${randomCode('p').toLowerCase()}@x.test`, ip));
+      }
       answers.push(await askLink(target, ip));
       answers.push(await askLink(`any.${randomCode('a').toLowerCase()}@example.com`, ip));
       return { ip, answers: answers.map((a) => [a.status, a.body]) };
@@ -218,8 +219,9 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
     ]);
     expect(attempts).toBe(1);
     // The resend limit is the self-service one: 3 per redemption per 24 hours, then silence.
-    for (let i = 0; i < 3; i++)
+    for (let i = 0; i < 3; i++) {
       await t.http().post(`/api/customer/licences/${first.id}/resend`).set(customer).expect(202);
+    }
     const audit = await t.db.query(
       `SELECT success FROM security_audit_log WHERE action = 'redemption.customer-resend' AND resource_id = $1 ORDER BY created_at`,
       [first.id],

@@ -193,8 +193,9 @@ describe('licence centre: data export and erasure', () => {
     const dump = (await run('pg_dump', ['--no-owner', '--data-only', t.database.url], { maxBuffer: 256 * 1024 * 1024 }))
       .stdout;
     expect(dump).toContain(a.code);
-    for (const trace of [email, firstName, lastName, phone, ip, ipGroup, '2001:db8:77:1:', 'ZeldaBrowser'])
+    for (const trace of [email, firstName, lastName, phone, ip, ipGroup, '2001:db8:77:1:', 'ZeldaBrowser']) {
       expect([trace, dump.includes(trace)]).toEqual([trace, false]);
+    }
 
     // A later redemption with the address starts afresh: a new customer row, the same product allowed again.
     const again = await redeem(windows, { email, firstName: 'New', lastName: 'Start' });

@@ -86,12 +86,13 @@ describe('customer self-service: idempotent redeem and "Didn\'t get the e-mail?"
       const answers = await Promise.all([redeem(body, undefined, key), redeem(body, undefined, key)]);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
       const tokens = answers.map((a) => a.body.successToken as string);
-      for (const a of answers)
+      for (const a of answers) {
         expect(a.body).toEqual({
           success: true,
           productName: expect.stringContaining('Self Service'),
           successToken: expect.any(String),
         });
+      }
       expect(new Set(tokens).size).toBe(2);
 
       const pages = await Promise.all(tokens.map((token) => t.http().get(`/api/success-token/${token}`).expect(200)));

@@ -43,8 +43,9 @@ describe('Least privilege: codes, keys and customer data by caller (docs/product
 
   beforeAll(async () => {
     t = await startTestApp();
-    for (const role of ['admin', 'operator', 'shop-manager', 'auditor'])
+    for (const role of ['admin', 'operator', 'shop-manager', 'auditor']) {
       users[role] = (await createAdminUser(t, { role })).id;
+    }
     adminAuth = bearer((await issueToken(t, users.admin)).token);
     product = await productId(t.db, PRODUCTS.proPlusWindows);
     // Through the API, whatever the storage of keys: a pool key, a redemption that takes it, and one assigned by hand.

@@ -42,8 +42,9 @@ describe('Licence pool API', () => {
     expect(res.body.map((p: { id: string }) => p.id)).not.toContain(byLink.id);
     const managed = await t.db.query(`SELECT name FROM products WHERE is_license_managed ORDER BY name`);
     expect([...names].sort()).toEqual(managed.map((p: { name: string }) => p.name));
-    for (const product of res.body)
+    for (const product of res.body) {
       expect(product).toEqual(expect.objectContaining({ id: expect.any(String), isLicenseManaged: true }));
+    }
   });
 
   it('creates a key trimmed and upper-cased, single-user with one activation', async () => {
@@ -257,14 +258,16 @@ describe('Licence pool API', () => {
       `INSERT INTO products (name, is_license_managed, download_link) VALUES ('Pool Start (Windows)', true, 'https://x.example.com') RETURNING id`,
     );
     const ids: string[] = [];
-    for (const n of [1, 2, 3])
+    for (const n of [1, 2, 3]) {
       ids.push((await create(valid({ productId: row.id, licenseKey: `START-0000${n}` })).expect(201)).body.id);
-    for (const code of await addCodes(t.db, row.id, [randomCode(), randomCode()]))
+    }
+    for (const code of await addCodes(t.db, row.id, [randomCode(), randomCode()])) {
       await t
         .http()
         .post('/api/redeem-voucher')
         .send(redeemBody({ voucherCode: code }))
         .expect(201);
+    }
     // The job runs every POOL_START_INTERVAL_MS (one second) in the app's own runner.
     await eventually(
       async () =>

@@ -105,8 +105,9 @@ describe('e-mail when the primary SMTP provider misbehaves', () => {
       await eventually(async () => (await emailStatus(t, r.id)) === 'failed', 30_000, 'e-mail failed');
       const logs = await logsOf(t, r.id);
       expect(logs).toHaveLength(2);
-      for (const log of logs)
+      for (const log of logs) {
         expect(log).toMatchObject({ provider: 'primary', status: 'failed', error: expect.stringMatching(/greeting/i) });
+      }
     } finally {
       await t.close();
       await primary.close();
@@ -147,8 +148,9 @@ describe('e-mail when the primary SMTP provider misbehaves', () => {
         await eventually(async () => (await emailStatus(t, r.id)) === 'failed', 20_000, 'e-mail failed');
         const logs = await logsOf(t, r.id);
         expect(logs).toHaveLength(2);
-        for (const log of logs)
+        for (const log of logs) {
           expect(log).toMatchObject({ provider: 'primary', status: 'failed', error: expect.stringMatching(/554/) });
+        }
       } finally {
         await t.close();
         await primary.close();

@@ -31,8 +31,9 @@ describe('Marketplace connections', () => {
     admin = bearer(await tokenFor(t, 'admin'));
   });
   afterEach(async () => {
-    for (const m of (await t.http().get('/api/marketplaces').set(admin)).body)
+    for (const m of (await t.http().get('/api/marketplaces').set(admin)).body) {
       await t.http().delete(`/api/marketplaces/${m.id}`).set(admin);
+    }
     for (const m of marketplaces.splice(0)) await m.close();
   });
   afterAll(() => t?.close());

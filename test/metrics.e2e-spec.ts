@@ -86,11 +86,12 @@ describe('GET /metrics', () => {
          FROM products p LEFT JOIN license_keys k ON k.product_id = p.id WHERE p.is_license_managed GROUP BY p.id`,
     );
     expect(rows.find((r) => r.id === managed)?.available).toBe(5);
-    for (const r of rows)
+    for (const r of rows) {
       expect([r.id, sample(text, 'voucher_pool_available_activations', { product_id: r.id })]).toEqual([
         r.id,
         r.available,
       ]);
+    }
 
     const [{ pending }] = await t.db.query(
       `SELECT count(*)::int AS pending FROM redemptions WHERE email_status = 'pending'`,
@@ -101,8 +102,9 @@ describe('GET /metrics', () => {
     expect(logged.length).toBeGreaterThan(0);
     expect(sample(text, 'order_emails', { status: 'failed' })).toBe(0);
     expect(sample(text, 'order_emails', { status: 'pending' })).toBe(pending);
-    for (const l of logged)
+    for (const l of logged) {
       expect([l, sample(text, 'email_sends_recent', { provider: l.provider, status: l.status })]).toEqual([l, l.n]);
+    }
     expect(sample(text, 'job_queue_depth', { queue: 'mail' })).toBe(0);
     expect(sample(text, 'job_queue_depth', { queue: 'webhook' })).toBe(0);
     expect(sample(text, 'db_pool_connections', { state: 'in_use' })).toBeGreaterThanOrEqual(1);

@@ -122,8 +122,9 @@ describe('Permission matrix over every registered route', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    for (const role of ['admin', 'operator', 'shop-manager', 'auditor'])
+    for (const role of ['admin', 'operator', 'shop-manager', 'auditor']) {
       users[role] = (await createAdminUser(t, { role })).id;
+    }
   });
 
   /** A customer with a redemption (made again when Clean System, called as admin, took the last one). */
@@ -230,12 +231,13 @@ describe('Permission matrix over every registered route', () => {
       const decision: Decision = res.status === 401 || res.status === 403 ? (res.status as 401 | 403) : 'allowed';
       const want = SIGNED_ROUTES.includes(route.key) ? 401 : expected(access, variant);
       // A 5xx is never an answer, whoever asks and whatever the body (an empty body, an id that matches nothing).
-      if (res.status >= 500)
+      if (res.status >= 500) {
         mismatches.push(`${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}`);
-      else if (decision !== want)
+      } else if (decision !== want) {
         mismatches.push(
           `${route.key} as ${variant}: got ${res.status} ${JSON.stringify(res.body?.message)}, want ${want}`,
         );
+      }
     }
     return mismatches;
   }
@@ -243,8 +245,9 @@ describe('Permission matrix over every registered route', () => {
   it('lets through, 401s or 403s each route for each caller exactly as the matrix says', async () => {
     expect(registeredRoutes(t.app).length).toBeGreaterThanOrEqual(Object.keys(ROUTE_PERMISSIONS).length);
     const mismatches: string[] = [];
-    for (const variant of VARIANTS.filter((v) => !tokenPermission(v)))
+    for (const variant of VARIANTS.filter((v) => !tokenPermission(v))) {
       mismatches.push(...(await mismatchesOf(variant)));
+    }
     expect(mismatches).toEqual([]);
     // Every route (about 90) for each caller in turn, a request each, some of them writes: more than the default minute
     // on a loaded 2-core machine.

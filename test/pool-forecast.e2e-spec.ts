@@ -47,8 +47,9 @@ describe('licence pool forecast and low-pool alerts (docs/product.md §20.2)', (
   };
   /** Redemptions written straight to the table at the given times before NOW. */
   const seedRedemptions = async (product: string, agesMs: number[]) => {
-    for (const age of agesMs)
+    for (const age of agesMs) {
       await storeRedemption(t, { product, code: randomCode('FC'), redeemedAt: new Date(NOW.getTime() - age) });
+    }
   };
 
   it('forecasts each licence-managed product from its last 7 days of redemptions, with whole days left', async () => {

@@ -176,8 +176,9 @@ describe("idempotent redeem needs the redeem page's key", () => {
     expect(listed).toMatchObject({ voucherCode: { code: r.code }, customer: { email: r.body.email } });
     for (const body of shown) {
       const text = JSON.stringify(body);
-      for (const secret of [r.key!, hash.toString('hex'), hash.toString('base64'), r.token])
+      for (const secret of [r.key!, hash.toString('hex'), hash.toString('base64'), r.token]) {
         expect(text).not.toContain(secret);
+      }
       expect(text).not.toMatch(/idempotency/i);
     }
     // What the manager read is not enough for a success page.

@@ -43,8 +43,9 @@ describe('Risk rules: held redemptions and the review queue', () => {
   });
   afterEach(async () => {
     await t.http().put('/api/risk/rules').set(admin).send(OFF).expect(200);
-    for (const e of (await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body)
+    for (const e of (await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body) {
       await t.http().delete(`/api/risk/blocklist/${e.id}`).set(admin).expect(200);
+    }
   });
   afterAll(() => t?.close());
 

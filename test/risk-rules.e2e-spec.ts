@@ -38,8 +38,9 @@ describe('Risk rules: settings, blocklist and refusals', () => {
   });
   afterEach(async () => {
     await t.http().put('/api/risk/rules').set(admin).send(OFF).expect(200);
-    for (const e of (await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body)
+    for (const e of (await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body) {
       await t.http().delete(`/api/risk/blocklist/${e.id}`).set(admin).expect(200);
+    }
   });
   afterAll(() => t?.close());
 
@@ -105,8 +106,9 @@ describe('Risk rules: settings, blocklist and refusals', () => {
       ['address', '203.0.113.300', 'An address entry is an IPv4 or IPv6 address or a CIDR such as 203.0.113.0/24.'],
       ['email', 'not-an-email', 'An e-mail entry is an e-mail address.'],
       ['hardware', 'x', 'The kind is email, domain, address or phone.'],
-    ])
+    ]) {
       expect((await add(kind, value).expect(400)).body.message).toBe(message);
+    }
     expect((await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body).toHaveLength(3);
     await t.http().delete(`/api/risk/blocklist/${cidr.id}`).set(admin).expect(200);
     await t.http().delete(`/api/risk/blocklist/${cidr.id}`).set(admin).expect(404);
@@ -115,8 +117,9 @@ describe('Risk rules: settings, blocklist and refusals', () => {
 
   it('emailPerDay: off serves any number; refuse stops the redemption after the threshold, any product', async () => {
     const email = uniqueEmail();
-    for (let i = 0; i < 3; i++)
+    for (let i = 0; i < 3; i++) {
       expect((await redeem(nextIp(), { voucherCode: await freshCode(), email })).status).toBe(201);
+    }
     await setRules({ emailPerDay: { enabled: true, threshold: 1, action: 'refuse' } });
     const other = uniqueEmail();
     expect((await redeem(nextIp(), { voucherCode: await freshCode(), email: other })).status).toBe(201);

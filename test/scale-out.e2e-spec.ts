@@ -198,8 +198,9 @@ describe('scale-out behind HAProxy: 2 APIs, 2 workers, PostgreSQL, Redis', () =>
       const to = (Array.isArray(message.to) ? message.to : [message.to]).flatMap(
         (a) => a?.value.map((v) => v.address) ?? [],
       );
-      for (const address of to)
+      for (const address of to) {
         if (address && perRecipient.has(address)) perRecipient.set(address, perRecipient.get(address)! + 1);
+      }
     }
     return perRecipient;
   }

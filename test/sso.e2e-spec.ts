@@ -281,8 +281,9 @@ describe('Single sign-on through an OpenID provider', () => {
       refreshed.refreshToken,
     ];
     for (const secret of secrets) expect(text).not.toContain(secret);
-    for (const value of candidates())
+    for (const value of candidates()) {
       expect((await t.http().post('/api/admin/refresh').send({ refreshToken: value })).status).toBe(401);
+    }
   });
 
   it('refuses (and audits) a person whose groups map to no role, creating no account', async () => {

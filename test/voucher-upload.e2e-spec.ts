@@ -172,10 +172,12 @@ describe('POST /api/products/:id/voucher-codes (upload)', () => {
     const product = await newProduct();
     const lines: string[] = ['code'];
     for (let i = 0; i < 200_000; i++) {
-      if (i % 1000 === 999)
-        lines.push(`bad line ${i}`); // 200 invalid
-      else if (i % 500 === 0 && i > 0)
-        lines.push(`bulk-${String(i - 1).padStart(7, '0')}`); // repeats the previous line's code
+      if (i % 1000 === 999) {
+        lines.push(`bad line ${i}`);
+      } // 200 invalid
+      else if (i % 500 === 0 && i > 0) {
+        lines.push(`bulk-${String(i - 1).padStart(7, '0')}`);
+      } // repeats the previous line's code
       else lines.push(`bulk-${String(i).padStart(7, '0')}`);
     }
     const valid = lines.slice(1).filter((l) => !l.startsWith('bad'));

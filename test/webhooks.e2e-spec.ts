@@ -37,8 +37,9 @@ describe('Webhooks', () => {
   });
   afterEach(async () => {
     // Endpoints of one test never receive another's events.
-    for (const e of (await t.http().get('/api/webhooks').set(admin)).body)
+    for (const e of (await t.http().get('/api/webhooks').set(admin)).body) {
       await t.http().delete(`/api/webhooks/${e.id}`).set(admin);
+    }
     for (const r of receivers.splice(0)) await r.close();
   });
   afterAll(() => t?.close());

@@ -93,8 +93,9 @@ export async function createHttpApp(
   // API_DOCS=off (the production default): /api/docs and /api/docs-json answer 404 like any unknown API path.
   if (config.apiDocs === 'public') serveApiDocs(app);
 
-  if (config.serveFrontend)
+  if (config.serveFrontend) {
     app.use(frontendMiddleware(resolve(process.cwd(), 'frontend', 'dist'), publicConfigOf(config)));
+  }
   // Each request Nest handles gets its id and logger, and its line when answered (docs/product.md §18.4 for what the
   // line keeps): last of these, so the web app's files, the API docs and blocked addresses' 403s stay out of the log,
   // and before init() mounts nestjs-pino's middleware, which hands `req.log` to the application. PinoLogger's logger

@@ -28,8 +28,9 @@ export function demoAdminPassword(env: Env): string | undefined {
  * EMBEDDED_POSTGRES_PORT is set), never on DATABASE_URL or Redis, so the demo codes land nowhere else.
  */
 export function demoEnv(env: Env, adminPassword: string | undefined): Env {
-  if (env.NODE_ENV === 'production')
+  if (env.NODE_ENV === 'production') {
     throw new ConfigError('npm run demo is a local try-out: unset NODE_ENV=production');
+  }
   return {
     ...env,
     ADMIN_PASSWORD: env.ADMIN_PASSWORD || adminPassword,

@@ -35,8 +35,9 @@ function owners(dataSource: DataSource, cipher: DataCipher) {
 export async function sealKeysStoredInClear(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
   const { keys, products, users } = owners(dataSource, cipher);
   let licenseKeys = 0;
-  for (let sealed = await keys.sealPlainBatch(); sealed > 0; sealed = await keys.sealPlainBatch())
+  for (let sealed = await keys.sealPlainBatch(); sealed > 0; sealed = await keys.sealPlainBatch()) {
     licenseKeys += sealed;
+  }
   const productKeys = await products.sealPlainKeys();
   const totpSecrets = await users.sealPlainTotpSecrets();
   return { licenseKeys, productKeys, webhookSecrets: 0, totpSecrets };

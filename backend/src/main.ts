@@ -18,8 +18,9 @@ async function main(): Promise<void> {
   const config = loadConfig(env);
   // Start-up logs (embedded PostgreSQL at debug level, migrations) in the format and level of the rest.
   Logger.overrideLogger(PinoNestLogger.create(config));
-  if (worker && !config.redisUrl)
+  if (worker && !config.redisUrl) {
     throw new ConfigError('npm run worker needs REDIS_URL: without Redis, npm start runs its own job worker');
+  }
   if (jobsWorker) return runJobsWorker(config);
   const database = await prepareDatabase(config);
   // Without Redis the jobs run in a worker process of our own, on the other core (EMBEDDED_WORKER=false: in this one).

@@ -83,8 +83,9 @@ function htmlPages(dist: string, config: PublicConfig): (path: string) => Promis
   const built = existsSync(pagesDir)
     ? readdirSync(pagesDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'))
     : [];
-  for (const file of [join(dist, 'index.html'), ...built.map((f) => join(pagesDir, f))])
+  for (const file of [join(dist, 'index.html'), ...built.map((f) => join(pagesDir, f))]) {
     load(file)?.catch(() => undefined);
+  }
   return (path) => {
     const route = path.replace(/\/+$/, '');
     // Plain route paths only (lower-case words and dashes), so no request names a file of its own choosing.

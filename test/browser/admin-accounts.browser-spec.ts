@@ -30,8 +30,9 @@ describe('admin console in a real browser', () => {
     await page.getByRole('button', { name: 'Sign In' }).click();
     await page.waitForURL((url) => url.pathname === '/admin');
     await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
-    for (const name of ['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings'])
+    for (const name of ['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']) {
       await tab(name).waitFor();
+    }
     await page.getByRole('button', { name: 'Reset Operator' }).waitFor();
     const stored = await storedTokens();
     expect(stored[0]).toBeTruthy();

@@ -173,8 +173,9 @@ describe('licence centre in a real browser', () => {
     const dump = (await run('pg_dump', ['--no-owner', '--data-only', t.database.url], { maxBuffer: 256 * 1024 * 1024 }))
       .stdout;
     expect(dump).toContain(winCode);
-    for (const trace of [person.email, person.firstName, person.lastName, '+1 302 555 0142'])
+    for (const trace of [person.email, person.firstName, person.lastName, '+1 302 555 0142']) {
       expect([trace, dump.includes(trace)]).toEqual([trace, false]);
+    }
 
     // The staff console in the browser: "Erased on <date>" in the list, and Settings → Privacy requests.
     const staff = await openPage(browser, t.baseUrl);

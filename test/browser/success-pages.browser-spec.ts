@@ -187,8 +187,9 @@ describe('success pages while the token is checked', () => {
       for (const text of shows()) await page.getByText(text).waitFor();
       expect(await page.getByText('Verifying access...').count()).toBe(0);
       // "Verifying access..." is a screen high: a result that replaces it moves nothing that was on screen.
-      if (result !== 'Access Denied')
+      if (result !== 'Access Denied') {
         expect(await page.evaluate(() => (globalThis as any).layoutShifts as object[])).toEqual([]);
+      }
       expect(errors.filter((e) => !/404 \(Not Found\)/.test(e))).toEqual([]);
       await context.close();
     },

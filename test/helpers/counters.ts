@@ -225,8 +225,9 @@ export function randomOperations(
         const ids = (await t.db.query(`SELECT id FROM redemptions ORDER BY ${shuffled()} LIMIT 4`)).map(
           (r: { id: string }) => r.id,
         );
-        if (ids.length)
+        if (ids.length) {
           ok(await t.http().post('/api/redemptions/bulk-delete').set(auth).send({ redemptionIds: ids }), [200, 201]);
+        }
       },
     ],
     [
@@ -253,11 +254,12 @@ export function randomOperations(
       async () => {
         const row = await randomRow(`SELECT id, is_active FROM license_keys WHERE NOT is_manual`);
         // 404: deleted meanwhile by a concurrent "delete pool key" or Clean System.
-        if (row)
+        if (row) {
           ok(
             await t.http().put(`/api/license-keys/${row.id}`).set(auth).send({ isActive: !row.is_active }),
             [200, 404],
           );
+        }
       },
     ],
     [

@@ -55,10 +55,12 @@ export async function startMarketplace(answer?: (call: MarketplaceCall) => Marke
   });
   const defaultAnswer = (call: MarketplaceCall, url: URL): MarketplaceAnswer => {
     if (!call.signed) return { status: 401, body: { message: 'Invalid signature' } };
-    if (call.method === 'POST' && url.pathname.endsWith('/vouchers/check'))
+    if (call.method === 'POST' && url.pathname.endsWith('/vouchers/check')) {
       return { status: 200, body: { status: statuses.get(String(call.json.code)) ?? 'valid' } };
-    if (call.method === 'POST' && (url.pathname.endsWith('/redemptions') || url.pathname.endsWith('/refunds')))
+    }
+    if (call.method === 'POST' && (url.pathname.endsWith('/redemptions') || url.pathname.endsWith('/refunds'))) {
       return { status: 200, body: { ok: true } };
+    }
     if (call.method === 'GET' && url.pathname.endsWith('/events')) {
       const after = Number(url.searchParams.get('after') || 0);
       return { status: 200, body: { events: events.slice(after), cursor: String(events.length) } };

@@ -141,8 +141,9 @@ describe('list pages never skip or repeat a row (medium, properties)', () => {
     await checkProperty(
       fc.property(fc.nat({ max: 5000 }), fc.integer({ min: 1, max: 3000 }), fc.nat({ max: 100_000 }), (n, cap, est) => {
         // Exact exactly when every match was read within the cap; an estimate is always above the cap.
-        for (const total of [collectedTotal(n, cap, est), cappedTotal(n, cap, est)])
+        for (const total of [collectedTotal(n, cap, est), cappedTotal(n, cap, est)]) {
           expect(total).toEqual(n <= cap ? { count: n, exact: true } : { count: Math.max(est, cap + 1), exact: false });
+        }
       }),
       500,
     );

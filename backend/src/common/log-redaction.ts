@@ -88,7 +88,8 @@ export function redactResponse(res: {
   headers?: Record<string, unknown>;
 }): Record<string, unknown> {
   const headers = redactHeaders(res.headers);
-  if (headers)
+  if (headers) {
     for (const name of Object.keys(headers)) if (REDACTED_RESPONSE_HEADER.test(name)) headers[name] = REDACTED;
+  }
   return { statusCode: res.statusCode, headers };
 }

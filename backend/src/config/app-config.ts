@@ -213,15 +213,17 @@ function apiDocs(env: Env, production: boolean): 'public' | 'off' {
   const value = str(env, 'API_DOCS', production ? 'off' : 'public')
     .trim()
     .toLowerCase();
-  if (value !== 'public' && value !== 'off')
+  if (value !== 'public' && value !== 'off') {
     throw new ConfigError(`API_DOCS must be public or off, got "${env.API_DOCS}"`);
+  }
   return value;
 }
 
 function metricsToken(env: Env): string | undefined {
   const token = optional(env, 'METRICS_TOKEN');
-  if (token !== undefined && token.length < 16)
+  if (token !== undefined && token.length < 16) {
     throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  }
   return token;
 }
 
@@ -234,8 +236,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     .map((code) => code.trim().toUpperCase())
     .filter(Boolean);
   for (const code of countries) {
-    if (!/^[A-Z]{2}$/.test(code))
+    if (!/^[A-Z]{2}$/.test(code)) {
       throw new ConfigError(`GEO_BLOCKED_COUNTRIES must list two-letter ISO codes, got "${code}"`);
+    }
   }
   const supportEmail = str(env, 'SUPPORT_EMAIL', 'support@example.com');
   if (!/^[^\s@]+@[^\s@]+$/.test(supportEmail)) throw new ConfigError('SUPPORT_EMAIL must be an e-mail address');

@@ -60,8 +60,9 @@ function parseRoles(raw: string): Array<{ role: string; value: string }> {
     if (roles.has(role)) throw new ConfigError(`OIDC_ROLES names "${role}" twice`);
     roles.set(role, claimValue);
   }
-  if (!roles.size)
+  if (!roles.size) {
     throw new ConfigError('OIDC_ROLES is required with OIDC_ISSUER (e.g. admin:ovr-admins,operator:ovr-operators)');
+  }
   return ROLE_ORDER.filter((role) => roles.has(role)).map((role) => ({ role, value: roles.get(role)! }));
 }
 
@@ -91,8 +92,9 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
       'OIDC_REDIRECT_URI',
       'OIDC_ALLOWED_DOMAINS',
     ].find((n) => optional(env, n));
-    if (stray)
+    if (stray) {
       throw new ConfigError(`${stray} is set but OIDC_ISSUER is not: set OIDC_ISSUER to turn single sign-on on`);
+    }
     return undefined;
   }
   const allowInsecure = nodeEnv !== 'production';
@@ -100,15 +102,17 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
   const clientId = optional(env, 'OIDC_CLIENT_ID');
   if (!clientId) throw new ConfigError('OIDC_CLIENT_ID is required with OIDC_ISSUER');
   const roleClaim = optional(env, 'OIDC_ROLE_CLAIM') ?? 'groups';
-  if (!/^[\w:/.-]{1,200}$/.test(roleClaim))
+  if (!/^[\w:/.-]{1,200}$/.test(roleClaim)) {
     throw new ConfigError('OIDC_ROLE_CLAIM must be a claim name such as groups or realm_access.roles');
+  }
   const trustUsernameClaims = bool(env, 'OIDC_TRUST_USERNAME_CLAIMS', false);
-  if (USERNAME_CLAIMS.includes(roleClaim) && !trustUsernameClaims)
+  if (USERNAME_CLAIMS.includes(roleClaim) && !trustUsernameClaims) {
     throw new ConfigError(
       `OIDC_ROLE_CLAIM=${roleClaim}: at many providers a person can change their own ${roleClaim}, and no claim says ` +
         'it was verified. Map a group or role claim, or set OIDC_TRUST_USERNAME_CLAIMS=true if only your provider ' +
         'sets it (docs/auth.md "Which claims may grant a role")',
     );
+  }
   const redirect = optional(env, 'OIDC_REDIRECT_URI');
   const displayName = optional(env, 'OIDC_DISPLAY_NAME') ?? 'Single Sign-On';
   if (displayName.length > 60) throw new ConfigError('OIDC_DISPLAY_NAME must be at most 60 characters');
@@ -130,11 +134,13 @@ export function loadOidcConfig(env: Env, nodeEnv: string): OidcConfig | undefine
 export function loadLocalLogin(env: Env, oidc: OidcConfig | undefined): boolean {
   const raw = env.LOCAL_LOGIN?.trim().toLowerCase();
   if (raw === undefined || raw === '' || ['true', '1', 'yes'].includes(raw)) return true;
-  if (!['false', '0', 'no'].includes(raw))
+  if (!['false', '0', 'no'].includes(raw)) {
     throw new ConfigError(`LOCAL_LOGIN must be true or false, got "${env.LOCAL_LOGIN}"`);
-  if (!oidc)
+  }
+  if (!oidc) {
     throw new ConfigError(
       'LOCAL_LOGIN=false needs OIDC_ISSUER: without single sign-on only the admin account could sign in',
     );
+  }
   return false;
 }

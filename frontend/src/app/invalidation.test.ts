@@ -167,8 +167,9 @@ describe('the one table of what each change refreshes', () => {
       invalidatesFor(c).some((t) => ['VoucherCodes', 'LicenseKeys', 'Stats', 'Products', 'Redemptions'].includes(t)),
     );
     expect(dataChanges.length).toBeGreaterThan(15);
-    for (const change of dataChanges)
+    for (const change of dataChanges) {
       expect(invalidatesFor(change)).toEqual(expect.arrayContaining(['Stats', 'Products', 'Redemptions']));
+    }
     expect(invalidatesFor('licenseKeyControllerUpdate')).toEqual(['Stats', 'Products', 'Redemptions', 'LicenseKeys']);
     expect(invalidatesFor('voucherControllerDeleteOne')).toEqual(['Stats', 'Products', 'Redemptions', 'VoucherCodes']);
   });

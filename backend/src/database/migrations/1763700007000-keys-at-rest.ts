@@ -54,8 +54,9 @@ export class KeysAtRest1763700007000 implements MigrationInterface {
     const [{ sealed }] = await q.query(
       `SELECT count(*)::int AS sealed FROM license_keys WHERE key_ciphertext IS NOT NULL`,
     );
-    if (sealed > 0)
+    if (sealed > 0) {
       throw new Error(`${sealed} licence keys are sealed under DATA_KEY; this migration cannot be undone`);
+    }
     await q.query(`DELETE FROM success_tokens`);
     await q.query(`ALTER TABLE success_tokens DROP CONSTRAINT uq_success_tokens_token_hash, DROP COLUMN token_hash`);
     await q.query(`ALTER TABLE success_tokens ADD COLUMN token varchar(64) NOT NULL`);

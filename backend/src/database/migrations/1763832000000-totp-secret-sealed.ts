@@ -18,10 +18,11 @@ export class TotpSecretSealed1763832000000 implements MigrationInterface {
     const [{ n }] = await q.query(
       `SELECT count(*)::int AS n FROM admin_users WHERE two_factor_secret_ciphertext IS NOT NULL`,
     );
-    if (n > 0)
+    if (n > 0) {
       throw new Error(
         `${n} admin users hold a sealed TOTP secret: disable their two-factor before reverting this migration`,
       );
+    }
     await q.query(
       `ALTER TABLE admin_users DROP CONSTRAINT chk_admin_users_totp_sealed, DROP COLUMN two_factor_secret_ciphertext`,
     );

@@ -37,8 +37,9 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
         );
       }
     }
-    if (!(await this.users.existsWithUsername('operator')))
+    if (!(await this.users.existsWithUsername('operator'))) {
       await this.create('operator', 'operator@localhost', 'operator', generatePassword());
+    }
   }
 
   private async create(username: string, email: string, role: string, password: string): Promise<boolean> {

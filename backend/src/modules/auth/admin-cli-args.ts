@@ -26,8 +26,9 @@ const isUserCommand = (command: string | undefined): command is (typeof USER_COM
 export function parseAdminArgs(args: string[]): AdminCommand {
   const [command, ...rest] = args;
   if (command === 'rotate-data-key') {
-    if (rest.length)
+    if (rest.length) {
       throw new CliUsageError(`rotate-data-key takes no arguments (the keys come from DATA_KEY and DATA_KEY_PREVIOUS)`);
+    }
     return { command };
   }
   const options: Record<string, string> = {};

@@ -64,13 +64,14 @@ export class AuthService {
     // in through the provider. Answered (and locked out) like an unknown user, so the answer tells nothing.
     const localLoginOff = !this.config.localLogin && dto.username !== this.config.adminUsername;
     const user = localLoginOff ? null : await this.users.findByUsername(dto.username);
-    if (!user)
+    if (!user) {
       return this.failures.unknownUser(
         dto,
         meta,
         localLoginOff ? 'password sign-in is off (LOCAL_LOGIN=false)' : 'unknown user',
         this.lockout,
       );
+    }
     // The attempt is counted before the (slow) password check, so parallel guesses cannot exceed the limit.
     const attempt = await this.users.claimLoginAttempt(user.id, this.lockout);
     if (attempt === null) {
@@ -218,8 +219,9 @@ export class AuthService {
 
   /** Ends one of the caller's own sessions; another user's (or an ended) session is 404. Its tokens stop at once. */
   async endSession(user: AuthUser, sessionId: string, meta: RequestMeta): Promise<{ success: true }> {
-    if (!(await this.sessions.revokeOwn(user.id, sessionId)))
+    if (!(await this.sessions.revokeOwn(user.id, sessionId))) {
       throw new NotFoundException(LOGIN_MESSAGES.sessionNotFound);
+    }
     await this.events.publish('session.revoke', {
       success: true,
       adminUserId: user.id,

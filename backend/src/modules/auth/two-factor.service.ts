@@ -70,8 +70,9 @@ export class TwoFactorService {
       });
     });
     const secret = newTotpSecret();
-    if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret)))
+    if (!(await this.users.setTotpSecretUnlessEnabled(user.id, secret))) {
       throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyEnabled);
+    }
     const url = otpauthUrl(user.username, this.config.companyName, secret);
     await this.events.publish('2fa.setup', {
       success: true,

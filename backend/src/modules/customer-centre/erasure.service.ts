@@ -46,8 +46,9 @@ export class ErasureService {
     const attempts = await this.transport.send({ to: email, subject, html, text: htmlToText(html) });
     await this.emailLogs.logAttempts(null, email, subject, attempts);
     const confirmationSent = attempts.some((a) => a.ok);
-    if (!confirmationSent)
+    if (!confirmationSent) {
       this.logger.warn(`Erasure confirmation for customer ${customer.customerId} could not be sent`);
+    }
 
     await this.database.transaction(async () => {
       const done = await this.customers.erase(email);

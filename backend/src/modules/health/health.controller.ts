@@ -99,8 +99,9 @@ export class HealthController implements OnModuleDestroy {
   }
 
   private async pingRedis(): Promise<void> {
-    if (this.redis!.status === 'wait' || this.redis!.status === 'end')
+    if (this.redis!.status === 'wait' || this.redis!.status === 'end') {
       await this.redis!.connect().catch(() => undefined);
+    }
     await this.redis!.ping();
   }
 

@@ -3,10 +3,12 @@ import { JobRegistry } from './job-registry';
 
 describe('job names', () => {
   it('are <module>.<verb>-<object>, and nothing else', () => {
-    for (const name of ['mail.send-order-email', 'pool.check', 'customer-centre.sweep-access-links'])
+    for (const name of ['mail.send-order-email', 'pool.check', 'customer-centre.sweep-access-links']) {
       expect(checkJobName(name)).toBe(name);
-    for (const name of ['send-redemption-mail', 'mail:send', 'Mail.send', 'mail.send.twice', 'mail.', '.send'])
+    }
+    for (const name of ['send-redemption-mail', 'mail:send', 'Mail.send', 'mail.send.twice', 'mail.', '.send']) {
       expect(() => defineJob(name)).toThrow(`Job name ${name} is not <module>.<verb>-<object>`);
+    }
   });
 
   it('find a job under a former name, and key it by its name', () => {

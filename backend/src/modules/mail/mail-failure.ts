@@ -29,8 +29,9 @@ export function classifyMailError(err: unknown): MailFailure {
   const smtpCode =
     typeof e.responseCode === 'number' && e.responseCode >= 200 && e.responseCode < 600 ? e.responseCode : null;
   if (code === 'EAUTH') return { reason: 'auth', smtpCode };
-  if (code === 'ETIMEDOUT' || /timeout|timed out/i.test(String(e.message ?? '')))
+  if (code === 'ETIMEDOUT' || /timeout|timed out/i.test(String(e.message ?? ''))) {
     return { reason: 'timeout', smtpCode };
+  }
   if (smtpCode !== null && smtpCode >= 400) return { reason: 'rejected', smtpCode };
   if (CONNECTION_CODES.has(code)) return { reason: 'connection', smtpCode };
   return { reason: 'other', smtpCode };

@@ -64,8 +64,9 @@ export class GenericMarketplaceAdapter implements MarketplaceAdapter {
     const answer = answerJson(
       await callMarketplace(call, 'POST', '/vouchers/check', JSON.stringify({ code, externalRef })),
     ) as { status?: unknown };
-    if (!CHECK_STATUSES.includes(answer?.status as CheckStatus))
+    if (!CHECK_STATUSES.includes(answer?.status as CheckStatus)) {
       throw new Error(`The marketplace answered an unknown status: ${String(answer?.status).slice(0, 40)}`);
+    }
     return answer.status as CheckStatus;
   }
 

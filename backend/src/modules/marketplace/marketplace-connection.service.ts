@@ -141,8 +141,9 @@ export class MarketplaceConnectionService {
       try {
         await resolveWebhookTarget(dto.baseUrl!, this.policy);
       } catch (err) {
-        if (err instanceof WebhookUrlError)
+        if (err instanceof WebhookUrlError) {
           throw new BadRequestException(err.message.replace(/webhook URL/g, 'marketplace base URL'));
+        }
         throw err;
       }
     }
@@ -159,8 +160,9 @@ export class MarketplaceConnectionService {
   private productsOf(products: ConnectedProduct[]): ConnectedProduct[] {
     const ids = new Set(products.map((p) => p.productId.toLowerCase()));
     const refs = new Set(products.map((p) => p.externalRef));
-    if (ids.size !== products.length || refs.size !== products.length)
+    if (ids.size !== products.length || refs.size !== products.length) {
       throw new BadRequestException(MARKETPLACE_MESSAGES.duplicateRef);
+    }
     return products.map(({ productId, externalRef }) => ({ productId, externalRef }));
   }
 
@@ -170,10 +172,12 @@ export class MarketplaceConnectionService {
       return await work();
     } catch (err) {
       const pg = ((err as { driverError?: unknown }).driverError ?? err) as { code?: string; constraint?: string };
-      if (pg.code === '23505' && pg.constraint === 'pk_marketplace_products')
+      if (pg.code === '23505' && pg.constraint === 'pk_marketplace_products') {
         throw new ConflictException(MARKETPLACE_MESSAGES.productTaken);
-      if (pg.code === '23503' && pg.constraint === 'marketplace_products_product_id_fkey')
+      }
+      if (pg.code === '23503' && pg.constraint === 'marketplace_products_product_id_fkey') {
         throw new BadRequestException(MARKETPLACE_MESSAGES.productNotFound);
+      }
       throw err;
     }
   }

@@ -62,8 +62,9 @@ export class MarketplaceInboundService {
   ): Promise<EventOutcome> {
     const secret = await this.connections.secretOf(connectionId);
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    if (!secret || !rawBody || !this.adapter.verify(secret, headers, rawBody, now))
+    if (!secret || !rawBody || !this.adapter.verify(secret, headers, rawBody, now)) {
       throw new UnauthorizedException(INBOUND_MESSAGES.invalidSignature);
+    }
     const total: EventOutcome = { applied: 0, duplicates: 0, unknown: 0 };
     for (const event of this.adapter.translate(body)) {
       const outcome = await this.apply(connectionId, event, actor);
@@ -81,8 +82,9 @@ export class MarketplaceInboundService {
       metatype: MarketplaceEventDto,
       data: '',
     })) as MarketplaceEventDto;
-    if (await this.connections.eventSeen(connectionId, event.id))
+    if (await this.connections.eventSeen(connectionId, event.id)) {
       return { applied: 0, duplicates: event.codes.length, unknown: 0 };
+    }
     const productId = await this.connections.productFor(connectionId, event.externalRef);
     if (!productId) throw new UnprocessableEntityException(INBOUND_MESSAGES.unknownRef);
     const codes = [...new Set(event.codes)];

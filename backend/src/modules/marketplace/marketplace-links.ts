@@ -39,8 +39,9 @@ export class MarketplaceLinks implements OnModuleInit, OnModuleDestroy {
   /** The products of each connection that reports its redemptions. */
   reportingByConnection(): Map<string, ProductLink[]> {
     const out = new Map<string, ProductLink[]>();
-    for (const link of this.byProduct.values())
+    for (const link of this.byProduct.values()) {
       if (link.reportRedemptions) out.set(link.connectionId, [...(out.get(link.connectionId) ?? []), link]);
+    }
     return out;
   }
 

@@ -46,8 +46,9 @@ export class MarketplaceListener {
     if (!changed?.refundedCodes.length) return;
     const link = this.links.of(changed.productId);
     if (!link?.reportRedemptions) return;
-    for (const id of await this.reports.insertRefunds(link.connectionId, changed.refundedCodes, 'pending'))
+    for (const id of await this.reports.insertRefunds(link.connectionId, changed.refundedCodes, 'pending')) {
       this.queue(id);
+    }
   }
 
   private queue(reportId: string | undefined): void {

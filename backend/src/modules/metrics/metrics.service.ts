@@ -60,8 +60,9 @@ export class MetricsService implements OnModuleInit {
       registers,
       async collect() {
         this.reset();
-        for (const r of await emailLogs.recentCounts(EMAIL_WINDOW_MINUTES))
+        for (const r of await emailLogs.recentCounts(EMAIL_WINDOW_MINUTES)) {
           this.set({ provider: r.provider, status: r.status }, r.n);
+        }
       },
     });
     new Gauge({

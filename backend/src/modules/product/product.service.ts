@@ -122,8 +122,9 @@ export class ProductService {
       if (value === undefined || (value === null && field !== 'productKey')) continue;
       Object.assign(fields, { [field]: value });
     }
-    if (!Object.keys(fields).length)
+    if (!Object.keys(fields).length) {
       throw new BadRequestException('Nothing to update: send at least one product field.');
+    }
     let updated: boolean;
     try {
       updated = await this.products.update(id, fields);

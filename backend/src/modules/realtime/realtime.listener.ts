@@ -22,14 +22,16 @@ export class RealtimeListener {
 
   @OnDomainEvent('redemption.resend-email', 'after-commit')
   resent(e: Events['redemption.resend-email']): void {
-    if (e.success && e.voucherCode)
+    if (e.success && e.voucherCode) {
       this.realtime.emit('emailResend', `E-mail for voucher ${e.voucherCode} queued for sending`);
+    }
   }
 
   @OnDomainEvent('redemption.customer-resend', 'after-commit')
   customerResent(e: Events['redemption.customer-resend']): void {
-    if (e.success && e.voucherCode)
+    if (e.success && e.voucherCode) {
       this.realtime.emitThrottled('emailResend', `Customer asked for the e-mail of voucher ${e.voucherCode} again`);
+    }
   }
 
   @OnDomainEvent('redemption.assign-license', 'after-commit')
@@ -39,8 +41,9 @@ export class RealtimeListener {
 
   @OnDomainEvent('redemption.bulk-assign-license', 'after-commit')
   bulkAssigned(e: Events['redemption.bulk-assign-license']): void {
-    if (e.assignedIds.length)
+    if (e.assignedIds.length) {
       this.realtime.emit('licenseAssignment', `License assigned to ${e.assignedIds.length} redemption(s)`);
+    }
   }
 
   @OnDomainEvent('redemption.delete', 'after-commit')
@@ -55,8 +58,9 @@ export class RealtimeListener {
 
   @OnDomainEvent('emails.fix-pending', 'after-commit')
   fixedPending(e: Events['emails.fix-pending']): void {
-    if (e.poolAssignedIds.length)
+    if (e.poolAssignedIds.length) {
       this.realtime.emit('licenseAssignment', `${e.poolAssignedIds.length} waiting redemption(s) received a license`);
+    }
     if (e.queuedCount) this.realtime.emit('emailResend', `${e.queuedCount} pending e-mail(s) queued`);
   }
 
@@ -100,8 +104,9 @@ export class RealtimeListener {
 
   @OnDomainEvent('vouchers.upload', 'after-commit')
   uploaded(e: Events['vouchers.upload']): void {
-    if (e.success && e.inserted)
+    if (e.success && e.inserted) {
       this.realtime.emit('voucherUpdate', `${e.inserted} voucher code(s) uploaded for ${e.productName}`);
+    }
   }
 
   @OnDomainEvent('vouchers.void', 'after-commit')
@@ -116,17 +121,19 @@ export class RealtimeListener {
 
   @OnDomainEvent('vouchers.delete', 'after-commit')
   codeDeleted(e: Events['vouchers.delete']): void {
-    if (e.success && e.voucherCode)
+    if (e.success && e.voucherCode) {
       this.realtime.emit(
         'voucherUpdate',
         `Voucher code ${e.voucherCode} deleted from ${e.productName ?? 'its product'}`,
       );
+    }
   }
 
   @OnDomainEvent('vouchers.bulk-delete', 'after-commit')
   codesDeleted(e: Events['vouchers.bulk-delete']): void {
-    if (e.deletedCount > 0)
+    if (e.deletedCount > 0) {
       this.realtime.emit('voucherUpdate', `${e.deletedCount} voucher code(s) deleted from ${e.productName}`);
+    }
   }
 
   @OnDomainEvent(EXPORT_KINDS.map((kind) => `export.${kind}` as const), 'after-commit')

@@ -53,8 +53,9 @@ export function workerEventServer(redisUrl: string, keyPrefix: string): { server
   const logger = new Logger('WorkerEvents');
   const pub = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const sub = pub.duplicate();
-  for (const client of [pub, sub])
+  for (const client of [pub, sub]) {
     client.on('error', (err) => logger.warn(`Redis (socket.io adapter): ${err.message}`));
+  }
   reportFailedPublishes(pub, logger);
   reportFailedSubscribes(sub, logger);
   const server = new Server();

@@ -32,8 +32,9 @@ export class PoolAssignmentService {
         const redemption = await this.redemptions.lockAwaiting(redemptionId);
         if (!redemption) return 'not-waiting' as const;
         const key = await this.licenses.lockFreeKey(redemption.productId);
-        if (!key)
+        if (!key) {
           return (await this.licenses.hasFreeKey(redemption.productId)) ? ('retry' as const) : ('none' as const);
+        }
         await this.licenses.assignPoolKey(key.id, redemptionId);
         await this.redemptions.clearAwaiting(redemptionId);
         return 'assigned' as const;

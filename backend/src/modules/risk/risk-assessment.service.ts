@@ -83,8 +83,9 @@ export class RiskAssessmentService extends RedeemRisk {
         ip: subject.ip || null,
         phone: subject.phone ? normalPhone(subject.phone) : null,
       });
-      if (hits.length)
+      if (hits.length) {
         findings.push({ rule: 'blocklist', action: rules.blocklist.action, evidence: { entries: hits } });
+      }
     }
     const action = findings.some((f) => f.action === 'refuse') ? 'refuse' : findings.length ? 'review' : 'pass';
     return {

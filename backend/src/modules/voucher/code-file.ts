@@ -107,8 +107,9 @@ export function receiveCodeFile<T>(
       file.pipe(source);
       job = load(source, { filename: info.filename ?? '', kind: ext === '.csv' ? 'csv' : 'txt' })
         .then((result) => {
-          if ((file as Readable & { truncated?: boolean }).truncated)
+          if ((file as Readable & { truncated?: boolean }).truncated) {
             throw new PayloadTooLargeException(CODE_FILE_MESSAGES.tooLarge);
+          }
           return result;
         })
         .finally(() => {

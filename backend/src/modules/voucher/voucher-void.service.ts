@@ -167,8 +167,9 @@ const EMPTY_REPORT = { voided: 0, refundedAfterRedemption: [], unknown: 0, alrea
 
 function summary(o: { voided: number; refunded: unknown[]; unknown: number; alreadyVoid: number }): string {
   const parts = [`${o.voided} voucher code${o.voided === 1 ? '' : 's'} voided`];
-  if (o.refunded.length)
+  if (o.refunded.length) {
     parts.push(`${o.refunded.length} already redeemed (marked refunded, the customer keeps the key)`);
+  }
   if (o.alreadyVoid) parts.push(`${o.alreadyVoid} already void`);
   if (o.unknown) parts.push(`${o.unknown} unknown`);
   return `${parts.join(', ')}.`;

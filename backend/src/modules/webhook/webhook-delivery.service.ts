@@ -93,8 +93,9 @@ export class WebhookDeliveryService {
       );
       return 'retry';
     }
-    if (result.status === 'failed')
+    if (result.status === 'failed') {
       this.logger.warn(`Webhook delivery ${row.id} failed after ${attempts} attempts: ${error}`);
+    }
     return result.status === 'delivered' ? 'delivered' : 'failed';
   }
 
@@ -108,17 +109,19 @@ export class WebhookDeliveryService {
     const rule = { failures: this.config.webhookPauseAfterFailures, minutes: this.config.webhookPauseAfterMinutes };
     const paused = await this.database.transaction(async () => {
       const endpoint = await this.webhooks.noteOutcome(deliveryId, ok, now, rule);
-      if (endpoint)
+      if (endpoint) {
         await this.events.publish('webhook.pause', {
           success: true,
           resource: 'webhook',
           resourceId: endpoint.id,
           details: { url: endpoint.url, failures: rule.failures, minutes: rule.minutes },
         });
+      }
       return endpoint;
     });
-    if (paused)
+    if (paused) {
       this.logger.warn(`Webhook endpoint ${paused.url} paused after ${rule.failures} failed attempts in a row`);
+    }
   }
 
   /** Re-queues pending deliveries whose job was lost (Redis emptied, process restarted). */

@@ -83,8 +83,9 @@ export class WebhookEndpointService {
     if (!endpoint) throw new NotFoundException(WEBHOOK_MESSAGES.notFound);
     const queued = await this.webhooks.resume(id, this.clock.now());
     if (!queued) throw new ConflictException(WEBHOOK_MESSAGES.notPaused);
-    for (const delivery of queued)
+    for (const delivery of queued) {
       this.jobs.add(DELIVER_WEBHOOK, { deliveryId: delivery.id, attempt: delivery.attempts });
+    }
     await this.domainEvents.publish('webhook.resume', {
       ...actor,
       success: true,

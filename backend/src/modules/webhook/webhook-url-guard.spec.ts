@@ -52,8 +52,9 @@ describe('webhook URL guard (SSRF)', () => {
     ['6to4 2002::/16', ['2002:7f00:1::', '2002:a00:1::1', '2002:c0a8:101:1::1', '2002:a9fe:a9fe::']],
     ['Teredo 2001::/32', ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1', '2001:0:ffff::']],
   ])('forbids the %s forms of private addresses', (_form, addresses) => {
-    for (const address of addresses)
+    for (const address of addresses) {
       expect({ address, forbidden: isForbiddenAddress(address) }).toEqual({ address, forbidden: true });
+    }
   });
 
   it('reads the IPv4 address out of each embedding form', () => {

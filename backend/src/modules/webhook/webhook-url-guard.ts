@@ -178,8 +178,9 @@ export async function resolveWebhookTarget(
     if (!addresses.length) throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.unresolvable);
   }
   for (const { address } of addresses) {
-    if (!isInsecureTarget(address, policy) && isForbiddenAddress(address))
+    if (!isInsecureTarget(address, policy) && isForbiddenAddress(address)) {
       throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.private(address));
+    }
   }
   if (url.protocol === 'http:' && !addresses.every((a) => isInsecureTarget(a.address, policy))) {
     throw new WebhookUrlError(WEBHOOK_URL_MESSAGES.https);

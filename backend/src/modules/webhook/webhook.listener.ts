@@ -28,20 +28,23 @@ export class WebhookListener {
 
   @OnDomainEvent('redemption.bulk-assign-license', 'after-commit')
   async bulkAssigned(e: Events['redemption.bulk-assign-license']): Promise<void> {
-    for (const redemptionId of e.assignedIds)
+    for (const redemptionId of e.assignedIds) {
       await this.webhooks.emit('redemption.license_assigned', { redemptionId, source: 'bulk' });
+    }
   }
 
   @OnDomainEvent('emails.fix-pending', 'after-commit')
   async poolAssigned(e: Events['emails.fix-pending']): Promise<void> {
-    for (const redemptionId of e.poolAssignedIds)
+    for (const redemptionId of e.poolAssignedIds) {
       await this.webhooks.emit('redemption.license_assigned', { redemptionId, source: 'pool' });
+    }
   }
 
   @OnDomainEvent('redemption.backorders-filled', 'after-commit')
   async backordersFilled(e: Events['redemption.backorders-filled']): Promise<void> {
-    for (const redemptionId of e.redemptionIds)
+    for (const redemptionId of e.redemptionIds) {
       await this.webhooks.emit('redemption.license_assigned', { redemptionId, source: 'pool' });
+    }
   }
 
   @OnDomainEvent('email.failed', 'after-commit')

@@ -64,8 +64,9 @@ export async function exchangeSsoCode(code: string): Promise<SsoExchange> {
       refreshToken?: string;
       message?: unknown;
     };
-    if (!res.ok || !body.accessToken)
+    if (!res.ok || !body.accessToken) {
       return { ok: false, message: typeof body.message === 'string' ? body.message : undefined };
+    }
     const previous = getAccessToken();
     storeTokens(body.accessToken, body.refreshToken);
     if (previous) endSession(previous);

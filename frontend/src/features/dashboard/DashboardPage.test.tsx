@@ -105,8 +105,9 @@ describe('admin dashboard', () => {
   it('shows an admin the five tabs, the header buttons and Reset Operator', async () => {
     await openDashboard('admin');
     expect(tabNames()).toEqual(['Products', 'License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']);
-    for (const name of ['Change Password', 'Reset Operator', 'Logout'])
+    for (const name of ['Change Password', 'Reset Operator', 'Logout']) {
       expect(screen.getByRole('button', { name })).toBeInTheDocument();
+    }
     expect(screen.getByRole('link', { name: 'Customer View' })).toHaveAttribute('href', '/');
     // Issue 16: the Security screen opens from beside Change Password.
     expect(screen.getByRole('link', { name: 'Security' })).toHaveAttribute('href', '/admin/security');

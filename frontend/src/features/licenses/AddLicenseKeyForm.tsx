@@ -102,18 +102,19 @@ export function AddLicenseKeyForm({ products, onClose }: Props) {
       setResults(lineResults);
       // Keep only the lines that failed, to fix and send again.
       setBatchKeys(failed.map((r) => r.key).join('\n'));
-      if (failed.length === 0)
+      if (failed.length === 0) {
         toast({
           title: 'License keys added',
           description: `${added} of ${lineResults.length} license keys added.`,
           variant: 'success',
         });
-      else
+      } else {
         toast({
           title: 'Failed to add license key',
           description: `${failed.length} of ${lineResults.length} license keys could not be added.`,
           variant: 'destructive',
         });
+      }
     } else if (failed.length === 0) {
       setResults([]);
       setLicenseKey('');

@@ -192,7 +192,7 @@ describe('License Manager tab', () => {
       'POST /api/license-keys': (req) => {
         const body = req.body as { licenseKey: string };
         created.push(body);
-        if (body.licenseKey === 'BAD KEY')
+        if (body.licenseKey === 'BAD KEY') {
           return {
             status: 400,
             body: {
@@ -201,6 +201,7 @@ describe('License Manager tab', () => {
               error: 'Bad Request',
             },
           };
+        }
         return { status: 201, body: aKey(body.licenseKey.toUpperCase()) };
       },
     });

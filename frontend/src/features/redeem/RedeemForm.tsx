@@ -61,8 +61,9 @@ function typedBeforeLoad(): Partial<RedeemFormValues> {
     if (!element) continue;
     if (field === 'acceptPrivacyPolicy') {
       if (element.checked) typed.acceptPrivacyPolicy = true;
-    } else if (element.value)
+    } else if (element.value) {
       typed[field] = field === 'voucherCode' ? normaliseVoucherInput(element.value) : element.value;
+    }
   }
   return typed;
 }

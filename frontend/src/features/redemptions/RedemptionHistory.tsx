@@ -16,25 +16,28 @@ function details(event: RedemptionHistoryEvent): string {
 /** docs/product.md §20.3 "History" of the details modal: what happened, newest first, who and when. */
 export function RedemptionHistory({ redemptionId }: { redemptionId: string }) {
   const { data, isLoading, isError } = useRedemptionHistoryControllerGetQuery(redemptionId);
-  if (isLoading)
+  if (isLoading) {
     return (
       <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         Loading history...
       </Typography>
     );
-  if (isError || !data)
+  }
+  if (isError || !data) {
     return (
       <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         The history could not be loaded.
       </Typography>
     );
+  }
   const events = [...data.events].reverse();
-  if (!events.length)
+  if (!events.length) {
     return (
       <Typography variant="body2" sx={{ color: 'text.secondary' }}>
         Nothing recorded yet.
       </Typography>
     );
+  }
   return (
     <List dense disablePadding aria-label="Redemption history" data-testid="redemption-history">
       {events.map((event, i) => (

@@ -54,9 +54,9 @@ export function ApiTokensCard() {
   const confirmRevoke = async () => {
     if (!revoking) return;
     const result = await revoke(revoking.id);
-    if ('error' in result)
+    if ('error' in result) {
       toast({ title: 'Token not revoked', description: bodyMessage(result.error), variant: 'destructive' });
-    else toast({ title: 'API token revoked', description: revoking.name, variant: 'success' });
+    } else toast({ title: 'API token revoked', description: revoking.name, variant: 'success' });
     setRevoking(null);
   };
   return (

@@ -166,9 +166,9 @@ function Connection({ connection, onDelete }: { connection: MarketplaceResponse;
   const [retryDead, { isLoading }] = useMarketplaceControllerRetryDeadMutation();
   const retry = async () => {
     const result = await retryDead(connection.id);
-    if ('error' in result)
+    if ('error' in result) {
       toast({ title: 'Dead reports not retried', description: bodyMessage(result.error), variant: 'destructive' });
-    else {
+    } else {
       toast({ title: 'Dead reports queued again', description: result.data.message, variant: 'success' });
       void refetch();
     }
@@ -228,9 +228,9 @@ export function MarketplacesCard() {
   const confirmDelete = async () => {
     if (!deleting) return;
     const result = await remove(deleting.id);
-    if ('error' in result)
+    if ('error' in result) {
       toast({ title: 'Marketplace not deleted', description: bodyMessage(result.error), variant: 'destructive' });
-    else toast({ title: 'Marketplace deleted', description: deleting.name, variant: 'success' });
+    } else toast({ title: 'Marketplace deleted', description: deleting.name, variant: 'success' });
     setDeleting(null);
     void refetch();
   };

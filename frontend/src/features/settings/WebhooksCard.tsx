@@ -62,25 +62,27 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
   const [resumeEndpoint, { isLoading: resuming }] = useWebhookControllerResumeMutation();
   const resume = async () => {
     const result = await resumeEndpoint(endpoint.id);
-    if ('error' in result)
+    if ('error' in result) {
       toast({ title: 'Webhook not resumed', description: bodyMessage(result.error), variant: 'destructive' });
-    else
+    } else {
       toast({
         title: 'Webhook resumed',
         description: `${result.data.requeued} queued deliveries are sent now.`,
         variant: 'success',
       });
+    }
   };
   const test = async () => {
     const result = await sendTest(endpoint.id);
-    if ('error' in result)
+    if ('error' in result) {
       toast({ title: 'Test event not sent', description: bodyMessage(result.error), variant: 'destructive' });
-    else
+    } else {
       toast({
         title: 'Test event queued',
         description: `A webhook.test delivery to ${endpoint.url} is on its way.`,
         variant: 'success',
       });
+    }
   };
   return (
     <Box component="article" aria-label={`Webhook ${endpoint.url}`} sx={{ py: 2 }}>
@@ -130,9 +132,9 @@ export function WebhooksCard() {
   const confirmDelete = async () => {
     if (!deleting) return;
     const result = await remove(deleting.id);
-    if ('error' in result)
+    if ('error' in result) {
       toast({ title: 'Webhook not deleted', description: bodyMessage(result.error), variant: 'destructive' });
-    else toast({ title: 'Webhook deleted', description: deleting.url, variant: 'success' });
+    } else toast({ title: 'Webhook deleted', description: deleting.url, variant: 'success' });
     setDeleting(null);
   };
   return (

@@ -44,12 +44,12 @@ export function useSuccessToken(): SuccessTokenState {
   if (!hydrated) state = { status: 'loading' };
   else if (!token) state = { status: 'error', message: TOKEN_MISSING };
   else if (isLoading || (isFetching && !data)) state = { status: 'loading' };
-  else if (isError)
+  else if (isError) {
     state = {
       status: 'error',
       message: httpStatus(error) !== undefined ? (bodyMessage(error) ?? VERIFY_FAILED) : ACCESS_DENIED,
     };
-  else if (!data) state = { status: 'empty' };
+  } else if (!data) state = { status: 'empty' };
   else state = { status: 'ready', data };
 
   useEffect(() => {

@@ -24,16 +24,19 @@ export function verifiedEmail(claims: Record<string, unknown>): string | null {
  * e-mail's domain must be one of them. Then the highest role whose value the claim holds.
  */
 export function admit(claims: Record<string, unknown>, rules: AdmissionRules): Admission {
-  if (rules.roleClaim === EMAIL_CLAIM && claims.email_verified !== true)
+  if (rules.roleClaim === EMAIL_CLAIM && claims.email_verified !== true) {
     return { refusal: 'unverified', reason: 'the role claim email is not verified by the provider (email_verified)' };
-  if (USERNAME_CLAIMS.includes(rules.roleClaim) && !rules.trustUsernameClaims)
+  }
+  if (USERNAME_CLAIMS.includes(rules.roleClaim) && !rules.trustUsernameClaims) {
     return { refusal: 'unverified', reason: `the role claim ${rules.roleClaim} is not trusted` };
+  }
   if (rules.allowedDomains.length > 0) {
     const hd = typeof claims.hd === 'string' ? claims.hd.toLowerCase() : null;
     const email = verifiedEmail(claims);
     const domain = email ? email.slice(email.lastIndexOf('@') + 1) : null;
-    if (!(hd && rules.allowedDomains.includes(hd)) && !(domain && rules.allowedDomains.includes(domain)))
+    if (!(hd && rules.allowedDomains.includes(hd)) && !(domain && rules.allowedDomains.includes(domain))) {
       return { refusal: 'domain', reason: 'neither hd nor a verified e-mail is of an allowed domain' };
+    }
   }
   const role = mapRole(claims, rules);
   return role ? { role } : { refusal: 'no-role', reason: 'no configured role in the role claim' };

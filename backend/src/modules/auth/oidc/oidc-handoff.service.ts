@@ -73,10 +73,12 @@ export class OidcHandoffService {
       });
       throw new UnauthorizedException(HANDOFF_REFUSED);
     };
-    if (!browserKey || !sameHash(sha256(browserKey), handoff.browserHash))
+    if (!browserKey || !sameHash(sha256(browserKey), handoff.browserHash)) {
       await refused('hand-off code presented without the cookie of the browser it was issued to');
-    if (new Date(handoff.expiresAt).getTime() <= this.clock.now().getTime())
+    }
+    if (new Date(handoff.expiresAt).getTime() <= this.clock.now().getTime()) {
       await refused(`hand-off code expired (${HANDOFF_SECONDS} s)`);
+    }
     const user = await this.users.findById(handoff.adminUserId);
     if (!user || !user.isActive || user.role === NO_ROLE) await refused('account inactive or without a role');
     const issued = await this.database.transaction(async () => {

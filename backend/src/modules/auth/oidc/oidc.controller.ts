@@ -118,8 +118,9 @@ export class OidcController {
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
     try {
       const providerError = typeof req.query.error === 'string' ? req.query.error : undefined;
-      if (providerError)
+      if (providerError) {
         await this.oidc.refuse('failed', `provider answered ${providerError.slice(0, 60)}`, null, meta);
+      }
       const identity = await this.client
         .complete(query, pending)
         .catch((err: unknown) =>

@@ -39,8 +39,9 @@ describe('single sign-on admission: identity claims only when verified, domains'
 
   it('maps an e-mail only when the provider says email_verified: true', () => {
     expect(admit({ email: 'it@example.com', email_verified: true }, rules)).toEqual({ role: 'admin' });
-    for (const email_verified of [false, 'true', 1, undefined, null])
+    for (const email_verified of [false, 'true', 1, undefined, null]) {
       expect(admit({ email: 'it@example.com', email_verified }, rules)).toMatchObject({ refusal: 'unverified' });
+    }
     expect(verifiedEmail({ email: 'It@Example.com', email_verified: true })).toBe('it@example.com');
     expect(verifiedEmail({ email: 'it@example.com', email_verified: 'true' })).toBeNull();
     expect(verifiedEmail({ email: 'not an address', email_verified: true })).toBeNull();
