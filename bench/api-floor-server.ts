@@ -28,7 +28,8 @@ const server = createServer((req, res) => {
   }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', async () => {
+  req.on('end', () => void answer());
+  async function answer(): Promise<void> {
     try {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const token = randomToken(32);
@@ -59,7 +60,7 @@ const server = createServer((req, res) => {
     } catch {
       res.writeHead(500).end();
     }
-  });
+  }
 });
 
 server.listen(Number(process.env.PORT), '127.0.0.1');

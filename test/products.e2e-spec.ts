@@ -39,7 +39,7 @@ describe('products', () => {
   });
   afterAll(async () => {
     client.close();
-    await new Promise<void>((resolve) => sockets.close(() => resolve()));
+    await new Promise<void>((resolve) => void sockets.close(() => resolve()));
     await t.close();
     await smtp.close();
   });

@@ -43,8 +43,8 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', (signal) => void stop(signal));
+  process.once('SIGTERM', (signal) => void stop(signal));
   if (!worker) {
     const http = app as Awaited<ReturnType<typeof createHttpApp>>;
     await http.listen(config.port);

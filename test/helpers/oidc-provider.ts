@@ -39,9 +39,9 @@ export async function startOidcProvider({
   /** The issuer's host name: `localhost` makes the provider another site than an app on 127.0.0.1 (browsers). */
   host?: '127.0.0.1' | 'localhost';
 } = {}): Promise<TestOidcProvider> {
-  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   const server: Server = createServer((req, res) => {
-    if (handler) handler(req, res);
+    if (handler) void handler(req, res);
     else res.writeHead(503).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
