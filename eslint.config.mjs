@@ -16,6 +16,17 @@ export default tseslint.config(
       curly: ['error', 'multi-line'],
     },
   },
+  {
+    // Type-aware: a promise nobody awaits or catches, or one handed where a void callback is expected (an async
+    // click handler, an async callback of setInterval or an event emitter), loses its error silently.
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     // Random test data comes from the file's seed (test/helpers/seed.ts), so that a failing run replays.

@@ -55,7 +55,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
 
   return (
     <Dialog open={open} onClose={close} fullWidth maxWidth="xs" aria-labelledby="change-password-title">
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <DialogTitle id="change-password-title">Change Password</DialogTitle>
         <DialogContent>
           <Stack spacing={2} sx={{ pt: 1 }}>

@@ -87,7 +87,7 @@ export function ResetOperatorDialog({ open, onClose }: { open: boolean; onClose:
         ) : (
           <>
             <Button onClick={close}>Cancel</Button>
-            <Button variant="contained" color="warning" onClick={confirm} disabled={isLoading}>
+            <Button variant="contained" color="warning" onClick={() => void confirm()} disabled={isLoading}>
               {isLoading ? 'Resetting...' : 'Reset Password'}
             </Button>
           </>

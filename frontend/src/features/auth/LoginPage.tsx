@@ -103,7 +103,7 @@ export function LoginPage() {
     const error = fragment.get('sso-error');
     if ((!code && !error) || handoff.current) return;
     handoff.current = true;
-    navigate({ pathname: location.pathname, search: location.search }, { replace: true });
+    void navigate({ pathname: location.pathname, search: location.search }, { replace: true });
     if (error || !code) {
       toast({
         title: 'Login Failed',
@@ -127,7 +127,7 @@ export function LoginPage() {
       }
       dispatch(api.util.resetApiState());
       setSucceeded(true);
-      timer.current = setTimeout(() => navigate('/admin', { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
+      timer.current = setTimeout(() => void navigate('/admin', { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
     },
     [dispatch, navigate],
   );
@@ -170,7 +170,7 @@ export function LoginPage() {
     dispatch(api.util.resetApiState());
     storeTokens(accessToken, refreshToken);
     setSucceeded(true);
-    timer.current = setTimeout(() => navigate(target, { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
+    timer.current = setTimeout(() => void navigate(target, { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
   };
 
   const backToLogin = () => {
@@ -217,7 +217,7 @@ export function LoginPage() {
               <Divider>or</Divider>
             </Stack>
           )}
-          <Stack component="form" spacing={2} onSubmit={submit} noValidate>
+          <Stack component="form" spacing={2} onSubmit={(event) => void submit(event)} noValidate>
             {needsCode && useRecovery ? (
               <TextField
                 label="Recovery Code"

@@ -16,7 +16,7 @@ export function useLogout(): () => Promise<void> {
     } finally {
       clearTokens();
       dispatch(api.util.resetApiState());
-      navigate('/admin/login', { replace: true });
+      void navigate('/admin/login', { replace: true });
     }
   }, [logout, dispatch, navigate]);
 }

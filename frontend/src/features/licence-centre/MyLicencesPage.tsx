@@ -60,7 +60,7 @@ export function MyLicencesPage() {
       }
       setBusy(false);
       // The token leaves the address bar (and the history) once spent.
-      navigate('/my-licences', { replace: true });
+      void navigate('/my-licences', { replace: true });
     });
   }, [hydrated, token, openSession, navigate]);
 

@@ -74,7 +74,7 @@ export function RequestLinkForm({ notice }: { notice?: { severity: 'info' | 'suc
           {failure}
         </Alert>
       )}
-      <Box component="form" noValidate onSubmit={submit}>
+      <Box component="form" noValidate onSubmit={(event) => void submit(event)}>
         <Stack spacing={1}>
           <TextField
             id="licence-centre-email"

@@ -142,7 +142,12 @@ export function EmailTemplateEditor({
                   helperText="Staff account addresses only, at most 10 per hour"
                   sx={{ flex: 1 }}
                 />
-                <Button variant="outlined" startIcon={<Send />} onClick={onSendTest} disabled={sending || !to.trim()}>
+                <Button
+                  variant="outlined"
+                  startIcon={<Send />}
+                  onClick={() => void onSendTest()}
+                  disabled={sending || !to.trim()}
+                >
                   {sending ? 'Sending...' : 'Send Test Email'}
                 </Button>
               </Stack>
@@ -152,7 +157,7 @@ export function EmailTemplateEditor({
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button variant="contained" onClick={onSave} disabled={saving}>
+        <Button variant="contained" onClick={() => void onSave()} disabled={saving}>
           {saving ? 'Saving...' : 'Save Template'}
         </Button>
       </DialogActions>

@@ -73,7 +73,12 @@ export function VoucherUpload({ product }: { product: Product }) {
           </Typography>
         </Box>
       )}
-      <Button variant="contained" startIcon={<CloudUpload />} disabled={!file || uploading} onClick={upload}>
+      <Button
+        variant="contained"
+        startIcon={<CloudUpload />}
+        disabled={!file || uploading}
+        onClick={() => void upload()}
+      >
         {uploading ? 'Uploading...' : 'Upload Codes'}
       </Button>
       {report && (

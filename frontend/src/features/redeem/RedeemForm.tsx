@@ -153,7 +153,7 @@ export function RedeemForm() {
     const result = await redeem({ 'Idempotency-Key': redeemIdempotencyKey(), redeemVoucherDto: body });
     if ('error' in result) {
       const outcome = describeRedeemFailure(result.error);
-      if (outcome.kind === 'geo-blocked') navigate('/geo-blocked');
+      if (outcome.kind === 'geo-blocked') void navigate('/geo-blocked');
       else fail(outcome.message);
       return;
     }
@@ -164,7 +164,7 @@ export function RedeemForm() {
     }
     forgetRedeemIdempotencyKey();
     toast({ title: 'Success!', description: SUCCESS_NOTICE, variant: 'success' });
-    navigate(successPath(productName, successToken));
+    void navigate(successPath(productName, successToken));
   };
 
   const closeDialog = () => setFailure(null);
@@ -214,7 +214,7 @@ export function RedeemForm() {
     <Box
       component="form"
       noValidate
-      onSubmit={onSubmit}
+      onSubmit={(event) => void onSubmit(event)}
       aria-label="Redeem your voucher"
       data-ready={ready || undefined}
     >

@@ -84,7 +84,7 @@ export function ResendEmailDialog({
       aria-labelledby="resend-title"
       slotProps={{ transition: { onExited: () => setAnswer(null) } }}
     >
-      <form noValidate onSubmit={submit}>
+      <form noValidate onSubmit={(event) => void submit(event)}>
         <DialogTitle id="resend-title">{RESEND_TITLE}</DialogTitle>
         <DialogContent>
           <Stack spacing={1}>

@@ -92,7 +92,7 @@ function CodeForm({
     if (await onSubmit(code)) setCode('');
   };
   return (
-    <Stack component="form" noValidate spacing={1.5} onSubmit={submit} aria-label={action}>
+    <Stack component="form" noValidate spacing={1.5} onSubmit={(event) => void submit(event)} aria-label={action}>
       {children}
       <Stack direction={{ xs: 'column', sm: 'row' }} sx={{ gap: 1.5, alignItems: { sm: 'center' } }}>
         <CodeField label={label} value={code} onChange={setCode} />
@@ -200,7 +200,13 @@ export function TwoFactorSection() {
     );
   } else if (step.kind === 'verify') {
     body = (
-      <Stack component="form" noValidate spacing={2} onSubmit={confirmCode} aria-label="Verify authenticator code">
+      <Stack
+        component="form"
+        noValidate
+        spacing={2}
+        onSubmit={(event) => void confirmCode(event)}
+        aria-label="Verify authenticator code"
+      >
         <Typography>1. Scan this QR code with your authenticator app, or enter the secret by hand.</Typography>
         <Stack direction={{ xs: 'column', sm: 'row' }} sx={{ gap: 3, alignItems: { sm: 'center' } }}>
           <Box
@@ -242,7 +248,13 @@ export function TwoFactorSection() {
     );
   } else if (step.kind === 'password') {
     body = (
-      <Stack component="form" noValidate spacing={2} onSubmit={startSetup} aria-label="Confirm your password">
+      <Stack
+        component="form"
+        noValidate
+        spacing={2}
+        onSubmit={(event) => void startSetup(event)}
+        aria-label="Confirm your password"
+      >
         <Typography>Enter your current password to start.</Typography>
         <PasswordField
           label="Current Password"

@@ -70,7 +70,7 @@ export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose
                 copied={copied}
                 label="Copy token"
                 copiedLabel="Token copied"
-                onClick={() => copy(created.token, { label: 'Token' })}
+                onClick={() => void copy(created.token, { label: 'Token' })}
               />
             </Stack>
           </DialogContent>
@@ -79,7 +79,7 @@ export function ApiTokenCreateDialog({ open, onClose }: { open: boolean; onClose
           </DialogActions>
         </>
       ) : (
-        <Box component="form" onSubmit={submit} noValidate>
+        <Box component="form" onSubmit={(event) => void submit(event)} noValidate>
           <DialogContent>
             <Stack spacing={2}>
               <TextField

@@ -87,7 +87,7 @@ export function ApiTokensCard() {
         title="Revoke API token"
         confirmLabel="Revoke"
         busy={isLoading}
-        onConfirm={confirmRevoke}
+        onConfirm={() => void confirmRevoke()}
         onClose={() => setRevoking(null)}
       >
         {`Revoke the token “${revoking?.name ?? ''}”? Integrations using it are refused from the next call.`}

@@ -64,7 +64,7 @@ export function CleanSystemDialog({ open, onClose }: { open: boolean; onClose: (
           color="error"
           variant="contained"
           disabled={typed !== CLEAN_CONFIRMATION || isLoading}
-          onClick={confirm}
+          onClick={() => void confirm()}
         >
           {isLoading ? 'Cleaning...' : 'Clean System'}
         </Button>

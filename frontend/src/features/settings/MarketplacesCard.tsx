@@ -89,7 +89,13 @@ function MarketplaceForm({ onCreated }: { onCreated: (secret: string, name: stri
       if (error) reset();
     };
   return (
-    <Stack component="form" spacing={2} onSubmit={submit} aria-label="Connect marketplace" noValidate>
+    <Stack
+      component="form"
+      spacing={2}
+      onSubmit={(event) => void submit(event)}
+      aria-label="Connect marketplace"
+      noValidate
+    >
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
         <TextField label="Name" value={name} onChange={(e) => edited(setName)(e.target.value)} required />
         <TextField
@@ -187,7 +193,12 @@ function Connection({ connection, onDelete }: { connection: MarketplaceResponse;
           </Typography>
         </Stack>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-          <Button size="small" variant="outlined" onClick={retry} disabled={isLoading || !status?.reports.dead}>
+          <Button
+            size="small"
+            variant="outlined"
+            onClick={() => void retry()}
+            disabled={isLoading || !status?.reports.dead}
+          >
             Retry dead reports
           </Button>
           <DeleteButton label={`marketplace ${connection.name}`} onClick={onDelete} />
@@ -263,7 +274,7 @@ export function MarketplacesCard() {
         title="Delete marketplace"
         confirmLabel="Delete"
         busy={removing}
-        onConfirm={confirmDelete}
+        onConfirm={() => void confirmDelete()}
         onClose={() => setDeleting(null)}
       >
         {`Delete the connection ${deleting?.name ?? ''}? Its codes stay; no further events are accepted from it.`}

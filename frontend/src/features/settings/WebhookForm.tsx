@@ -28,7 +28,7 @@ export function WebhookForm({ onCreated }: { onCreated: (secret: string, url: st
   };
   const message = error ? bodyMessage(error) : undefined;
   return (
-    <Stack component="form" spacing={2} onSubmit={submit} aria-label="Add webhook" noValidate>
+    <Stack component="form" spacing={2} onSubmit={(event) => void submit(event)} aria-label="Add webhook" noValidate>
       <TextField
         label="Endpoint URL"
         placeholder="https://example.com/hooks/licences"

@@ -46,7 +46,7 @@ function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () 
             copied={copied}
             label="Copy secret"
             copiedLabel="Secret copied"
-            onClick={() => secret && copy(secret, { label: 'Secret' })}
+            onClick={() => void (secret && copy(secret, { label: 'Secret' }))}
           />
         </Stack>
       </DialogContent>
@@ -97,11 +97,11 @@ function Endpoint({ endpoint, onDelete }: { endpoint: WebhookEndpoint; onDelete:
         </Stack>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
           {endpoint.pausedAt && (
-            <Button size="small" variant="contained" onClick={resume} disabled={resuming}>
+            <Button size="small" variant="contained" onClick={() => void resume()} disabled={resuming}>
               Resume
             </Button>
           )}
-          <Button size="small" variant="outlined" onClick={test} disabled={isLoading}>
+          <Button size="small" variant="outlined" onClick={() => void test()} disabled={isLoading}>
             Send test event
           </Button>
           <DeleteButton label={`webhook ${endpoint.url}`} onClick={onDelete} />
@@ -165,7 +165,7 @@ export function WebhooksCard() {
         title="Delete webhook"
         confirmLabel="Delete"
         busy={removing}
-        onConfirm={confirmDelete}
+        onConfirm={() => void confirmDelete()}
         onClose={() => setDeleting(null)}
       >
         {`Delete the webhook ${deleting?.url ?? ''} and its delivery log? It receives no further events.`}

@@ -53,13 +53,13 @@ export function useSuccessToken(): SuccessTokenState {
   else state = { status: 'ready', data };
 
   useEffect(() => {
-    if (!token) navigate('/', { replace: true });
+    if (!token) void navigate('/', { replace: true });
   }, [token, navigate]);
 
   const leaving = !!token && (state.status === 'error' || state.status === 'empty');
   useEffect(() => {
     if (!leaving) return;
-    const timer = setTimeout(() => navigate('/', { replace: true }), ERROR_REDIRECT_MS);
+    const timer = setTimeout(() => void navigate('/', { replace: true }), ERROR_REDIRECT_MS);
     return () => clearTimeout(timer);
   }, [leaving, navigate]);
 

@@ -152,7 +152,7 @@ export function UploadBatches({ productId }: { productId: string }) {
                           <span>
                             <IconButton
                               aria-label={`Download the reconciliation CSV of ${batchName(b)}`}
-                              onClick={() => download(b)}
+                              onClick={() => void download(b)}
                               disabled={downloading !== null}
                               size="small"
                             >

@@ -93,7 +93,7 @@ export function VoucherCodesModal({
               <Button
                 variant="outlined"
                 startIcon={<Download />}
-                onClick={list.exportUnredeemed}
+                onClick={() => void list.exportUnredeemed()}
                 disabled={list.exporting}
               >
                 Export Codes

@@ -126,7 +126,7 @@ function VoucherCodes({ productId }: { productId: string }) {
                     <Button
                       variant="outlined"
                       startIcon={<Download />}
-                      onClick={list.exportUnredeemed}
+                      onClick={() => void list.exportUnredeemed()}
                       disabled={list.exporting}
                     >
                       Export Unredeemed

@@ -26,7 +26,7 @@ export function useVoucherDeleteConfirm(list: VoucherCodeList, productName: stri
       title={pending?.kind === 'all-unredeemed' ? 'Delete All Unredeemed' : 'Delete Voucher Codes'}
       confirmLabel="Delete"
       busy={list.deleting}
-      onConfirm={confirm}
+      onConfirm={() => void confirm()}
       onClose={close}
     >
       {text}
