@@ -8,7 +8,16 @@ import { demoAdminPassword, demoBanner, demoEnv, firstStartBanner, seedDemo } fr
 import { AdminBootstrapService } from './modules/auth/admin-bootstrap.service';
 import { JOBS_WORKER_ARG, WorkerProcessOptions } from './modules/jobs/worker-process';
 
+/**
+ * A Ctrl+C or SIGTERM that comes while the service is still starting: the start finishes (or fails, when the signal
+ * stopped the embedded PostgreSQL too), then the service stops as it would once running, without a stack trace.
+ */
+let stopRequested: NodeJS.Signals | undefined;
+const requestStop = (signal: NodeJS.Signals) => (stopRequested ??= signal);
+
 async function main(): Promise<void> {
+  process.once('SIGINT', requestStop);
+  process.once('SIGTERM', requestStop);
   const worker = process.argv.includes('--worker');
   // The embedded default's job worker, forked by the API process (modules/jobs/worker-process.ts).
   const jobsWorker = process.argv.includes(JOBS_WORKER_ARG);
@@ -21,7 +30,10 @@ async function main(): Promise<void> {
   if (worker && !config.redisUrl) {
     throw new ConfigError('npm run worker needs REDIS_URL: without Redis, npm start runs its own job worker');
   }
-  if (jobsWorker) return runJobsWorker(config);
+  if (jobsWorker) {
+    process.off('SIGINT', requestStop).off('SIGTERM', requestStop);
+    return runJobsWorker(config);
+  }
   const database = await prepareDatabase(config);
   // Without Redis the jobs run in a worker process of our own, on the other core (EMBEDDED_WORKER=false: in this one).
   const workerProcess =
@@ -35,6 +47,8 @@ async function main(): Promise<void> {
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    // Stopped before listen(): Nest still holds the start's lines in its buffer (bufferLogs), and so would this one.
+    app.flushLogs();
     new Logger('Main').log(`${signal}: shutting down`);
     try {
       await app.close();
@@ -43,8 +57,9 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
-  process.once('SIGINT', (signal) => void stop(signal));
-  process.once('SIGTERM', (signal) => void stop(signal));
+  process.off('SIGINT', requestStop).once('SIGINT', (signal) => void stop(signal));
+  process.off('SIGTERM', requestStop).once('SIGTERM', (signal) => void stop(signal));
+  if (stopRequested) return stop(stopRequested);
   if (!worker) {
     const http = app as Awaited<ReturnType<typeof createHttpApp>>;
     await http.listen(config.port);
@@ -94,7 +109,11 @@ async function runJobsWorker(config: ReturnType<typeof loadConfig>): Promise<voi
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError) {
+  if (stopRequested) {
+    // The signal reached the embedded PostgreSQL as well (one terminal, one process group), and the start failed.
+    console.error(`${stopRequested}: stopped before the start finished`);
+    process.exit(0);
+  } else if (err instanceof ConfigError) {
     console.error(`Configuration error: ${err.message}`);
   } else {
     console.error(err);
