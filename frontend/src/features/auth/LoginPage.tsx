@@ -11,7 +11,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/store';
-import { toast } from '../../components/toast';
+import { dismissToast, toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { usePublicConfig } from '../site/usePublicConfig';
@@ -36,6 +36,13 @@ export const SSO_ERRORS: Record<string, string> = {
   unavailable: 'The sign-in provider cannot be reached. Please try again later.',
   failed: 'Single sign-on did not complete. Please try again.',
 };
+
+/**
+ * The single sign-on code taken from the fragment, until it is exchanged or the person stays. Kept outside the
+ * component as well: a login page mounted again after the fragment has left the address bar still holds the code
+ * (and asks before switching) instead of forgetting it.
+ */
+let pendingSsoCode: string | null = null;
 
 const USERNAME_ID = 'login-username';
 const PASSWORD_ID = 'login-password';
@@ -94,7 +101,13 @@ export function LoginPage() {
   // (and the history entry) before anything else happens; the code waits in `ssoCode` until it is exchanged.
   const fragment = new URLSearchParams(location.hash.slice(1));
   const arriving = fragment.has('sso-code') || fragment.has('sso-error');
-  const [ssoCode, setSsoCode] = useState<string | null>(null);
+  // Held from the first render on (not set by the effect below): a render that commits before that effect's update
+  // (the session check answering in between) must not find the page without a code and send the person onward.
+  const [ssoCode, setSsoCodeState] = useState<string | null>(() => pendingSsoCode ?? fragment.get('sso-code'));
+  const setSsoCode = useCallback((code: string | null) => {
+    pendingSsoCode = code;
+    setSsoCodeState(code);
+  }, []);
   const [exchanging, setExchanging] = useState(false);
   const handoff = useRef(false);
   useEffect(() => {
@@ -113,7 +126,7 @@ export function LoginPage() {
       return;
     }
     setSsoCode(code);
-  }, [location, navigate]);
+  }, [location, navigate, setSsoCode]);
 
   const exchange = useCallback(
     async (code: string) => {
@@ -127,9 +140,10 @@ export function LoginPage() {
       }
       dispatch(api.util.resetApiState());
       setSucceeded(true);
+      dismissToast(); // docs/product.md §3.18
       timer.current = setTimeout(() => void navigate('/admin', { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
     },
-    [dispatch, navigate],
+    [dispatch, navigate, setSsoCode],
   );
   // No session here: the code is exchanged at once. A session here (its user known, or the check failed without
   // ending it): the person is asked first (SwitchAccountDialog), and nothing is exchanged unless they switch.
@@ -170,6 +184,8 @@ export function LoginPage() {
     dispatch(api.util.resetApiState());
     storeTokens(accessToken, refreshToken);
     setSucceeded(true);
+    // docs/product.md §3.18: a "Login Failed" (or any other toast) does not follow the person onto the dashboard.
+    dismissToast();
     timer.current = setTimeout(() => void navigate(target, { replace: true }), LOGIN_NAVIGATION_DELAY_MS);
   };
 
