@@ -44,6 +44,7 @@ import { AuditIpGroupWhereCounted1796192688776 } from './1796192688776-audit-ip-
 import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
 import { Backorders1796192804930 } from './1796192804930-backorders';
+import { MarketplaceAdapters1796223719782 } from './1796223719782-marketplace-adapters';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -92,4 +93,5 @@ export const MIGRATIONS = [
   RiskRules1796191618692,
   HeldRedemptions1796192990816,
   Backorders1796192804930,
+  MarketplaceAdapters1796223719782,
 ];

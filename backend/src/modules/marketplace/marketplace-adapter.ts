@@ -25,10 +25,17 @@ export interface OutboundReport {
   redeemedAt: Date;
 }
 
+/** What the events of one request changed: codes applied, there already, or not of the product. */
+export interface InboundOutcome {
+  applied: number;
+  duplicates: number;
+  unknown: number;
+}
+
 /** A request's headers as Node gives them (lower-cased names). */
 export type InboundHeaders = Record<string, string | string[] | undefined>;
 
-const header = (headers: InboundHeaders, name: string) => {
+export const header = (headers: InboundHeaders, name: string) => {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 };
@@ -40,8 +47,13 @@ const header = (headers: InboundHeaders, name: string) => {
 export interface MarketplaceAdapter {
   /** The request is the marketplace's, signed with the connection's secret, and fresh. */
   verify(secret: string, headers: InboundHeaders, rawBody: Buffer, nowSeconds: number): boolean;
-  /** The parsed body as events (already validated for the generic protocol). */
-  translate(body: unknown): InboundEvent[];
+  /**
+   * The parsed body as the events to apply (validated after, as the generic protocol's); none for a probe or an event
+   * with nothing to do. `refs`: the connection's products' external references. Throws a 400 for a body it cannot read.
+   */
+  translate(body: unknown, refs: string[]): InboundEvent[];
+  /** The answer to the marketplace, given what the events changed. */
+  answer(body: unknown, outcome: InboundOutcome): object;
   check(call: MarketplaceCall, code: string, externalRef: string): Promise<CheckStatus>;
   /** Throws unless the marketplace acknowledged it (2xx). */
   report(call: MarketplaceCall, report: OutboundReport): Promise<void>;
@@ -58,6 +70,10 @@ export class GenericMarketplaceAdapter implements MarketplaceAdapter {
 
   translate(body: unknown): InboundEvent[] {
     return [body as InboundEvent];
+  }
+
+  answer(_body: unknown, outcome: InboundOutcome): InboundOutcome {
+    return outcome;
   }
 
   async check(call: MarketplaceCall, code: string, externalRef: string): Promise<CheckStatus> {
@@ -96,6 +112,6 @@ export class GenericMarketplaceAdapter implements MarketplaceAdapter {
   }
 }
 
-function acknowledged(answer: { status: number }): void {
+export function acknowledged(answer: { status: number }): void {
   if (answer.status < 200 || answer.status > 299) throw new Error(`The marketplace answered ${answer.status}`);
 }

@@ -10,7 +10,9 @@ import {
   WebhookUrlError,
   WebhookUrlPolicy,
 } from '../webhook/webhook-url-guard';
+import { APPSUMO_BASE_URL, APPSUMO_MESSAGES } from './appsumo-adapter';
 import { CreateMarketplaceDto, UpdateMarketplaceDto } from './dto/marketplace.dto';
+import type { AdapterKind } from './entities/marketplace-connection.entity';
 import { MarketplaceLinks } from './marketplace-links';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
 import { ConnectedProduct, ConnectionSettings, ConnectionView, MarketplaceRepository } from './marketplace.repository';
@@ -23,6 +25,7 @@ export const MARKETPLACE_MESSAGES = {
   productNotFound: 'Product not found.',
   duplicateRef: 'Each product and each externalRef may appear once per connection.',
   pullInterval: 'pullIntervalSeconds is 0 or between 10 and 86400.',
+  baseUrlRequired: 'The base URL is required.',
   retried: (n: number) => `${n} dead report${n === 1 ? '' : 's'} queued again.`,
 } as const;
 
@@ -48,18 +51,27 @@ export class MarketplaceConnectionService {
     this.policy = { insecureTargets: insecureTargetList(config.webhookInsecureTargets) };
   }
 
+  /**
+   * A generic connection's secret is generated here; an AppSumo connection's is the partner's API key, which AppSumo
+   * signs with (docs/product.md §24.4). Either is answered once.
+   */
   async create(dto: CreateMarketplaceDto, actor: RequestActor): Promise<ConnectionView & { secret: string }> {
-    const settings = await this.settingsOf(dto);
+    const adapter = dto.adapter ?? 'generic';
+    if (adapter === 'appsumo' && !dto.apiKey) throw new BadRequestException(APPSUMO_MESSAGES.apiKeyRequired);
+    if (adapter !== 'appsumo' && dto.apiKey !== undefined) {
+      throw new BadRequestException(APPSUMO_MESSAGES.apiKeyGeneric);
+    }
+    const settings = await this.settingsOf(dto, adapter);
     const products = this.productsOf(dto.products ?? []);
-    const secret = `mksec_${randomBytes(32).toString('base64url')}`;
-    const connection = await this.write(() => this.connections.create(settings, secret, products));
+    const secret = dto.apiKey ?? `mksec_${randomBytes(32).toString('base64url')}`;
+    const connection = await this.write(() => this.connections.create(settings, secret, products, adapter));
     await this.links.changed();
     await this.events.publish('marketplace.create', {
       ...actor,
       success: true,
       resource: 'marketplace',
       resourceId: connection.id,
-      details: { ...settings, products },
+      details: { adapter, ...settings, products },
     });
     return { ...connection, secret };
   }
@@ -71,7 +83,7 @@ export class MarketplaceConnectionService {
   async update(id: string, dto: UpdateMarketplaceDto, actor: RequestActor): Promise<ConnectionView> {
     const current = await this.require(id);
     const given = Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined)) as UpdateMarketplaceDto;
-    const settings = await this.settingsOf({ ...current, ...given }, given.baseUrl !== undefined);
+    const settings = await this.settingsOf({ ...current, ...given }, current.adapter, given.baseUrl !== undefined);
     const products = dto.products && this.productsOf(dto.products);
     const updated = await this.write(() => this.connections.update(id, settings, products));
     if (!updated) throw new NotFoundException(MARKETPLACE_MESSAGES.notFound);
@@ -133,10 +145,31 @@ export class MarketplaceConnectionService {
     return connection;
   }
 
-  /** The URL is checked (https, public address after DNS) before anything is written. */
-  private async settingsOf(dto: UpdateMarketplaceDto, checkUrl = true): Promise<ConnectionSettings> {
+  /**
+   * The URL is checked (https, public address after DNS) before anything is written. An AppSumo connection is never
+   * called: its URL is not resolved, and its switches that would call it stay off.
+   */
+  private async settingsOf(
+    dto: UpdateMarketplaceDto,
+    adapter: AdapterKind,
+    checkUrl = true,
+  ): Promise<ConnectionSettings> {
     const pull = dto.pullIntervalSeconds ?? 0;
     if (pull > 0 && pull < MIN_PULL_SECONDS) throw new BadRequestException(MARKETPLACE_MESSAGES.pullInterval);
+    if (adapter === 'appsumo') {
+      if (dto.checkAtRedeem || dto.reportRedemptions || pull > 0) {
+        throw new BadRequestException(APPSUMO_MESSAGES.onlyWebhooks);
+      }
+      return {
+        name: dto.name!,
+        baseUrl: dto.baseUrl ?? APPSUMO_BASE_URL,
+        checkAtRedeem: false,
+        reportRedemptions: false,
+        onUnreachable: dto.onUnreachable ?? 'accept',
+        pullIntervalSeconds: 0,
+      };
+    }
+    if (!dto.baseUrl) throw new BadRequestException(MARKETPLACE_MESSAGES.baseUrlRequired);
     if (checkUrl) {
       try {
         await resolveWebhookTarget(dto.baseUrl!, this.policy);

@@ -7,7 +7,8 @@ import { DomainEvents } from '../../events/domain-events.service';
 import { VoucherUploadService } from '../voucher/voucher-upload.service';
 import { VoucherVoidService } from '../voucher/voucher-void.service';
 import { MarketplaceEventDto } from './dto/marketplace.dto';
-import { GenericMarketplaceAdapter, InboundHeaders, MarketplaceAdapter } from './marketplace-adapter';
+import { InboundHeaders } from './marketplace-adapter';
+import { adapterFor } from './marketplace-adapters';
 import { MarketplaceMetrics } from './marketplace-metrics';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
 import { MarketplaceRepository } from './marketplace.repository';
@@ -39,7 +40,6 @@ export function dayBatchId(connectionId: string, productId: string, day: string)
  */
 @Injectable()
 export class MarketplaceInboundService {
-  private readonly adapter: MarketplaceAdapter = new GenericMarketplaceAdapter();
   private readonly validation = createValidationPipe();
 
   constructor(
@@ -59,20 +59,21 @@ export class MarketplaceInboundService {
     rawBody: Buffer | undefined,
     body: unknown,
     actor: RequestActor,
-  ): Promise<EventOutcome> {
-    const secret = await this.connections.secretOf(connectionId);
+  ): Promise<object> {
+    const connection = await this.connections.inboundOf(connectionId);
+    const adapter = connection && adapterFor(connection.adapter);
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    if (!secret || !rawBody || !this.adapter.verify(secret, headers, rawBody, now)) {
+    if (!connection || !adapter || !rawBody || !adapter.verify(connection.secret, headers, rawBody, now)) {
       throw new UnauthorizedException(INBOUND_MESSAGES.invalidSignature);
     }
     const total: EventOutcome = { applied: 0, duplicates: 0, unknown: 0 };
-    for (const event of this.adapter.translate(body)) {
+    for (const event of adapter.translate(body, connection.refs)) {
       const outcome = await this.apply(connectionId, event, actor);
       total.applied += outcome.applied;
       total.duplicates += outcome.duplicates;
       total.unknown += outcome.unknown;
     }
-    return total;
+    return adapter.answer(body, total);
   }
 
   /** One event, validated (400 with the first failing rule) and applied once per id. */

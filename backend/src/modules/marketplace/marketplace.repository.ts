@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
-import type { OnUnreachable } from './entities/marketplace-connection.entity';
+import type { AdapterKind, OnUnreachable } from './entities/marketplace-connection.entity';
 
 export interface ConnectionSettings {
   name: string;
@@ -20,6 +20,7 @@ export interface ConnectedProduct {
 
 export interface ConnectionView extends ConnectionSettings {
   id: string;
+  adapter: AdapterKind;
   products: ConnectedProduct[];
   lastEventAt: Date | null;
   lastPullAt: Date | null;
@@ -50,7 +51,7 @@ export interface DuePull {
   pullIntervalSeconds: number;
 }
 
-const CONNECTION_COLUMNS = `c.id, c.name, c.base_url AS "baseUrl", c.check_at_redeem AS "checkAtRedeem",
+const CONNECTION_COLUMNS = `c.id, c.adapter, c.name, c.base_url AS "baseUrl", c.check_at_redeem AS "checkAtRedeem",
   c.report_redemptions AS "reportRedemptions", c.on_unreachable AS "onUnreachable",
   c.pull_interval_seconds AS "pullIntervalSeconds", c.last_event_at AS "lastEventAt", c.last_pull_at AS "lastPullAt",
   c.last_pull_error AS "lastPullError", c.created_at AS "createdAt",
@@ -70,13 +71,18 @@ export class MarketplaceRepository {
   ) {}
 
   /** The connection and its products in one transaction (a product already served elsewhere: 23505). */
-  async create(s: ConnectionSettings, secret: string, products: ConnectedProduct[]): Promise<ConnectionView> {
+  async create(
+    s: ConnectionSettings,
+    secret: string,
+    products: ConnectedProduct[],
+    adapter: AdapterKind = 'generic',
+  ): Promise<ConnectionView> {
     return this.database.transaction(async (db) => {
       const [{ id }] = await queryRows<{ id: string }>(
         db,
         `INSERT INTO marketplace_connections (name, base_url, secret_ciphertext, check_at_redeem, report_redemptions,
-                                              on_unreachable, pull_interval_seconds, next_pull_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 > 0 THEN now() END) RETURNING id`,
+                                              on_unreachable, pull_interval_seconds, next_pull_at, adapter)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 > 0 THEN now() END, $8) RETURNING id`,
         [
           s.name,
           s.baseUrl,
@@ -85,6 +91,7 @@ export class MarketplaceRepository {
           s.reportRedemptions,
           s.onUnreachable,
           s.pullIntervalSeconds,
+          adapter,
         ],
       );
       await this.replaceProducts(db, id, products);
@@ -145,14 +152,17 @@ export class MarketplaceRepository {
     return rows.length > 0;
   }
 
-  /** The opened secret of a connection (undefined: no such connection). */
-  async secretOf(id: string): Promise<string | undefined> {
-    const [row] = await queryRows<{ s: Buffer }>(
+  /** What an inbound request is checked and read with: the opened secret, the adapter, the products' references. */
+  async inboundOf(id: string): Promise<{ secret: string; adapter: AdapterKind; refs: string[] } | undefined> {
+    const [row] = await queryRows<{ s: Buffer; adapter: AdapterKind; refs: string[] }>(
       this.database.manager,
-      `SELECT secret_ciphertext AS s FROM marketplace_connections WHERE id = $1`,
+      `SELECT c.secret_ciphertext AS s, c.adapter,
+              array(SELECT p.external_ref FROM marketplace_products p WHERE p.connection_id = c.id
+                     ORDER BY p.external_ref) AS refs
+         FROM marketplace_connections c WHERE c.id = $1`,
       [id],
     );
-    return row && this.cipher.open(row.s);
+    return row && { secret: this.cipher.open(row.s), adapter: row.adapter, refs: row.refs };
   }
 
   /** The product a connection maps `externalRef` to (undefined: none). */

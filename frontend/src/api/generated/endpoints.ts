@@ -1358,6 +1358,7 @@ export type ConnectionProductDto = {
 };
 export type MarketplaceResponse = {
   id: string;
+  adapter: 'generic' | 'appsumo';
   name: string;
   baseUrl: string;
   products: ConnectionProductDto[];
@@ -1373,6 +1374,7 @@ export type MarketplaceResponse = {
 };
 export type CreatedMarketplaceResponse = {
   id: string;
+  adapter: 'generic' | 'appsumo';
   name: string;
   baseUrl: string;
   products: ConnectionProductDto[];
@@ -1390,7 +1392,7 @@ export type CreatedMarketplaceResponse = {
 };
 export type CreateMarketplaceDto = {
   name?: string;
-  /** https only; must resolve to a public address (the webhook SSRF guard) */
+  /** Required for the generic protocol; an AppSumo connection is never called (default its API address) */
   baseUrl?: string;
   products?: ConnectionProductDto[];
   /** Ask the marketplace before a code is claimed */
@@ -1401,6 +1403,10 @@ export type CreateMarketplaceDto = {
   onUnreachable?: 'accept' | 'refuse';
   /** 0: no pull (the marketplace pushes) */
   pullIntervalSeconds?: number;
+  /** `appsumo`: AppSumo's licensing webhooks (docs/marketplaces.md); fixed once the connection is made */
+  adapter?: 'generic' | 'appsumo';
+  /** AppSumo only, and required there: the partner's API key, which signs AppSumo's webhooks */
+  apiKey?: string;
 };
 export type UpdateMarketplaceDto = {
   name?: string;
@@ -1618,6 +1624,10 @@ export type MarketplaceEventResponse = {
   duplicates: number;
   /** Codes that are not codes of the mapped product */
   unknown: number;
+  /** An AppSumo connection only: true, as AppSumo expects */
+  success?: boolean;
+  /** An AppSumo connection only: the webhook's event */
+  event?: string;
 };
 export type MarketplaceEventDto = {
   /** The event id: applied once per connection */

@@ -17,6 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MAX_CODE_LENGTH, VOUCHER_CODE_PATTERN } from '../../voucher/voucher-code';
+import { ADAPTER_KINDS } from '../entities/marketplace-connection.entity';
 import { EVENT_TYPES } from '../marketplace-adapter';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -104,13 +105,36 @@ export class CreateMarketplaceDto extends UpdateMarketplaceDto {
   @IsNotEmpty({ message: 'The name is required.' })
   declare name: string;
 
-  @ApiProperty({ example: 'https://partner-api.example.com/licences' })
-  @IsNotEmpty({ message: 'The base URL is required.' })
-  declare baseUrl: string;
+  @ApiPropertyOptional({
+    example: 'https://partner-api.example.com/licences',
+    description: 'Required for the generic protocol; an AppSumo connection is never called (default its API address)',
+  })
+  declare baseUrl?: string;
+
+  @ApiPropertyOptional({
+    enum: ADAPTER_KINDS,
+    default: 'generic',
+    description: "`appsumo`: AppSumo's licensing webhooks (docs/marketplaces.md); fixed once the connection is made",
+  })
+  @IsIn(ADAPTER_KINDS, { message: `adapter must be one of: ${ADAPTER_KINDS.join(', ')}.` })
+  @IsOptional()
+  adapter?: (typeof ADAPTER_KINDS)[number];
+
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description: "AppSumo only, and required there: the partner's API key, which signs AppSumo's webhooks",
+  })
+  @MaxLength(200, { message: 'The API key is at most 200 characters.' })
+  @IsNotEmpty({ message: 'The API key is required.' })
+  @IsString({ message: 'The API key is required.' })
+  @Transform(trim)
+  @IsOptional()
+  apiKey?: string;
 }
 
 export class MarketplaceResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: ADAPTER_KINDS }) adapter: string;
   @ApiProperty() name: string;
   @ApiProperty() baseUrl: string;
   @ApiProperty({ type: [ConnectionProductDto] }) products: ConnectionProductDto[];
@@ -182,4 +206,7 @@ export class MarketplaceEventResponse {
   @ApiProperty({ description: 'Codes that were there already (or already void), or a replayed event' })
   duplicates: number;
   @ApiProperty({ description: 'Codes that are not codes of the mapped product' }) unknown: number;
+  @ApiPropertyOptional({ description: 'An AppSumo connection only: true, as AppSumo expects' }) success?: boolean;
+  @ApiPropertyOptional({ example: 'purchase', description: "An AppSumo connection only: the webhook's event" })
+  event?: string;
 }

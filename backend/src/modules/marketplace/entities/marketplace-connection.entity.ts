@@ -3,12 +3,17 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Update
 /** What the service does when the live check gets no answer in time (DECISIONS §17). */
 export type OnUnreachable = 'accept' | 'refuse';
 
+/** How the marketplace speaks: `generic` is the project's protocol, `appsumo` AppSumo's licensing webhooks. */
+export const ADAPTER_KINDS = ['generic', 'appsumo'] as const;
+export type AdapterKind = (typeof ADAPTER_KINDS)[number];
+
 /**
  * A marketplace the products' vouchers were sold on (DECISIONS §17, docs/marketplaces.md). The signing secret is sealed
  * under DATA_KEY like licence keys (`DataCipher`): shown once at creation, opened only to sign or verify.
  */
 @Entity({ name: 'marketplace_connections' })
 @Check('chk_marketplace_connections_on_unreachable', `on_unreachable IN ('accept', 'refuse')`)
+@Check('chk_marketplace_connections_adapter', `adapter IN ('generic', 'appsumo')`)
 export class MarketplaceConnection {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_marketplace_connections' })
   id: string;
@@ -18,6 +23,9 @@ export class MarketplaceConnection {
 
   @Column({ name: 'base_url', type: 'varchar', length: 2000 })
   baseUrl: string;
+
+  @Column({ type: 'varchar', length: 20, default: 'generic' })
+  adapter: AdapterKind;
 
   @Column({ name: 'secret_ciphertext', type: 'bytea' })
   secretCiphertext: Buffer;
