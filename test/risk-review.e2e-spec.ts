@@ -27,7 +27,7 @@ const nextIp = () => `203.0.113.${++serial}`;
 const uniqueEmail = () => `held.${Date.now().toString(36)}.${++serial}@example.com`;
 
 /**
- * Held redemptions (DECISIONS §18) through the real API, database and mail outbox (.eml files): each rule's review
+ * Held redemptions (docs/product.md §25) through the real API, database and mail outbox (.eml files): each rule's review
  * outcome holds the redemption with no key anywhere (answer, success page, e-mail) until staff approve it; refuse
  * refunds it; two racers at a threshold give one served and one held.
  */
@@ -166,7 +166,7 @@ describe('Risk rules: held redemptions and the review queue', () => {
     await eventually(async () => (await emailStatus(t, id)) === 'sent', 15_000, 'the approved order e-mail');
     expect(mails().filter((m) => m.includes(held.key))).toHaveLength(1);
     expect((await queue()).items.map((i: { redemptionId: string }) => i.redemptionId)).not.toContain(id);
-    await t.http().post(`/api/reviews/${id}/approve`).set(operator).expect(404);
+    await t.http().post(`/api/reviews/${id}/approve`).set(operator).expect(409);
     const [audit] = await t.db.query(
       `SELECT 1 FROM security_audit_log WHERE action = 'review.approve' AND resource_id = $1`,
       [id],
@@ -200,7 +200,7 @@ describe('Risk rules: held redemptions and the review queue', () => {
     const entries = (await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body;
     expect(entries.map((e: { kind: string; value: string }) => [e.kind, e.value])).toEqual([['email', email]]);
     expect((await queue()).items.map((i: { redemptionId: string }) => i.redemptionId)).not.toContain(id);
-    await t.http().post(`/api/reviews/${id}/approve`).set(operator).expect(404);
+    await t.http().post(`/api/reviews/${id}/approve`).set(operator).expect(409);
     expect(mails().filter((m) => m.includes(held.key))).toEqual([]);
   });
 

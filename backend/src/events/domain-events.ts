@@ -85,13 +85,11 @@ export const AUDIT_ONLY_EVENTS = [
   'marketplace.retry-dead',
   // A refund or cancellation a marketplace sent, applied (DECISIONS §17): its figures.
   'marketplace.refund',
-  // The risk rules (DECISIONS §18): settings, blocklist, and a redemption a rule refused (the rules it matched).
+  // The risk rules (docs/product.md §25.1): settings, blocklist, and a redemption a rule refused (the rules it matched).
   'risk.rules-update',
   'risk.blocklist-add',
   'risk.blocklist-remove',
   'redemption.risk-refused',
-  'review.approve',
-  'review.refuse',
 ] as const;
 
 type AuditOnly = { [K in (typeof AUDIT_ONLY_EVENTS)[number]]: Fact };
@@ -109,6 +107,24 @@ export interface DomainEventMap extends AuditOnly, Exports {
     isManualProcessing: boolean;
     /** A pool key was handed out with it (a licence assignment). */
     poolKeyAssigned: boolean;
+  };
+  /** A risk rule held a redemption for review (docs/product.md §25.2), after `redemption.created`: not audited. */
+  'redemption.held': {
+    redemptionId: string;
+    voucherCode: string;
+    productId: string;
+    productName: string;
+    /** The rules it matched. */
+    rules: string[];
+  };
+  /** Staff approved a held redemption (docs/product.md §25.3); `keyAssigned` false: it waits for a pool key. */
+  'review.approve': Fact & { redemptionId: string; voucherCode: string; productName: string; keyAssigned: boolean };
+  /** Staff refused a held redemption (docs/product.md §25.3): its code refunded; what was blocklisted. */
+  'review.refuse': Fact & {
+    redemptionId: string;
+    voucherCode: string;
+    productName: string;
+    blocklisted: Array<'email' | 'address' | 'phone'>;
   };
   /** An admin queued a redemption's e-mail again (or could not: `success` false, no `voucherCode`). */
   'redemption.resend-email': Fact & { voucherCode?: string };
@@ -198,5 +214,7 @@ export const AUDITED_EVENTS = [
   'vouchers.delete',
   'vouchers.bulk-delete',
   'customer.erasure',
+  'review.approve',
+  'review.refuse',
 ] as const satisfies readonly DomainEventName[];
 export type AuditedEventName = (typeof AUDITED_EVENTS)[number];

@@ -43,6 +43,7 @@ import { AuditRowsNameTheirRedemption1796190468411 } from './1796190468411-audit
 import { AuditIpGroupWhereCounted1796192688776 } from './1796192688776-audit-ip-group-where-counted';
 import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
+import { ReviewDecisions1796223746948 } from './1796223746948-review-decisions';
 import { Backorders1796192804930 } from './1796192804930-backorders';
 import { MarketplaceAdapters1796223719782 } from './1796223719782-marketplace-adapters';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
@@ -94,4 +95,5 @@ export const MIGRATIONS = [
   HeldRedemptions1796192990816,
   Backorders1796192804930,
   MarketplaceAdapters1796223719782,
+  ReviewDecisions1796223746948,
 ];

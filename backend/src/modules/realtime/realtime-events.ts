@@ -18,7 +18,9 @@ export type DataUpdateType =
   | 'voucherUpdate'
   | 'ipBlocked'
   | 'emailStatus'
-  | 'customerErased';
+  | 'customerErased'
+  // The review queue changed: a redemption held, approved or refused (docs/product.md §25.4).
+  | 'reviewUpdate';
 
 /** A `dataUpdate` event: what changed and a line for people. */
 export interface DataUpdate {

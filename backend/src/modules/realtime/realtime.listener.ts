@@ -20,6 +20,21 @@ export class RealtimeListener {
     );
   }
 
+  @OnDomainEvent('redemption.held', 'after-commit')
+  held(e: Events['redemption.held']): void {
+    this.realtime.emitThrottled('reviewUpdate', `Redemption of voucher ${e.voucherCode} held for review`);
+  }
+
+  @OnDomainEvent('review.approve', 'after-commit')
+  approved(e: Events['review.approve']): void {
+    this.realtime.emit('reviewUpdate', `Redemption of voucher ${e.voucherCode} approved`);
+  }
+
+  @OnDomainEvent('review.refuse', 'after-commit')
+  refused(e: Events['review.refuse']): void {
+    this.realtime.emit('reviewUpdate', `Redemption of voucher ${e.voucherCode} refused`);
+  }
+
   @OnDomainEvent('redemption.resend-email', 'after-commit')
   resent(e: Events['redemption.resend-email']): void {
     if (e.success && e.voucherCode) {

@@ -20,7 +20,7 @@ import { requestActor } from '../../common/utils/request-actor';
 import { RefuseReviewDto, ReviewListResponse, ReviewQueryDto } from './dto/review.dto';
 import { REVIEW_MESSAGES, RedemptionReviewService } from './redemption-review.service';
 
-/** The review queue of held redemptions (DECISIONS §18): admin and operator. */
+/** The review queue of held redemptions (docs/product.md §25.3): admin and operator. */
 @ApiTags('reviews')
 @Controller('reviews')
 @RequirePermissions(Permission.ReviewsManage)
@@ -40,10 +40,11 @@ export class RedemptionReviewController {
   @Post(':id/approve')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Approve a held redemption: a key from the pool (or the backorder queue), the order e-mail',
+    summary:
+      'Approve a held redemption: a key from the pool (or the backorder queue), the order e-mail; 409 once decided',
   })
   @ApiOkResponse({ type: SuccessMessageResponse })
-  @ApiErrorResponses({ 404: REVIEW_MESSAGES.notHeld })
+  @ApiErrorResponses({ 404: REVIEW_MESSAGES.notHeld, 409: REVIEW_MESSAGES.alreadyApproved })
   approve(
     @Param('id', new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(REVIEW_MESSAGES.notHeld) }))
     id: string,
@@ -55,9 +56,12 @@ export class RedemptionReviewController {
 
   @Post(':id/refuse')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Refuse a held redemption: its code is refunded; optional blocklist entries' })
+  @ApiOperation({
+    summary:
+      'Refuse a held redemption: its code refunded, the customer e-mailed, optional blocklist entries; 409 once decided',
+  })
   @ApiOkResponse({ type: SuccessMessageResponse })
-  @ApiErrorResponses(400, { 404: REVIEW_MESSAGES.notHeld })
+  @ApiErrorResponses(400, { 404: REVIEW_MESSAGES.notHeld, 409: REVIEW_MESSAGES.alreadyRefused })
   refuse(
     @Param('id', new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(REVIEW_MESSAGES.notHeld) }))
     id: string,

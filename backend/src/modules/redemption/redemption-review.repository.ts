@@ -25,10 +25,26 @@ export interface DecidedRedemption {
 const DECIDED = `r.id, v.code AS "voucherCode", p.name AS "productName", c.email AS "customerEmail", r.phone,
                  r.ip_address AS "ipAddress", p.is_license_managed AS "isLicenseManaged"`;
 
+/** A case waiting past the two-hour promise, as its alert names it. */
+export interface OverdueReview {
+  id: string;
+  voucherCode: string;
+  productName: string;
+  customerEmail: string;
+  heldAt: Date;
+}
+
+/** What the refusal e-mail needs (docs/product.md §25.3). */
+export interface RefusalMail {
+  customerEmail: string;
+  productName: string;
+  voucherCode: string;
+}
+
 /**
- * The review queue's side of `redemptions` (DECISIONS §18): the held ones by `idx_redemptions_held` (only held and
- * refused ones are in it), and the two decisions, each a conditional UPDATE of a still-held row (two reviewers:
- * one decides).
+ * The review queue's side of `redemptions` (docs/product.md §25): the held ones by `idx_redemptions_held` (only held
+ * and refused ones are in it), and the two decisions, each a conditional UPDATE of a still-held row (two reviewers:
+ * the first decides, the second finds the decision: `decision`).
  */
 @Injectable()
 export class RedemptionReviewRepository {
@@ -62,7 +78,8 @@ export class RedemptionReviewRepository {
     const [row] = await queryRows<DecidedRedemption>(
       this.database.current,
       `WITH d AS (
-         UPDATE redemptions r SET held_at = NULL, awaiting_license = p.is_license_managed
+         UPDATE redemptions r SET held_at = NULL, awaiting_license = p.is_license_managed, reviewed_at = now(),
+                review_decision = 'approved'
            FROM products p WHERE r.id = $1 AND r.held_at IS NOT NULL AND r.refunded_at IS NULL AND p.id = r.product_id
          RETURNING r.*
        )
@@ -81,7 +98,7 @@ export class RedemptionReviewRepository {
     const [row] = await queryRows<DecidedRedemption>(
       this.database.current,
       `WITH d AS (
-         UPDATE redemptions r SET refunded_at = now()
+         UPDATE redemptions r SET refunded_at = now(), reviewed_at = now(), review_decision = 'refused'
           WHERE r.id = $1 AND r.held_at IS NOT NULL AND r.refunded_at IS NULL
          RETURNING r.*
        )
@@ -90,5 +107,58 @@ export class RedemptionReviewRepository {
       [id],
     );
     return row;
+  }
+
+  /** How staff decided a redemption that was held (undefined: no such redemption, or it was never decided). */
+  async decision(id: string): Promise<'approved' | 'refused' | undefined> {
+    const [row] = await queryRows<{ decision: 'approved' | 'refused' | null }>(
+      this.database.current,
+      `SELECT review_decision AS decision FROM redemptions WHERE id = $1`,
+      [id],
+    );
+    return row?.decision ?? undefined;
+  }
+
+  /** A refused redemption's refusal e-mail; none once the customer's data was erased. */
+  async refusalMail(id: string): Promise<RefusalMail | undefined> {
+    const [row] = await queryRows<RefusalMail>(
+      this.database.current,
+      `SELECT c.email AS "customerEmail", p.name AS "productName", v.code AS "voucherCode"
+         FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
+         JOIN products p ON p.id = r.product_id JOIN customers c ON c.id = r.customer_id
+        WHERE r.id = $1 AND r.review_decision = 'refused' AND r.erased_at IS NULL`,
+      [id],
+    );
+    return row;
+  }
+
+  /**
+   * Claims the cases held since `heldBefore` or earlier that were not alerted yet (docs/product.md §25.4), oldest
+   * first: one UPDATE, so two processes running the check never alert one case twice. Reads `idx_redemptions_held`.
+   */
+  claimOverdue(heldBefore: Date, limit = 100): Promise<OverdueReview[]> {
+    return queryRows<OverdueReview>(
+      this.database.current,
+      `WITH d AS (
+         UPDATE redemptions r SET review_alerted_at = now()
+          WHERE r.id IN (SELECT id FROM redemptions
+                          WHERE held_at IS NOT NULL AND held_at <= $1 AND refunded_at IS NULL
+                            AND review_alerted_at IS NULL
+                          ORDER BY held_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING r.*
+       )
+       SELECT r.id, v.code AS "voucherCode", p.name AS "productName", c.email AS "customerEmail", r.held_at AS "heldAt"
+         FROM d r JOIN voucher_codes v ON v.id = r.voucher_code_id
+         JOIN products p ON p.id = r.product_id JOIN customers c ON c.id = r.customer_id
+        ORDER BY r.held_at, r.id`,
+      [heldBefore, limit],
+    );
+  }
+
+  /** The alert could not be sent to anyone: the cases are claimed again by a later check. */
+  async unclaimOverdue(ids: string[]): Promise<void> {
+    await this.database.current.query(`UPDATE redemptions SET review_alerted_at = NULL WHERE id = ANY($1::uuid[])`, [
+      ids,
+    ]);
   }
 }

@@ -98,7 +98,7 @@ export class RedemptionService {
     // A connected product's live check (DECISIONS §17), before the code is claimed; nothing to ask: no await at all.
     const checked = this.check?.beforeClaim(dto.voucherCode);
     if (checked) await this.refuseUnless(await checked, meta);
-    // The risk rules (DECISIONS §18), before the code is claimed; every rule off: no await at all.
+    // The risk rules (docs/product.md §25.1), before the code is claimed; every rule off: no await at all.
     const assessed = this.risk?.assess({ email: dto.email, phone: dto.phone || null, ip, country });
     const verdict = assessed && (await assessed);
     if (verdict?.action === 'refuse') await this.refusal.refuse(verdict, dto.voucherCode, meta);
@@ -137,7 +137,7 @@ export class RedemptionService {
     }
 
     const [{ id, name }] = rows;
-    // Held for review (DECISIONS §18): no key and no order e-mail until staff approve it; the manual-processing page.
+    // Held for review (docs/product.md §25.2): no key, no order e-mail until staff approve it; the manual-processing page.
     let manual = rows[0].awaiting_license || rows[0].held;
     // No key after the product's pool start, or only held ones: the pool again from its beginning, waiting for held
     // keys (docs/architecture.md "The pool's start", "Keys under contention").
@@ -159,6 +159,15 @@ export class RedemptionService {
       isManualProcessing: manual,
       poolKeyAssigned: rows[0].is_license_managed && !manual,
     });
+    if (rows[0].held) {
+      await this.events.publish('redemption.held', {
+        redemptionId: id,
+        voucherCode: dto.voucherCode,
+        productId: rows[0].product_id,
+        productName: name,
+        rules: (heldRules ?? []).map((r) => r.rule),
+      });
+    }
     return {
       success: true,
       productName: name,

@@ -18,6 +18,10 @@ export const WEBHOOK_EVENTS = [
   'customer.erased',
   // A report to a marketplace gave up after its retry window (DECISIONS §17).
   'marketplace.report.dead',
+  // A redemption held for review, and staff's decision (docs/product.md §25.4).
+  'redemption.held',
+  'redemption.approved',
+  'redemption.refused',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -95,6 +95,24 @@ export class WebhookListener {
     });
   }
 
+  @OnDomainEvent('redemption.held', 'after-commit')
+  async held(e: Events['redemption.held']): Promise<void> {
+    const { redemptionId, voucherCode, productName, rules } = e;
+    await this.webhooks.emit('redemption.held', { redemptionId, voucherCode, productName, rules });
+  }
+
+  @OnDomainEvent('review.approve', 'after-commit')
+  async approved(e: Events['review.approve']): Promise<void> {
+    const { redemptionId, voucherCode, productName, keyAssigned } = e;
+    await this.webhooks.emit('redemption.approved', { redemptionId, voucherCode, productName, keyAssigned });
+  }
+
+  @OnDomainEvent('review.refuse', 'after-commit')
+  async refused(e: Events['review.refuse']): Promise<void> {
+    const { redemptionId, voucherCode, productName } = e;
+    await this.webhooks.emit('redemption.refused', { redemptionId, voucherCode, productName });
+  }
+
   @OnDomainEvent('customer.erasure', 'after-commit')
   async erased({ erased }: Events['customer.erasure']): Promise<void> {
     await this.webhooks.emit('customer.erased', {

@@ -1286,7 +1286,10 @@ export type WebhookEvent =
   | 'pool.low'
   | 'voucher.voided'
   | 'customer.erased'
-  | 'marketplace.report.dead';
+  | 'marketplace.report.dead'
+  | 'redemption.held'
+  | 'redemption.approved'
+  | 'redemption.refused';
 export type WebhookEndpointResponse = {
   id: string;
   url: string;
@@ -1326,6 +1329,9 @@ export type WebhookDeliveryResponse = {
     | 'voucher.voided'
     | 'customer.erased'
     | 'marketplace.report.dead'
+    | 'redemption.held'
+    | 'redemption.approved'
+    | 'redemption.refused'
     | 'webhook.test';
   status: 'pending' | 'delivered' | 'failed';
   /** Attempts made so far */
@@ -1671,4 +1677,7 @@ export const WEBHOOK_EVENTS = [
   'voucher.voided',
   'customer.erased',
   'marketplace.report.dead',
+  'redemption.held',
+  'redemption.approved',
+  'redemption.refused',
 ] as const satisfies readonly WebhookEvent[];

@@ -10,13 +10,14 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 // One licence per customer e-mail per product (Terms): the redemption statement relies on it to refuse a second.
 @Unique('uq_redemptions_customer_product', ['customerId', 'productId'])
 @Check('chk_redemptions_email_status', `email_status IN ('pending', 'sent', 'failed')`)
+@Check('chk_redemptions_review_decision', `review_decision IN ('approved', 'refused')`)
 // The list pages, (exported, redeemed_at DESC, id) and (exported, email_status, redeemed_at DESC, id): TypeORM
 // cannot declare a column's sort order (migration 1763700000000).
 @Index('idx_redemptions_list', { synchronize: false })
 @Index('idx_redemptions_status_list', { synchronize: false })
 // A product's redemptions by time (the pool forecast) and its Redeemed tab's code ids, newest first (read backwards).
 @Index('idx_redemptions_product_redeemed', ['productId', 'redeemedAt', 'voucherCodeId'])
-// The review queue (DECISIONS §18): only the held redemptions.
+// The review queue (docs/product.md §25.2): only the held redemptions.
 @Index('idx_redemptions_held', ['heldAt', 'id'], { where: 'held_at IS NOT NULL' })
 // The list's name search: GIN ((first_name || ' ' || last_name) gin_trgm_ops) (migration 1763830000000).
 @Index('idx_redemptions_full_name_trgm', { synchronize: false })
@@ -116,13 +117,24 @@ export class Redemption {
   @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
   refundedAt: Date | null;
 
-  /** Held for review by a risk rule (DECISIONS §18): no key, no order e-mail until staff approve it. */
+  /** Held for review by a risk rule (docs/product.md §25.2): no key, no order e-mail until staff approve it. */
   @Column({ name: 'held_at', type: 'timestamptz', nullable: true })
   heldAt: Date | null;
 
   /** The rules a held redemption matched, with their evidence: `[{rule, evidence}]`. */
   @Column({ name: 'held_rules', type: 'jsonb', nullable: true })
   heldRules: Array<{ rule: string; evidence: Record<string, unknown> }> | null;
+
+  /** When staff decided a held redemption, and how (docs/product.md §25.3); null: never held, or still waiting. */
+  @Column({ name: 'reviewed_at', type: 'timestamptz', nullable: true })
+  reviewedAt: Date | null;
+
+  @Column({ name: 'review_decision', type: 'text', nullable: true })
+  reviewDecision: 'approved' | 'refused' | null;
+
+  /** The admins were alerted that it waits past the two-hour promise (docs/product.md §25.4): once per case. */
+  @Column({ name: 'review_alerted_at', type: 'timestamptz', nullable: true })
+  reviewAlertedAt: Date | null;
 
   /**
    * The personal data given with it was erased at the customer's request (docs/product.md §21.3): names empty,
