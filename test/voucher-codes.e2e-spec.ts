@@ -110,6 +110,7 @@ describe('voucher codes of a product: list, search, delete', () => {
           id: expect.any(String),
           redeemedAt: expect.any(String),
           refundedAt: null,
+          erasedAt: null,
           emailStatus: expect.stringMatching(/^(pending|sent|failed)$/),
           customer: { id: expect.any(String), firstName: 'Rita', lastName: 'Redeemer', email: 'rita@example.com' },
         },

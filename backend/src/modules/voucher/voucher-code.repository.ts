@@ -55,6 +55,8 @@ export interface CodeRow {
   redemption_id: string | null;
   redemption_at: Date | null;
   refunded_at: Date | null;
+  /** The customer erased their personal data (docs/product.md §21.3): names and e-mail are empty. */
+  erased_at: Date | null;
   email_status: string | null;
   customer_id: string | null;
   first_name: string | null;
@@ -91,8 +93,8 @@ function codeList(status: CodeStatus | undefined, searched: boolean): ListDeclar
     view: {
       select: `SELECT v.id, v.code, v.is_redeemed, ${codeStatusSql('api')} AS status, v.created_at, v.redeemed_at,
                       v.voided_at, v.seq, r.id AS redemption_id, r.redeemed_at AS redemption_at, r.refunded_at,
-                      r.email_status,
-                      c.id AS customer_id, r.first_name, r.last_name, c.email
+                      r.erased_at, r.email_status,
+                      c.id AS customer_id, r.first_name, r.last_name, coalesce(c.email, '') AS email
                  FROM voucher_codes v
                  LEFT JOIN redemptions r ON r.voucher_code_id = v.id
                  LEFT JOIN customers c ON c.id = r.customer_id`,

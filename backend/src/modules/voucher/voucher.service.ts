@@ -21,6 +21,8 @@ export interface VoucherCodeView {
     redeemedAt: Date;
     /** Set when the code was refunded after redemption (the customer keeps the key). */
     refundedAt: Date | null;
+    /** The customer erased their personal data (docs/product.md §21.3): names and e-mail are empty. */
+    erasedAt: Date | null;
     emailStatus: string;
     customer: { id: string; firstName: string; lastName: string; email: string };
   } | null;
@@ -157,6 +159,7 @@ function toView(row: CodeRow): VoucherCodeView {
           id: row.redemption_id,
           redeemedAt: row.redemption_at as Date,
           refundedAt: row.refunded_at,
+          erasedAt: row.erased_at,
           emailStatus: row.email_status as string,
           customer: {
             id: row.customer_id as string,

@@ -1079,6 +1079,8 @@ export type VoucherRedemption = {
   redeemedAt: string;
   /** Set when the code was refunded after redemption (docs/product.md §19.3); the customer keeps the key */
   refundedAt: string | null;
+  /** The customer erased their personal data (docs/product.md §21.3): names and e-mail are empty */
+  erasedAt: string | null;
   emailStatus: 'pending' | 'sent' | 'failed';
   customer: VoucherCustomer;
 };

@@ -157,6 +157,7 @@ export function codesPage(
             id: `00000000-0000-4000-9000-${String(offset + i).padStart(12, '0')}`,
             redeemedAt: '2026-11-02T10:00:00.000Z',
             refundedAt: null,
+            erasedAt: null,
             emailStatus: 'sent' as const,
             customer: {
               id: `00000000-0000-4000-b000-${String(offset + i).padStart(12, '0')}`,

@@ -4,14 +4,26 @@ import type { ReactNode } from 'react';
 import { DeleteButton } from '../../components/actions/DeleteButton';
 import { ListTable } from '../../components/list/ListTable';
 import { StatusChip } from '../../components/status/StatusChip';
+import { erasedOn } from '../redemptions/formatDate';
 import type { VoucherCodeList } from './useVoucherCodeList';
 import { isAvailable, type VoucherCode } from './vouchersApi';
 
 export const formatDate = (value: string | null | undefined) => (value ? new Date(value).toLocaleString('en-US') : '—');
 
+/**
+ * The redemption's customer; "Erased on <date>" once they erased their data, as the redemption list shows it
+ * (docs/product.md §21.3).
+ */
 function Customer({ code }: { code: VoucherCode }) {
   const customer = code.redemption?.customer;
   if (!customer) return <>—</>;
+  if (code.redemption?.erasedAt) {
+    return (
+      <Typography variant="body2" component="span" sx={{ color: 'text.secondary', fontStyle: 'italic' }}>
+        {erasedOn(code.redemption.erasedAt)}
+      </Typography>
+    );
+  }
   return (
     <>
       {customer.firstName} {customer.lastName}

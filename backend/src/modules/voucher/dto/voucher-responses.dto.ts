@@ -35,6 +35,13 @@ class VoucherRedemption {
     description: 'Set when the code was refunded after redemption (docs/product.md §19.3); the customer keeps the key',
   })
   refundedAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'The customer erased their personal data (docs/product.md §21.3): names and e-mail are empty',
+  })
+  erasedAt: string | null;
   @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
   @ApiProperty({ type: VoucherCustomer }) customer: VoucherCustomer;
 }
