@@ -75,7 +75,11 @@ export function DashboardPage() {
               {current === 'licenses' && <LicenseManagerTab />}
               {/* key={tab}: switching between the two lists remounts them (page 1, filter all, search empty). */}
               {(current === 'redemptions' || current === 'exported') && (
-                <RedemptionsTab key={current} showExported={current === 'exported'} />
+                <RedemptionsTab
+                  key={current}
+                  showExported={current === 'exported'}
+                  onOpenExported={() => setTab('exported')}
+                />
               )}
               {current === 'settings' && <SettingsTab />}
             </Box>

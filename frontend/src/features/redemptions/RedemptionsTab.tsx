@@ -21,7 +21,14 @@ import { useRedemptionList } from './useRedemptionList';
  * change (`key`), which resets page, filter and search (docs/product.md §3.5). List state, actions and exports live in
  * their hooks; this puts toolbar, selection bar, table, pages and dialogs together.
  */
-export function RedemptionsTab({ showExported }: { showExported: boolean }) {
+export function RedemptionsTab({
+  showExported,
+  onOpenExported,
+}: {
+  showExported: boolean;
+  /** Opens the Exported Vouchers tab (the empty Recent Redemptions list's hint, docs/product.md §3.17). */
+  onOpenExported?: () => void;
+}) {
   const { can } = usePermissions();
   const list = useRedemptionList(showExported);
   const actions = useRedemptionActions(list);
@@ -59,6 +66,7 @@ export function RedemptionsTab({ showExported }: { showExported: boolean }) {
         onDetails={setDetails}
         onResend={(id) => void actions.resendEmail(id)}
         onDelete={(id) => actions.askDelete([id], false)}
+        onOpenExported={onOpenExported}
       />
 
       {data && data.pagination.totalCount > 0 && (

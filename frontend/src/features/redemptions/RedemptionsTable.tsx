@@ -1,10 +1,13 @@
 import SendIcon from '@mui/icons-material/Send';
 import VisibilityIcon from '@mui/icons-material/Visibility';
+import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import IconButton from '@mui/material/IconButton';
+import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { ListTable, type ListColumn } from '../../components/list/ListTable';
+import { aboutText } from '../../components/pagination/pageItems';
 import { StatusChip } from '../../components/status/StatusChip';
 import { usePermissions } from '../auth/usePermissions';
 import { EmailStatusChip } from './EmailStatusChip';
@@ -18,6 +21,31 @@ export const EMPTY_RECENT =
 export const EMPTY_EXPORTED = 'No exported vouchers found. Vouchers will appear here after they have been exported.';
 
 /**
+ * docs/product.md §3.17: Recent Redemptions empty only because its redemptions were exported says so, and leads to
+ * Exported Vouchers; the spec's empty text stays for a list with nothing to show anywhere.
+ */
+export function exportedHintText(count: string, filtered: boolean): string {
+  const where = 'Exported redemptions are listed in Exported Vouchers.';
+  if (!filtered) return `No redemptions waiting for export: all have been exported (${count}). ${where}`;
+  const found = count === '1' ? '1 exported redemption does' : `${count} exported redemptions do`;
+  return `No redemptions waiting for export match this search or filter; ${found}. ${where}`;
+}
+
+function ExportedHint({ list, onOpenExported }: { list: RedemptionList; onOpenExported: () => void }) {
+  const exported = list.exportedElsewhere!;
+  const count = exported.totalCountExact === false ? aboutText(exported.totalCount) : String(exported.totalCount);
+  const filtered = list.search !== '' || list.emailStatus !== 'all';
+  return (
+    <Stack spacing={1.5} sx={{ alignItems: 'center' }} role="status">
+      <Typography variant="body2">{exportedHintText(count, filtered)}</Typography>
+      <Button variant="outlined" size="small" onClick={onOpenExported}>
+        Open Exported Vouchers
+      </Button>
+    </Stack>
+  );
+}
+
+/**
  * The page of redemptions (`ListTable`): select boxes (Recent Redemptions only; a redemption with a licence key cannot
  * be selected), code, customer, product, e-mail status, dates and the row actions.
  */
@@ -26,11 +54,14 @@ export function RedemptionsTable({
   onDetails,
   onResend,
   onDelete,
+  onOpenExported,
 }: {
   list: RedemptionList;
   onDetails: (r: AdminRedemption) => void;
   onResend: (id: string) => void;
   onDelete: (id: string) => void;
+  /** Switches the dashboard to Exported Vouchers (the empty Recent Redemptions list's hint). */
+  onOpenExported?: () => void;
 }) {
   const { can } = usePermissions();
   const { showExported, rows, data } = list;
@@ -114,11 +145,21 @@ export function RedemptionsTable({
     <ListTable
       label={showExported ? 'Exported vouchers' : 'Recent redemptions'}
       outlined
-      loading={list.isFetching}
+      loading={list.isFetching || list.checkingExported}
       loadingLabel="Loading redemptions"
       rows={rows}
       columns={columns}
-      empty={data && rows.length === 0 ? (showExported ? EMPTY_EXPORTED : EMPTY_RECENT) : undefined}
+      empty={
+        data && rows.length === 0 && !list.checkingExported ? (
+          showExported ? (
+            EMPTY_EXPORTED
+          ) : list.exportedElsewhere && onOpenExported ? (
+            <ExportedHint list={list} onOpenExported={onOpenExported} />
+          ) : (
+            EMPTY_RECENT
+          )
+        ) : undefined
+      }
       selection={
         showExported
           ? undefined

@@ -19,6 +19,16 @@ const STATUS_OPTIONS: { value: EmailStatusFilter; label: string }[] = [
   { value: 'failed', label: 'Failed' },
 ];
 
+/** docs/product.md §3.17: what each export does to the list, shown under the buttons and as their descriptions. */
+export const EXPORT_NOTES = {
+  marks: 'Export CSV and Export TXT mark the redemptions they contain as exported: they move to Exported Vouchers.',
+  again: 'Export CSV and Export TXT export this list again: its redemptions stay here, Exported At set to now.',
+  codes: 'Export Redeemed Codes marks nothing: the redemptions stay in this list.',
+  selected: 'Export Selected marks the selected redemptions as exported: they move to Exported Vouchers.',
+} as const;
+
+const NOTE_ID = { data: 'export-note-data', codes: 'export-note-codes' } as const;
+
 /** Heading with Fix Pending Emails and the exports, then the search box and the e-mail status filter. */
 export function RedemptionsToolbar({
   list,
@@ -31,6 +41,8 @@ export function RedemptionsToolbar({
 }) {
   const { role, can } = usePermissions();
   const { showExported } = list;
+  const exportsCodes = !showExported && can('export.redeemed-vouchers');
+  const exportsData = can('export.redeemed-data');
   return (
     <>
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ mb: 2, alignItems: { md: 'center' } }}>
@@ -48,12 +60,13 @@ export function RedemptionsToolbar({
               {actions.fixingPending ? 'Fixing...' : 'Fix Pending Emails'}
             </Button>
           )}
-          {!showExported && can('export.redeemed-vouchers') && (
+          {exportsCodes && (
             <>
               <Button
                 variant="outlined"
                 onClick={() => void exports.exportRedeemedCodes('csv')}
                 disabled={exports.exporting}
+                aria-describedby={NOTE_ID.codes}
               >
                 Export Redeemed Codes CSV
               </Button>
@@ -61,23 +74,48 @@ export function RedemptionsToolbar({
                 variant="outlined"
                 onClick={() => void exports.exportRedeemedCodes('txt')}
                 disabled={exports.exporting}
+                aria-describedby={NOTE_ID.codes}
               >
                 Export Redeemed Codes TXT
               </Button>
             </>
           )}
-          {can('export.redeemed-data') && (
+          {exportsData && (
             <>
-              <Button variant="outlined" onClick={() => void exports.exportAll('csv')} disabled={exports.exporting}>
+              <Button
+                variant="outlined"
+                onClick={() => void exports.exportAll('csv')}
+                disabled={exports.exporting}
+                aria-describedby={NOTE_ID.data}
+              >
                 Export CSV
               </Button>
-              <Button variant="outlined" onClick={() => void exports.exportAll('txt')} disabled={exports.exporting}>
+              <Button
+                variant="outlined"
+                onClick={() => void exports.exportAll('txt')}
+                disabled={exports.exporting}
+                aria-describedby={NOTE_ID.data}
+              >
                 Export TXT
               </Button>
             </>
           )}
         </Stack>
       </Stack>
+      {(exportsData || exportsCodes) && (
+        <Stack sx={{ mt: -1, mb: 2, alignItems: { md: 'flex-end' } }}>
+          {exportsData && (
+            <Typography id={NOTE_ID.data} variant="caption" sx={{ color: 'text.secondary' }}>
+              {showExported ? EXPORT_NOTES.again : EXPORT_NOTES.marks}
+            </Typography>
+          )}
+          {exportsCodes && (
+            <Typography id={NOTE_ID.codes} variant="caption" sx={{ color: 'text.secondary' }}>
+              {EXPORT_NOTES.codes}
+            </Typography>
+          )}
+        </Stack>
+      )}
 
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ mb: 2 }}>
         <TextField

@@ -2,6 +2,9 @@ import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { EXPORT_NOTES } from './RedemptionsToolbar';
+
+const SELECTED_NOTE_ID = 'export-note-selected';
 
 interface Props {
   count: number;
@@ -50,10 +53,22 @@ export function SelectionBar({
       <Stack direction="row" spacing={1} sx={{ ml: 'auto', flexWrap: 'wrap', rowGap: 1 }}>
         {canExport && (
           <>
-            <Button size="small" variant="outlined" disabled={busy} onClick={() => onExport('csv')}>
+            <Button
+              size="small"
+              variant="outlined"
+              disabled={busy}
+              onClick={() => onExport('csv')}
+              aria-describedby={SELECTED_NOTE_ID}
+            >
               Export Selected CSV
             </Button>
-            <Button size="small" variant="outlined" disabled={busy} onClick={() => onExport('txt')}>
+            <Button
+              size="small"
+              variant="outlined"
+              disabled={busy}
+              onClick={() => onExport('txt')}
+              aria-describedby={SELECTED_NOTE_ID}
+            >
               Export Selected TXT
             </Button>
           </>
@@ -69,6 +84,11 @@ export function SelectionBar({
           </Button>
         )}
       </Stack>
+      {canExport && (
+        <Typography id={SELECTED_NOTE_ID} variant="caption" sx={{ width: '100%', color: 'text.secondary' }}>
+          {EXPORT_NOTES.selected}
+        </Typography>
+      )}
     </Paper>
   );
 }

@@ -28,11 +28,30 @@ export function useRedemptionList(showExported: boolean) {
   });
   const { setFilter } = list;
   const setEmailStatus = useCallback((status: EmailStatusFilter) => setFilter('emailStatus', status), [setFilter]);
+  // docs/product.md §3.17: an empty Recent Redemptions list asks whether the same filter and search find exported
+  // redemptions, so that it can say they are only hidden because they were exported.
+  const emptyHere = !showExported && list.data !== undefined && list.rows.length === 0 && list.page === 1;
+  const exported = useRedemptionAdminControllerListQuery(
+    redemptionsArg({
+      page: 1,
+      limit: 1,
+      emailStatus: list.filters.emailStatus,
+      showExported: true,
+      search: list.search,
+    }),
+    { skip: !emptyHere },
+  );
+  const checkingExported = emptyHere && (exported.isUninitialized || exported.isFetching);
+  const exportedElsewhere = emptyHere && !checkingExported ? exported.data?.pagination : undefined;
   return {
     ...list,
     showExported,
     emailStatus: list.filters.emailStatus,
     setEmailStatus,
+    /** Whether the empty list is still asking about exported redemptions (its empty text waits). */
+    checkingExported,
+    /** The exported redemptions of the same filter and search, asked only while Recent Redemptions is empty. */
+    exportedElsewhere: exportedElsewhere && exportedElsewhere.totalCount > 0 ? exportedElsewhere : undefined,
   };
 }
 
