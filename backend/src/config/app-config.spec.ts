@@ -161,7 +161,7 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it("refuses an ADMIN_PASSWORD that misses SPEC §5's kinds of character, with its message, and takes a strong one", () => {
+  it('refuses an ADMIN_PASSWORD that misses a kind of character (docs/product.md §6.4), with its message, and takes a strong one', () => {
     expect(() => load({ ADMIN_PASSWORD: 'aaaaaaaaaaaaaa' })).toThrow(
       'ADMIN_PASSWORD: Password must contain uppercase, lowercase, number and special character',
     );
