@@ -16,6 +16,11 @@ import { MAC_PACKAGES, MAC_REQUIREMENTS, type MacPackage } from './macPackages';
 import { ReturnHomeButton } from './ReturnHomeButton';
 import { SuccessTokenGate } from './SuccessTokenGate';
 
+/**
+ * One package: its step number, name, description and chips, and its download (or note). On a narrow screen
+ * (docs/product.md §2.5) the download goes under the text, which keeps the card's whole width beside the number:
+ * side by side the text had ~90 px at 375 px and the chips were cut.
+ */
 function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
   const titleId = `mac-package-${step}`;
   return (
@@ -23,12 +28,18 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
       component="li"
       variant="outlined"
       aria-labelledby={titleId}
-      sx={{ p: 3, display: 'flex', gap: 2, flexWrap: { xs: 'wrap', sm: 'nowrap' } }}
+      sx={{
+        p: { xs: 2, sm: 3 },
+        display: 'grid',
+        columnGap: 2,
+        rowGap: 1.5,
+        gridTemplateColumns: { xs: '40px minmax(0, 1fr)', sm: '40px minmax(0, 1fr) auto' },
+      }}
     >
       <Box
         aria-hidden
         sx={{
-          flex: '0 0 40px',
+          width: 40,
           height: 40,
           borderRadius: '50%',
           bgcolor: 'primary.main',
@@ -40,7 +51,7 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
       >
         {step}
       </Box>
-      <Box sx={{ flex: 1, minWidth: 0 }}>
+      <Box sx={{ minWidth: 0 }}>
         <Typography id={titleId} variant="h3" component="h3">
           {pkg.name}
         </Typography>
@@ -53,7 +64,7 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
           {pkg.version && <Chip size="small" label={`Version ${pkg.version}`} />}
         </Stack>
       </Box>
-      <Box sx={{ alignSelf: 'center' }}>
+      <Box sx={{ alignSelf: 'center', gridColumn: { xs: '2', sm: 'auto' }, minWidth: 0 }}>
         {pkg.href ? (
           <Button
             variant="contained"
@@ -76,7 +87,7 @@ function PackageCard({ pkg, step }: { pkg: MacPackage; step: number }) {
 }
 
 /** The Mac result, shown once the server has accepted the token (`SuccessTokenGate`). */
-export function MacResult({ customerEmail }: { customerEmail: string }) {
+export function MacResult({ customerEmail, voucherCode }: { customerEmail: string; voucherCode?: string }) {
   return (
     <Stack spacing={3}>
       <Paper variant="outlined" sx={{ p: { xs: 3, sm: 5 }, textAlign: 'center' }}>
@@ -121,14 +132,17 @@ export function MacResult({ customerEmail }: { customerEmail: string }) {
             The installation may take 10-15 minutes.
           </Alert>
         </Paper>
-        <HelpPanel email={customerEmail} />
+        <HelpPanel email={customerEmail} voucherCode={voucherCode} />
       </Box>
       <ReturnHomeButton />
     </Stack>
   );
 }
 
-/** `/success/mac?token=…` (docs/product.md §2.5 Mac success page). Only `customerEmail` of the token answer is used. */
+/**
+ * `/success/mac?token=…` (docs/product.md §2.5 Mac success page). Of the token answer the page shows only
+ * `customerEmail`; it and `voucherCode` fill in the resend dialog (§19.4).
+ */
 export function MacSuccessPage() {
   useDocumentTitle(
     'Your Office License for Mac',
@@ -136,7 +150,9 @@ export function MacSuccessPage() {
   );
   return (
     <PublicLayout footer={<SiteFooter />}>
-      <SuccessTokenGate>{(data) => <MacResult customerEmail={data.customerEmail} />}</SuccessTokenGate>
+      <SuccessTokenGate>
+        {(data) => <MacResult customerEmail={data.customerEmail} voucherCode={data.voucherCode} />}
+      </SuccessTokenGate>
     </PublicLayout>
   );
 }
