@@ -6,9 +6,9 @@ import { DataSource } from 'typeorm';
 import { DataCipher } from '../../backend/src/config/data-cipher';
 import { MISMATCHES_SQL } from './counters';
 import { createMigratedDatabase, TestDatabase } from './database';
-import { testCiphers } from './factories';
-import { childProcesses, httpFrom, Spawned, startBuiltApp, stopAllSpawned, waitUntil } from './processes';
-import { freePort } from './smtp';
+import { RedeemBody, testCiphers } from './factories';
+import { childProcesses, httpFrom, HttpAnswer, Spawned, startBuiltApp, stopAllSpawned, waitUntil } from './processes';
+import { freePort, TestSmtpServer } from './smtp';
 
 /*
  * What the failure-path suites (test/failure-*.e2e-spec.ts, docs/testing.md "Failure paths") check after every fault.
@@ -94,4 +94,96 @@ export async function startBuiltStack(env: Record<string, string>): Promise<Buil
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface BurstRequest {
+  body: RedeemBody;
+  /** The page's Idempotency-Key, sent again with every retry. */
+  key: string;
+}
+
+export interface BurstAttempt extends HttpAnswer {
+  /** The request's index in the burst. */
+  i: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface Burst {
+  /** Every answer, in the order they came. */
+  attempts: BurstAttempt[];
+  /** Each request's successful answer (201, or 200: its redemption had committed before an earlier answer died). */
+  succeeded: Map<number, HttpAnswer>;
+}
+
+/**
+ * Redemptions sent by `parallel` clients, each retrying a failed request with the same body and Idempotency-Key
+ * 100 ms later (Retry-After asks for 5 s; shorter here, to see a gap closely) until every request has succeeded.
+ * `fault` runs beside it with the burst's progress so far; the burst fails if `fault` does, or if the app still
+ * fails `giveUpMs` after the first failure.
+ */
+export async function retryingBurst(
+  baseUrl: string,
+  requests: BurstRequest[],
+  parallel: number,
+  fault: (burst: Burst) => Promise<void>,
+  giveUpMs = 30_000,
+): Promise<Burst> {
+  const burst: Burst = { attempts: [], succeeded: new Map() };
+  const queue = requests.map((_, i) => i);
+  let firstFailure = 0;
+  const clients = Array.from({ length: parallel }, async () => {
+    for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+      const startedAt = Date.now();
+      const answer = await httpFrom('127.0.0.1', `${baseUrl}/api/redeem-voucher`, {
+        body: requests[i].body,
+        headers: { 'Idempotency-Key': requests[i].key },
+      });
+      burst.attempts.push({ ...answer, i, startedAt, endedAt: Date.now() });
+      if (answer.status === 200 || answer.status === 201) {
+        burst.succeeded.set(i, answer);
+        continue;
+      }
+      queue.push(i);
+      firstFailure ||= Date.now();
+      if (Date.now() - firstFailure > giveUpMs) throw new Error(`the app still failed ${giveUpMs} ms on`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  await Promise.all([fault(burst), ...clients]);
+  return burst;
+}
+
+/** The answer to a request whose database connection was lost or refused (docs/product.md §9.5). */
+export function expectDatabaseUnavailable(answer: HttpAnswer): void {
+  expect(answer).toMatchObject({
+    status: 503,
+    headers: expect.objectContaining({ 'retry-after': '5' }),
+    body: {
+      statusCode: 503,
+      message: 'The service is briefly unavailable. Please try again in a moment.',
+      error: 'Service Unavailable',
+    },
+  });
+}
+
+/**
+ * Every order e-mail of `customers` went out as one message: once, or a second copy with the same Message-ID where
+ * the sender's write that marked it sent was lost (docs/operations.md "Order e-mail delivery").
+ */
+export function expectOneMessageEach(smtp: TestSmtpServer, customers: string[]): void {
+  const wanted = new Set(customers.map((c) => c.toLowerCase()));
+  const ids = new Map<string, Set<string | undefined>>();
+  const copies = new Map<string, number>();
+  for (const m of smtp.messages) {
+    const to = [m.to].flat()[0]!.value[0].address!.toLowerCase();
+    if (!wanted.has(to)) continue;
+    ids.set(to, (ids.get(to) ?? new Set()).add(m.messageId));
+    copies.set(to, (copies.get(to) ?? 0) + 1);
+  }
+  expect(ids.size).toBe(wanted.size);
+  for (const [to, messageIds] of ids) {
+    expect({ to, messageIds: messageIds.size }).toEqual({ to, messageIds: 1 });
+    expect(copies.get(to)).toBeLessThanOrEqual(2);
+  }
 }
