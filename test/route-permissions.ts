@@ -102,6 +102,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'PATCH /api/marketplaces/:id': [Permission.MarketplacesManage],
   'DELETE /api/marketplaces/:id': [Permission.MarketplacesManage],
   'GET /api/marketplaces/:id/status': [Permission.MarketplacesManage],
+  'GET /api/marketplaces/:id/reconciliation': [Permission.MarketplacesManage],
   'POST /api/marketplaces/:id/retry-dead': [Permission.MarketplacesManage],
   'POST /api/marketplaces/:id/events': 'public',
   // Settings → Risk (DECISIONS §18)

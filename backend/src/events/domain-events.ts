@@ -25,6 +25,7 @@ export const EXPORT_KINDS = [
   'redeemed-voucher-codes',
   'unredeemed-vouchers',
   'batch',
+  'marketplace-reconciliation',
 ] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import QueryStream from 'pg-query-stream';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
@@ -28,6 +29,19 @@ export interface ClaimedReport {
   connectionId: string;
   baseUrl: string;
   secret: string;
+}
+
+/** A redemption of the reconciliation file: its report and its refund report, if any. */
+export interface ReconciliationRow {
+  redemptionId: string;
+  code: string;
+  externalRef: string;
+  redeemedAt: Date;
+  status: string;
+  attempts: number;
+  ackedAt: Date | null;
+  lastError: string | null;
+  refundStatus: string | null;
 }
 
 export interface ReportCounts {
@@ -143,6 +157,34 @@ export class MarketplaceReportRepository {
       [connectionId],
     );
     return row;
+  }
+
+  /**
+   * The redemption reports of a connection redeemed on `day` (YYYY-MM-DD in `timeZone`), oldest first, each with its
+   * refund report's status, from a cursor (500 rows a fetch) on a bulk connection (503 when all are busy).
+   */
+  streamDay<T>(
+    connectionId: string,
+    day: string,
+    timeZone: string,
+    fn: (rows: AsyncIterator<ReconciliationRow>) => Promise<T>,
+  ): Promise<T> {
+    const sql = `SELECT r.redemption_id AS "redemptionId", r.code, r.external_ref AS "externalRef",
+                        r.redeemed_at AS "redeemedAt", r.status, r.attempts, r.acked_at AS "ackedAt",
+                        r.last_error AS "lastError", f.status AS "refundStatus"
+                   FROM marketplace_reports r
+                   LEFT JOIN marketplace_reports f ON f.kind = 'refund' AND f.redemption_id = r.redemption_id
+                  WHERE r.connection_id = $1 AND r.kind = 'redemption'
+                    AND r.redeemed_at >= ($2::date)::timestamp AT TIME ZONE $3
+                    AND r.redeemed_at < ($2::date + 1)::timestamp AT TIME ZONE $3
+                  ORDER BY r.redeemed_at, r.redemption_id`;
+    return this.database.withClient(
+      (client) => {
+        const rows = client.query(new QueryStream(sql, [connectionId, day, timeZone], { batchSize: 500 }));
+        return fn(rows[Symbol.asyncIterator]() as AsyncIterator<ReconciliationRow>);
+      },
+      { bulk: true },
+    );
   }
 
   /** Pending reports of every connection (the `marketplace_reports_pending` gauge). */

@@ -9,14 +9,16 @@ import {
   ParseUUIDPipe,
   Patch,
   Post,
+  Query,
   Req,
+  Res,
 } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
 import { Public } from '../../common/decorators/public.decorator';
 import { RequirePermissions } from '../../common/decorators/require-permissions.decorator';
-import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
+import { ApiErrorResponses, ApiFileResponse, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import { Permission } from '../../common/permissions';
 import { requestActor } from '../../common/utils/request-actor';
 import {
@@ -26,11 +28,13 @@ import {
   MarketplaceEventResponse,
   MarketplaceResponse,
   MarketplaceStatusResponse,
+  ReconciliationQuery,
   RetryDeadResponse,
   UpdateMarketplaceDto,
 } from './dto/marketplace.dto';
 import { MARKETPLACE_MESSAGES, MarketplaceConnectionService } from './marketplace-connection.service';
 import { INBOUND_MESSAGES, MarketplaceInboundService } from './marketplace-inbound.service';
+import { MarketplaceReconciliation } from './marketplace-reconciliation';
 import { RawBodyRequest } from './raw-body';
 
 const connectionId = new ParseUUIDPipe({
@@ -41,7 +45,10 @@ const connectionId = new ParseUUIDPipe({
 @Controller('marketplaces')
 @RequirePermissions(Permission.MarketplacesManage)
 export class MarketplaceController {
-  constructor(private readonly connections: MarketplaceConnectionService) {}
+  constructor(
+    private readonly connections: MarketplaceConnectionService,
+    private readonly reconciliation: MarketplaceReconciliation,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Marketplace connections with their products (secrets are never shown again)' })
@@ -87,6 +94,33 @@ export class MarketplaceController {
   @ApiErrorResponses({ 404: MARKETPLACE_MESSAGES.notFound })
   status(@Param('id', connectionId) id: string) {
     return this.connections.status(id);
+  }
+
+  @Get(':id/reconciliation')
+  @ApiOperation({ summary: "The day's redemptions of a connection with their report status, as CSV (streamed)" })
+  @ApiFileResponse('The file (Content-Disposition: attachment)')
+  @ApiErrorResponses(400, {
+    404: 'Marketplace connection not found. / No redemptions of this connection were reported on <day>.',
+    503: 'Too many uploads and exports at once: try again shortly',
+  })
+  reconcile(
+    @Param('id', connectionId) id: string,
+    @Query() query: ReconciliationQuery,
+    @Req() req: Request,
+    @Res() res: Response,
+    @CurrentUser() user?: AuthUser,
+  ) {
+    const out = {
+      open: (fileName: string) => {
+        res.status(200);
+        res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+        res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+      },
+      body: res,
+      sent: () => res.headersSent,
+    };
+    return this.reconciliation.write(id, query.date, out, requestActor(req, user));
   }
 
   @Post(':id/retry-dead')

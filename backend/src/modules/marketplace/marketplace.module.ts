@@ -11,6 +11,7 @@ import { MarketplacePullService } from './marketplace-pull.service';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
 import { MarketplaceReportService } from './marketplace-report.service';
 import { MarketplaceReconcile } from './marketplace-reconcile';
+import { MarketplaceReconciliation } from './marketplace-reconciliation';
 import { RedemptionModule } from '../redemption/redemption.module';
 import { MarketplaceController, MarketplaceEventsController } from './marketplace.controller';
 import { MarketplaceListener } from './marketplace.listener';
@@ -37,6 +38,7 @@ import { MarketplaceRepository } from './marketplace.repository';
     MarketplaceReportService,
     MarketplacePullService,
     MarketplaceReconcile,
+    MarketplaceReconciliation,
     MarketplaceListener,
     MarketplaceJobs,
   ],

@@ -1,12 +1,16 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
+import { Toaster } from '../../components/toast';
 import { resetToasts } from '../../components/toast/toastStore';
 import { fakeServer } from '../../test/fakeServer';
 import { renderWithProviders } from '../../test/renderWithProviders';
+import { signIn } from '../admin/adminTesting';
+import { installAdminSession } from '../auth/session';
 import { MarketplacesCard } from './MarketplacesCard';
 
 let server: ReturnType<typeof fakeServer>;
 afterEach(() => {
   server?.restore();
+  localStorage.clear();
   act(() => resetToasts());
 });
 
@@ -39,6 +43,7 @@ describe('Settings → Marketplaces', () => {
         const body = req.body as Record<string, unknown>;
         const created = {
           id: '44444444-4444-4444-8444-444444444444',
+          adapter: 'generic',
           ...body,
           lastEventAt: null,
           lastPullAt: null,
@@ -103,5 +108,77 @@ describe('Settings → Marketplaces', () => {
     expect(server.requests.find((r) => r.path.endsWith('/retry-dead'))?.path).toBe(
       '/api/marketplaces/44444444-4444-4444-8444-444444444444/retry-dead',
     );
+  });
+
+  it("downloads a connection's reconciliation: today's redemptions with their report status", async () => {
+    const id = '55555555-5555-4555-8555-555555555555';
+    server = fakeServer({
+      'GET /api/products': () => ({ status: 200, body: [PRODUCT] }),
+      'GET /api/marketplaces': () => ({
+        status: 200,
+        body: [
+          {
+            id,
+            adapter: 'generic',
+            name: 'Groupon',
+            baseUrl: 'https://partner.example.com/licences',
+            products: [{ productId: PRODUCT.id, externalRef: 'SKU-HB-MAC' }],
+            checkAtRedeem: false,
+            reportRedemptions: true,
+            onUnreachable: 'accept',
+            pullIntervalSeconds: 0,
+            lastEventAt: null,
+            lastPullAt: null,
+            lastPullError: null,
+            createdAt: '2026-01-02T10:00:00.000Z',
+          },
+        ],
+      }),
+      [`GET /api/marketplaces/${id}/status`]: () => ({
+        status: 200,
+        body: {
+          codesReceived: 1,
+          redeemed: 1,
+          reports: { acked: 1, pending: 0, dead: 0 },
+          refundsApplied: 0,
+          lastEventAt: null,
+          reportLagSeconds: 0,
+        },
+      }),
+      [`GET /api/marketplaces/${id}/reconciliation`]: () => ({
+        status: 200,
+        body: 'Redemption ID,Voucher Code,External Ref,Redeemed At,Report Status\r\n',
+        headers: {
+          'Content-Type': 'text/csv',
+          'Content-Disposition': 'attachment; filename="marketplace-Groupon-2026-01-02.csv"',
+        },
+      }),
+    });
+    Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => undefined });
+    const saved: string[] = [];
+    const click = jest.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      saved.push(this.download);
+    });
+    try {
+      signIn();
+      installAdminSession();
+      const { user } = renderWithProviders(
+        <>
+          <MarketplacesCard />
+          <Toaster />
+        </>,
+      );
+      const connection = await screen.findByRole('article', { name: 'Marketplace Groupon' });
+      await user.click(within(connection).getByRole('button', { name: 'Reconciliation' }));
+      expect(await screen.findByText('Export Successful')).toBeInTheDocument();
+      expect(saved).toEqual(['marketplace-Groupon-2026-01-02.csv']);
+      expect(server.requests.filter((r) => r.path.endsWith('/reconciliation')).map((r) => r.auth)).toEqual([
+        'Bearer access-1',
+      ]);
+    } finally {
+      click.mockRestore();
+    }
   });
 });

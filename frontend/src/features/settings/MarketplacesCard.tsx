@@ -20,6 +20,7 @@ import { DeleteButton } from '../../components/actions/DeleteButton';
 import { ConfirmDialog } from '../../components/dialogs/ConfirmDialog';
 import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
+import { downloadFile, today } from '../admin/download';
 import {
   type MarketplaceResponse,
   useMarketplaceControllerCreateMutation,
@@ -166,10 +167,32 @@ function MarketplaceForm({ onCreated }: { onCreated: (secret: string, name: stri
 
 const ago = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');
 
-/** One connection with its reconciliation figures and "Retry dead reports". */
+/** One connection with its reconciliation figures, today's reconciliation file and "Retry dead reports". */
 function Connection({ connection, onDelete }: { connection: MarketplaceResponse; onDelete: () => void }) {
   const { data: status, refetch } = useMarketplaceControllerStatusQuery(connection.id, { pollingInterval: 15_000 });
   const [retryDead, { isLoading }] = useMarketplaceControllerRetryDeadMutation();
+  const [downloading, setDownloading] = useState(false);
+  // Today's redemptions with their report status (docs/product.md §24.10).
+  const reconcile = async () => {
+    setDownloading(true);
+    try {
+      const url = `/api/marketplaces/${encodeURIComponent(connection.id)}/reconciliation`;
+      await downloadFile(url, undefined, `marketplace-${today()}.csv`);
+      toast({
+        title: 'Export Successful',
+        description: `Today's redemptions of ${connection.name} have been downloaded.`,
+        variant: 'success',
+      });
+    } catch (err) {
+      toast({
+        title: 'Export Failed',
+        description: (err as Error).message || 'Failed to download the reconciliation.',
+        variant: 'destructive',
+      });
+    } finally {
+      setDownloading(false);
+    }
+  };
   const retry = async () => {
     const result = await retryDead(connection.id);
     if ('error' in result) {
@@ -193,6 +216,9 @@ function Connection({ connection, onDelete }: { connection: MarketplaceResponse;
           </Typography>
         </Stack>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+          <Button size="small" variant="outlined" onClick={() => void reconcile()} disabled={downloading}>
+            Reconciliation
+          </Button>
           <Button
             size="small"
             variant="outlined"

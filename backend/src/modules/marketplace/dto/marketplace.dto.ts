@@ -210,3 +210,13 @@ export class MarketplaceEventResponse {
   @ApiPropertyOptional({ example: 'purchase', description: "An AppSumo connection only: the webhook's event" })
   event?: string;
 }
+
+export class ReconciliationQuery {
+  @ApiPropertyOptional({
+    example: '2026-12-02',
+    description: 'The day (YYYY-MM-DD, the service time zone); default today',
+  })
+  @Matches(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'date must be a day as YYYY-MM-DD.' })
+  @IsOptional()
+  date?: string;
+}
