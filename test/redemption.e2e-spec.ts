@@ -27,6 +27,7 @@ describe('POST /api/redeem-voucher', () => {
     expect(view.body).toEqual({
       isManualProcessing: false,
       customerEmail: 'mixed.case@example.com',
+      voucherCode: code,
       productName: PRODUCTS.proPlusWindows,
       licenseKey: 'ABCDE-12345-FGHIJ',
       downloadLink: 'https://dl.example.com/pp.exe',

@@ -1,7 +1,15 @@
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createAdminUser } from '../helpers/auth';
-import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody } from '../helpers/factories';
+import {
+  addCodes,
+  addLicenseKey,
+  licenseManagedProduct,
+  productId,
+  PRODUCTS,
+  randomCode,
+  redeemBody,
+} from '../helpers/factories';
 import { eventually } from '../helpers/redemptions';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
 import { connectChromium, openPage, screenshot } from './browser';
@@ -203,8 +211,9 @@ describe('customer self-service and refunds in a real browser', () => {
     const dialog = page.getByRole('dialog', { name: "Didn't get the e-mail?" });
     await dialog.waitFor();
     expect(scripts.slice(loadedBefore).some((url) => /ResendEmailDialog/.test(url))).toBe(true);
+    // Both fields come filled in from the token's answer (docs/product.md §19.4): one click sends.
     expect(await dialog.getByRole('textbox', { name: 'Email Address' }).inputValue()).toBe(body.email);
-    await dialog.getByRole('textbox', { name: 'Voucher Code' }).fill(code.toLowerCase());
+    expect(await dialog.getByRole('textbox', { name: 'Voucher Code' }).inputValue()).toBe(code);
     await dialog.getByRole('button', { name: 'Send Again' }).click();
     await dialog.getByText(RESEND_ANSWER).waitFor();
     await screenshot(page, 'self-service-resend-dialog');
@@ -214,6 +223,26 @@ describe('customer self-service and refunds in a real browser', () => {
     expect(again.subject).toBe(first.subject);
     expect(again.text).toBe(first.text);
     expect(again.text).toMatch(/Key: RSND-/);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('"Didn\'t get the e-mail?" on the Mac success page comes with the code and the address filled in', async () => {
+    const [code] = await addCodes(t.db, await productId(t.db, PRODUCTS.homeBusinessMac), [randomCode('MACRESEND')]);
+    const body = redeemBody({ voucherCode: code.toLowerCase() });
+    const redeemed = await t.http().post('/api/redeem-voucher').send(body).expect(201);
+    const { context, page, errors } = await openPage(browser, t.baseUrl);
+    await page.goto(`/success/mac?token=${encodeURIComponent(redeemed.body.successToken)}`);
+    await page.getByRole('heading', { name: 'Redemption Successful!' }).waitFor();
+    // The page itself shows the address, not the code (docs/product.md §2.5).
+    expect(await page.locator('main').textContent()).not.toContain(code);
+    await page.getByRole('button', { name: "Didn't get the e-mail?" }).click();
+    const dialog = page.getByRole('dialog', { name: "Didn't get the e-mail?" });
+    expect(await dialog.getByRole('textbox', { name: 'Voucher Code' }).inputValue()).toBe(code);
+    expect(await dialog.getByRole('textbox', { name: 'Email Address' }).inputValue()).toBe(body.email.toLowerCase());
+    await screenshot(page, 'self-service-resend-dialog-mac');
+    await dialog.getByRole('button', { name: 'Send Again' }).click();
+    await dialog.getByText(RESEND_ANSWER).waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -93,6 +93,7 @@ describe('RedemptionService.redeem on PostgreSQL (medium)', () => {
     expect(await service.successToken(result.successToken)).toEqual({
       isManualProcessing: false,
       customerEmail: 'mixed.case@example.com',
+      voucherCode: code,
       productName: result.productName,
       licenseKey: 'MEDIUM-KEY-00001',
       downloadLink: 'https://dl.example.com/m.exe',

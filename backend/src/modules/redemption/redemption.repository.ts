@@ -91,13 +91,15 @@ export class RedemptionRepository {
    */
   async successTokenView(token: string) {
     const [row] = await this.database.manager.query(
-      `SELECT t.customer_email, t.product_name, r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
+      `SELECT t.customer_email, t.product_name, v.code AS voucher_code,
+              r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
               p.is_license_managed,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key,
               lk.key_ciphertext, lk.download_link AS license_link
          FROM success_tokens t
          JOIN redemptions r ON r.id = t.redemption_id
          JOIN products p ON p.id = r.product_id
+         JOIN voucher_codes v ON v.id = r.voucher_code_id
          LEFT JOIN LATERAL (${latestLicenseKeySql('r')}) lk ON true
         WHERE t.token_hash = $1 AND t.expires_at > now()`,
       [successTokenHash(token)],
@@ -110,6 +112,7 @@ export class RedemptionRepository {
       | {
           customer_email: string;
           product_name: string;
+          voucher_code: string;
           awaiting_license: boolean;
           is_license_managed: boolean;
           product_key: string | null;

@@ -54,6 +54,8 @@ export interface RedeemRequestMeta {
 export interface SuccessTokenView {
   isManualProcessing: boolean;
   customerEmail: string;
+  /** The customer's own code, for the page's resend dialog (docs/product.md §19.4). */
+  voucherCode: string;
   productName: string;
   licenseKey: string | null;
   downloadLink: string;
@@ -258,6 +260,7 @@ export class RedemptionService {
     return {
       isManualProcessing: manual,
       customerEmail: row.customer_email,
+      voucherCode: row.voucher_code,
       productName: row.product_name,
       licenseKey: manual || !key ? null : stripManualPrefix(key),
       downloadLink: manual ? '' : (row.license_link ?? row.product_link ?? ''),

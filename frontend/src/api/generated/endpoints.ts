@@ -900,6 +900,8 @@ export type SuccessTokenResponse = {
   /** true: the key follows by e-mail once staff assign one */
   isManualProcessing: boolean;
   customerEmail: string;
+  /** The customer's own voucher code: fills in the page's "Didn't get the e-mail?" (docs/product.md §19.4) */
+  voucherCode: string;
   productName: string;
   licenseKey: string | null;
   downloadLink: string;

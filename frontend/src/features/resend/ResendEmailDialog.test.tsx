@@ -23,6 +23,7 @@ function serve(resend: Handler = () => ({ status: 202, body: { message: ANSWER }
       body: {
         isManualProcessing: false,
         customerEmail: 'mia@example.com',
+        voucherCode: 'MIA-2024-CODE',
         productName: 'Office 2024 Home & Business (Mac)',
         licenseKey: null,
         downloadLink: 'https://x.test/mac.pkg',
@@ -59,7 +60,7 @@ describe('"Didn\'t get the e-mail?"', () => {
     expect(resendCalls().map((r) => r.body)).toEqual([{ voucherCode: 'ABCD-1234', email: 'ann@example.com' }]);
   });
 
-  it('on a success page the customer e-mail of the token is filled in', async () => {
+  it('on a success page the customer e-mail and voucher code of the token are filled in (docs/product.md §19.4)', async () => {
     serve();
     const { user } = renderRoutes(routes, '/success/mac?token=abc');
     // The page is drawn while the token is checked; the address is known once the answer is on screen.
@@ -67,6 +68,7 @@ describe('"Didn\'t get the e-mail?"', () => {
     await user.click(screen.getByRole('button', { name: "Didn't get the e-mail?" }));
     const dialog = await screen.findByRole('dialog', { name: "Didn't get the e-mail?" });
     expect(within(dialog).getByRole('textbox', { name: 'Email Address' })).toHaveValue('mia@example.com');
+    expect(within(dialog).getByRole('textbox', { name: 'Voucher Code' })).toHaveValue('MIA-2024-CODE');
   });
 
   it("shows the server's message when it refuses (a blocked address)", async () => {

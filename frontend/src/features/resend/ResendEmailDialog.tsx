@@ -26,13 +26,16 @@ type Field = 'voucherCode' | 'email';
 export function ResendEmailDialog({
   open,
   email = '',
+  voucherCode = '',
   onClose,
 }: {
   open: boolean;
   email?: string;
+  /** The success pages fill in the customer's own code (docs/product.md §19.4). */
+  voucherCode?: string;
   onClose: () => void;
 }) {
-  const [values, setValues] = useState<Record<Field, string>>({ voucherCode: '', email });
+  const [values, setValues] = useState<Record<Field, string>>({ voucherCode, email });
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [answer, setAnswer] = useState<{ severity: 'success' | 'error'; text: string } | null>(null);
   const [send, { isLoading }] = useRedemptionControllerResendOrderEmailMutation();

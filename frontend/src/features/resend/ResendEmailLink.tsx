@@ -6,8 +6,11 @@ const ResendEmailDialog = lazy(() => import('./ResendEmailDialog'));
 
 export const RESEND_LINK_TEXT = "Didn't get the e-mail?";
 
-/** "Didn't get the e-mail?" (docs/product.md §19.2): opens the resend dialog, loading it on the first click. */
-export function ResendEmailLink({ email }: { email?: string }) {
+/**
+ * "Didn't get the e-mail?" (docs/product.md §19.2): opens the resend dialog, loading it on the first click; on a
+ * success page with the customer's address and code filled in (§19.4).
+ */
+export function ResendEmailLink({ email, voucherCode }: { email?: string; voucherCode?: string }) {
   const [open, setOpen] = useState(false);
   const [opened, setOpened] = useState(false);
   return (
@@ -25,7 +28,7 @@ export function ResendEmailLink({ email }: { email?: string }) {
       </Link>
       {opened && (
         <Suspense fallback={null}>
-          <ResendEmailDialog open={open} email={email} onClose={() => setOpen(false)} />
+          <ResendEmailDialog open={open} email={email} voucherCode={voucherCode} onClose={() => setOpen(false)} />
         </Suspense>
       )}
     </>

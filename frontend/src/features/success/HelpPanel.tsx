@@ -11,9 +11,9 @@ const TOPICS = ['Installation troubleshooting', 'Activation issues', 'Product ke
 
 /**
  * "Need help?" panel of the success pages: e-mail support, the topics it covers, and "Didn't get the e-mail?"
- * (the customer's address from the token answer filled in).
+ * (the customer's address and voucher code from the token answer filled in, docs/product.md §19.4).
  */
-export function HelpPanel({ email }: { email?: string }) {
+export function HelpPanel({ email, voucherCode }: { email?: string; voucherCode?: string }) {
   const { supportEmail } = usePublicConfig();
   return (
     <Paper variant="outlined" component="section" aria-labelledby="help-title" sx={{ p: 3 }}>
@@ -38,7 +38,7 @@ export function HelpPanel({ email }: { email?: string }) {
         ))}
       </Box>
       <Box sx={{ mt: 2 }}>
-        <ResendEmailLink email={email} />
+        <ResendEmailLink email={email} voucherCode={voucherCode} />
       </Box>
       <Typography variant="body2" sx={{ mt: 1 }}>
         All your licences, any time:{' '}

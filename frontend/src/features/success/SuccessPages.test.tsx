@@ -30,6 +30,7 @@ function serve(token: Handler) {
 const windowsResult = {
   isManualProcessing: false,
   customerEmail: 'ann@example.com',
+  voucherCode: 'ABCD-1234',
   productName: 'Office 2024 Professional Plus (Windows)',
   licenseKey: 'ABCDE-FGHIJ-KLMNO-PQRST-UVWXY',
   downloadLink: 'https://downloads.example.com/office2024.exe',
@@ -68,6 +69,7 @@ describe('success pages', () => {
       {
         isManualProcessing: false,
         customerEmail: 'mac.user@example.com',
+        voucherCode: 'ABCD-1234',
         productName: 'Office 2024 Home & Business (Mac)',
         licenseKey: null,
         downloadLink: '',
@@ -159,6 +161,7 @@ describe('success pages', () => {
       body: {
         isManualProcessing: true,
         customerEmail: 'ann@example.com',
+        voucherCode: 'ABCD-1234',
         productName: 'Office 2024 Professional Plus (Windows)',
         licenseKey: null,
         downloadLink: '',
@@ -267,6 +270,7 @@ describe('success pages', () => {
       body: {
         isManualProcessing: false,
         customerEmail: 'mac.user@example.com',
+        voucherCode: 'ABCD-1234',
         productName: 'Office 2024 Home & Business (Mac)',
         licenseKey: null,
         downloadLink: 'https://x.test/mac.pkg',

@@ -162,7 +162,7 @@ export function WindowsResult({ data }: { data: SuccessTokenView }) {
         <Stack spacing={3}>
           {!data.isManualProcessing && <DownloadInformation />}
           {!data.isManualProcessing && <InstallationSteps />}
-          <HelpPanel email={data.customerEmail} />
+          <HelpPanel email={data.customerEmail} voucherCode={data.voucherCode} />
         </Stack>
       </Box>
       <ReturnHomeButton />

@@ -12,6 +12,12 @@ export class RedeemResponse {
 export class SuccessTokenResponse {
   @ApiProperty({ description: 'true: the key follows by e-mail once staff assign one' }) isManualProcessing: boolean;
   @ApiProperty({ example: 'ann@example.com' }) customerEmail: string;
+  @ApiProperty({
+    example: 'ABCD-1234',
+    description:
+      "The customer's own voucher code: fills in the page's \"Didn't get the e-mail?\" (docs/product.md §19.4)",
+  })
+  voucherCode: string;
   @ApiProperty() productName: string;
   /** The customer's own key, behind their success token: not inventory to mask (docs/architecture.md). */
   @ApiProperty({ type: String, nullable: true }) licenseKey: string | null;
