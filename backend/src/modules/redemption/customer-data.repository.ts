@@ -14,6 +14,8 @@ export interface CustomerLicence {
   licenseKey: string | null;
   downloadLink: string;
   isManualProcessing: boolean;
+  /** Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it. */
+  heldForReview: boolean;
   emailStatus: string;
 }
 
@@ -34,6 +36,7 @@ export interface CustomerRecord {
     emailStatus: string;
     refundedAt: Date | null;
     licenseKey: string | null;
+    heldForReview: boolean;
   }>;
 }
 
@@ -61,7 +64,10 @@ export class CustomerDataRepository {
   /** Every redemption of the address, newest first, its licence read live (as the success page reads it). */
   async licencesOf(email: string): Promise<CustomerLicence[]> {
     const rows = await this.database.manager.query(
-      `SELECT r.id, p.name AS product_name, v.code, r.redeemed_at, r.awaiting_license, r.email_status, p.is_license_managed,
+      `SELECT r.id, p.name AS product_name, v.code, r.redeemed_at, r.email_status, p.is_license_managed,
+              -- Held (docs/product.md §25.2): no key shown, like a redemption waiting for one.
+              r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
+              r.held_at IS NOT NULL AND r.refunded_at IS NULL AS held,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key, lk.key_ciphertext,
               lk.download_link AS license_link
          FROM customers c
@@ -88,6 +94,7 @@ export class CustomerDataRepository {
         licenseKey: manual || !key ? null : stripManualPrefix(key),
         downloadLink: manual ? '' : (row.license_link ?? row.product_link ?? ''),
         isManualProcessing: manual,
+        heldForReview: row.held,
         emailStatus: row.email_status,
       };
     });
@@ -136,6 +143,7 @@ export class CustomerDataRepository {
         emailStatus: r.email_status,
         refundedAt: r.refunded_at,
         licenseKey: licences.get(r.id)?.licenseKey ?? null,
+        heldForReview: licences.get(r.id)?.heldForReview ?? false,
       })),
     };
   }

@@ -37,6 +37,8 @@ export interface AdminRedemptionView {
   exportedAt: Date | null;
   /** Its code was refunded after redemption (docs/product.md §19.3); the key stays with the customer. */
   refundedAt: Date | null;
+  /** Held for review by a risk rule (docs/product.md §25.2): no key, the lists show "Held for review". */
+  heldForReview: boolean;
   /** The customer's personal data was erased at their request (docs/product.md §21.3): names and e-mail empty. */
   erasedAt: Date | null;
   /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
@@ -91,7 +93,7 @@ export function redemptionListFilter(
  */
 const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
-       r.redeemed_at, r.exported, r.exported_at, r.refunded_at, r.erased_at,
+       r.redeemed_at, r.exported, r.exported_at, r.refunded_at, r.erased_at, r.held_at,
        v.code, r.first_name, r.last_name, coalesce(c.email, '') AS email, r.phone, r.country, r.zip_code,
        p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
   FROM ${source} r
@@ -188,6 +190,7 @@ function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionVi
     exported: row.exported,
     exportedAt: row.exported_at,
     refundedAt: row.refunded_at,
+    heldForReview: row.held_at !== null && row.refunded_at === null,
     erasedAt: row.erased_at,
     assignedLicenseKey: licenseKey ? { licenseKey, downloadLink: row.download_link } : null,
   };

@@ -57,7 +57,11 @@ export function LicenceCard({ licence, onExpired }: { licence: CustomerLicence; 
         </Box>
       </Typography>
 
-      {licence.isManualProcessing ? (
+      {licence.heldForReview ? (
+        <Alert severity="info">
+          Held for review: your licence will be sent to you by e-mail once it is approved, usually within 2-3 hours.
+        </Alert>
+      ) : licence.isManualProcessing ? (
         <Alert severity="info">
           Processing your licence: it will be sent to you by e-mail as soon as it is ready, usually within 2-3 hours.
         </Alert>

@@ -235,12 +235,14 @@ export function RedemptionDetailsDialog({
                   </Typography>
                 ) : (
                   <Typography sx={{ color: 'text.secondary' }}>
-                    {redemption.isManualProcessing
-                      ? 'No license key assigned yet (manual processing).'
-                      : 'No license key assigned.'}
+                    {redemption.heldForReview
+                      ? 'Held for review: no key until it is approved in the Review tab.'
+                      : redemption.isManualProcessing
+                        ? 'No license key assigned yet (manual processing).'
+                        : 'No license key assigned.'}
                   </Typography>
                 )}
-                {can('licenses.assign') && (
+                {can('licenses.assign') && !redemption.heldForReview && (
                   <Button size="small" variant="outlined" startIcon={<EditIcon />} onClick={() => setEditing(true)}>
                     {assigned ? 'Edit License' : 'Assign License'}
                   </Button>

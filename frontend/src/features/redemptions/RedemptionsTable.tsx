@@ -82,6 +82,13 @@ export function RedemptionsTable({
               </span>
             </Tooltip>
           )}
+          {r.heldForReview && (
+            <Tooltip title="A risk rule held it: no key until staff approve it in the Review tab">
+              <span>
+                <StatusChip color="warning" label="Held for review" />
+              </span>
+            </Tooltip>
+          )}
         </>
       ),
     },

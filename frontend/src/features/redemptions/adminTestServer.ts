@@ -35,6 +35,7 @@ export function aRedemption(overrides: Partial<AdminRedemption> & { code?: strin
     exported: false,
     exportedAt: null,
     refundedAt: null,
+    heldForReview: false,
     erasedAt: null,
     assignedLicenseKey: null,
     ...rest,

@@ -21,6 +21,8 @@ export class CustomerLicenceResponse {
   licenseKey: string | null;
   @ApiProperty() downloadLink: string;
   @ApiProperty() isManualProcessing: boolean;
+  @ApiProperty({ description: 'Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it' })
+  heldForReview: boolean;
   @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
 }
 
