@@ -302,6 +302,12 @@ describe('Keys at rest', () => {
         .set(ownAuth)
         .send({ url: 'http://127.0.0.1:9/rotation', events: ['pool.low'] })
         .expect(201);
+      const connection = await own
+        .http()
+        .post('/api/marketplaces')
+        .set(ownAuth)
+        .send({ name: 'Rotation marketplace', baseUrl: 'http://127.0.0.1:9/mp' })
+        .expect(201);
       const totpUser = await createAdminUser(own);
       const totpSecret = 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU';
       await own.db.query(
@@ -340,10 +346,19 @@ describe('Keys at rest', () => {
         expect(r.key_hash.equals(newCipher.hash(clear.get(r.id)!))).toBe(true);
       }
       expect(() => oldCipher.open(after[0].key_ciphertext)).toThrow(/unknown data key/);
-      expect(stdout).toMatch(/, \d+ product keys, 1 webhook secrets and 1 TOTP secrets under DATA_KEY/);
-      expect(stdout).toContain(
-        'Still not under DATA_KEY: 0 licence keys, 0 product keys, 0 webhook secrets, 0 TOTP secrets.',
+      expect(stdout).toMatch(
+        /, \d+ product keys, 1 webhook secrets, 1 TOTP secrets and 1 marketplace secrets under DATA_KEY/,
       );
+      expect(stdout).toContain(
+        'Still not under DATA_KEY: 0 licence keys, 0 product keys, 0 webhook secrets, 0 TOTP secrets, ' +
+          '0 marketplace secrets.',
+      );
+      const [marketplaceRow] = await own.db.query(
+        `SELECT secret_ciphertext FROM marketplace_connections WHERE id = $1`,
+        [connection.body.id],
+      );
+      expect(newCipher.isCurrent(marketplaceRow.secret_ciphertext)).toBe(true);
+      expect(newCipher.open(marketplaceRow.secret_ciphertext)).toBe(connection.body.secret);
       const [totpRow] = await own.db.query(`SELECT two_factor_secret_ciphertext FROM admin_users WHERE id = $1`, [
         totpUser.id,
       ]);
@@ -366,7 +381,8 @@ describe('Keys at rest', () => {
       const failed = await cli(env).catch((err: { code: number; stdout: string; stderr: string }) => err);
       expect(failed).toMatchObject({ code: 1 });
       expect((failed as { stderr: string }).stderr).toContain(
-        'Still not under DATA_KEY: 0 licence keys, 0 product keys, 1 webhook secrets, 0 TOTP secrets.',
+        'Still not under DATA_KEY: 0 licence keys, 0 product keys, 1 webhook secrets, 0 TOTP secrets, ' +
+          '0 marketplace secrets.',
       );
       // Four runs of the CLI, each a Node process compiling the backend with ts-node: on a loaded 2-core machine
       // that alone can take a minute or more.

@@ -75,7 +75,13 @@ describe('TOTP secrets at rest', () => {
     ]);
 
     const sealed = await runMigrations(t.database.url, (ds) => sealKeysStoredInClear(ds, t.app.get(DataCipher)));
-    expect(sealed).toEqual({ licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 1 });
+    expect(sealed).toEqual({
+      licenseKeys: 0,
+      productKeys: 0,
+      webhookSecrets: 0,
+      totpSecrets: 1,
+      marketplaceSecrets: 0,
+    });
     const [row] = await t.db.query(
       `SELECT two_factor_secret, two_factor_secret_ciphertext FROM admin_users WHERE id = $1`,
       [user.id],

@@ -45,7 +45,8 @@ async function main(): Promise<number> {
 }
 
 /**
- * Re-seals every licence key, product key, webhook secret and TOTP secret under DATA_KEY (docs/product.md §18.1);
+ * Re-seals every licence key, product key, webhook secret, TOTP secret and marketplace secret under DATA_KEY
+ * (docs/product.md §18.1);
  * DATA_KEY_PREVIOUS opens the keys not yet rotated. Batches of one statement each, rows already under DATA_KEY
  * skipped: an interrupted run is simply run again. The running service keeps working meanwhile when it too has both
  * keys. It ends by counting the rows still not under DATA_KEY (an instance still writing under the old key) and
@@ -60,7 +61,8 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
   const cipher = DataCipher.fromConfig(config);
   const rotated = await rotateSealedKeys(dataSource, cipher);
   const left = await countKeysNotUnderCurrent(dataSource, cipher);
-  const remaining = left.licenseKeys + left.productKeys + left.webhookSecrets + left.totpSecrets;
+  const remaining =
+    left.licenseKeys + left.productKeys + left.webhookSecrets + left.totpSecrets + left.marketplaceSecrets;
   await cliAuditRecorder(database)({
     action: 'cli.rotate-data-key',
     success: remaining === 0,
@@ -70,14 +72,15 @@ async function rotateDataKey(dataSource: DataSource, config: AppConfig): Promise
       productKeys: rotated.productKeys,
       webhookSecrets: rotated.webhookSecrets,
       totpSecrets: rotated.totpSecrets,
+      marketplaceSecrets: rotated.marketplaceSecrets,
       remaining: left,
     },
   });
   console.log(
-    `Re-encrypted ${rotated.licenseKeys} licence keys, ${rotated.productKeys} product keys, ${rotated.webhookSecrets} webhook secrets and ${rotated.totpSecrets} TOTP secrets under DATA_KEY.`,
+    `Re-encrypted ${rotated.licenseKeys} licence keys, ${rotated.productKeys} product keys, ${rotated.webhookSecrets} webhook secrets, ${rotated.totpSecrets} TOTP secrets and ${rotated.marketplaceSecrets} marketplace secrets under DATA_KEY.`,
   );
   const describe = (c: typeof left) =>
-    `${c.licenseKeys} licence keys, ${c.productKeys} product keys, ${c.webhookSecrets} webhook secrets, ${c.totpSecrets} TOTP secrets`;
+    `${c.licenseKeys} licence keys, ${c.productKeys} product keys, ${c.webhookSecrets} webhook secrets, ${c.totpSecrets} TOTP secrets, ${c.marketplaceSecrets} marketplace secrets`;
   if (remaining > 0) {
     console.error(`Still not under DATA_KEY: ${describe(left)}.`);
     console.error(

@@ -3,6 +3,7 @@ import { DataCipher } from './config/data-cipher';
 import { DatabaseService } from './database/database.service';
 import { AdminUserRepository } from './modules/auth/admin-user.repository';
 import { LicenseKeySealingRepository } from './modules/license/license-key-sealing.repository';
+import { MarketplaceRepository } from './modules/marketplace/marketplace.repository';
 import { ProductRepository } from './modules/product/product.repository';
 import { WebhookRepository } from './modules/webhook/webhook.repository';
 
@@ -13,6 +14,8 @@ export interface KeyCounts {
   webhookSecrets: number;
   /** Admin users' TOTP secrets. */
   totpSecrets: number;
+  /** Marketplace connections' signing secrets (sealed from the start: only rotation counts them). */
+  marketplaceSecrets: number;
 }
 
 /** The owners of the sealed columns, outside Nest (start-up and the CLI run before or without the app). */
@@ -23,6 +26,7 @@ function owners(dataSource: DataSource, cipher: DataCipher) {
     products: new ProductRepository(database, cipher),
     webhooks: new WebhookRepository(database, cipher),
     users: new AdminUserRepository(database, cipher),
+    marketplaces: new MarketplaceRepository(database, cipher),
   };
 }
 
@@ -40,16 +44,17 @@ export async function sealKeysStoredInClear(dataSource: DataSource, cipher: Data
   }
   const productKeys = await products.sealPlainKeys();
   const totpSecrets = await users.sealPlainTotpSecrets();
-  return { licenseKeys, productKeys, webhookSecrets: 0, totpSecrets };
+  return { licenseKeys, productKeys, webhookSecrets: 0, totpSecrets, marketplaceSecrets: 0 };
 }
 
 /**
- * `rotate-data-key`: every licence key, product key, webhook secret and TOTP secret re-sealed under DATA_KEY
+ * `rotate-data-key`: every licence key, product key, webhook secret, TOTP secret and marketplace secret re-sealed
+ * under DATA_KEY
  * (DATA_KEY_PREVIOUS opens the ones not yet rotated). Rows already under DATA_KEY are skipped, so an interrupted run
  * is simply run again.
  */
 export async function rotateSealedKeys(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
-  const { keys, products, webhooks, users } = owners(dataSource, cipher);
+  const { keys, products, webhooks, users, marketplaces } = owners(dataSource, cipher);
   let licenseKeys = 0;
   for (let batch = await keys.rotateBatch(null); batch.lastId; batch = await keys.rotateBatch(batch.lastId)) {
     licenseKeys += batch.rotated;
@@ -57,7 +62,8 @@ export async function rotateSealedKeys(dataSource: DataSource, cipher: DataCiphe
   const productKeys = await products.rotateKeys();
   const webhookSecrets = await webhooks.rotateSecrets();
   const totpSecrets = await users.rotateTotpSecrets();
-  return { licenseKeys, productKeys, webhookSecrets, totpSecrets };
+  const marketplaceSecrets = await marketplaces.rotateSecrets();
+  return { licenseKeys, productKeys, webhookSecrets, totpSecrets, marketplaceSecrets };
 }
 
 /**
@@ -65,12 +71,13 @@ export async function rotateSealedKeys(dataSource: DataSource, cipher: DataCiphe
  * meanwhile, a row skipped by a concurrent change). Anything but zeros means DATA_KEY_PREVIOUS must stay.
  */
 export async function countKeysNotUnderCurrent(dataSource: DataSource, cipher: DataCipher): Promise<KeyCounts> {
-  const { keys, products, webhooks, users } = owners(dataSource, cipher);
+  const { keys, products, webhooks, users, marketplaces } = owners(dataSource, cipher);
   const id = cipher.currentKeyId;
   return {
     licenseKeys: await keys.countNotUnder(id),
     productKeys: await products.countKeysNotUnder(id),
     webhookSecrets: await webhooks.countSecretsNotUnder(id),
     totpSecrets: await users.countTotpSecretsNotUnder(id),
+    marketplaceSecrets: await marketplaces.countSecretsNotUnder(id),
   };
 }

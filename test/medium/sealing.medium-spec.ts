@@ -13,7 +13,7 @@ import { addLicenseKey, keyHash, licenseManagedProduct, openKey } from '../helpe
 import { MediumDatabase, startMediumDatabase } from '../helpers/medium';
 import { randomHex } from '../helpers/seed';
 
-const NO_KEYS = { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0 };
+const NO_KEYS = { licenseKeys: 0, productKeys: 0, webhookSecrets: 0, totpSecrets: 0, marketplaceSecrets: 0 };
 
 /**
  * docs/product.md §18.1 keys at rest, on the owners' repositories over a DataSource (no Nest, no HTTP): what the
@@ -173,12 +173,14 @@ describe('sealing keys at rest (medium)', () => {
         productKeys: 1,
         webhookSecrets: 0,
         totpSecrets: 1,
+        marketplaceSecrets: 0,
       });
       expect(await rotateSealedKeys(own.db, rotating)).toEqual({
         licenseKeys: 2,
         productKeys: 1,
         webhookSecrets: 0,
         totpSecrets: 1,
+        marketplaceSecrets: 0,
       });
       expect(await rotateSealedKeys(own.db, rotating)).toEqual(NO_KEYS);
       expect(await countKeysNotUnderCurrent(own.db, rotating)).toEqual(NO_KEYS);

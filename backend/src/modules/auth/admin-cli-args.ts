@@ -13,7 +13,7 @@ export const ADMIN_CLI_USAGE = `Usage:
   npm run admin -- activate --username <name>
   DATA_KEY=<new> DATA_KEY_PREVIOUS=<old> npm run admin -- rotate-data-key
 A generated password is printed once. deactivate ends the account's sessions at once; activate undoes it.
-rotate-data-key re-encrypts every licence key under DATA_KEY (resumable: run it again after an interruption).`;
+rotate-data-key re-encrypts every licence key and sealed secret under DATA_KEY (resumable: run it again after an interruption).`;
 
 export class CliUsageError extends Error {}
 
