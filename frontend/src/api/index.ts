@@ -73,6 +73,8 @@ export const client = generatedApi.enhanceEndpoints({
       ],
     },
     webhookControllerList: { providesTags: (result) => listTags('Webhooks', result) },
+    // The review queue (docs/product.md §25.5): a decision, a redemption and `reviewUpdate` refresh it.
+    redemptionReviewControllerList: { providesTags: [{ type: 'Redemptions', id: 'REVIEWS' }] },
     webhookControllerDeliveries: {
       providesTags: (_result, _error, id) => [{ type: 'Webhooks', id }],
       keepUnusedDataFor: 0,

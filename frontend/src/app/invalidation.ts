@@ -79,7 +79,7 @@ export const CHANGES = {
   riskControllerSaveRules: [],
   riskControllerAdd: [],
   riskControllerRemove: [],
-  // Review decisions (API only so far): an approval assigns a key, a refusal voids the code.
+  // Review decisions (the Review tab): an approval assigns a key, a refusal refunds the code.
   redemptionReviewControllerApprove: data('keys'),
   redemptionReviewControllerRefuse: data('codes'),
   // Account and security: nothing the console lists, except the user itself and its sessions.

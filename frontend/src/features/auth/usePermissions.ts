@@ -25,6 +25,7 @@ export const PERMISSIONS = {
   apiTokensManage: 'api-tokens.manage',
   marketplacesManage: 'marketplaces.manage',
   settingsAccess: 'settings.access',
+  reviewsManage: 'reviews.manage',
   systemCleanup: 'system.cleanup',
   resetOperator: 'admin.reset-operator',
   redemptionsDelete: 'redemptions.delete',

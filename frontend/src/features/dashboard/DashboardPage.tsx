@@ -9,6 +9,7 @@ import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { LicenseManagerTab } from '../licenses/LicenseManagerTab';
 import { ProductsTab } from '../products/ProductsTab';
 import { RedemptionsTab } from '../redemptions/RedemptionsTab';
+import { ReviewTab } from '../reviews/ReviewTab';
 import { SettingsTab } from '../settings/SettingsTab';
 import { useDocumentTitle } from '../site/useDocumentTitle';
 import { DashboardHeader } from './DashboardHeader';
@@ -16,13 +17,15 @@ import { DataUpdatedNotice } from './DataUpdatedNotice';
 import type { Period } from './dashboardApi';
 import { StatsPanel } from './StatsPanel';
 
-export type DashboardTab = 'products' | 'licenses' | 'redemptions' | 'exported' | 'settings';
+export type DashboardTab = 'products' | 'licenses' | 'redemptions' | 'exported' | 'review' | 'settings';
 
 const TABS: Array<{ value: DashboardTab; label: string }> = [
   { value: 'products', label: 'Products' },
   { value: 'licenses', label: 'License Manager' },
   { value: 'redemptions', label: 'Recent Redemptions' },
   { value: 'exported', label: 'Exported Vouchers' },
+  // Held redemptions (docs/product.md §25.5), for reviews.manage.
+  { value: 'review', label: 'Review' },
   { value: 'settings', label: 'Settings' },
 ];
 
@@ -36,7 +39,8 @@ export function DashboardPage() {
   const tabs = TABS.filter(
     (t) =>
       (t.value !== 'settings' || can(PERMISSIONS.settingsAccess)) &&
-      (t.value !== 'licenses' || can(PERMISSIONS.licensesView)),
+      (t.value !== 'licenses' || can(PERMISSIONS.licensesView)) &&
+      (t.value !== 'review' || can(PERMISSIONS.reviewsManage)),
   );
   const current = tabs.some((t) => t.value === tab) ? tab : 'products';
 
@@ -81,6 +85,7 @@ export function DashboardPage() {
                   onOpenExported={() => setTab('exported')}
                 />
               )}
+              {current === 'review' && <ReviewTab />}
               {current === 'settings' && <SettingsTab />}
             </Box>
           </Paper>

@@ -17,6 +17,7 @@ import { PrivacyRequestsCard } from './PrivacyRequestsCard';
 import { WebhooksCard } from './WebhooksCard';
 import { ApiTokensCard } from './ApiTokensCard';
 import { MarketplacesCard } from './MarketplacesCard';
+import { RiskCard } from './RiskCard';
 import { useAuthControllerMeQuery, useProductControllerListQuery, useStatsControllerForPeriodQuery } from '../../api';
 
 const FEATURES = [
@@ -113,6 +114,11 @@ export function SettingsTab() {
       {can(PERMISSIONS.apiTokensManage) && (
         <Grid size={12}>
           <ApiTokensCard />
+        </Grid>
+      )}
+      {can(PERMISSIONS.settingsAccess) && (
+        <Grid size={12}>
+          <RiskCard />
         </Grid>
       )}
       {can(PERMISSIONS.settingsAccess) && (
