@@ -189,7 +189,11 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
         redeemedAt: expect.any(String),
         licenseKey: key,
         downloadLink: 'https://downloads.example.com/office2024.exe',
+        // Not a Mac product: no package links (docs/product.md §12.7).
+        activationLink: null,
+        removalToolLink: null,
         isManualProcessing: false,
+        heldForReview: false,
         emailStatus: expect.stringMatching(/pending|sent/),
       },
     ]);

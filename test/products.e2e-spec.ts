@@ -68,6 +68,8 @@ describe('products', () => {
       id: proPlus,
       name: PRODUCTS.proPlusWindows,
       downloadLink: 'https://setup.office.com/',
+      activationLink: null,
+      removalToolLink: null,
       productKey: null,
       emailTemplate: expect.stringContaining('{{license_key}}'),
       emailSubject: expect.any(String),

@@ -45,6 +45,7 @@ import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
 import { ReviewDecisions1796223746948 } from './1796223746948-review-decisions';
 import { Backorders1796192804930 } from './1796192804930-backorders';
+import { MacActivationLink1796223742298 } from './1796223742298-mac-activation-link';
 import { MarketplaceAdapters1796223719782 } from './1796223719782-marketplace-adapters';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
@@ -95,5 +96,6 @@ export const MIGRATIONS = [
   HeldRedemptions1796192990816,
   Backorders1796192804930,
   MarketplaceAdapters1796223719782,
+  MacActivationLink1796223742298,
   ReviewDecisions1796223746948,
 ];

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { stripManualPrefix } from '../license/entities/license-key.entity';
+import { macPackageLinks } from '../redemption/mac-package-links';
+import { isMacProduct } from '../redemption/redemption-admin.messages';
 import { RedemptionMailOutboxRepository } from '../redemption/redemption-mail-outbox.repository';
 import { EmailLogRepository } from './email-log.repository';
 import { MailTransportService } from './mail-transport.service';
@@ -57,6 +59,8 @@ export class RedemptionMailService {
     const row = await this.redemptions.claimEmail(redemptionId, this.config.mailClaimSeconds);
     if (!row) return 'skipped';
 
+    // docs/product.md §12.7: a Mac product's packages; its installer is the product's link (a key's is the package).
+    const links = macPackageLinks(row);
     const values: TemplateValues = {
       customer_name: `${row.first_name} ${row.last_name}`.trim(),
       first_name: row.first_name,
@@ -64,7 +68,9 @@ export class RedemptionMailService {
       voucher_code: row.code,
       product_name: row.product_name,
       license_key: stripManualPrefix(row.license_key ?? row.product_key ?? ''),
-      download_link: row.license_link ?? row.product_link,
+      download_link: isMacProduct(row.product_name) ? row.product_link : (row.license_link ?? row.product_link),
+      activation_link: links.activationLink,
+      removal_tool_link: links.removalToolLink,
       support_email: this.config.supportEmail,
     };
     const subject = renderTemplate(row.email_subject || 'Your {{product_name}} order', values, false);

@@ -30,7 +30,15 @@ export interface BatchCountsView {
 export type ProductFields = Partial<
   Pick<
     Product,
-    'name' | 'downloadLink' | 'productKey' | 'emailSubject' | 'emailTemplate' | 'status' | 'isLicenseManaged'
+    | 'name'
+    | 'downloadLink'
+    | 'activationLink'
+    | 'removalToolLink'
+    | 'productKey'
+    | 'emailSubject'
+    | 'emailTemplate'
+    | 'status'
+    | 'isLicenseManaged'
   >
 >;
 

@@ -19,6 +19,8 @@ export interface ProductView {
   id: string;
   name: string;
   downloadLink: string;
+  activationLink: string | null;
+  removalToolLink: string | null;
   productKey: string | null;
   emailTemplate: string;
   emailSubject: string;
@@ -47,12 +49,17 @@ export const TEST_EMAIL_VALUES = {
 const PRODUCT_FIELDS = [
   'name',
   'downloadLink',
+  'activationLink',
+  'removalToolLink',
   'productKey',
   'emailSubject',
   'emailTemplate',
   'status',
   'isLicenseManaged',
 ] as const satisfies ReadonlyArray<keyof CreateProductDto & keyof ProductFields>;
+
+/** The columns a null clears. */
+const NULLABLE_FIELDS = new Set<(typeof PRODUCT_FIELDS)[number]>(['productKey', 'activationLink', 'removalToolLink']);
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -94,6 +101,8 @@ export class ProductService {
       id = await this.products.insert({
         name: dto.name,
         downloadLink: dto.downloadLink ?? '',
+        activationLink: dto.activationLink ?? null,
+        removalToolLink: dto.removalToolLink ?? null,
         productKey: dto.productKey ?? null,
         emailSubject: dto.emailSubject ?? '',
         emailTemplate: dto.emailTemplate ?? '',
@@ -118,8 +127,8 @@ export class ProductService {
     const fields: ProductFields = {};
     for (const field of PRODUCT_FIELDS) {
       const value = dto[field];
-      // null only clears the optional product key; for the other columns it means "not given".
-      if (value === undefined || (value === null && field !== 'productKey')) continue;
+      // null only clears the optional columns (product key, package links); for the others it means "not given".
+      if (value === undefined || (value === null && !NULLABLE_FIELDS.has(field))) continue;
       Object.assign(fields, { [field]: value });
     }
     if (!Object.keys(fields).length) {
@@ -172,6 +181,9 @@ export class ProductService {
       ...TEST_EMAIL_VALUES,
       product_name: product.name,
       download_link: product.downloadLink || 'https://example.com/download',
+      // docs/product.md §12.7: a Mac product's package links, else samples.
+      activation_link: product.activationLink || 'https://example.com/licence-package.pkg',
+      removal_tool_link: product.removalToolLink || 'https://example.com/removal-tool.pkg',
     };
     const subjectTemplate = dto.emailSubject ?? product.emailSubject;
     const subject = `[TEST] ${renderTemplate(subjectTemplate || 'Your {{product_name}} order', values, false)}`;
@@ -204,6 +216,8 @@ function toView(product: Product, counts: ProductCountsView = NO_COUNTS): Produc
     id: product.id,
     name: product.name,
     downloadLink: product.downloadLink,
+    activationLink: product.activationLink,
+    removalToolLink: product.removalToolLink,
     productKey: product.productKey,
     emailTemplate: product.emailTemplate,
     emailSubject: product.emailSubject,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { macPackageLinks, PackageLinkColumns } from './mac-package-links';
 import { DataCipher } from '../../config/data-cipher';
 import { returnedRows } from '../../common/utils/sql';
 import { DatabaseService } from '../../database/database.service';
@@ -13,6 +14,9 @@ export interface CustomerLicence {
   redeemedAt: Date;
   licenseKey: string | null;
   downloadLink: string;
+  /** Mac products (docs/product.md §12.7): the licence package and the Removal Tool; null otherwise. */
+  activationLink: string | null;
+  removalToolLink: string | null;
   isManualProcessing: boolean;
   /** Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it. */
   heldForReview: boolean;
@@ -69,7 +73,7 @@ export class CustomerDataRepository {
               r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
               r.held_at IS NOT NULL AND r.refunded_at IS NULL AS held,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key, lk.key_ciphertext,
-              lk.download_link AS license_link
+              lk.download_link AS license_link, p.activation_link, p.removal_tool_link
          FROM customers c
          JOIN redemptions r ON r.customer_id = c.id
          JOIN voucher_codes v ON v.id = r.voucher_code_id
@@ -86,6 +90,7 @@ export class CustomerDataRepository {
         : row.product_key_ciphertext
           ? this.cipher.open(row.product_key_ciphertext)
           : row.product_key;
+      const links = macPackageLinks(row as PackageLinkColumns);
       return {
         redemptionId: row.id,
         productName: row.product_name,
@@ -93,6 +98,8 @@ export class CustomerDataRepository {
         redeemedAt: row.redeemed_at,
         licenseKey: manual || !key ? null : stripManualPrefix(key),
         downloadLink: manual ? '' : (row.license_link ?? row.product_link ?? ''),
+        activationLink: manual ? null : links.activationLink,
+        removalToolLink: links.removalToolLink,
         isManualProcessing: manual,
         heldForReview: row.held,
         emailStatus: row.email_status,

@@ -12,6 +12,7 @@ import {
   WordBranch,
 } from './redemption-search.sql';
 import { DataCipher } from '../../config/data-cipher';
+import { macPackageLinks } from './mac-package-links';
 import { latestLicenseKeySql, openStoredKey, StoredKeyColumns } from '../license/license.repository';
 
 export interface AdminRedemptionView {
@@ -43,6 +44,8 @@ export interface AdminRedemptionView {
   erasedAt: Date | null;
   /** The latest assignment; a manual key is exposed as stored (`MANUAL_…`), the client strips the prefix. */
   assignedLicenseKey: { licenseKey: string; downloadLink: string } | null;
+  /** Mac products: the licence package link the order e-mail gives (docs/product.md §12.7). */
+  activationLink: string | null;
 }
 
 export interface RedemptionListCriteria {
@@ -95,7 +98,8 @@ const VIEW_SQL = (source: string) => `
 SELECT r.id, r.voucher_code_id, r.customer_id, r.product_id, r.email_status, r.awaiting_license,
        r.redeemed_at, r.exported, r.exported_at, r.refunded_at, r.erased_at, r.held_at,
        v.code, r.first_name, r.last_name, coalesce(c.email, '') AS email, r.phone, r.country, r.zip_code,
-       p.name AS product_name, lk.license_key, lk.key_ciphertext, lk.download_link
+       p.name AS product_name, p.is_license_managed, p.activation_link, lk.license_key, lk.key_ciphertext,
+       lk.download_link
   FROM ${source} r
   JOIN voucher_codes v ON v.id = r.voucher_code_id
   JOIN customers c ON c.id = r.customer_id
@@ -193,5 +197,12 @@ function toView(row: Record<string, any>, cipher: DataCipher): AdminRedemptionVi
     heldForReview: row.held_at !== null && row.refunded_at === null,
     erasedAt: row.erased_at,
     assignedLicenseKey: licenseKey ? { licenseKey, downloadLink: row.download_link } : null,
+    activationLink: macPackageLinks({
+      product_name: row.product_name,
+      is_license_managed: row.is_license_managed,
+      activation_link: row.activation_link,
+      removal_tool_link: null,
+      license_link: licenseKey ? row.download_link : null,
+    }).activationLink,
   };
 }

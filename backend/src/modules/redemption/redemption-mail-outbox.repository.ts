@@ -20,6 +20,10 @@ export interface MailRow {
   product_link: string;
   license_key: string | null;
   license_link: string | null;
+  /** The product's columns of the Mac package links (`macPackageLinks`). */
+  is_license_managed: boolean;
+  activation_link: string | null;
+  removal_tool_link: string | null;
   /** The e-mail's resend number (`email_resends`): part of its Message-ID. */
   email_resends: number;
 }
@@ -71,7 +75,8 @@ const CLAIM_SQL = () =>
         RETURNING r.id, r.customer_id, r.product_id, r.voucher_code_id, r.first_name, r.last_name, r.email_resends)
      SELECT r.id, c.email, r.first_name, r.last_name, v.code, r.email_resends,
             p.name AS product_name, p.email_subject, p.email_template, p.product_key, p.product_key_ciphertext,
-            p.download_link AS product_link, lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
+            p.download_link AS product_link, p.is_license_managed, p.activation_link, p.removal_tool_link,
+            lk.license_key, lk.key_ciphertext, lk.download_link AS license_link
        FROM r
        JOIN customers c ON c.id = r.customer_id
        JOIN products p ON p.id = r.product_id

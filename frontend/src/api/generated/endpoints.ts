@@ -946,6 +946,8 @@ export type RedemptionResponse = {
   /** The customer erased their personal data (licence centre): names, e-mail, phone, zip code and country are empty */
   erasedAt: string | null;
   assignedLicenseKey: AssignedLicenseKey | null;
+  /** Mac products: the customer's licence package (License Activation) link, as in the order e-mail (docs/product.md §12.7); null otherwise or not yet */
+  activationLink?: string | null;
 };
 export type RedemptionListResponse = {
   redemptions: RedemptionResponse[];
@@ -1015,6 +1017,10 @@ export type ProductResponse = {
   downloadLink: string;
   /** A Mac product's shared key; masked (docs/product.md §10.6) for a caller without licenses.view */
   productKey: string | null;
+  /** A Mac product's licence package (License Activation) link (docs/product.md §12.7) */
+  activationLink: string | null;
+  /** A Mac product's Office Removal Tool link; null: the vendor's own (docs/product.md §12.7) */
+  removalToolLink: string | null;
   /** HTML with {{customer_name}}, {{voucher_code}}, {{license_key}}, {{download_link}} */
   emailTemplate: string;
   emailSubject: string;
@@ -1032,10 +1038,14 @@ export type CreateProductDto = {
   name: string;
   /** HTTPS URL, or empty */
   downloadLink?: string;
+  /** A Mac product's licence package (License Activation) link: HTTPS URL, or null/empty to clear (docs/product.md §12.7) */
+  activationLink?: string | null;
+  /** A Mac product's Office Removal Tool link: HTTPS URL, or null/empty for the vendor's own (docs/product.md §12.7) */
+  removalToolLink?: string | null;
   /** Key shown to customers of a product that is not licence-managed */
   productKey?: object | null;
   emailSubject?: string;
-  /** HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}} */
+  /** HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}}, {{activation_link}}, {{removal_tool_link}} */
   emailTemplate?: string;
   status?: 'active' | 'inactive';
   isLicenseManaged?: boolean;
@@ -1044,10 +1054,14 @@ export type UpdateProductDto = {
   name?: string;
   /** HTTPS URL, or empty */
   downloadLink?: string;
+  /** A Mac product's licence package (License Activation) link: HTTPS URL, or null/empty to clear (docs/product.md §12.7) */
+  activationLink?: string | null;
+  /** A Mac product's Office Removal Tool link: HTTPS URL, or null/empty for the vendor's own (docs/product.md §12.7) */
+  removalToolLink?: string | null;
   /** Key shown to customers of a product that is not licence-managed */
   productKey?: object | null;
   emailSubject?: string;
-  /** HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}} */
+  /** HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}}, {{activation_link}}, {{removal_tool_link}} */
   emailTemplate?: string;
   status?: 'active' | 'inactive';
   isLicenseManaged?: boolean;
@@ -1239,7 +1253,13 @@ export type CustomerLicenceResponse = {
   /** Null while the licence waits for a key (manual processing) */
   licenseKey: string | null;
   downloadLink: string;
+  /** Mac products: the customer's licence package (License Activation); null otherwise or not yet */
+  activationLink: string | null;
+  /** Mac products: the Office Removal Tool; null otherwise */
+  removalToolLink: string | null;
   isManualProcessing: boolean;
+  /** Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it */
+  heldForReview: boolean;
   emailStatus: 'pending' | 'sent' | 'failed';
 };
 export type CustomerErasureDto = {

@@ -104,6 +104,8 @@ export const PRODUCT = {
   id: '11111111-1111-4111-8111-111111111111',
   name: 'Office 2024 Professional Plus (Windows)',
   downloadLink: 'https://dl.example.com/pro',
+  activationLink: null,
+  removalToolLink: null,
   productKey: null,
   emailTemplate: '<p>Hello {{customer_name}}, your key is {{ license_key }}</p>',
   emailSubject: 'Your order {{voucher_code}}',

@@ -11,12 +11,22 @@ import { useState } from 'react';
 import { CopyButton } from '../../components/copy/CopyButton';
 import { useCopyToClipboard } from '../../components/copy/useCopyToClipboard';
 import { bodyMessage } from '../../utils/httpError';
-import { MAC_PACKAGES } from '../success/macPackages';
+import { MAC_PACKAGES, type MacPackage } from '../success/macPackages';
 import { type CustomerLicence } from './licenceCentreApi';
 import { useCustomerCentreControllerResendMutation } from '../../api';
 
 /** docs/product.md §10.7: a product whose name contains "mac" is a Mac product (delivered as the package set, never by key). */
 const isMac = (productName: string) => /mac/i.test(productName);
+
+/**
+ * docs/product.md §12.7: the Mac packages' links of this licence, as its order e-mail gives them: the Removal Tool
+ * and the licence package from the server (the customer's own), the installer the vendor's.
+ */
+function macPackageHref(pkg: MacPackage, licence: CustomerLicence): string | null | undefined {
+  if (pkg.id === 'removal-tool') return licence.removalToolLink ?? pkg.href;
+  if (pkg.id === 'activation') return licence.activationLink;
+  return pkg.href;
+}
 
 const dateOf = (iso: string) =>
   new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
@@ -91,24 +101,27 @@ export function LicenceCard({ licence, onExpired }: { licence: CustomerLicence; 
           )}
           {mac ? (
             <Box component="ol" aria-label={`Installation packages of ${licence.productName}`} sx={{ m: 0, pl: 3 }}>
-              {MAC_PACKAGES.map((pkg) => (
-                <Typography component="li" variant="body2" key={pkg.name} sx={{ mb: 0.5 }}>
-                  {pkg.href ? (
-                    <Link href={pkg.href} target="_blank" rel="noopener noreferrer">
-                      {pkg.name}
-                    </Link>
-                  ) : (
-                    pkg.name
-                  )}{' '}
-                  <Chip size="small" label={pkg.size} sx={{ ml: 0.5 }} />
-                  {pkg.note && (
-                    <Box component="span" sx={{ color: 'text.secondary' }}>
-                      {' '}
-                      ({pkg.note})
-                    </Box>
-                  )}
-                </Typography>
-              ))}
+              {MAC_PACKAGES.map((pkg) => {
+                const href = macPackageHref(pkg, licence);
+                return (
+                  <Typography component="li" variant="body2" key={pkg.name} sx={{ mb: 0.5 }}>
+                    {href ? (
+                      <Link href={href} target="_blank" rel="noopener noreferrer" sx={{ overflowWrap: 'anywhere' }}>
+                        {pkg.name}
+                      </Link>
+                    ) : (
+                      pkg.name
+                    )}{' '}
+                    <Chip size="small" label={pkg.size} sx={{ ml: 0.5 }} />
+                    {!href && pkg.note && (
+                      <Box component="span" sx={{ color: 'text.secondary' }}>
+                        {' '}
+                        (Not available yet: please contact support)
+                      </Box>
+                    )}
+                  </Typography>
+                );
+              })}
             </Box>
           ) : (
             licence.downloadLink && (

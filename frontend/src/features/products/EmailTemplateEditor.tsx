@@ -43,6 +43,8 @@ export function EmailTemplateEditor({
       ...SAMPLE_VALUES,
       product_name: product.name,
       download_link: product.downloadLink || SAMPLE_VALUES.download_link,
+      activation_link: product.activationLink || SAMPLE_VALUES.activation_link,
+      removal_tool_link: product.removalToolLink || SAMPLE_VALUES.removal_tool_link,
     }),
     [product],
   );

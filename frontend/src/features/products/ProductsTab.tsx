@@ -1,5 +1,6 @@
 import Block from '@mui/icons-material/Block';
 import Email from '@mui/icons-material/Email';
+import LinkIcon from '@mui/icons-material/Link';
 import OpenInNew from '@mui/icons-material/OpenInNew';
 import Visibility from '@mui/icons-material/Visibility';
 import Alert from '@mui/material/Alert';
@@ -22,6 +23,7 @@ import { PERMISSIONS, usePermissions } from '../auth/usePermissions';
 import { VoidCodesDialog } from '../vouchers/VoidCodesDialog';
 import { VoucherCodesModal } from '../vouchers/VoucherCodesModal';
 import { EmailTemplateEditor } from './EmailTemplateEditor';
+import { PackageLinksDialog } from './PackageLinksDialog';
 import { PoolForecastLine } from './PoolForecastLine';
 import { type PoolForecast, type Product } from './productsApi';
 import { VoucherUpload } from './VoucherUpload';
@@ -40,10 +42,14 @@ function Count({ label, value }: { label: string; value: number }) {
   );
 }
 
+/** docs/product.md §10.7: a product whose name contains "mac" is a Mac product (the three packages, §12.7). */
+const isMac = (product: Product) => /mac/i.test(product.name);
+
 function ProductCard({ product, forecast }: { product: Product; forecast?: PoolForecast }) {
   const { can } = usePermissions();
-  const [dialog, setDialog] = useState<'codes' | 'template' | 'void' | null>(null);
+  const [dialog, setDialog] = useState<'codes' | 'template' | 'links' | 'void' | null>(null);
   const active = product.status === 'active';
+  const mac = isMac(product);
   return (
     <Card
       variant="outlined"
@@ -71,6 +77,11 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
             <Count label="Void" value={product.voidCount ?? 0} />
           </Stack>
           {product.isLicenseManaged && forecast && <PoolForecastLine forecast={forecast} />}
+          {mac && !product.isLicenseManaged && !product.activationLink && (
+            <Alert severity="warning" variant="outlined">
+              No licence package link: Mac customers cannot activate. Set it in Package Links.
+            </Alert>
+          )}
           {can(PERMISSIONS.vouchersUpload) && (
             <>
               <Divider />
@@ -101,6 +112,11 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
             Email Template
           </Button>
         )}
+        {mac && can(PERMISSIONS.productsEdit) && (
+          <Button startIcon={<LinkIcon />} onClick={() => setDialog('links')}>
+            Package Links
+          </Button>
+        )}
         {can(PERMISSIONS.vouchersVoid) && (
           <Button color="error" startIcon={<Block />} onClick={() => setDialog('void')}>
             Void Codes
@@ -111,6 +127,7 @@ function ProductCard({ product, forecast }: { product: Product; forecast?: PoolF
         <VoucherCodesModal product={product} open onClose={() => setDialog(null)} />
       )}
       {dialog === 'template' && <EmailTemplateEditor product={product} open onClose={() => setDialog(null)} />}
+      {dialog === 'links' && <PackageLinksDialog product={product} open onClose={() => setDialog(null)} />}
       {dialog === 'void' && can(PERMISSIONS.vouchersVoid) && (
         <VoidCodesDialog product={product} open onClose={() => setDialog(null)} />
       )}

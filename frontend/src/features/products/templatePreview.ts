@@ -1,9 +1,11 @@
-/** docs/product.md §3.10: the editor's preview substitutes sample values for the four placeholders. */
+/** docs/product.md §3.10, §12.7: the editor's preview substitutes sample values for the placeholders. */
 export const SAMPLE_VALUES = {
   customer_name: 'John Doe',
   voucher_code: 'SAMPLE-VOUCHER-1234',
   download_link: 'https://example.com/download',
   license_key: 'XXXXX-XXXXX-XXXXX-XXXXX-XXXXX',
+  activation_link: 'https://example.com/licence-package.pkg',
+  removal_tool_link: 'https://example.com/removal-tool.pkg',
 } as const;
 
 const escapeHtml = (s: string) =>

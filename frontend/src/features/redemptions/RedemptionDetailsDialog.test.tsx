@@ -159,6 +159,22 @@ describe('redemption details modal', () => {
     expect(screen.queryByRole('region', { name: 'License Key' })).not.toBeInTheDocument();
     expect(section('License Activation')).toHaveTextContent(/activated automatically/);
     expect(screen.queryByRole('button', { name: /Assign License|Edit License/ })).not.toBeInTheDocument();
+    expect(section('License Activation')).toHaveTextContent(/No licence package link yet/);
+  });
+
+  it('a Mac redemption shows its licence package link, the one its order e-mail gives (docs/product.md §12.7)', async () => {
+    const link = 'https://downloads.example.com/mac/licence-package.pkg';
+    open(
+      aRedemption({
+        code: 'MAC-00002',
+        product: { id: '33333333-3333-4333-8333-333333333333', name: 'Office 2024 Home & Business (Mac)' },
+        activationLink: link,
+      }),
+    );
+    await screen.findByRole('dialog');
+    const package_ = within(section('License Activation')).getByRole('link', { name: link });
+    expect(package_).toHaveAttribute('href', link);
+    expect(package_).toHaveAttribute('target', '_blank');
   });
 
   it('manual assignment: Save is disabled while a field is empty, blanks alone say "Invalid input", sends trimmed values, Cancel returns to view', async () => {

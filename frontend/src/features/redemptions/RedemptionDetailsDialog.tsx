@@ -219,6 +219,24 @@ export function RedemptionDetailsDialog({
               Mac products are activated automatically by the License Activation package sent to the customer. No
               license key needs to be entered.
             </Alert>
+            {/* docs/product.md §12.7: the licence package link the customer's order e-mail gives. */}
+            <Field label="Licence package">
+              {redemption.activationLink ? (
+                <Link
+                  href={redemption.activationLink}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  sx={{ wordBreak: 'break-all' }}
+                  data-testid="details-activation-link"
+                >
+                  {redemption.activationLink}
+                </Link>
+              ) : redemption.isManualProcessing ? (
+                'Waiting for a key: the licence package is its download link.'
+              ) : (
+                'No licence package link yet: set it in the product card (Package Links).'
+              )}
+            </Field>
           </Section>
         ) : (
           <Section title="License Key">

@@ -3,6 +3,8 @@
  * download service; the licence package comes with the e-mail and activates without a key.
  */
 export interface MacPackage {
+  /** Which package: its link in an order e-mail is `{{removal_tool_link}}`, `{{download_link}}`, `{{activation_link}}`. */
+  id: 'removal-tool' | 'installer' | 'activation';
   name: string;
   description: string;
   file: string;
@@ -14,6 +16,7 @@ export interface MacPackage {
 
 export const MAC_PACKAGES: readonly MacPackage[] = [
   {
+    id: 'removal-tool',
     name: 'Office Removal Tool',
     description: 'Removes earlier Office versions and licences from your Mac. Run it first.',
     file: '.pkg',
@@ -22,6 +25,7 @@ export const MAC_PACKAGES: readonly MacPackage[] = [
     href: 'https://go.microsoft.com/fwlink/?linkid=849815',
   },
   {
+    id: 'installer',
     name: 'Office 2024 Installer',
     description: 'The Mac installer of the office suite, from the vendor’s own download service.',
     file: 'Mac installer .pkg',
@@ -30,6 +34,7 @@ export const MAC_PACKAGES: readonly MacPackage[] = [
     href: 'https://go.microsoft.com/fwlink/?linkid=2009112',
   },
   {
+    id: 'activation',
     name: 'License Activation',
     description: 'The licence package: it activates the suite automatically, with no manual key entry.',
     file: 'Licence package .pkg',

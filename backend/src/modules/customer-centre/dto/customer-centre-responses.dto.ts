@@ -20,6 +20,14 @@ export class CustomerLicenceResponse {
   })
   licenseKey: string | null;
   @ApiProperty() downloadLink: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Mac products: the customer's licence package (License Activation); null otherwise or not yet",
+  })
+  activationLink: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Mac products: the Office Removal Tool; null otherwise' })
+  removalToolLink: string | null;
   @ApiProperty() isManualProcessing: boolean;
   @ApiProperty({ description: 'Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it' })
   heldForReview: boolean;

@@ -13,6 +13,18 @@ export class ProductResponse {
     description: "A Mac product's shared key; masked (docs/product.md §10.6) for a caller without licenses.view",
   })
   productKey: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "A Mac product's licence package (License Activation) link (docs/product.md §12.7)",
+  })
+  activationLink: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "A Mac product's Office Removal Tool link; null: the vendor's own (docs/product.md §12.7)",
+  })
+  removalToolLink: string | null;
   @ApiProperty({ description: 'HTML with {{customer_name}}, {{voucher_code}}, {{license_key}}, {{download_link}}' })
   emailTemplate: string;
   @ApiProperty() emailSubject: string;

@@ -38,6 +38,36 @@ export class CreateProductDto {
   downloadLink?: string;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'https://downloads.example.com/mac/licence-package.pkg',
+    description:
+      "A Mac product's licence package (License Activation) link: HTTPS URL, or null/empty to clear (docs/product.md §12.7)",
+  })
+  @Transform(emptyToNull)
+  @ValidateIf((o: CreateProductDto) => o.activationLink !== undefined && o.activationLink !== null)
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'Must be an HTTPS URL' })
+  @IsUrl({ require_protocol: true, require_tld: false }, { message: 'Must be a valid URL' })
+  @MaxLength(2048, { message: 'Activation link must be at most 2048 characters' })
+  @IsString({ message: 'Must be a valid URL' })
+  activationLink?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'https://go.microsoft.com/fwlink/?linkid=849815',
+    description:
+      "A Mac product's Office Removal Tool link: HTTPS URL, or null/empty for the vendor's own (docs/product.md §12.7)",
+  })
+  @Transform(emptyToNull)
+  @ValidateIf((o: CreateProductDto) => o.removalToolLink !== undefined && o.removalToolLink !== null)
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'Must be an HTTPS URL' })
+  @IsUrl({ require_protocol: true, require_tld: false }, { message: 'Must be a valid URL' })
+  @MaxLength(2048, { message: 'Removal Tool link must be at most 2048 characters' })
+  @IsString({ message: 'Must be a valid URL' })
+  removalToolLink?: string | null;
+
+  @ApiPropertyOptional({
     description: 'Key shown to customers of a product that is not licence-managed',
     nullable: true,
   })
@@ -54,7 +84,8 @@ export class CreateProductDto {
   emailSubject?: string;
 
   @ApiPropertyOptional({
-    description: 'HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}}',
+    description:
+      'HTML with {{customer_name}}, {{voucher_code}}, {{download_link}}, {{license_key}}, {{activation_link}}, {{removal_tool_link}}',
   })
   @IsOptional()
   @MaxLength(100_000, { message: 'Email template must be at most 100000 characters' })

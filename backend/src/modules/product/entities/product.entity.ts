@@ -25,6 +25,17 @@ export class Product {
   @Column({ name: 'product_key_ciphertext', type: 'bytea', nullable: true })
   productKeyCiphertext: Buffer | null;
 
+  /**
+   * A Mac product's licence package link (docs/product.md §12.7): the customer's License Activation package when the
+   * product is not licence-managed (a licence-managed product's customers get their key's own download link).
+   */
+  @Column({ name: 'activation_link', type: 'varchar', length: 2048, nullable: true })
+  activationLink: string | null;
+
+  /** A Mac product's Office Removal Tool link; null: the vendor's own (docs/product.md §12.7). */
+  @Column({ name: 'removal_tool_link', type: 'varchar', length: 2048, nullable: true })
+  removalToolLink: string | null;
+
   @Column({ name: 'email_template', type: 'text', default: '' })
   emailTemplate: string;
 

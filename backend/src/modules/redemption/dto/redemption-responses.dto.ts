@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PaginationResponse } from '../../../common/dto/page.query';
 import { Inventory } from '../../../common/inventory/inventory';
 import { Permission } from '../../../common/permissions';
@@ -80,6 +80,13 @@ export class RedemptionResponse {
   })
   erasedAt: string | null;
   @ApiProperty({ type: AssignedLicenseKey, nullable: true }) assignedLicenseKey: AssignedLicenseKey | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      "Mac products: the customer's licence package (License Activation) link, as in the order e-mail (docs/product.md §12.7); null otherwise or not yet",
+  })
+  activationLink?: string | null;
 }
 
 export class RedemptionListResponse {
