@@ -19,7 +19,7 @@ const nextIp = () => `198.51.100.${++serial}`;
 const uniqueEmail = () => `risk.${Date.now().toString(36)}.${++serial}@example.com`;
 
 /**
- * The risk rules (DECISIONS §18) through the real API and database: the settings and blocklist routes, and each
+ * The risk rules (docs/product.md §25.1) through the real API and database: the settings and blocklist routes, and each
  * rule's "off" and "refuse" outcomes at redeem (refused: 403 with the support address, the code unredeemed, an
  * audit row naming the rule, a guess only for an unknown code).
  */

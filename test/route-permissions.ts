@@ -105,13 +105,13 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'GET /api/marketplaces/:id/reconciliation': [Permission.MarketplacesManage],
   'POST /api/marketplaces/:id/retry-dead': [Permission.MarketplacesManage],
   'POST /api/marketplaces/:id/events': 'public',
-  // Settings → Risk (DECISIONS §18)
+  // Settings → Risk (docs/product.md §25.1)
   'GET /api/risk/rules': [Permission.SettingsAccess],
   'PUT /api/risk/rules': [Permission.SettingsAccess],
   'GET /api/risk/blocklist': [Permission.SettingsAccess],
   'POST /api/risk/blocklist': [Permission.SettingsAccess],
   'DELETE /api/risk/blocklist/:id': [Permission.SettingsAccess],
-  // The review queue of held redemptions (DECISIONS §18)
+  // The review queue of held redemptions (docs/product.md §25.3)
   'GET /api/reviews': [Permission.ReviewsManage],
   'POST /api/reviews/:id/approve': [Permission.ReviewsManage],
   'POST /api/reviews/:id/refuse': [Permission.ReviewsManage],

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Every rule off: what `GET /api/risk/rules` answers until an admin sets them (DECISIONS §18). */
+/** Every rule off: what `GET /api/risk/rules` answers until an admin sets them (docs/product.md §25.1). */
 const RULES_OFF = JSON.stringify({
   emailPerDay: { enabled: false, threshold: 3, action: 'review' },
   addressPerHour: { enabled: false, threshold: 5, action: 'review' },
@@ -10,8 +10,8 @@ const RULES_OFF = JSON.stringify({
 });
 
 /**
- * The risk rules (DECISIONS §18, backend/src/modules/risk): their one settings row, the blocklist with its hit counts
- * and the counting rules' per-bucket counters. New tables only, all small or empty: nothing else is touched.
+ * The risk rules (docs/product.md §25.1, backend/src/modules/risk): their one settings row, the blocklist with its
+ * hit counts and the counting rules' per-bucket counters. New tables only, all small or empty: nothing else is touched.
  */
 export class RiskRules1796191618692 implements MigrationInterface {
   name = 'RiskRules1796191618692';

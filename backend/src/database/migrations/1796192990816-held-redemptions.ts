@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Held redemptions (DECISIONS §18): a redemption a risk rule flagged for review keeps `held_at` and the rules it
- * matched (`held_rules`) until staff approve or refuse it. Both columns are nullable without a default (no rewrite
+ * Held redemptions (docs/product.md §25.2): a redemption a risk rule flagged for review keeps `held_at` and the rules
+ * it matched (`held_rules`) until staff approve or refuse it. Both columns are nullable without a default (no rewrite
  * of the table); the review queue reads the held ones through a partial index that holds only them.
  */
 export class HeldRedemptions1796192990816 implements MigrationInterface {

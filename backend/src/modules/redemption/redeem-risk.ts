@@ -1,4 +1,4 @@
-/** The risk rules (DECISIONS §18), each `{enabled, threshold?, action}`. */
+/** The risk rules (docs/product.md §25.1), each `{enabled, threshold?, action}`. */
 export const RISK_RULES = ['emailPerDay', 'addressPerHour', 'disposableEmail', 'countryMismatch', 'blocklist'] as const;
 export type RiskRule = (typeof RISK_RULES)[number];
 export type RiskAction = 'review' | 'refuse';

@@ -22,8 +22,9 @@ import { unlistAvailableCte } from '../voucher/code-status.sql';
  * value, only so that RETURNING yields its id). `$10` is the SHA-256 of the redeem page's Idempotency-Key, or NULL.
  * `pc`'s row is the code's batch's (migration 1763823000000: a code without `batch_id` is its product's "before
  * batches" batch, whose id is the product's), so the one upsert keeps the product's and the upload batch's figures.
- * `$11` true holds the redemption for review (DECISIONS §18): no key is taken, `held_at` is set and `$12` (the rules
- * it matched) kept; it does not wait for a key (`awaiting_license` false), so nothing but a person hands it one.
+ * `$11` true holds the redemption for review (docs/product.md §25.2): no key is taken, `held_at` is set and `$12`
+ * (the rules it matched) kept; it does not wait for a key (`awaiting_license` false), so nothing but a person hands it
+ * one.
  */
 export const REDEEM_SQL = `
 WITH v AS (
@@ -138,7 +139,7 @@ export interface RedeemInput {
   ttlHours: number;
   /** The redeem page's Idempotency-Key (only its SHA-256 is written), or null when the request carried none. */
   idempotencyKey: string | null;
-  /** Held for review: the rules it matched, with their evidence (DECISIONS §18); null when not held. */
+  /** Held for review: the rules it matched, with their evidence (docs/product.md §25.2); null when not held. */
   heldRules: Array<{ rule: string; evidence: Record<string, unknown> }> | null;
 }
 

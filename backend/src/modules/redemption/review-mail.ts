@@ -9,5 +9,5 @@ export const REVIEW_REFUSAL_MAIL = defineJob<{ redemptionId: string }>('mail.sen
 
 export const REVIEW_ALERTS = defineJob<object>('mail.alert-held-reviews');
 
-/** A held case waits this long before its one alert: SPEC's manual-processing promise, "within 2-3 hours". */
+/** A held case waits this long before its one alert: the manual-processing page's promise, "within 2-3 hours". */
 export const REVIEW_ALERT_AFTER_MS = 2 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import { CodeGuessingService } from './code-guessing.service';
 import { RiskVerdict } from './redeem-risk';
 import { RedemptionRepository } from './redemption.repository';
 
-/** DECISIONS §18: what a redemption a risk rule refuses answers (403). */
+/** docs/product.md §25.2: what a redemption a risk rule refuses answers (403). */
 export const riskRefusedMessage = (supportEmail: string) =>
   `We could not complete this redemption. Please contact support at ${supportEmail}.`;
 

@@ -6,7 +6,7 @@ import { COUNTING, emailDomain, isDisposable, normalPhone, phoneCountry, RiskRul
 import { RiskService } from './risk.service';
 
 /**
- * The rules' check of a redemption (DECISIONS §18), before its code is claimed. With every rule off it answers
+ * The rules' check of a redemption (docs/product.md §25.1), before its code is claimed. With every rule off it answers
  * undefined at once (one look at the rules held in memory). Otherwise it reads only counters and indexed rows:
  * the counting rules add this redemption to their subject's bucket and read at most 24 (e-mail) or 12 (address
  * group) buckets by primary key, the blocklist matches by its unique index (and the few address entries).

@@ -22,7 +22,7 @@ import { BlocklistEntryResponse, CreateBlocklistEntryDto, RiskRulesDto } from '.
 import { RiskRules } from './risk-rules';
 import { RISK_MESSAGES, RiskService } from './risk.service';
 
-/** Settings → Risk (DECISIONS §18): the rules and the blocklist, admin only like every setting. */
+/** Settings → Risk (docs/product.md §25.1): the rules and the blocklist, admin only like every setting. */
 @ApiTags('risk')
 @Controller('risk')
 @RequirePermissions(Permission.SettingsAccess)

@@ -6,7 +6,7 @@ import { RiskRepository } from './risk.repository';
 import { RiskService } from './risk.service';
 
 /**
- * The risk rules (DECISIONS §18, docs/product.md): the settings and blocklist API, and the check at redeem. Global
+ * The risk rules (docs/product.md §25.1): the settings and blocklist API, and the check at redeem. Global
  * only to provide `RedeemRisk` to the redemption module, which imports nothing of this one.
  */
 @Global()

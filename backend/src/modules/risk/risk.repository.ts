@@ -21,7 +21,7 @@ export interface BlocklistProbe {
 
 const BLOCKLIST_COLUMNS = `id, kind, value, hits, created_at AS "createdAt"`;
 
-/** The one owner of `risk_settings`, `risk_blocklist` and `risk_counters` (DECISIONS §18). */
+/** The one owner of `risk_settings`, `risk_blocklist` and `risk_counters` (docs/product.md §25.1). */
 @Injectable()
 export class RiskRepository {
   constructor(private readonly database: DatabaseService) {}

@@ -26,7 +26,7 @@ export interface HeldRules {
   anyOn: boolean;
 }
 
-/** The risk rules' settings and blocklist (DECISIONS §18), each change audited. */
+/** The risk rules' settings and blocklist (docs/product.md §25.1), each change audited. */
 @Injectable()
 export class RiskService implements OnModuleInit {
   private readonly cache: CachedValue<HeldRules>;

@@ -1,6 +1,9 @@
 import { Check, Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-/** One row: the risk rules (DECISIONS §18) as `GET /api/risk/rules` answers them, all off until an admin sets them. */
+/**
+ * One row: the risk rules (docs/product.md §25.1) as `GET /api/risk/rules` answers them, all off until an admin sets
+ * them.
+ */
 @Entity({ name: 'risk_settings' })
 @Check('chk_risk_settings_one_row', 'id = 1')
 export class RiskSettings {
