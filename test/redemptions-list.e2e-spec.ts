@@ -119,6 +119,7 @@ describe('GET /api/redemptions', () => {
         exported: true,
         exportedAt: expect.any(String),
         refundedAt: null,
+        heldForReview: false,
         erasedAt: null,
         assignedLicenseKey: { licenseKey: 'KEYED-00001', downloadLink: 'https://dl.example.com/pp.exe' },
       });
