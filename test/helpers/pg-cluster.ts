@@ -59,8 +59,9 @@ process.once('exit', () => {
   for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
 
-function run(command: string, args: string[]): Promise<string> {
-  const [file, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const withEnv = [...Object.entries(env).map(([k, v]) => `${k}=${v}`), command, ...args];
+  const [file, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', 'env', ...withEnv]] : ['env', withEnv];
   return new Promise((resolve, reject) =>
     // Asynchronous: the API under test serves from this process meanwhile.
     execFile(file, argv, { timeout: 60_000 }, (err, stdout, stderr) =>
@@ -121,11 +122,32 @@ async function startLink(upstreamPort: number): Promise<ReplicationLink> {
   return link;
 }
 
+/**
+ * libfaketime (Debian's libfaketime, .ci/run installs it): the server's clock `seconds` ahead of the machine's (behind
+ * when negative), for every process of the cluster.
+ */
+const FAKETIME_LIBRARY = process.env.TEST_FAKETIME_LIB ?? '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+function clockEnv(offsetSeconds?: number): Record<string, string> {
+  if (offsetSeconds === undefined) return {};
+  if (!existsSync(FAKETIME_LIBRARY)) {
+    throw new Error(`libfaketime is missing (${FAKETIME_LIBRARY}): apt-get install libfaketime`);
+  }
+  const offset = Math.round(offsetSeconds);
+  return {
+    LD_PRELOAD: FAKETIME_LIBRARY,
+    FAKETIME: `${offset >= 0 ? '+' : ''}${offset}`,
+    FAKETIME_DONT_RESET: '1',
+    FAKETIME_NO_CACHE: '1',
+  };
+}
+
 function cluster(
   name: string,
   root: string,
   port: number,
   link?: ReplicationLink,
+  clockOffsetSeconds?: number,
 ): PgCluster & { postmasterPid(): number | undefined } {
   const dataDir = join(root, name);
   const log = join(root, `${name}.log`);
@@ -141,7 +163,11 @@ function cluster(
     url,
     postmasterPid,
     start: async () => {
-      await run(join(BIN, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', dataDir, '-l', log]);
+      await run(
+        join(BIN, 'pg_ctl'),
+        ['start', '-w', '-t', '60', '-D', dataDir, '-l', log],
+        clockEnv(clockOffsetSeconds),
+      );
       started.add(self);
     },
     stop: async (mode: 'smart' | 'fast' | 'immediate' = 'fast') => {
@@ -152,7 +178,13 @@ function cluster(
       const pid = postmasterPid();
       if (!pid) throw new Error(`${name} is not running`);
       const pids = [pid, ...childProcesses(pid).map((c) => c.pid)];
-      for (const p of pids) process.kill(p, 'SIGKILL');
+      for (const p of pids) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          // ended meanwhile
+        }
+      }
       await waitUntil(`${name}'s processes to end`, () => !pids.some(alive), { timeoutMs: 10_000 });
       started.delete(self);
     },
@@ -195,12 +227,15 @@ function baseSettings(root: string, port: number): string {
 
 /**
  * A new primary cluster, started. With `synchronousStandby`, a commit waits until the standby has the WAL
- * (`synchronous_standby_names = '*'`): what a failover without loss of acknowledged writes needs.
+ * (`synchronous_standby_names = '*'`): what a failover without loss of acknowledged writes needs. With
+ * `clockOffsetSeconds`, the server's clock (`now()`) runs that far from the machine's (libfaketime).
  */
-export async function startPrimary(opts: { synchronousStandby?: boolean } = {}): Promise<PgCluster> {
+export async function startPrimary(
+  opts: { synchronousStandby?: boolean; clockOffsetSeconds?: number } = {},
+): Promise<PgCluster> {
   const root = makeRoot();
   const port = await freePort();
-  const primary = cluster('primary', root, port);
+  const primary = cluster('primary', root, port, undefined, opts.clockOffsetSeconds);
   await run(join(BIN, 'initdb'), ['-D', primary.dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   appendFileSync(
     join(primary.dataDir, 'postgresql.conf'),

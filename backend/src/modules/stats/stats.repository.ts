@@ -53,6 +53,15 @@ export class StatsRepository {
     return folded;
   }
 
+  /** How many milliseconds the database's clock is ahead of `processNow` (this process's clock, read just before). */
+  async databaseClockAhead(processNow: number): Promise<number> {
+    const [row] = await this.database.manager.query(
+      `SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 - $1::float8 AS ms`,
+      [processNow],
+    );
+    return Math.round(row.ms);
+  }
+
   /**
    * A period's [from, to) as instants: local (wall-clock) bounds in `tz` converted back, which keeps days
    * right across DST changes.

@@ -48,7 +48,10 @@ export class StatsService implements OnModuleInit {
     if (!isStatsPeriod(period)) {
       throw new BadRequestException(`Unknown period "${period}". Use one of: ${STATS_PERIODS.join(', ')}.`);
     }
-    const now = this.clock.now();
+    // A redemption counts on the database's day (its `now()` stamps it): the period's "now" is the Clock's, moved
+    // by how far the database's clock is from this process's, so both agree when the two clocks do not
+    // (docs/product.md §3.2).
+    const now = new Date(this.clock.now().getTime() + (await this.redemptionStats.databaseClockAhead(Date.now())));
     const tz = this.config.timeZone;
     const bounds = period === 'alltime' ? { from: null, to: null } : await this.redemptionStats.bounds(period, now, tz);
 
