@@ -138,6 +138,7 @@ describe('upload batches (docs/product.md §20.1)', () => {
       invalid: 1,
       refunded: 0,
       unknown: 0,
+      failure: null,
       counts: { uploaded: 5, redeemed: 2, unredeemed: 2, void: 1, exported: 1 },
     });
     expect(secondBatch).toMatchObject({

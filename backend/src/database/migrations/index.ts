@@ -44,6 +44,7 @@ import { AuditIpGroupWhereCounted1796192688776 } from './1796192688776-audit-ip-
 import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
 import { ReviewDecisions1796223746948 } from './1796223746948-review-decisions';
+import { FailedUploads1796225739684 } from './1796225739684-failed-uploads';
 import { Backorders1796192804930 } from './1796192804930-backorders';
 import { MacActivationLink1796223742298 } from './1796223742298-mac-activation-link';
 import { MarketplaceAdapters1796223719782 } from './1796223719782-marketplace-adapters';
@@ -98,4 +99,5 @@ export const MIGRATIONS = [
   MarketplaceAdapters1796223719782,
   MacActivationLink1796223742298,
   ReviewDecisions1796223746948,
+  FailedUploads1796225739684,
 ];

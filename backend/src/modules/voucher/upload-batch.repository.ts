@@ -83,6 +83,17 @@ export class UploadBatchRepository {
     );
   }
 
+  /**
+   * An upload that failed after its load began (docs/product.md §20.6): a batch with its reason and no codes, written
+   * on its own after the load's transaction rolled back.
+   */
+  async insertFailed(b: { productId: string; fileName: string; adminUserId: string | null; failure: string }) {
+    await this.database.manager.query(
+      `INSERT INTO upload_batches (product_id, kind, file_name, admin_user_id, failure) VALUES ($1, 'upload', $2, $3, $4)`,
+      [b.productId, b.fileName.slice(0, FILE_NAME_LENGTH), b.adminUserId, b.failure],
+    );
+  }
+
   /** A product's batches, newest first (idx_upload_batches_product read backwards). */
   list(productId: string): Promise<UploadBatch[]> {
     return this.database.manager

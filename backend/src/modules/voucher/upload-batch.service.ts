@@ -16,6 +16,8 @@ export interface UploadBatchView {
   invalid: number;
   refunded: number;
   unknown: number;
+  /** Why an upload failed after its load began (docs/product.md §20.6); null for one that loaded. */
+  failure: string | null;
   /** Null for a void file: it brings no codes of its own (its outcome is inserted/duplicates/refunded/unknown). */
   counts: { uploaded: number; redeemed: number; unredeemed: number; void: number; exported: number } | null;
 }
@@ -53,6 +55,7 @@ export class UploadBatchService {
           invalid: b.invalid,
           refunded: b.refunded,
           unknown: b.unknown,
+          failure: b.failure,
           counts:
             b.kind === 'void'
               ? null

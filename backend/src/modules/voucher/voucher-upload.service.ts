@@ -14,6 +14,7 @@ import {
   requireValidCodes,
 } from './code-file';
 import { CodeCounts, CodeFilter } from './code-stream';
+import { UploadBatchRepository } from './upload-batch.repository';
 import { VoucherCodeRepository } from './voucher-code.repository';
 import { DomainEvents } from '../../events/domain-events.service';
 
@@ -22,7 +23,22 @@ export { MAX_UPLOAD_BYTES } from './code-file';
 export const UPLOAD_MESSAGES = {
   ...CODE_FILE_MESSAGES,
   productNotFound: 'Product not found.',
+  // docs/product.md §20.6: the reasons a failed upload's batch shows.
+  cutOff: 'The upload was cut off before the whole file arrived. Nothing was added: upload the file again.',
+  noSpace:
+    'The database ran out of storage space while adding the codes. Nothing was added: try again once an ' +
+    'administrator has freed space.',
+  serverError: 'The upload failed on the server. Nothing was added: upload the file again.',
 } as const;
+
+/** PostgreSQL's `disk_full` (53100): the database could not write for want of space. */
+const DISK_FULL = '53100';
+
+function sqlState(err: unknown): string | undefined {
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.driverError?.code;
+  return typeof code === 'string' ? code : undefined;
+}
 
 export interface UploadResult {
   message: string;
@@ -46,6 +62,7 @@ export class VoucherUploadService {
 
   constructor(
     private readonly codes: VoucherCodeRepository,
+    private readonly batches: UploadBatchRepository,
     private readonly products: ProductService,
     private readonly events: DomainEvents,
   ) {}
@@ -94,17 +111,40 @@ export class VoucherUploadService {
           .catch((err: Error) => this.logger.warn(`Merging the code search index failed: ${err.message}`));
       }
       return response;
-    } catch (err) {
+    } catch (caught) {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
       await drain(body);
+      const err =
+        sqlState(caught) === DISK_FULL ? new HttpException({ message: UPLOAD_MESSAGES.noSpace }, 507) : caught;
+      // A file whose load began and failed on the server's side stays listed, as failed (docs/product.md §20.6).
+      const failure = filename === undefined ? undefined : this.failure(err, body);
+      if (failure) await this.recordFailed(productId, filename!, failure, ctx);
       await this.events.publish('vouchers.upload', {
         ...ctx,
         success: false,
         resource: 'product',
         resourceId: productId,
-        details: { filename, reason: err instanceof HttpException ? err.message : 'error' },
+        details: { filename, reason: failure ?? (err instanceof HttpException ? err.message : 'error') },
       });
       throw err;
+    }
+  }
+
+  /** The reason a failed batch shows, or none when the file itself was refused (its uploader read why at once). */
+  private failure(err: unknown, body: IncomingBody): string | undefined {
+    // Too large: refused, whether or not the client stayed to send the rest.
+    if (err instanceof HttpException && err.getStatus() === 413) return undefined;
+    if (!body.complete()) return UPLOAD_MESSAGES.cutOff;
+    if (err instanceof HttpException && err.getStatus() === 507) return UPLOAD_MESSAGES.noSpace;
+    if (err instanceof HttpException && err.getStatus() < 500) return undefined;
+    return UPLOAD_MESSAGES.serverError;
+  }
+
+  private async recordFailed(productId: string, fileName: string, failure: string, ctx: RequestActor) {
+    try {
+      await this.batches.insertFailed({ productId, fileName, adminUserId: ctx.adminUserId, failure });
+    } catch (err) {
+      this.logger.warn(`Recording the failed upload of ${productId} failed: ${(err as Error).message}`);
     }
   }
 

@@ -58,6 +58,7 @@ export class VoucherController {
     404: 'Product not found.',
     413: 'The file is too large. The maximum upload size is 50 MB.',
     503: 'Too many uploads and exports at once: try again shortly',
+    507: 'The database ran out of storage space while adding the codes. Nothing was added (docs/product.md §20.6)',
   })
   upload(@Param('id', UuidParam('product')) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.uploads.upload(id, incomingBody(req), requestActor(req, user));

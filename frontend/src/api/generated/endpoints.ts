@@ -229,6 +229,12 @@ const injectedRtkApi = api.injectEndpoints({
         },
       }),
     }),
+    redemptionReviewControllerEvidence: build.query<
+      RedemptionReviewControllerEvidenceApiResponse,
+      RedemptionReviewControllerEvidenceApiArg
+    >({
+      query: (queryArg) => ({ url: `/api/reviews/${encodeURIComponent(String(queryArg))}/evidence` }),
+    }),
     redemptionReviewControllerApprove: build.mutation<
       RedemptionReviewControllerApproveApiResponse,
       RedemptionReviewControllerApproveApiArg
@@ -548,6 +554,8 @@ export type RedemptionReviewControllerListApiArg = {
   limit?: number;
   offset?: number;
 };
+export type RedemptionReviewControllerEvidenceApiResponse = /** status 200  */ ReviewEvidenceResponse;
+export type RedemptionReviewControllerEvidenceApiArg = string;
 export type RedemptionReviewControllerApproveApiResponse = /** status 200  */ SuccessMessageResponse;
 export type RedemptionReviewControllerApproveApiArg = string;
 export type RedemptionReviewControllerRefuseApiResponse = /** status 200  */ SuccessMessageResponse;
@@ -943,6 +951,8 @@ export type RedemptionResponse = {
   exportedAt: string | null;
   /** Its code was refunded after redemption (docs/product.md §19.3); the key stays with the customer */
   refundedAt: string | null;
+  /** Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it */
+  heldForReview: boolean;
   /** The customer erased their personal data (licence centre): names, e-mail, phone, zip code and country are empty */
   erasedAt: string | null;
   assignedLicenseKey: AssignedLicenseKey | null;
@@ -1006,6 +1016,29 @@ export type HeldRedemptionResponse = {
 export type ReviewListResponse = {
   items: HeldRedemptionResponse[];
   total: number;
+};
+export type RelatedRedemptionResponse = {
+  redemptionId: string;
+  voucherCode: string;
+  productName: string;
+  redeemedAt: string;
+  /** Held for review too */
+  held: boolean;
+};
+export type ReviewEvidenceResponse = {
+  redemptionId: string;
+  ipAddress: string | null;
+  phone: string | null;
+  /** The address's country (the geo lookup) */
+  addressCountry: string | null;
+  /** The phone number's country (libphonenumber-js) */
+  phoneCountry: string | null;
+  /** The e-mail's other redemptions, newest first (20) */
+  sameEmail: RelatedRedemptionResponse[];
+  /** The address's, within 24 hours of the case (20) */
+  sameAddress: RelatedRedemptionResponse[];
+  /** The phone's, within 24 hours of the case (20) */
+  samePhone: RelatedRedemptionResponse[];
 };
 export type RefuseReviewDto = {
   /** Add these to the blocklist */
@@ -1152,6 +1185,8 @@ export type UploadBatchResponse = {
   refunded: number;
   /** Void file: codes the product does not have (0 otherwise) */
   unknown: number;
+  /** Why the upload failed after its load began (cut off, no storage space, a server error); it added nothing. Null for a batch that loaded (docs/product.md §20.6) */
+  failure: string | null;
   /** Live counts of its codes; null for a void file, which brings none */
   counts: UploadBatchCounts | null;
 };
@@ -1532,6 +1567,7 @@ export const {
   useRedemptionMaintenanceControllerFixPendingMutation,
   useRedemptionMaintenanceControllerCleanupMutation,
   useRedemptionReviewControllerListQuery,
+  useRedemptionReviewControllerEvidenceQuery,
   useRedemptionReviewControllerApproveMutation,
   useRedemptionReviewControllerRefuseMutation,
   useProductControllerListQuery,

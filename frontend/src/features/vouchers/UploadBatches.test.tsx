@@ -28,6 +28,7 @@ const UPLOAD: UploadBatch = {
   invalid: 5,
   refunded: 0,
   unknown: 0,
+  failure: null,
   counts: { uploaded: 978, redeemed: 412, unredeemed: 560, void: 6, exported: 300 },
 };
 const VOID_FILE: UploadBatch = {
@@ -41,6 +42,7 @@ const VOID_FILE: UploadBatch = {
   invalid: 0,
   refunded: 2,
   unknown: 1,
+  failure: null,
   counts: null,
 };
 const BEFORE: UploadBatch = {
@@ -54,6 +56,7 @@ const BEFORE: UploadBatch = {
   invalid: 0,
   refunded: 0,
   unknown: 0,
+  failure: null,
   counts: { uploaded: 120, redeemed: 3, unredeemed: 117, void: 0, exported: 1 },
 };
 
@@ -122,6 +125,26 @@ describe('Batches section of the voucher codes page (docs/product.md §20.1)', (
     ).toEqual(['operator', '978', '412', '560', '6', '300']);
     expect(cells(rowOf('refunds.csv')).slice(2, 7)).toEqual(['—', '—', '—', '—', '—']);
     expect(cells(rowOf('Before batches'))[0]).toBe('—');
+  });
+
+  it('shows an upload that failed after its load began with "Failed" and its reason (docs/product.md §20.6)', async () => {
+    const reason = 'The upload was cut off before the whole file arrived. Nothing was added: upload the file again.';
+    render('admin', () => [
+      {
+        ...UPLOAD,
+        id: '44444444-4444-4444-8444-444444444444',
+        fileName: 'cut-off.csv',
+        inserted: 0,
+        duplicates: 0,
+        invalid: 0,
+        failure: reason,
+        counts: { uploaded: 0, redeemed: 0, unredeemed: 0, void: 0, exported: 0 },
+      },
+      UPLOAD,
+    ]);
+    await screen.findByText('cut-off.csv');
+    expect(rowOf('cut-off.csv').querySelector('th')!.textContent).toBe(`cut-off.csvFailed${reason}`);
+    expect(within(rowOf('marketplace-november.csv')).queryByText('Failed')).toBeNull();
   });
 
   it("downloads a batch's reconciliation CSV with the session's token", async () => {

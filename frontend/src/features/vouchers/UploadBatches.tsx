@@ -39,6 +39,8 @@ function batchName(b: UploadBatch): string {
 
 function loadReport(b: UploadBatch): string {
   if (b.kind === 'before-batches') return 'Codes that came by no upload';
+  // docs/product.md §20.6: an upload that failed after its load began, with its reason; it added nothing.
+  if (b.failure) return b.failure;
   if (b.kind === 'void') {
     const parts = [`${plural(b.inserted, 'code')} voided`];
     if (b.refunded) parts.push(`${b.refunded.toLocaleString('en-US')} refunded after redemption`);
@@ -134,6 +136,7 @@ export function UploadBatches({ productId }: { productId: string }) {
                       <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
                         <span>{batchName(b)}</span>
                         {b.kind === 'void' && <StatusChip color="error" variant="outlined" label="Void file" />}
+                        {b.failure && <StatusChip color="error" label="Failed" />}
                       </Stack>
                       <Typography variant="caption" component="div" sx={{ color: 'text.secondary' }}>
                         {loadReport(b)}

@@ -174,6 +174,14 @@ export class UploadBatchResponse {
   refunded: number;
   @ApiProperty({ description: 'Void file: codes the product does not have (0 otherwise)' }) unknown: number;
   @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Why the upload failed after its load began (cut off, no storage space, a server error); it added nothing. ' +
+      'Null for a batch that loaded (docs/product.md §20.6)',
+  })
+  failure: string | null;
+  @ApiProperty({
     type: UploadBatchCounts,
     nullable: true,
     description: 'Live counts of its codes; null for a void file, which brings none',

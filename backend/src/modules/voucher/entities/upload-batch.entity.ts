@@ -14,6 +14,7 @@ export type UploadBatchKind = 'upload' | 'void' | 'before-batches';
 @Entity({ name: 'upload_batches' })
 @Check('chk_upload_batches_kind', `kind IN ('upload', 'void', 'before-batches')`)
 @Check('chk_upload_batches_before_batches_id', `kind <> 'before-batches' OR id = product_id`)
+@Check('chk_upload_batches_failure', `failure IS NULL OR inserted = 0`)
 // A product's batches, newest first (read backwards).
 @Index('idx_upload_batches_product', ['productId', 'createdAt', 'id'])
 @Index('idx_upload_batches_admin_user', ['adminUserId'])
@@ -72,6 +73,13 @@ export class UploadBatch {
 
   @Column({ name: 'last_seq', type: 'bigint', nullable: true })
   lastSeq: string | null;
+
+  /**
+   * Why the upload failed (docs/product.md §20.6): its load began and then failed on the server's side, so it added
+   * nothing. Null for every batch that loaded.
+   */
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  failure: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
