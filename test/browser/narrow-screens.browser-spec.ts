@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { bearer, tokenFor } from '../helpers/auth';
 import { addCodes, addLicenseKey, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
 import { letters, licenceCentreClient } from '../helpers/licence-centre';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
@@ -7,6 +8,8 @@ import { connectChromium, openPage, screenshot } from './browser';
 
 /** The narrowest phone screen in common use (CSS pixels). */
 const WIDTH = 375;
+/** The Mac product's licence package (docs/product.md §12.7): the licence centre links it. */
+const PACKAGE = 'https://downloads.example.com/mac/office-2024-home-business-licence-activation-package.pkg';
 
 /**
  * What is wrong with the page's layout at its window's width, run in the page: the document wider than the screen,
@@ -72,6 +75,12 @@ describe('public pages on a 375 px screen', () => {
     const email = `narrow.${letters()}@example.com`;
     const windows = await productId(t.db, PRODUCTS.proPlusWindows);
     const mac = await productId(t.db, PRODUCTS.homeBusinessMac);
+    await t
+      .http()
+      .put(`/api/products/${mac}`)
+      .set(bearer(await tokenFor(t, 'admin')))
+      .send({ activationLink: PACKAGE })
+      .expect(200);
     await addLicenseKey(t.db, windows, `NARROW-${randomCode('').slice(1, 6)}-ABCDE-FGHIJ-KLMNO`, {
       downloadLink: 'https://downloads.example.com/office2024-professional-plus-64-bit-english.exe',
     });
@@ -117,7 +126,11 @@ describe('public pages on a 375 px screen', () => {
     {
       name: 'my licences, signed in',
       path: () => `/my-licences?token=${encodeURIComponent(centreToken)}`,
-      ready: (page) => page.getByRole('list', { name: /Installation packages/ }).waitFor(),
+      ready: async (page) => {
+        const activation = page.getByRole('link', { name: 'License Activation' });
+        await activation.waitFor();
+        expect(await activation.getAttribute('href')).toBe(PACKAGE);
+      },
     },
     {
       name: 'geo blocked',
