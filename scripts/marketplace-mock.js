@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The reference marketplace (DECISIONS §17, docs/marketplaces.md): the marketplace side of the protocol, for
+// The reference marketplace (docs/product.md §24, docs/marketplaces.md): the marketplace side of the protocol, for
 // development and the demo. It connects itself through the admin API, pushes signed `voucher.created` events with
 // fresh codes, answers the live check, acknowledges every report once per Idempotency-Key, serves the pull, and
 // refunds a code when told so on stdin (`refund <CODE>`). No dependencies: Node's http and crypto only.

@@ -12,8 +12,8 @@ const INVALID_SIGNATURE = 'Invalid signature';
 const UNCONFIRMED = 'We cannot confirm this voucher right now. Please try again in a few minutes.';
 
 /**
- * Marketplace connections (DECISIONS §17) through the real API and job queue, against a real marketplace server on
- * 127.0.0.1 (test/helpers/marketplace.ts): the admin API and its SSRF guard, signed inbound events (forged, stale,
+ * Marketplace connections (docs/product.md §24) through the real API and job queue, against a real marketplace server
+ * on 127.0.0.1 (test/helpers/marketplace.ts): the admin API and its SSRF guard, signed inbound events (forged, stale,
  * replayed), the codes they bring and the refunds they apply.
  */
 describe('Marketplace connections', () => {
@@ -240,6 +240,34 @@ describe('Marketplace connections', () => {
       expect(
         (await t.db.query(`SELECT count(*)::int AS n FROM marketplace_events WHERE connection_id = $1`, [id]))[0].n,
       ).toBe(0);
+    });
+
+    it('takes 1,000 codes of 98 characters in one event; 1,000 of 100 exceed 100 kB: 413, nothing recorded', async () => {
+      // The longest event id and externalRef around the codes (docs/product.md §24.9).
+      const ref = `R${'F'.repeat(199)}`;
+      const { id, secret } = await connect({}, ref);
+      const codes = (length: number, tag: string) =>
+        Array.from({ length: 1000 }, (_, i) => `${tag}${String(i).padStart(4, '0')}`.padEnd(length, 'X'));
+      const eventId = `E${'9'.repeat(199)}`;
+      const tooLarge = await push(id, secret, {
+        id: eventId,
+        type: 'voucher.created',
+        externalRef: ref,
+        codes: codes(100, 'L'),
+      });
+      expect([tooLarge.status, tooLarge.body.message]).toEqual([413, 'The request body is too large (at most 100 kB)']);
+      const events = async () =>
+        (await t.db.query(`SELECT count(*)::int AS n FROM marketplace_events WHERE connection_id = $1`, [id]))[0].n;
+      expect(await events()).toBe(0);
+      const fits = await push(id, secret, {
+        id: eventId,
+        type: 'voucher.created',
+        externalRef: ref,
+        codes: codes(98, 'F'),
+      });
+      expect(fits.status).toBe(200);
+      expect(fits.body).toEqual({ applied: 1000, duplicates: 0, unknown: 0 });
+      expect(await events()).toBe(1);
     });
 
     it('voucher.refunded voids an unredeemed code and refunds a redeemed one; the customer is told so', async () => {

@@ -121,7 +121,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
 };
 
 /**
- * Public routes whose credential is a signature of the request (a marketplace's, DECISIONS §17): a call without one
- * answers 401 `Invalid signature` whatever token it carries.
+ * Public routes whose credential is a signature of the request (a marketplace's, docs/product.md §24.2): a call without
+ * one answers 401 `Invalid signature` whatever token it carries.
  */
 export const SIGNED_ROUTES: readonly string[] = ['POST /api/marketplaces/:id/events'];

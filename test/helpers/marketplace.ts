@@ -20,10 +20,10 @@ export interface MarketplaceCall {
 export type MarketplaceAnswer = { status: number; body?: unknown } | 'hang';
 
 /**
- * The marketplace side of DECISIONS §17 on 127.0.0.1 (a real HTTP server, port 0): it records every call with whether
- * its signature checks out, answers the live check from `statuses` (default `valid`), acknowledges reports and
- * refunds, and serves `events` to a pull by cursor (the index after the last one served). `answer` overrides any
- * call's reply. `send` signs and pushes an event to the service as the marketplace does.
+ * The marketplace side of docs/product.md §24 on 127.0.0.1 (a real HTTP server, port 0): it records every call with
+ * whether its signature checks out, answers the live check from `statuses` (default `valid`), acknowledges reports and
+ * refunds, and serves `events` to a pull by cursor (the index after the last one served). `answer` overrides any call's
+ * reply. `send` signs and pushes an event to the service as the marketplace does.
  */
 export async function startMarketplace(answer?: (call: MarketplaceCall) => MarketplaceAnswer | undefined) {
   const calls: MarketplaceCall[] = [];

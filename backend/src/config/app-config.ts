@@ -138,8 +138,9 @@ export interface AppConfig {
    */
   webhookInsecureTargets: string[];
   /**
-   * Marketplace connections (DECISIONS §17): the live check's and every call's budget (MARKETPLACE_TIMEOUT_MS), the
-   * first retry delay of a report (doubles) and how long a report is retried before it is dead.
+   * Marketplace connections (docs/product.md §24.6, §24.7): the live check's and every call's budget
+   * (MARKETPLACE_TIMEOUT_MS), the first retry delay of a report (doubles) and how long a report is retried before it is
+   * dead.
    */
   marketplaceTimeoutMs: number;
   marketplaceBackoffMs: number;

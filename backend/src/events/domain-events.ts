@@ -84,7 +84,7 @@ export const AUDIT_ONLY_EVENTS = [
   'marketplace.update',
   'marketplace.delete',
   'marketplace.retry-dead',
-  // A refund or cancellation a marketplace sent, applied (DECISIONS §17): its figures.
+  // A refund or cancellation a marketplace sent, applied (docs/product.md §24.8): its figures.
   'marketplace.refund',
   // The risk rules (docs/product.md §25.1): settings, blocklist, and a redemption a rule refused (the rules it matched).
   'risk.rules-update',
@@ -172,7 +172,7 @@ export interface DomainEventMap extends AuditOnly, Exports {
     attempts: number;
     errors: { provider: string; reason: string; smtpCode: number | null }[];
   };
-  /** A report to a marketplace gave up after its retry window (DECISIONS §17 `marketplace.report.dead`). */
+  /** A report to a marketplace gave up after its retry window (docs/product.md §24.11 `marketplace.report.dead`). */
   'marketplace.report.dead': {
     connectionId: string;
     reportId: string;

@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Marketplace connections (DECISIONS §17, docs/marketplaces.md): the connections (secret sealed under DATA_KEY), the
- * products each serves with the marketplace's reference, the inbound event ids applied (idempotency), and the report
- * outbox. All start empty, so the indexes are built inline; nothing else is touched.
+ * Marketplace connections (docs/product.md §24, docs/marketplaces.md): the connections (secret sealed under DATA_KEY),
+ * the products each serves with the marketplace's reference, the inbound event ids applied (idempotency), and the
+ * report outbox. All start empty, so the indexes are built inline; nothing else is touched.
  */
 export class MarketplaceConnections1796189638662 implements MigrationInterface {
   name = 'MarketplaceConnections1796189638662';

@@ -1,11 +1,11 @@
 import { answerJson, callMarketplace, MarketplaceCall } from './marketplace-http';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyMarketplaceSignature } from './marketplace-signature';
 
-/** The inbound event types of DECISIONS §17. */
+/** The inbound event types (docs/product.md §24.3). */
 export const EVENT_TYPES = ['voucher.created', 'voucher.refunded', 'voucher.cancelled'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The live check's answers (DECISIONS §17). */
+/** The live check's answers (docs/product.md §24.6). */
 export const CHECK_STATUSES = ['valid', 'redeemed', 'refunded', 'cancelled', 'unknown'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
 
@@ -42,7 +42,8 @@ export const header = (headers: InboundHeaders, name: string) => {
 
 /**
  * A marketplace's side of the protocol: verify and translate what it sends, and each call the service makes to it.
- * `GenericMarketplaceAdapter` is DECISIONS §17 itself; an adapter for a named marketplace maps its own format.
+ * `GenericMarketplaceAdapter` is docs/product.md §24.2-§24.3 itself; an adapter for a named marketplace maps its own
+ * format.
  */
 export interface MarketplaceAdapter {
   /** The request is the marketplace's, signed with the connection's secret, and fresh. */

@@ -14,7 +14,7 @@ import { ProductLink } from './marketplace.repository';
 const UNCONFIRMED_TTL_MS = 60_000;
 
 /**
- * The live check at redeem (DECISIONS §17), before the code is claimed: only while some connection has
+ * The live check at redeem (docs/product.md §24.6), before the code is claimed: only while some connection has
  * `checkAtRedeem`, and then one indexed read for the code's product; a product without such a connection is
  * claimed at once. `refunded`/`cancelled` void the code; `unknown`/`redeemed` answer as a local miss; no answer within
  * MARKETPLACE_TIMEOUT_MS: `accept` claims it and re-checks it later (`takeUnconfirmed`), `refuse` answers 503.

@@ -33,7 +33,7 @@ export const MARKETPLACE_MESSAGES = {
 const MIN_PULL_SECONDS = 10;
 
 /**
- * Settings → Marketplaces (DECISIONS §17, permission marketplaces.manage): connections with their products, the
+ * Settings → Marketplaces (docs/product.md §24.1, permission marketplaces.manage): connections with their products, the
  * secret generated here and answered once, status, retry of dead reports. Every change is audited (domain events).
  */
 @Injectable()

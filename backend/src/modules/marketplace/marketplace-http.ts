@@ -22,9 +22,10 @@ export interface MarketplaceCall {
 }
 
 /**
- * One signed call to `{baseUrl}{path}` (DECISIONS §17): the base URL is checked by the webhook SSRF guard on every call
- * and the connection goes to the address it checked; redirects are not followed; the whole exchange (DNS included)
- * has `timeoutMs`. GET calls sign an empty body. Throws on a network error or the timeout; any status is an answer.
+ * One signed call to `{baseUrl}{path}` (docs/product.md §24.2): the base URL is checked by the webhook SSRF guard on
+ * every call and the connection goes to the address it checked; redirects are not followed; the whole exchange (DNS
+ * included) has `timeoutMs`. GET calls sign an empty body. Throws on a network error or the timeout; any status is an
+ * answer.
  */
 export async function callMarketplace(
   call: MarketplaceCall,

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { AppMetrics } from '../../common/metrics';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
 
-/** The series of DECISIONS §17 on the app's registry (GET /metrics, docs/operations.md). */
+/** The series of docs/product.md §24.11 on the app's registry (GET /metrics, docs/operations.md). */
 @Injectable()
 export class MarketplaceMetrics {
   readonly checkSeconds: Histogram<'status'>;

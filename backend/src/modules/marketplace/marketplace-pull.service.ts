@@ -9,10 +9,11 @@ import { DuePull, MarketplaceRepository } from './marketplace.repository';
 const PULL_RETRY_SECONDS = 30;
 
 /**
- * The pull (DECISIONS §17) for marketplaces without push: every `pullIntervalSeconds`, `GET {baseUrl}/events?after=
- * <cursor>` (signed, empty body), the same events applied the same way, the cursor kept per connection. A pull that
- * fails keeps the cursor, is tried again soon and shows its error on the connection (`lastPullError`); an event the
- * service refuses (bad input, unknown externalRef) is named there too and the pull goes on past it.
+ * The pull (docs/product.md §24.5) for marketplaces without push: every `pullIntervalSeconds`,
+ * `GET {baseUrl}/events?after=<cursor>` (signed, empty body), the same events applied the same way, the cursor kept per
+ * connection. A pull that fails keeps the cursor, is tried again soon and shows its error on the connection
+ * (`lastPullError`); an event the service refuses (bad input, unknown externalRef) is named there too and the pull goes
+ * on past it.
  */
 @Injectable()
 export class MarketplacePullService {

@@ -52,7 +52,7 @@ export interface ReportCounts {
   lagSeconds: number;
 }
 
-/** The only code that touches `marketplace_reports`, the report outbox (DECISIONS §17). */
+/** The only code that touches `marketplace_reports`, the report outbox (docs/product.md §24.7). */
 @Injectable()
 export class MarketplaceReportRepository {
   constructor(

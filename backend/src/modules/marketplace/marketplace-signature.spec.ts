@@ -1,7 +1,7 @@
 import { createHmac } from 'crypto';
 import { marketplaceSignature, signedHeaders, verifyMarketplaceSignature } from './marketplace-signature';
 
-describe('marketplace signing (DECISIONS §17)', () => {
+describe('marketplace signing (docs/product.md §24.2)', () => {
   const secret = 'mksec_test-secret';
   const body = '{"id":"evt_1","type":"voucher.created","externalRef":"SKU-1","codes":["ABC-123"]}';
   const now = 1_767_225_600;

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
-/** The signing of DECISIONS §17, both directions. */
+/** The signing of docs/product.md §24.2, both directions. */
 export const TIMESTAMP_HEADER = 'X-Timestamp';
 export const SIGNATURE_HEADER = 'X-Signature';
 

@@ -10,8 +10,9 @@ import { MarketplaceRepository } from './marketplace.repository';
 import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
 
 /**
- * Redemptions and refunds of connected products, once committed, into the report outbox (DECISIONS §17); a product
- * without a connection costs a Map lookup. The rows are the state: a job that cannot be queued is found by the sweep.
+ * Redemptions and refunds of connected products, once committed, into the report outbox (docs/product.md §24.7); a
+ * product without a connection costs a Map lookup. The rows are the state: a job that cannot be queued is found by the
+ * sweep.
  */
 @Injectable()
 export class MarketplaceListener {

@@ -18,9 +18,9 @@ import { MarketplaceListener } from './marketplace.listener';
 import { MarketplaceRepository } from './marketplace.repository';
 
 /**
- * Marketplace connections (DECISIONS §17, docs/marketplaces.md): the admin API, signed inbound events and the pull
- * (codes in through the voucher module's upload, refunds through its void), the live check at redeem and the report
- * outbox. Global only to provide `RedeemCheck` to the redemption module, which imports nothing of this one.
+ * Marketplace connections (docs/product.md §24, docs/marketplaces.md): the admin API, signed inbound events and the
+ * pull (codes in through the voucher module's upload, refunds through its void), the live check at redeem and the
+ * report outbox. Global only to provide `RedeemCheck` to the redemption module, which imports nothing of this one.
  */
 @Global()
 @Module({

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'http';
 
-/** The inbound routes whose signature covers the raw body (DECISIONS §17). */
+/** The inbound routes whose signature covers the raw body (docs/product.md §24.2). */
 const SIGNED_ROUTE = /^\/api\/marketplaces\/[^/?#]+\/events(?:[?#]|$)/;
 
 /** A request of a signed route, with the bytes its JSON body was parsed from. */

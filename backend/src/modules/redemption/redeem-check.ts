@@ -1,6 +1,6 @@
 /**
- * What a check made before a code is claimed may answer (DECISIONS §17 "Live check at redeem"): go on and claim it,
- * or answer as for an unknown, a redeemed or a void code, or that the code cannot be confirmed now (503).
+ * What a check made before a code is claimed may answer (docs/product.md §24.6 "Live check at redeem"): go on and claim
+ * it, or answer as for an unknown, a redeemed or a void code, or that the code cannot be confirmed now (503).
  */
 export type RedeemCheckVerdict = 'claim' | 'unknown' | 'redeemed' | 'void' | 'unconfirmed';
 

@@ -20,7 +20,7 @@ export const REDEEM_MESSAGES = {
   invalidToken: 'Invalid or expired access token',
   rateLimited: 'Too many redemption attempts. Please wait a minute and try again.',
   invalidIdempotencyKey: 'Invalid Idempotency-Key header',
-  /** A connected product's live check got no answer and the connection refuses then (DECISIONS §17): 503. */
+  /** A connected product's live check got no answer and the connection refuses then (docs/product.md §24.6): 503. */
   unconfirmed: 'We cannot confirm this voucher right now. Please try again in a few minutes.',
 } as const;
 

@@ -97,7 +97,8 @@ export class RedemptionService {
     const { ip } = meta;
     const country = this.geo.country(ip);
     if (this.geo.isBlocked(country)) throw new GeoBlockedException();
-    // A connected product's live check (DECISIONS §17), before the code is claimed; nothing to ask: no await at all.
+    // A connected product's live check (docs/product.md §24.6), before the code is claimed; nothing to ask: no await at
+    // all.
     const checked = this.check?.beforeClaim(dto.voucherCode);
     if (checked) await this.refuseUnless(await checked, meta);
     // The risk rules (docs/product.md §25.1), before the code is claimed; every rule off: no await at all.

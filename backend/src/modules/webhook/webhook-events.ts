@@ -16,7 +16,7 @@ export const WEBHOOK_EVENTS = [
   'voucher.voided',
   // The licence centre's erasure (docs/product.md §21.3): ids and time only, no personal data.
   'customer.erased',
-  // A report to a marketplace gave up after its retry window (DECISIONS §17).
+  // A report to a marketplace gave up after its retry window (docs/product.md §24.11).
   'marketplace.report.dead',
   // A redemption held for review, and staff's decision (docs/product.md §25.4).
   'redemption.held',

@@ -256,7 +256,10 @@ function Connection({ connection, onDelete }: { connection: MarketplaceResponse;
   );
 }
 
-/** Settings → Marketplaces (DECISIONS §17, docs/marketplaces.md): connect, reconcile, retry dead reports, delete. */
+/**
+ * Settings → Marketplaces (docs/product.md §24.1, §24.10, docs/marketplaces.md): connect, reconcile, retry dead
+ * reports, delete.
+ */
 export function MarketplacesCard() {
   const { data: connections = [], refetch } = useMarketplaceControllerListQuery();
   const [secret, setSecret] = useState<string | null>(null);

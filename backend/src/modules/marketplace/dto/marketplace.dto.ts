@@ -173,7 +173,7 @@ export class RetryDeadResponse {
   @ApiProperty() requeued: number;
 }
 
-/** The inbound event body (DECISIONS §17), validated once its signature is. */
+/** The inbound event body (docs/product.md §24.3), validated once its signature is. */
 export class MarketplaceEventDto {
   @ApiProperty({ example: 'evt_01HX…', maxLength: 200, description: 'The event id: applied once per connection' })
   @MaxLength(200, { message: 'The event id is at most 200 characters.' })

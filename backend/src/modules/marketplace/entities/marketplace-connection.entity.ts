@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
-/** What the service does when the live check gets no answer in time (DECISIONS §17). */
+/** What the service does when the live check gets no answer in time (docs/product.md §24.6). */
 export type OnUnreachable = 'accept' | 'refuse';
 
 /** How the marketplace speaks: `generic` is the project's protocol, `appsumo` AppSumo's licensing webhooks. */
@@ -8,8 +8,8 @@ export const ADAPTER_KINDS = ['generic', 'appsumo'] as const;
 export type AdapterKind = (typeof ADAPTER_KINDS)[number];
 
 /**
- * A marketplace the products' vouchers were sold on (DECISIONS §17, docs/marketplaces.md). The signing secret is sealed
- * under DATA_KEY like licence keys (`DataCipher`): shown once at creation, opened only to sign or verify.
+ * A marketplace the products' vouchers were sold on (docs/product.md §24.1, docs/marketplaces.md). The signing secret
+ * is sealed under DATA_KEY like licence keys (`DataCipher`): shown once at creation, opened only to sign or verify.
  */
 @Entity({ name: 'marketplace_connections' })
 @Check('chk_marketplace_connections_on_unreachable', `on_unreachable IN ('accept', 'refuse')`)

@@ -16,8 +16,9 @@ export type MarketplaceReportKind = 'redemption' | 'refund' | 'recheck';
 export type MarketplaceReportStatus = 'pending' | 'acked' | 'dead';
 
 /**
- * The report outbox (DECISIONS §17): one row per redemption (and per refund, per re-check) of a connected product,
- * sent by a job with the redemption id as Idempotency-Key, retried with doubling backoff, dead after the retry window.
+ * The report outbox (docs/product.md §24.7): one row per redemption (and per refund, per re-check) of a connected
+ * product, sent by a job with the redemption id as Idempotency-Key, retried with doubling backoff, dead after the retry
+ * window.
  */
 @Entity({ name: 'marketplace_reports' })
 @Unique('uq_marketplace_reports_kind_redemption', ['kind', 'redemptionId'])
