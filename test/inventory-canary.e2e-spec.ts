@@ -118,6 +118,8 @@ describe('Inventory canaries (issue 24): no key or code reaches a caller the mat
       'GET /api/redemptions/:id': redemption.id,
       'GET /api/redemptions/:id/history': redemption.id,
       'GET /api/success-token/:token': redemption.successToken,
+      // Not held: the evidence route answers 404 (its evidence carries no key either way).
+      'GET /api/reviews/:id/evidence': redemption.id,
       // No endpoint is registered here (registration needs a public https host): the route answers 404 or refuses.
       'GET /api/webhooks/:id/deliveries': '00000000-0000-4000-8000-000000000000',
       // Likewise no marketplace connection: its status holds counts only, and answers 404 or refuses here.

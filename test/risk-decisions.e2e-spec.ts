@@ -218,6 +218,44 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
     }
   });
 
+  it("a case's evidence: the other redemptions of its e-mail, address and phone, and the two countries", async () => {
+    const ip = nextIp();
+    const email = `ev${++serial}.${Date.now().toString(36)}@mailinator.com`;
+    const phone = '+44 20 7946 0958';
+    const redeemWith = async (body: Partial<RedeemBody>) => {
+      const product = await licenseManagedProduct(t.db, `Evidence ${randomCode('P')}`);
+      await addLicenseKey(t.db, product, `KEY-${randomCode('K').slice(0, 20)}`);
+      const [code] = await addCodes(t.db, product, [randomCode('EV')]);
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .set('X-Forwarded-For', ip)
+        .send(redeemBody({ voucherCode: code, ...body }))
+        .expect(201);
+      const [{ id }] = await t.db.query(
+        `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+        [code],
+      );
+      return { id: id as string, code };
+    };
+    // Another e-mail and phone from the address; the e-mail from elsewhere; the case; the phone from elsewhere.
+    const byAddress = await redeemWith({ email: `other${++serial}@example.com`, phone: '+1 302 555 0100' });
+    const byEmail = await redeemWith({ email, phone: '+1 302 555 0101' });
+    await t.db.query(`UPDATE redemptions SET ip_address = '192.0.2.78' WHERE id = $1`, [byEmail.id]);
+    const held = await redeemWith({ email, phone });
+    const byPhone = await redeemWith({ email: `p${++serial}@example.com`, phone });
+    await t.db.query(`UPDATE redemptions SET ip_address = '192.0.2.77' WHERE id = $1`, [byPhone.id]);
+    const evidence = (await t.http().get(`/api/reviews/${held.id}/evidence`).set(operator).expect(200)).body;
+    const codes = (list: Array<{ voucherCode: string }>) => list.map((r) => r.voucherCode);
+    expect(evidence).toMatchObject({ redemptionId: held.id, ipAddress: ip, phoneCountry: 'GB' });
+    expect(codes(evidence.sameAddress)).toEqual([byAddress.code]);
+    expect(codes(evidence.samePhone)).toEqual([byPhone.code]);
+    // The e-mail's first redemption was held too (the same disposable address).
+    expect(evidence.sameEmail).toEqual([expect.objectContaining({ voucherCode: byEmail.code, held: true })]);
+    await decide(held.id, 'approve').expect(200);
+    await t.http().get(`/api/reviews/${held.id}/evidence`).set(operator).expect(404);
+  });
+
   it('one alert e-mail to the admins when a case waits longer than 2 hours, once per case', async () => {
     const watcher = await createAdminUser(t, { role: 'admin' });
     await issueToken(t, watcher.id);

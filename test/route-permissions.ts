@@ -113,6 +113,7 @@ export const ROUTE_PERMISSIONS: Record<string, 'public' | 'customer' | Permissio
   'DELETE /api/risk/blocklist/:id': [Permission.SettingsAccess],
   // The review queue of held redemptions (docs/product.md §25.3)
   'GET /api/reviews': [Permission.ReviewsManage],
+  'GET /api/reviews/:id/evidence': [Permission.ReviewsManage],
   'POST /api/reviews/:id/approve': [Permission.ReviewsManage],
   'POST /api/reviews/:id/refuse': [Permission.ReviewsManage],
 

@@ -77,6 +77,8 @@ describe('risk review in a real browser', () => {
       const held = operator.page.getByRole('article', { name: `Held redemption ${code}` });
       await held.getByText('disposableEmail').waitFor();
       await held.getByText(email).waitFor();
+      await held.getByRole('button', { name: 'Evidence' }).click();
+      await held.getByText('Same e-mail: none').waitFor();
       await screenshot(operator.page, 'risk-review-tab');
       await held.getByRole('button', { name: 'Approve' }).click();
       await operator.page.getByText('Redemption approved', { exact: true }).waitFor();

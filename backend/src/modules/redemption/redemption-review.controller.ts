@@ -17,7 +17,7 @@ import { RequirePermissions } from '../../common/decorators/require-permissions.
 import { ApiErrorResponses, SuccessMessageResponse } from '../../common/openapi/api-responses';
 import { Permission } from '../../common/permissions';
 import { requestActor } from '../../common/utils/request-actor';
-import { RefuseReviewDto, ReviewListResponse, ReviewQueryDto } from './dto/review.dto';
+import { RefuseReviewDto, ReviewEvidenceResponse, ReviewListResponse, ReviewQueryDto } from './dto/review.dto';
 import { REVIEW_MESSAGES, RedemptionReviewService } from './redemption-review.service';
 
 /** The review queue of held redemptions (docs/product.md §25.3): admin and operator. */
@@ -35,6 +35,19 @@ export class RedemptionReviewController {
   @ApiErrorResponses(400)
   list(@Query() query: ReviewQueryDto) {
     return this.reviews.list(query.limit, query.offset);
+  }
+
+  @Get(':id/evidence')
+  @ApiOperation({
+    summary: "A held case's evidence: the other redemptions of its e-mail, address and phone; the two countries",
+  })
+  @ApiOkResponse({ type: ReviewEvidenceResponse })
+  @ApiErrorResponses({ 404: REVIEW_MESSAGES.notHeld })
+  evidence(
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException(REVIEW_MESSAGES.notHeld) }))
+    id: string,
+  ) {
+    return this.reviews.evidence(id);
   }
 
   @Post(':id/approve')

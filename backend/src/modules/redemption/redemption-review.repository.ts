@@ -34,6 +34,31 @@ export interface OverdueReview {
   heldAt: Date;
 }
 
+/** Another redemption of a held one's e-mail, address or phone (docs/product.md §25.3). */
+export interface RelatedRedemption {
+  redemptionId: string;
+  voucherCode: string;
+  productName: string;
+  redeemedAt: Date;
+  /** Held for review, and not refused. */
+  held: boolean;
+}
+
+/** A held case's evidence: the other redemptions of its e-mail, address and phone, and its address's country. */
+export interface ReviewEvidence {
+  redemptionId: string;
+  ipAddress: string | null;
+  phone: string | null;
+  addressCountry: string | null;
+  sameEmail: RelatedRedemption[];
+  sameAddress: RelatedRedemption[];
+  samePhone: RelatedRedemption[];
+}
+
+/** At most this many related redemptions of each kind; the address's and phone's within this window of the case. */
+export const EVIDENCE_LIMIT = 20;
+const EVIDENCE_WINDOW = `interval '24 hours'`;
+
 /** What the refusal e-mail needs (docs/product.md §25.3). */
 export interface RefusalMail {
   customerEmail: string;
@@ -160,5 +185,70 @@ export class RedemptionReviewRepository {
     await this.database.current.query(`UPDATE redemptions SET review_alerted_at = NULL WHERE id = ANY($1::uuid[])`, [
       ids,
     ]);
+  }
+
+  /**
+   * A held case's evidence in one statement: the e-mail's other redemptions through the customer
+   * (`uq_redemptions_customer_product` leads with it), the address's and the phone's within 24 hours either side of
+   * the case, read through the time-ordered list index (`idx_redemptions_list`), never the whole table. Undefined:
+   * no such held redemption.
+   */
+  async evidence(id: string): Promise<ReviewEvidence | undefined> {
+    const rows = await queryRows<
+      RelatedRedemption & {
+        kind: string;
+        ipAddress: string | null;
+        phone: string | null;
+        addressCountry: string | null;
+      }
+    >(
+      this.database.current,
+      `WITH h AS (
+         SELECT id, customer_id, ip_address, phone, country, redeemed_at FROM redemptions
+          WHERE id = $1 AND held_at IS NOT NULL AND refunded_at IS NULL
+       ), related AS (
+         (SELECT 'email' AS kind, o.* FROM h JOIN redemptions o ON o.customer_id = h.customer_id AND o.id <> h.id
+           ORDER BY o.redeemed_at DESC LIMIT $2)
+         UNION ALL
+         (SELECT 'address', o.* FROM h JOIN redemptions o ON o.exported IN (false, true)
+             AND o.redeemed_at BETWEEN h.redeemed_at - ${EVIDENCE_WINDOW} AND h.redeemed_at + ${EVIDENCE_WINDOW}
+             AND o.ip_address = h.ip_address AND o.id <> h.id
+           ORDER BY o.redeemed_at DESC LIMIT $2)
+         UNION ALL
+         (SELECT 'phone', o.* FROM h JOIN redemptions o ON o.exported IN (false, true)
+             AND o.redeemed_at BETWEEN h.redeemed_at - ${EVIDENCE_WINDOW} AND h.redeemed_at + ${EVIDENCE_WINDOW}
+             AND o.phone = h.phone AND o.id <> h.id
+           ORDER BY o.redeemed_at DESC LIMIT $2)
+       )
+       SELECT NULL AS kind, h.id AS "redemptionId", h.ip_address AS "ipAddress", h.phone, h.country AS "addressCountry",
+              NULL AS "voucherCode", NULL AS "productName", NULL::timestamptz AS "redeemedAt", NULL::boolean AS held
+         FROM h
+       UNION ALL
+       SELECT x.kind, x.id, NULL, NULL, NULL, v.code, p.name, x.redeemed_at,
+              x.held_at IS NOT NULL AND x.refunded_at IS NULL
+         FROM related x JOIN voucher_codes v ON v.id = x.voucher_code_id JOIN products p ON p.id = x.product_id`,
+      [id, EVIDENCE_LIMIT],
+    );
+    const head = rows.find((r) => r.kind === null);
+    if (!head) return undefined;
+    const of = (kind: string) =>
+      rows
+        .filter((r) => r.kind === kind)
+        .map(({ redemptionId, voucherCode, productName, redeemedAt, held }) => ({
+          redemptionId,
+          voucherCode,
+          productName,
+          redeemedAt,
+          held,
+        }));
+    return {
+      redemptionId: head.redemptionId,
+      ipAddress: head.ipAddress,
+      phone: head.phone,
+      addressCountry: head.addressCountry,
+      sameEmail: of('email'),
+      sameAddress: head.ipAddress ? of('address') : [],
+      samePhone: head.phone ? of('phone') : [],
+    };
   }
 }

@@ -1,4 +1,5 @@
 import { ConflictException, Injectable, NotFoundException, Optional } from '@nestjs/common';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { RequestActor } from '../../common/utils/request-actor';
 import { DomainEvents } from '../../events/domain-events.service';
 import { JobQueue } from '../jobs/job-queue';
@@ -35,6 +36,14 @@ export class RedemptionReviewService {
 
   list(limit = 50, offset = 0) {
     return this.reviews.held(limit, offset);
+  }
+
+  /** A held case's evidence (docs/product.md §25.3), with its phone's country as the phone rule reads it. */
+  async evidence(id: string) {
+    const found = await this.reviews.evidence(id);
+    if (!found) throw new NotFoundException(REVIEW_MESSAGES.notHeld);
+    const phoneCountry = (found.phone && parsePhoneNumberFromString(found.phone)?.country) || null;
+    return { ...found, phoneCountry };
   }
 
   async approve(id: string, actor: RequestActor) {

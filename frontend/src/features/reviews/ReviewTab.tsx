@@ -14,7 +14,9 @@ import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import {
   type HeldRedemptionResponse,
+  type RelatedRedemptionResponse,
   useRedemptionReviewControllerApproveMutation,
+  useRedemptionReviewControllerEvidenceQuery,
   useRedemptionReviewControllerListQuery,
   useRedemptionReviewControllerRefuseMutation,
 } from '../../api';
@@ -33,8 +35,39 @@ function evidenceText(evidence: Record<string, unknown>): string {
     .join(', ');
 }
 
+function Related({ title, rows }: { title: string; rows: RelatedRedemptionResponse[] }) {
+  return (
+    <Box>
+      <Typography variant="subtitle2">{`${title}: ${rows.length ? rows.length : 'none'}`}</Typography>
+      {rows.map((r) => (
+        <Typography key={r.redemptionId} variant="caption" component="div" sx={{ fontFamily: 'monospace' }}>
+          {`${r.voucherCode} · ${r.productName} · ${new Date(r.redeemedAt).toLocaleString()}${r.held ? ' · held' : ''}`}
+        </Typography>
+      ))}
+    </Box>
+  );
+}
+
+/** The case's evidence, read when opened: the e-mail's, address's and phone's other redemptions, the countries. */
+function Evidence({ id }: { id: string }) {
+  const { data, isError } = useRedemptionReviewControllerEvidenceQuery(id);
+  if (isError) return <Alert severity="warning">The evidence could not be read.</Alert>;
+  if (!data) return null;
+  return (
+    <Stack spacing={1} sx={{ mt: 1 }} aria-label="Evidence">
+      <Typography variant="body2">
+        {`Address country: ${data.addressCountry ?? 'unknown'} · Phone country: ${data.phoneCountry ?? 'unknown'}`}
+      </Typography>
+      <Related title="Same e-mail" rows={data.sameEmail} />
+      <Related title={`Same address (${data.ipAddress ?? 'none'}, 24 h)`} rows={data.sameAddress} />
+      <Related title={`Same phone (${data.phone ?? 'none'}, 24 h)`} rows={data.samePhone} />
+    </Stack>
+  );
+}
+
 function Case({ item, onRefuse }: { item: HeldRedemptionResponse; onRefuse: () => void }) {
   const [approve, { isLoading }] = useRedemptionReviewControllerApproveMutation();
+  const [showEvidence, setShowEvidence] = useState(false);
   const onApprove = async () => {
     const result = await approve(item.redemptionId);
     if ('error' in result) {
@@ -61,6 +94,9 @@ function Case({ item, onRefuse }: { item: HeldRedemptionResponse; onRefuse: () =
           <Button variant="outlined" color="error" onClick={onRefuse}>
             Refuse
           </Button>
+          <Button onClick={() => setShowEvidence((v) => !v)} aria-expanded={showEvidence}>
+            Evidence
+          </Button>
         </Stack>
       </Stack>
       <Stack spacing={0.5} sx={{ mt: 1 }}>
@@ -73,6 +109,7 @@ function Case({ item, onRefuse }: { item: HeldRedemptionResponse; onRefuse: () =
           </Stack>
         ))}
       </Stack>
+      {showEvidence && <Evidence id={item.redemptionId} />}
     </Paper>
   );
 }

@@ -72,3 +72,46 @@ export class RefuseReviewDto {
   @IsOptional()
   blocklist?: Array<'email' | 'address' | 'phone'>;
 }
+
+export class RelatedRedemptionResponse {
+  @ApiProperty({ format: 'uuid' })
+  redemptionId: string;
+
+  @ApiProperty()
+  voucherCode: string;
+
+  @ApiProperty()
+  productName: string;
+
+  @ApiProperty({ format: 'date-time' })
+  redeemedAt: Date;
+
+  @ApiProperty({ description: 'Held for review too' })
+  held: boolean;
+}
+
+export class ReviewEvidenceResponse {
+  @ApiProperty({ format: 'uuid' })
+  redemptionId: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  ipAddress: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  phone: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The address's country (the geo lookup)" })
+  addressCountry: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The phone number's country (libphonenumber-js)" })
+  phoneCountry: string | null;
+
+  @ApiProperty({ type: [RelatedRedemptionResponse], description: "The e-mail's other redemptions, newest first (20)" })
+  sameEmail: RelatedRedemptionResponse[];
+
+  @ApiProperty({ type: [RelatedRedemptionResponse], description: "The address's, within 24 hours of the case (20)" })
+  sameAddress: RelatedRedemptionResponse[];
+
+  @ApiProperty({ type: [RelatedRedemptionResponse], description: "The phone's, within 24 hours of the case (20)" })
+  samePhone: RelatedRedemptionResponse[];
+}
