@@ -215,7 +215,7 @@ export function RedemptionDetailsDialog({
         <Divider />
         {mac ? (
           <Section title="License Activation">
-            <Alert severity="info">
+            <Alert severity="info" sx={{ mb: 1 }}>
               Mac products are activated automatically by the License Activation package sent to the customer. No
               license key needs to be entered.
             </Alert>
