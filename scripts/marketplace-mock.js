@@ -4,8 +4,9 @@
 // fresh codes, answers the live check, acknowledges every report once per Idempotency-Key, serves the pull, and
 // refunds a code when told so on stdin (`refund <CODE>`). No dependencies: Node's http and crypto only.
 //
-//   WEBHOOK_ALLOW_INSECURE_TARGETS=127.0.0.1 npm run demo      # the service, allowed to call http://127.0.0.1
-//   ADMIN_PASSWORD=… npm run marketplace:mock                   # this marketplace
+//   npm run demo                        # the demo starts this marketplace itself (DEMO_MARKETPLACE=false: not)
+//   WEBHOOK_ALLOW_INSECURE_TARGETS=127.0.0.1 npm start          # or a service allowed to call http://127.0.0.1
+//   ADMIN_PASSWORD=… npm run marketplace:mock                   # and this marketplace
 'use strict';
 const { createHmac, randomBytes, timingSafeEqual } = require('crypto');
 const http = require('http');
@@ -70,7 +71,8 @@ async function connect(baseUrl) {
       name: 'Reference marketplace',
       baseUrl,
       products: [{ productId: product.id, externalRef: EXTERNAL_REF }],
-      checkAtRedeem: true,
+      // Off for the demo, whose own printed codes of the product the marketplace never sold.
+      checkAtRedeem: process.env.MOCK_CHECK_AT_REDEEM !== 'false',
       reportRedemptions: true,
       onUnreachable: 'accept',
       pullIntervalSeconds: 0,
@@ -158,7 +160,10 @@ async function main() {
   setInterval(() => sell().catch((err) => log(`push failed: ${err.message}`)), EVERY_S * 1000);
 
   log('type "refund <CODE>" to refund a sold code');
-  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const input = readline.createInterface({ input: process.stdin });
+  // Started by `npm run demo`: it ends with the demo, whose end closes this input.
+  if (process.env.MOCK_EXIT_WITH_INPUT === 'true') input.on('close', () => process.exit(0));
+  input.on('line', (line) => {
     const [command, code] = line.trim().split(/\s+/);
     if (command !== 'refund' || !code) return;
     sold.set(code.toUpperCase(), 'refunded');

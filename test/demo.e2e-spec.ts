@@ -48,7 +48,8 @@ describe('npm run demo', () => {
 
   it('prints a code per product and the admin login; the codes redeem and the login signs in', async () => {
     const pgPort = String(await freePort());
-    const first = await startDemo({ EMBEDDED_POSTGRES_PORT: pgPort });
+    // The first start without its reference marketplace, whose codes would change the counts read below.
+    const first = await startDemo({ EMBEDDED_POSTGRES_PORT: pgPort, DEMO_MARKETPLACE: 'false' });
     expect([...first.codes.keys()].sort()).toEqual([
       'Office 2024 Home & Business (Mac)',
       'Office 2024 Home & Business (Windows)',
@@ -104,7 +105,10 @@ describe('npm run demo', () => {
 
     // A second start tops the codes up again, prints unredeemed ones and a new password.
     await demo!.stop(20_000);
-    const second = await startDemo({ EMBEDDED_POSTGRES_PORT: pgPort });
+    const second = await startDemo({
+      EMBEDDED_POSTGRES_PORT: pgPort,
+      DEMO_MARKETPLACE_PORT: String(await freePort()),
+    });
     expect(second.codes.size).toBe(3);
     for (const code of first.codes.values()) expect([...second.codes.values()]).not.toContain(code);
     expect(second.password).not.toBe(first.password);
@@ -112,5 +116,26 @@ describe('npm run demo', () => {
       body: { username: 'admin', password: second.password },
     });
     expect(again.status).toBe(200);
+
+    // Its reference marketplace (docs/product.md §24): codes arrive within a minute of the start, and the redemption
+    // of one is reported and acked, all of it printed in the demo's output.
+    expect(demo!.output()).toContain('A reference marketplace sends codes of Office 2024 Home & Business (Mac) below');
+    const sent = await waitFor(
+      /^marketplace │ .*voucher\.created (MOCK-[0-9A-F]{8}) .*→ 200/m,
+      'codes from the marketplace',
+    );
+    const redeemed = await httpFrom('127.0.0.1', url('/api/redeem-voucher'), {
+      body: redeemBody({ voucherCode: sent }),
+    });
+    expect(redeemed.status).toBe(201);
+    await waitFor(new RegExp(`^marketplace │ .*redemption \\S+ of ${sent} reported: acked`, 'm'), 'the report acked');
   });
+
+  /** The first group of `pattern` in the demo's output (the whole match without one), within a minute. */
+  async function waitFor(pattern: RegExp, what: string): Promise<string> {
+    const found = () => pattern.exec(demo!.output());
+    await waitUntil(what, () => found() !== null, { timeoutMs: 60_000, processes: [demo!] });
+    const match = found()!;
+    return match[1] ?? match[0];
+  }
 });

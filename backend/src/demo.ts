@@ -1,6 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
+import { ChildProcess, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
-import { join } from 'path';
+import { existsSync } from 'fs';
+import { dirname, join } from 'path';
+import { createInterface } from 'readline';
 import { Readable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { AppConfig, ConfigError } from './config/app-config';
@@ -15,6 +18,8 @@ import { VoucherService } from './modules/voucher/voucher.service';
 /** What `npm run demo` keeps ready: unredeemed codes per product, available pool keys in all. */
 export const DEMO_CODES_PER_PRODUCT = 10;
 export const DEMO_POOL_KEYS = 20;
+/** The product whose codes the demo's reference marketplace sends. */
+export const DEMO_MARKETPLACE_PRODUCT = 'Office 2024 Home & Business (Mac)';
 
 type Env = Record<string, string | undefined>;
 
@@ -41,7 +46,48 @@ export function demoEnv(env: Env, adminPassword: string | undefined): Env {
     // The demo's pools hold 10 activations for its 10 codes a product: every code is covered, so the default minimum
     // of 50 would only print a low-pool warning under the banner at every start.
     POOL_ALERT_MIN: env.POOL_ALERT_MIN || '5',
+    // The reference marketplace the demo starts listens on loopback (docs/product.md §24.1).
+    WEBHOOK_ALLOW_INSECURE_TARGETS: env.WEBHOOK_ALLOW_INSECURE_TARGETS ?? '127.0.0.1',
   };
+}
+
+/** The reference marketplace's script (scripts/marketplace-mock.js), found from this file (src or dist). */
+function marketplaceScript(): string | undefined {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const script = join(dir, 'scripts', 'marketplace-mock.js');
+    if (existsSync(script)) return script;
+  }
+  return undefined;
+}
+
+/**
+ * The reference marketplace beside the demo (`npm run demo`; DEMO_MARKETPLACE=false: none): it connects itself
+ * through the admin API with the demo's password, sends codes of the Mac product at once and every 15 s and
+ * acknowledges their reports (no live check: the demo's own code of that product is none it sold); its lines are printed prefixed `marketplace │`, and a line typed into the demo
+ * (`refund <CODE>`) reaches it. It ends with the demo (its input closes then, even when the demo is killed).
+ */
+export function startDemoMarketplace(env: Env, port: number, password: string): ChildProcess | undefined {
+  const script = env.DEMO_MARKETPLACE === 'false' ? undefined : marketplaceScript();
+  if (!script) return undefined;
+  const child = spawn(process.execPath, [script], {
+    env: {
+      ...env,
+      SERVICE_URL: `http://127.0.0.1:${port}`,
+      ADMIN_PASSWORD: password,
+      MOCK_PORT: env.DEMO_MARKETPLACE_PORT || '4010',
+      MOCK_PRODUCT: DEMO_MARKETPLACE_PRODUCT,
+      // The demo's own printed code of that product is no code the marketplace sold: no live check.
+      MOCK_CHECK_AT_REDEEM: 'false',
+      MOCK_EXIT_WITH_INPUT: 'true',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => console.log(`marketplace │ ${line}`));
+  }
+  if (process.stdin.isTTY) process.stdin.pipe(child.stdin);
+  child.on('error', (err) => console.log(`marketplace │ could not start: ${err.message}`));
+  return child;
 }
 
 export interface DemoSeed {
@@ -118,7 +164,7 @@ export async function seedDemo(
 }
 
 /** The lines `npm run demo` prints once it listens. */
-export function demoBanner(seed: DemoSeed, port: number, config: AppConfig): string {
+export function demoBanner(seed: DemoSeed, port: number, config: AppConfig, marketplace?: string): string {
   const url = `http://localhost:${port}`;
   const width = Math.max(...seed.codes.map((c) => c.product.length));
   return boxed([
@@ -132,6 +178,12 @@ export function demoBanner(seed: DemoSeed, port: number, config: AppConfig): str
       (seed.admin.generated ? '  (new at every demo start)' : ''),
     '',
     `Order e-mails are written to ${join(config.dataDir, 'mail')}/*.eml`,
+    ...(marketplace
+      ? [
+          `A reference marketplace sends codes of ${marketplace} below (marketplace │): redeem one and its report is`,
+          'acked there within seconds; type "refund <CODE>" to refund one (docs/marketplaces.md).',
+        ]
+      : []),
     `Demo data lives in ${config.dataDir}: delete it to start over. Ctrl+C stops the demo.`,
   ]);
 }

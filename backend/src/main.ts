@@ -4,7 +4,16 @@ import { Logger } from '@nestjs/common';
 import { createEmbeddedWorkerContext, createHttpApp, createWorkerContext, prepareDatabase } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { PinoNestLogger, prettyLogs } from './config/logging';
-import { demoAdminPassword, demoBanner, demoEnv, firstStartBanner, seedDemo } from './demo';
+import type { ChildProcess } from 'child_process';
+import {
+  demoAdminPassword,
+  demoBanner,
+  demoEnv,
+  DEMO_MARKETPLACE_PRODUCT,
+  firstStartBanner,
+  seedDemo,
+  startDemoMarketplace,
+} from './demo';
 import { AdminBootstrapService } from './modules/auth/admin-bootstrap.service';
 import { JOBS_WORKER_ARG, WorkerProcessOptions } from './modules/jobs/worker-process';
 
@@ -44,9 +53,11 @@ async function main(): Promise<void> {
   // On SIGINT/SIGTERM: close Nest (HTTP, queues, connections, the jobs worker), then stop the embedded PostgreSQL,
   // then exit. (Nest's own shutdown hooks would re-raise the signal and kill the process before the database stops.)
   let stopping = false;
+  let marketplace: ChildProcess | undefined;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    marketplace?.kill('SIGTERM');
     // Stopped before listen(): Nest still holds the start's lines in its buffer (bufferLogs), and so would this one.
     app.flushLogs();
     new Logger('Main').log(`${signal}: shutting down`);
@@ -65,8 +76,11 @@ async function main(): Promise<void> {
     await http.listen(config.port);
     new Logger('Main').log(`Listening on http://localhost:${config.port}`);
     // After start-up: the admin account exists by now (created at bootstrap on a fresh database).
-    if (demo) console.log(demoBanner(await seedDemo(http, config, demoPassword), config.port, config));
-    else {
+    if (demo) {
+      const seed = await seedDemo(http, config, demoPassword);
+      marketplace = seed.admin.password ? startDemoMarketplace(env, config.port, seed.admin.password) : undefined;
+      console.log(demoBanner(seed, config.port, config, marketplace && DEMO_MARKETPLACE_PRODUCT));
+    } else {
       // A first start's generated password, last and framed (its log line above is the one JSON logs keep).
       const admin = http.get(AdminBootstrapService).takeGeneratedPassword();
       if (admin && prettyLogs(config)) console.log(firstStartBanner(admin, config.port));
