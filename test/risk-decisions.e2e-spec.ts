@@ -164,6 +164,18 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
     );
     expect(refusal).toContain(`Please contact support at ${SUPPORT}.`);
     expect(refusal).not.toContain(c.key);
+    const mailStatus = async () =>
+      (await t.db.query(`SELECT review_mail_status FROM redemptions WHERE id = $1`, [c.id]))[0].review_mail_status;
+    await eventually(async () => (await mailStatus()) === 'sent', 15_000, 'the refusal e-mail marked sent');
+    // A refusal whose job was lost (still pending a while after the decision) is queued again by the sweep.
+    const refusals = () => mails().filter((m) => m.includes(c.email) && m.includes(c.code)).length;
+    await t.db.query(
+      `UPDATE redemptions SET review_mail_status = 'pending', reviewed_at = now() - interval '1 hour' WHERE id = $1`,
+      [c.id],
+    );
+    expect(await t.app.get(ReviewMailJob).sweepRefusals()).toBeGreaterThanOrEqual(1);
+    await eventually(async () => refusals() === 2, 15_000, 'the swept refusal e-mail');
+    await eventually(async () => (await mailStatus()) === 'sent', 15_000, 'the swept e-mail marked sent');
     expect(await c.page()).toMatchObject({ licenseKey: null });
     const [row] = await t.db.query(`SELECT refunded_at, email_status FROM redemptions WHERE id = $1`, [c.id]);
     expect(row.refunded_at).not.toBeNull();

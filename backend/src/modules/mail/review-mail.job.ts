@@ -3,9 +3,15 @@ import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AdminUserRepository } from '../auth/admin-user.repository';
 import { JobRun } from '../jobs/job';
+import { JobQueue } from '../jobs/job-queue';
 import { JobRegistry } from '../jobs/job-registry';
 import { OverdueReview, RedemptionReviewRepository } from '../redemption/redemption-review.repository';
-import { REVIEW_ALERT_AFTER_MS, REVIEW_ALERTS, REVIEW_REFUSAL_MAIL } from '../redemption/review-mail';
+import {
+  REVIEW_ALERT_AFTER_MS,
+  REVIEW_ALERTS,
+  REVIEW_REFUSAL_MAIL,
+  SWEEP_REVIEW_REFUSALS,
+} from '../redemption/review-mail';
 import { riskRefusedMessage } from '../redemption/risk-refusal';
 import { EmailLogRepository } from './email-log.repository';
 import { MailTransportService } from './mail-transport.service';
@@ -18,7 +24,7 @@ export const REVIEW_ALERT_CHECK_MS = 5 * 60 * 1000;
 
 /**
  * The review's e-mails (docs/product.md §25.3, §25.4): the refusal to the customer (the order e-mail's retry policy,
- * on the mail queue; every attempt in `email_logs`), and the check that alerts the active admins once per case held
+ * on the mail queue; every attempt in `email_logs`; its row's `review_mail_status` the outbox, with a sweep), and the check that alerts the active admins once per case held
  * longer than two hours: the cases are claimed first (one UPDATE), so a case is alerted once however many processes
  * check; an alert no admin could be sent is unclaimed and goes with the next check.
  */
@@ -28,6 +34,7 @@ export class ReviewMailJob implements OnModuleInit {
 
   constructor(
     private readonly jobs: JobRegistry,
+    private readonly queue: JobQueue,
     private readonly reviews: RedemptionReviewRepository,
     private readonly users: AdminUserRepository,
     private readonly transport: MailTransportService,
@@ -42,6 +49,8 @@ export class ReviewMailJob implements OnModuleInit {
       jobId: ({ redemptionId }) => redemptionId,
       handle: ({ redemptionId }, run) => this.sendRefusal(redemptionId, run),
     });
+    this.jobs.register(SWEEP_REVIEW_REFUSALS, { handle: () => this.sweepRefusals() });
+    this.jobs.schedule(SWEEP_REVIEW_REFUSALS, this.config.mailSweepIntervalMs, {});
     this.jobs.register(REVIEW_ALERTS, { handle: () => this.alertOverdue() });
     this.jobs.schedule(REVIEW_ALERTS, REVIEW_ALERT_CHECK_MS, {});
   }
@@ -57,12 +66,24 @@ export class ReviewMailJob implements OnModuleInit {
       `<p>${escapeHtml(riskRefusedMessage(this.config.supportEmail))}</p>`;
     const attempts = await this.transport.send({ to: mail.customerEmail, subject, html, text: htmlToText(html) });
     await this.emailLogs.logAttempts(redemptionId, mail.customerEmail, subject, attempts);
-    if (attempts.some((a) => a.ok)) return 'sent';
+    if (attempts.some((a) => a.ok)) {
+      await this.reviews.finishRefusalMail(redemptionId, 'sent');
+      return 'sent';
+    }
     if (run.attempt >= run.attempts) {
+      await this.reviews.finishRefusalMail(redemptionId, 'failed');
       this.logger.error(`Refusal e-mail of redemption ${redemptionId} failed after ${run.attempt} attempts`);
       return 'failed';
     }
     throw new RetryableMailError(attempts.map((a) => `${a.provider}: ${a.error}`).join('; '));
+  }
+
+  /** Refusal e-mails pending with no live job: queued again. */
+  async sweepRefusals(): Promise<number> {
+    const ids = await this.reviews.stalePendingRefusals(this.config.mailSweepAfterMs);
+    for (const redemptionId of ids) this.queue.add(REVIEW_REFUSAL_MAIL, { redemptionId });
+    if (ids.length) this.logger.log(`Re-queued ${ids.length} refusal e-mail(s)`);
+    return ids.length;
   }
 
   /** Alerts the admins of the cases newly past two hours; answers how many cases were alerted. */

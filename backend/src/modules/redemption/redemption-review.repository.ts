@@ -123,7 +123,8 @@ export class RedemptionReviewRepository {
     const [row] = await queryRows<DecidedRedemption>(
       this.database.current,
       `WITH d AS (
-         UPDATE redemptions r SET refunded_at = now(), reviewed_at = now(), review_decision = 'refused'
+         UPDATE redemptions r SET refunded_at = now(), reviewed_at = now(), review_decision = 'refused',
+                review_mail_status = 'pending'
           WHERE r.id = $1 AND r.held_at IS NOT NULL AND r.refunded_at IS NULL
          RETURNING r.*
        )
@@ -151,10 +152,34 @@ export class RedemptionReviewRepository {
       `SELECT c.email AS "customerEmail", p.name AS "productName", v.code AS "voucherCode"
          FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id
          JOIN products p ON p.id = r.product_id JOIN customers c ON c.id = r.customer_id
-        WHERE r.id = $1 AND r.review_decision = 'refused' AND r.erased_at IS NULL`,
+        WHERE r.id = $1 AND r.review_decision = 'refused' AND r.review_mail_status = 'pending' AND r.erased_at IS NULL`,
       [id],
     );
     return row;
+  }
+
+  /** The refusal e-mail's outcome: sent, finally failed, or still pending (a retry follows). */
+  async finishRefusalMail(id: string, status: 'sent' | 'failed' | 'pending'): Promise<void> {
+    await this.database.current.query(
+      `UPDATE redemptions SET review_mail_status = $2 WHERE id = $1 AND review_mail_status = 'pending'`,
+      [id, status],
+    );
+  }
+
+  /**
+   * Refusal e-mails still pending a while after the decision (their job was lost): through `idx_redemptions_held`,
+   * which holds only held and refused redemptions.
+   */
+  async stalePendingRefusals(olderThanMs: number, limit = 500): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      this.database.current,
+      `SELECT id FROM redemptions
+        WHERE held_at IS NOT NULL AND review_mail_status = 'pending'
+          AND reviewed_at < now() - make_interval(secs => $1::double precision / 1000)
+        ORDER BY held_at, id LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   /**

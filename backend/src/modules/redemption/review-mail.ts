@@ -7,6 +7,9 @@ import { defineJob } from '../jobs/job';
  */
 export const REVIEW_REFUSAL_MAIL = defineJob<{ redemptionId: string }>('mail.send-review-refusal');
 
+/** Re-queues refusal e-mails whose job was lost. */
+export const SWEEP_REVIEW_REFUSALS = defineJob<object>('mail.sweep-review-refusals');
+
 export const REVIEW_ALERTS = defineJob<object>('mail.alert-held-reviews');
 
 /** A held case waits this long before its one alert: the manual-processing page's promise, "within 2-3 hours". */

@@ -11,6 +11,7 @@ export type EmailStatus = 'pending' | 'sent' | 'failed';
 @Unique('uq_redemptions_customer_product', ['customerId', 'productId'])
 @Check('chk_redemptions_email_status', `email_status IN ('pending', 'sent', 'failed')`)
 @Check('chk_redemptions_review_decision', `review_decision IN ('approved', 'refused')`)
+@Check('chk_redemptions_review_mail_status', `review_mail_status IN ('pending', 'sent', 'failed')`)
 // The list pages, (exported, redeemed_at DESC, id) and (exported, email_status, redeemed_at DESC, id): TypeORM
 // cannot declare a column's sort order (migration 1763700000000).
 @Index('idx_redemptions_list', { synchronize: false })
@@ -135,6 +136,10 @@ export class Redemption {
   /** The admins were alerted that it waits past the two-hour promise (docs/product.md §25.4): once per case. */
   @Column({ name: 'review_alerted_at', type: 'timestamptz', nullable: true })
   reviewAlertedAt: Date | null;
+
+  /** A refused review's e-mail to the customer (docs/product.md §25.3): pending, sent or failed; null otherwise. */
+  @Column({ name: 'review_mail_status', type: 'text', nullable: true })
+  reviewMailStatus: 'pending' | 'sent' | 'failed' | null;
 
   /**
    * The personal data given with it was erased at the customer's request (docs/product.md §21.3): names empty,
