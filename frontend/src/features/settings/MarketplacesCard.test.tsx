@@ -19,6 +19,8 @@ const PRODUCT = {
   name: 'Office 2024 Home & Business (Mac)',
   downloadLink: 'https://dl.example.com/mac',
   productKey: null,
+  activationLink: null,
+  removalToolLink: null,
   emailTemplate: '<p>{{download_link}}</p>',
   emailSubject: 'Your licence',
   status: 'active',
@@ -108,6 +110,77 @@ describe('Settings → Marketplaces', () => {
     expect(server.requests.find((r) => r.path.endsWith('/retry-dead'))?.path).toBe(
       '/api/marketplaces/44444444-4444-4444-8444-444444444444/retry-dead',
     );
+  });
+
+  it('connects AppSumo with its API key: no switches, no secret shown, the webhook URL to give AppSumo', async () => {
+    let connections: Array<Record<string, unknown>> = [];
+    const id = '66666666-6666-4666-8666-666666666666';
+    server = fakeServer({
+      'GET /api/products': () => ({ status: 200, body: [PRODUCT] }),
+      'GET /api/marketplaces': () => ({ status: 200, body: connections }),
+      'POST /api/marketplaces': (req) => {
+        const body = req.body as Record<string, unknown>;
+        const created = {
+          id,
+          adapter: 'appsumo',
+          name: body.name,
+          baseUrl: 'https://api.licensing.appsumo.com',
+          products: body.products,
+          checkAtRedeem: false,
+          reportRedemptions: false,
+          onUnreachable: 'accept',
+          pullIntervalSeconds: 0,
+          lastEventAt: null,
+          lastPullAt: null,
+          lastPullError: null,
+          createdAt: '2026-01-02T10:00:00.000Z',
+        };
+        connections = [created];
+        return { status: 201, body: { ...created, secret: body.apiKey } };
+      },
+      [`GET /api/marketplaces/${id}/status`]: () => ({
+        status: 200,
+        body: {
+          codesReceived: 0,
+          redeemed: 0,
+          reports: { acked: 0, pending: 0, dead: 0 },
+          refundsApplied: 0,
+          lastEventAt: null,
+          reportLagSeconds: 0,
+        },
+      }),
+    });
+    const { user } = renderWithProviders(<MarketplacesCard />);
+    const form = await screen.findByRole('form', { name: 'Connect marketplace' });
+    await user.click(within(form).getByLabelText('Protocol'));
+    await user.click(await screen.findByRole('option', { name: 'AppSumo licensing webhooks' }));
+    expect(within(form).queryByLabelText(/Base URL/)).not.toBeInTheDocument();
+    expect(within(form).queryByLabelText('Check each code with the marketplace at redeem')).not.toBeInTheDocument();
+    await user.click(within(form).getByLabelText(/Name/));
+    await user.paste('AppSumo');
+    await user.click(within(form).getByLabelText(/AppSumo API key/));
+    await user.paste('c73455d8-0f64-4354-bd64-1f454a227104');
+    await user.click(within(form).getByLabelText('Product'));
+    await user.click(await screen.findByRole('option', { name: PRODUCT.name }));
+    await user.click(within(form).getByLabelText('AppSumo plan_id'));
+    await user.paste('1510ad397635386dd1ce401ddddde8886cbaa927efa0f3c66de680cfed5b7480');
+    await user.click(within(form).getByRole('button', { name: 'Connect marketplace' }));
+
+    const connection = await screen.findByRole('article', { name: 'Marketplace AppSumo' });
+    expect(server.requests.filter((r) => r.method === 'POST').map((r) => r.body)).toEqual([
+      {
+        name: 'AppSumo',
+        adapter: 'appsumo',
+        apiKey: 'c73455d8-0f64-4354-bd64-1f454a227104',
+        products: [
+          { productId: PRODUCT.id, externalRef: '1510ad397635386dd1ce401ddddde8886cbaa927efa0f3c66de680cfed5b7480' },
+        ],
+      },
+    ]);
+    expect(
+      within(connection).getByText(`AppSumo · webhook URL ${window.location.origin}/api/marketplaces/${id}/events`),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('dialog', { name: 'Marketplace signing secret' })).not.toBeInTheDocument();
   });
 
   it("downloads a connection's reconciliation: today's redemptions with their report status", async () => {

@@ -22,6 +22,7 @@ import { toast } from '../../components/toast';
 import { bodyMessage } from '../../utils/httpError';
 import { downloadFile, today } from '../admin/download';
 import {
+  type CreatedMarketplaceResponse,
   type MarketplaceResponse,
   useMarketplaceControllerCreateMutation,
   useMarketplaceControllerListQuery,
@@ -52,10 +53,19 @@ function SecretDialog({ secret, onClose }: { secret: string | null; onClose: () 
   );
 }
 
-/** Connect a marketplace: name, base URL, one product with the marketplace's reference, the switches of §17. */
-function MarketplaceForm({ onCreated }: { onCreated: (secret: string, name: string) => void }) {
+/** Where a connection's marketplace sends its events (AppSumo's webhook URL). */
+const eventsUrl = (id: string) => `${window.location.origin}/api/marketplaces/${id}/events`;
+
+/**
+ * Connect a marketplace: name, one product with the marketplace's reference, and either the generic protocol (base
+ * URL, the switches of docs/product.md §24.1) or AppSumo's webhooks (its API key, §24.4).
+ */
+function MarketplaceForm({ onCreated }: { onCreated: (created: CreatedMarketplaceResponse) => void }) {
   const { data: products = [] } = useProductControllerListQuery();
   const [create, { isLoading, error, reset }] = useMarketplaceControllerCreateMutation();
+  const [adapter, setAdapter] = useState<'generic' | 'appsumo'>('generic');
+  const [apiKey, setApiKey] = useState('');
+  const appsumo = adapter === 'appsumo';
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
   const [productId, setProductId] = useState('');
@@ -66,19 +76,25 @@ function MarketplaceForm({ onCreated }: { onCreated: (secret: string, name: stri
   const [pullIntervalSeconds, setPull] = useState('0');
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const result = await create({
-      name: name.trim(),
-      baseUrl: baseUrl.trim(),
-      products: productId ? [{ productId, externalRef: externalRef.trim() }] : [],
-      checkAtRedeem,
-      reportRedemptions,
-      onUnreachable,
-      pullIntervalSeconds: Number(pullIntervalSeconds) || 0,
-    });
+    const products = productId ? [{ productId, externalRef: externalRef.trim() }] : [];
+    const result = await create(
+      appsumo
+        ? { name: name.trim(), adapter, apiKey: apiKey.trim(), products }
+        : {
+            name: name.trim(),
+            baseUrl: baseUrl.trim(),
+            products,
+            checkAtRedeem,
+            reportRedemptions,
+            onUnreachable,
+            pullIntervalSeconds: Number(pullIntervalSeconds) || 0,
+          },
+    );
     if ('data' in result && result.data) {
-      onCreated(result.data.secret, result.data.name);
+      onCreated(result.data);
       setName('');
       setBaseUrl('');
+      setApiKey('');
       setExternalRef('');
     }
   };
@@ -98,15 +114,35 @@ function MarketplaceForm({ onCreated }: { onCreated: (secret: string, name: stri
       noValidate
     >
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
-        <TextField label="Name" value={name} onChange={(e) => edited(setName)(e.target.value)} required />
         <TextField
-          label="Base URL"
-          placeholder="https://partner.example.com/licences"
-          value={baseUrl}
-          onChange={(e) => edited(setBaseUrl)(e.target.value)}
-          required
-          sx={{ flex: 1 }}
-        />
+          select
+          label="Protocol"
+          value={adapter}
+          onChange={(e) => edited(setAdapter)(e.target.value as 'generic' | 'appsumo')}
+          sx={{ minWidth: 220 }}
+        >
+          <MenuItem value="generic">This service&apos;s protocol</MenuItem>
+          <MenuItem value="appsumo">AppSumo licensing webhooks</MenuItem>
+        </TextField>
+        <TextField label="Name" value={name} onChange={(e) => edited(setName)(e.target.value)} required />
+        {appsumo ? (
+          <TextField
+            label="AppSumo API key"
+            value={apiKey}
+            onChange={(e) => edited(setApiKey)(e.target.value)}
+            required
+            sx={{ flex: 1 }}
+          />
+        ) : (
+          <TextField
+            label="Base URL"
+            placeholder="https://partner.example.com/licences"
+            value={baseUrl}
+            onChange={(e) => edited(setBaseUrl)(e.target.value)}
+            required
+            sx={{ flex: 1 }}
+          />
+        )}
       </Stack>
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
         <TextField
@@ -123,38 +159,49 @@ function MarketplaceForm({ onCreated }: { onCreated: (secret: string, name: stri
           ))}
         </TextField>
         <TextField
-          label="Marketplace reference"
-          placeholder="SKU-OFFICE-2024"
+          label={appsumo ? 'AppSumo plan_id' : 'Marketplace reference'}
+          placeholder={appsumo ? '' : 'SKU-OFFICE-2024'}
           value={externalRef}
           onChange={(e) => edited(setExternalRef)(e.target.value)}
         />
-        <TextField
-          select
-          label="When the marketplace does not answer"
-          value={onUnreachable}
-          onChange={(e) => setOnUnreachable(e.target.value as 'accept' | 'refuse')}
-          sx={{ minWidth: 240 }}
-        >
-          <MenuItem value="accept">Redeem and check again later</MenuItem>
-          <MenuItem value="refuse">Refuse (503, try again later)</MenuItem>
-        </TextField>
-        <TextField
-          label="Pull every (seconds, 0 = no pull)"
-          type="number"
-          value={pullIntervalSeconds}
-          onChange={(e) => edited(setPull)(e.target.value)}
-        />
+        {!appsumo && (
+          <>
+            <TextField
+              select
+              label="When the marketplace does not answer"
+              value={onUnreachable}
+              onChange={(e) => setOnUnreachable(e.target.value as 'accept' | 'refuse')}
+              sx={{ minWidth: 240 }}
+            >
+              <MenuItem value="accept">Redeem and check again later</MenuItem>
+              <MenuItem value="refuse">Refuse (503, try again later)</MenuItem>
+            </TextField>
+            <TextField
+              label="Pull every (seconds, 0 = no pull)"
+              type="number"
+              value={pullIntervalSeconds}
+              onChange={(e) => edited(setPull)(e.target.value)}
+            />
+          </>
+        )}
       </Stack>
-      <Stack direction="row" spacing={2} sx={{ flexWrap: 'wrap' }}>
-        <FormControlLabel
-          control={<Switch checked={checkAtRedeem} onChange={(e) => setCheckAtRedeem(e.target.checked)} />}
-          label="Check each code with the marketplace at redeem"
-        />
-        <FormControlLabel
-          control={<Switch checked={reportRedemptions} onChange={(e) => setReportRedemptions(e.target.checked)} />}
-          label="Report redemptions back"
-        />
-      </Stack>
+      {appsumo ? (
+        <Typography variant="body2" sx={{ color: 'text.secondary' }}>
+          AppSumo only sends webhooks: a purchase brings its licence key in as a code, a deactivation refunds it. Once
+          connected, give AppSumo the connection&apos;s webhook URL shown below.
+        </Typography>
+      ) : (
+        <Stack direction="row" spacing={2} sx={{ flexWrap: 'wrap' }}>
+          <FormControlLabel
+            control={<Switch checked={checkAtRedeem} onChange={(e) => setCheckAtRedeem(e.target.checked)} />}
+            label="Check each code with the marketplace at redeem"
+          />
+          <FormControlLabel
+            control={<Switch checked={reportRedemptions} onChange={(e) => setReportRedemptions(e.target.checked)} />}
+            label="Report redemptions back"
+          />
+        </Stack>
+      )}
       {message && <Alert severity="error">{message}</Alert>}
       <Box>
         <Button type="submit" variant="contained" disabled={isLoading}>
@@ -212,7 +259,9 @@ function Connection({ connection, onDelete }: { connection: MarketplaceResponse;
         <Stack spacing={0.5} sx={{ minWidth: 0 }}>
           <Typography sx={{ fontWeight: 600 }}>{connection.name}</Typography>
           <Typography variant="body2" sx={{ color: 'text.secondary', wordBreak: 'break-all' }}>
-            {connection.baseUrl}
+            {connection.adapter === 'appsumo'
+              ? `AppSumo · webhook URL ${eventsUrl(connection.id)}`
+              : connection.baseUrl}
           </Typography>
         </Stack>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
@@ -284,9 +333,10 @@ export function MarketplacesCard() {
           Codes arrive from the marketplace that sold them, each redemption is reported back, and refunds come in.
         </Typography>
         <MarketplaceForm
-          onCreated={(created, name) => {
-            setSecret(created);
-            toast({ title: 'Marketplace connected', description: name, variant: 'success' });
+          onCreated={(created) => {
+            // An AppSumo connection's secret is the API key just typed: nothing new to show.
+            if (created.adapter !== 'appsumo') setSecret(created.secret);
+            toast({ title: 'Marketplace connected', description: created.name, variant: 'success' });
             void refetch();
           }}
         />
