@@ -195,7 +195,7 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
     const receiver = await startReceiver();
     let socket: Socket | undefined;
     try {
-      const events = ['redemption.held', 'redemption.approved', 'redemption.refused'];
+      const events = ['redemption.held', 'redemption.approved', 'redemption.refused', 'redemption.license_assigned'];
       const endpoint = (await t.http().post('/api/webhooks').set(admin).send({ url: receiver.url, events }).expect(201))
         .body;
       socket = await connectAdmin(t);
@@ -208,9 +208,9 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
       expect((await approvedUpdate).message).toBe(`Redemption of voucher ${approved.code} approved`);
       await decide(refused.id, 'refuse').expect(200);
       const bodies = await eventually(
-        async () => (receiver.received.length >= 4 ? receiver.received.map((h) => JSON.parse(h.body)) : undefined),
+        async () => (receiver.received.length >= 5 ? receiver.received.map((h) => JSON.parse(h.body)) : undefined),
         15_000,
-        'four deliveries',
+        'five deliveries',
       );
       const seen = bodies.map((b: { event: string; data: Record<string, unknown> }) => [b.event, b.data]);
       expect(seen).toEqual(
@@ -218,10 +218,11 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
           ['redemption.held', expect.objectContaining({ redemptionId: approved.id, rules: ['disposableEmail'] })],
           ['redemption.held', expect.objectContaining({ redemptionId: refused.id, voucherCode: refused.code })],
           ['redemption.approved', expect.objectContaining({ redemptionId: approved.id, keyAssigned: true })],
+          ['redemption.license_assigned', { redemptionId: approved.id, voucherCode: approved.code, source: 'review' }],
           ['redemption.refused', expect.objectContaining({ redemptionId: refused.id, voucherCode: refused.code })],
         ]),
       );
-      expect(seen).toHaveLength(4);
+      expect(seen).toHaveLength(5);
       expect(receiver.received.map((h) => h.body).join('\n')).not.toContain(approved.key);
       await t.http().delete(`/api/webhooks/${endpoint.id}`).set(admin).expect(200);
     } finally {

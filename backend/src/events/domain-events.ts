@@ -119,7 +119,13 @@ export interface DomainEventMap extends AuditOnly, Exports {
     rules: string[];
   };
   /** Staff approved a held redemption (docs/product.md §25.3); `keyAssigned` false: it waits for a pool key. */
-  'review.approve': Fact & { redemptionId: string; voucherCode: string; productName: string; keyAssigned: boolean };
+  'review.approve': Fact & {
+    redemptionId: string;
+    voucherCode: string;
+    productId: string;
+    productName: string;
+    keyAssigned: boolean;
+  };
   /** Staff refused a held redemption (docs/product.md §25.3): its code refunded; what was blocklisted. */
   'review.refuse': Fact & {
     redemptionId: string;

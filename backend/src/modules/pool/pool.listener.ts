@@ -21,6 +21,12 @@ export class PoolListener {
     for (const productId of e.poolProductIds) this.checks.notePoolUse(productId);
   }
 
+  /** An approved review took a pool key (docs/product.md §25.3). */
+  @OnDomainEvent('review.approve', 'after-commit')
+  approved(e: Events['review.approve']): void {
+    if (e.keyAssigned) this.checks.notePoolUse(e.productId);
+  }
+
   @OnDomainEvent('redemption.backorders-filled', 'after-commit')
   backordersFilled(e: Events['redemption.backorders-filled']): void {
     for (const productId of e.productIds) this.checks.notePoolUse(productId);

@@ -14,6 +14,7 @@ export interface HeldRedemption {
 /** A held redemption as a decision leaves it. */
 export interface DecidedRedemption {
   id: string;
+  productId: string;
   voucherCode: string;
   productName: string;
   customerEmail: string;
@@ -22,7 +23,7 @@ export interface DecidedRedemption {
   isLicenseManaged: boolean;
 }
 
-const DECIDED = `r.id, v.code AS "voucherCode", p.name AS "productName", c.email AS "customerEmail", r.phone,
+const DECIDED = `r.id, r.product_id AS "productId", v.code AS "voucherCode", p.name AS "productName", c.email AS "customerEmail", r.phone,
                  r.ip_address AS "ipAddress", p.is_license_managed AS "isLicenseManaged"`;
 
 /** A case waiting past the two-hour promise, as its alert names it. */

@@ -59,6 +59,7 @@ export class RedemptionReviewService {
       details: { voucherCode: row.voucherCode, keyAssigned: row.isLicenseManaged && keyed },
       redemptionId: row.id,
       voucherCode: row.voucherCode,
+      productId: row.productId,
       productName: row.productName,
       keyAssigned: row.isLicenseManaged && keyed,
     });

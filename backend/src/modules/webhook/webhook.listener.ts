@@ -105,6 +105,10 @@ export class WebhookListener {
   async approved(e: Events['review.approve']): Promise<void> {
     const { redemptionId, voucherCode, productName, keyAssigned } = e;
     await this.webhooks.emit('redemption.approved', { redemptionId, voucherCode, productName, keyAssigned });
+    // A key from the pool, as any other assignment announces it.
+    if (keyAssigned) {
+      await this.webhooks.emit('redemption.license_assigned', { redemptionId, voucherCode, source: 'review' });
+    }
   }
 
   @OnDomainEvent('review.refuse', 'after-commit')

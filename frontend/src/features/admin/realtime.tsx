@@ -29,7 +29,7 @@ export const TAGS_BY_EVENT: Partial<Record<DataUpdateType, TagType[]>> = {
   // A customer erased their personal data in the licence centre: the lists show "Erased on <date>".
   customerErased: ['Redemptions', 'VoucherCodes'],
   // A redemption held, approved or refused (docs/product.md §25.4): the Review tab and the lists.
-  reviewUpdate: ['Redemptions', 'Stats'],
+  reviewUpdate: ['Redemptions', 'Stats', 'Products', 'LicenseKeys'],
 };
 
 export interface RealtimeState {
