@@ -124,6 +124,8 @@ describe('Inventory canaries (issue 24): no key or code reaches a caller the mat
       'GET /api/webhooks/:id/deliveries': '00000000-0000-4000-8000-000000000000',
       // Likewise no marketplace connection: its status holds counts only, and answers 404 or refuses here.
       'GET /api/marketplaces/:id/status': '00000000-0000-4000-8000-000000000000',
+      // Its reconciliation file holds codes: admin only (marketplaces.manage); 404 here for want of a connection.
+      'GET /api/marketplaces/:id/reconciliation': '00000000-0000-4000-8000-000000000000',
     };
     const path = key.slice('GET '.length);
     if (!path.includes(':')) return path;
