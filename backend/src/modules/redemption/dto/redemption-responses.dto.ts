@@ -71,6 +71,8 @@ export class RedemptionResponse {
     description: 'Its code was refunded after redemption (docs/product.md §19.3); the key stays with the customer',
   })
   refundedAt: string | null;
+  @ApiProperty({ description: 'Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it' })
+  heldForReview: boolean;
   @ApiProperty({
     type: String,
     format: 'date-time',
