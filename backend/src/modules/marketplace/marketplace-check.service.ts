@@ -5,7 +5,7 @@ import { RedeemCheck, RedeemCheckVerdict } from '../redemption/redeem-check';
 import { VoucherCodeRepository } from '../voucher/voucher-code.repository';
 import { VoucherVoidService } from '../voucher/voucher-void.service';
 import { insecureTargetList, WebhookUrlPolicy } from '../webhook/webhook-url-guard';
-import { GenericMarketplaceAdapter, MarketplaceAdapter } from './marketplace-adapter';
+import { adapterFor } from './marketplace-adapters';
 import { MarketplaceLinks } from './marketplace-links';
 import { MarketplaceMetrics } from './marketplace-metrics';
 import { ProductLink } from './marketplace.repository';
@@ -23,7 +23,6 @@ const UNCONFIRMED_TTL_MS = 60_000;
 export class MarketplaceCheckService extends RedeemCheck {
   private readonly logger = new Logger(MarketplaceCheckService.name);
   private readonly policy: WebhookUrlPolicy;
-  private readonly adapter: MarketplaceAdapter = new GenericMarketplaceAdapter();
   /** Codes claimed without an answer, waiting for their redemption (code → when). */
   private readonly unconfirmed = new Map<string, number>();
 
@@ -59,7 +58,7 @@ export class MarketplaceCheckService extends RedeemCheck {
     const end = this.metrics.checkSeconds.startTimer();
     let status: string;
     try {
-      status = await this.adapter.check(this.callOf(link), code, link.externalRef);
+      status = await adapterFor(link.adapter).check(this.callOf(link), code, link.externalRef);
     } catch (err) {
       end({ status: 'unreachable' });
       this.logger.warn(`Marketplace check of a code failed: ${err instanceof Error ? err.message : err}`);

@@ -1,6 +1,6 @@
 import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { GenericMarketplaceAdapter, MarketplaceAdapter } from './marketplace-adapter';
+import { adapterFor } from './marketplace-adapters';
 import { MarketplaceCheckService } from './marketplace-check.service';
 import { MarketplaceInboundService } from './marketplace-inbound.service';
 import { DuePull, MarketplaceRepository } from './marketplace.repository';
@@ -18,7 +18,6 @@ const PULL_RETRY_SECONDS = 30;
 @Injectable()
 export class MarketplacePullService {
   private readonly logger = new Logger(MarketplacePullService.name);
-  private readonly adapter: MarketplaceAdapter = new GenericMarketplaceAdapter();
 
   constructor(
     private readonly connections: MarketplaceRepository,
@@ -38,7 +37,7 @@ export class MarketplacePullService {
   private async pullOne(pull: DuePull): Promise<void> {
     const actor = { adminUserId: null, ipAddress: null, userAgent: `marketplace ${pull.id} (pull)` };
     try {
-      const { events, cursor } = await this.adapter.pull(this.check.callOf(pull), pull.cursor);
+      const { events, cursor } = await adapterFor(pull.adapter).pull(this.check.callOf(pull), pull.cursor);
       const refused: string[] = [];
       for (const event of events) {
         try {

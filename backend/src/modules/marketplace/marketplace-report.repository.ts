@@ -3,6 +3,7 @@ import QueryStream from 'pg-query-stream';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
 import { queryRows } from '../../database/query-rows';
+import type { AdapterKind } from './entities/marketplace-connection.entity';
 import type { MarketplaceReportKind } from './entities/marketplace-report.entity';
 
 export interface NewReport {
@@ -27,6 +28,7 @@ export interface ClaimedReport {
   attempts: number;
   createdAt: Date;
   connectionId: string;
+  adapter: AdapterKind;
   baseUrl: string;
   secret: string;
 }
@@ -102,7 +104,7 @@ export class MarketplaceReportRepository {
           AND (r.claimed_until IS NULL OR r.claimed_until < now())
         RETURNING r.id, r.kind, r.redemption_id AS "redemptionId", r.code, r.external_ref AS "externalRef",
                   r.redeemed_at AS "redeemedAt", r.attempts, r.created_at AS "createdAt",
-                  c.id AS "connectionId", c.base_url AS "baseUrl", c.secret_ciphertext AS s`,
+                  c.id AS "connectionId", c.adapter, c.base_url AS "baseUrl", c.secret_ciphertext AS s`,
       [id, claimSeconds],
     );
     if (!row) return undefined;

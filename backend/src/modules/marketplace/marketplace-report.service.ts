@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainEvents } from '../../events/domain-events.service';
 import { JobQueue } from '../jobs/job-queue';
 import { VoucherVoidService } from '../voucher/voucher-void.service';
-import { GenericMarketplaceAdapter, MarketplaceAdapter } from './marketplace-adapter';
+import { adapterFor } from './marketplace-adapters';
 import { MarketplaceCheckService } from './marketplace-check.service';
 import { ClaimedReport, MarketplaceReportRepository } from './marketplace-report.repository';
 import { MarketplaceRepository } from './marketplace.repository';
@@ -22,7 +22,6 @@ export type ReportOutcome = 'acked' | 'retry' | 'dead' | 'skipped';
 @Injectable()
 export class MarketplaceReportService {
   private readonly logger = new Logger(MarketplaceReportService.name);
-  private readonly adapter: MarketplaceAdapter = new GenericMarketplaceAdapter();
 
   constructor(
     private readonly reports: MarketplaceReportRepository,
@@ -83,10 +82,11 @@ export class MarketplaceReportService {
       externalRef: row.externalRef,
       redeemedAt: row.redeemedAt,
     };
-    if (row.kind === 'redemption') return this.adapter.report(call, report);
-    if (row.kind === 'refund') return this.adapter.reportRefund(call, report);
+    const adapter = adapterFor(row.adapter);
+    if (row.kind === 'redemption') return adapter.report(call, report);
+    if (row.kind === 'refund') return adapter.reportRefund(call, report);
     // The re-check of a code redeemed while its marketplace was unreachable: refunded since → the refund flow.
-    const status = await this.adapter.check(call, row.code, row.externalRef);
+    const status = await adapter.check(call, row.code, row.externalRef);
     if (status !== 'refunded' && status !== 'cancelled') return;
     const productId = await this.connections.productFor(row.connectionId, row.externalRef);
     if (!productId) return;

@@ -30,6 +30,7 @@ export interface ConnectionView extends ConnectionSettings {
 
 /** What the redeem check and the reports need of a connected product, its connection's secret opened. */
 export interface ProductLink {
+  adapter: AdapterKind;
   productId: string;
   externalRef: string;
   connectionId: string;
@@ -45,6 +46,7 @@ export interface ProductLink {
 /** A connection whose pull is due: its URL, opened secret and cursor. */
 export interface DuePull {
   id: string;
+  adapter: AdapterKind;
   baseUrl: string;
   secret: string;
   cursor: string | null;
@@ -208,7 +210,7 @@ export class MarketplaceRepository {
   async links(): Promise<ProductLink[]> {
     const rows = await queryRows<Omit<ProductLink, 'secret'> & { s: Buffer }>(
       this.database.manager,
-      `SELECT p.product_id AS "productId", p.external_ref AS "externalRef", c.id AS "connectionId",
+      `SELECT p.product_id AS "productId", p.external_ref AS "externalRef", c.id AS "connectionId", c.adapter,
               c.base_url AS "baseUrl", c.secret_ciphertext AS s, c.check_at_redeem AS "checkAtRedeem",
               c.report_redemptions AS "reportRedemptions", c.on_unreachable AS "onUnreachable",
               c.created_at AS "createdAt"
@@ -285,7 +287,7 @@ export class MarketplaceRepository {
       `UPDATE marketplace_connections c SET next_pull_at = now() + make_interval(secs => $1)
         WHERE c.id IN (SELECT id FROM marketplace_connections
                         WHERE pull_interval_seconds > 0 AND next_pull_at <= now() FOR UPDATE SKIP LOCKED)
-       RETURNING c.id, c.base_url AS "baseUrl", c.secret_ciphertext AS s, c.pull_cursor AS cursor,
+       RETURNING c.id, c.adapter, c.base_url AS "baseUrl", c.secret_ciphertext AS s, c.pull_cursor AS cursor,
                  c.pull_interval_seconds AS "pullIntervalSeconds"`,
       [claimSeconds],
     );
