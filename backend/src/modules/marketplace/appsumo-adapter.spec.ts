@@ -51,7 +51,8 @@ describe('the AppSumo adapter (docs/product.md §24.4)', () => {
         codes: ['3794577c-3dbc-11ec-9bbc-0242ac130002'],
       },
     ]);
-    const { plan_id: _plan, ...noPlan } = { ...webhook, event: 'deactivate' };
+    const deactivate: Record<string, unknown> = { ...webhook, event: 'deactivate' };
+    const { plan_id: _plan, ...noPlan } = deactivate;
     expect(adapter.translate(noPlan, ['ONLY-REF'])).toEqual([
       expect.objectContaining({ type: 'voucher.refunded', externalRef: 'ONLY-REF' }),
     ]);
