@@ -35,8 +35,8 @@ export function dayBatchId(connectionId: string, productId: string, day: string)
  * Inbound events (docs/product.md §24.3), pushed or pulled: verified (a bad, missing or stale signature: 401, nothing
  * read further), validated, then applied once per event id. `voucher.created` loads the codes through the voucher
  * module's upload (one batch per connection, product and day); `voucher.refunded`/`voucher.cancelled` go through its
- * void, the refund flow of §13 (an unredeemed code is voided, a redeemed one refunded). Audited through the void and
- * upload rows and a `marketplace.refund` row.
+ * void (docs/product.md §19.3, §24.8: an unredeemed code is voided, a redeemed one refunded). Audited through the void
+ * and upload rows and a `marketplace.refund` row.
  */
 @Injectable()
 export class MarketplaceInboundService {
