@@ -31,10 +31,10 @@ import { REDEEM_SQL } from '../backend/src/modules/redemption/redemption.reposit
 import { addPages, leanSchema, noPages, pageCounts, pagesPerRedemption, sumPages } from './redeem-schema';
 import { listAvailableCodes, recountCounters } from './recount';
 import {
+  adminToken,
   formatSpread,
   insertSealedKeys,
   machine,
-  measured,
   REDIS_URL,
   RUNS,
   spread,
@@ -62,6 +62,55 @@ const SOAK_SECONDS = Number(process.env.BENCH_REDEEM_SOAK_SECONDS ?? 0);
 const SOAK_ROUNDS = Number(process.env.BENCH_REDEEM_SOAK_ROUNDS ?? 3);
 /** Codes per client for the soak: more than one client can redeem in the whole soak (about 300/s each at most; 16 clients on two cores reach about 3000/s in all). */
 const SOAK_PER_CLIENT = Math.ceil(SOAK_SECONDS * 300);
+/**
+ * BENCH_RISK_RULES (off): `on` runs the API's rounds with every risk rule on (docs/product.md §25.1), `both` alternates a
+ * rules-off and a rules-on round, each a new API process on the same database, and reports their ratio (issue 53).
+ */
+const RISK_MODE = (process.env.BENCH_RISK_RULES ?? 'off') as 'off' | 'on' | 'both';
+if (!['off', 'on', 'both'].includes(RISK_MODE)) throw new Error('bench: BENCH_RISK_RULES is off, on or both');
+type RiskMode = 'off' | 'on';
+/**
+ * Every rule on, thresholds no benchmark round reaches: each redemption is counted and looked up by every rule and none
+ * is held or refused (the codes' e-mails are distinct, the addresses one loopback group counted only in rules-on
+ * rounds, `bench.test` is no disposable domain, the phone's country is the US and a loopback address has none).
+ */
+const RULES_ON = {
+  emailPerDay: { enabled: true, threshold: 100_000, action: 'review' },
+  addressPerHour: { enabled: true, threshold: 100_000, action: 'review' },
+  disposableEmail: { enabled: true, action: 'review' },
+  countryMismatch: { enabled: true, action: 'review' },
+  blocklist: { enabled: true, action: 'refuse' },
+};
+const RULES_OFF = Object.fromEntries(
+  Object.entries(RULES_ON).map(([rule, setting]) => [rule, { ...setting, enabled: false }]),
+);
+
+/** The rules set through the admin API (`PUT /api/risk/rules`), as an admin sets them. */
+async function setRiskRules(apiUrl: string, token: string, mode: RiskMode): Promise<void> {
+  const res = await fetch(`${apiUrl}/api/risk/rules`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(mode === 'on' ? RULES_ON : RULES_OFF),
+  });
+  if (!res.ok) throw new Error(`bench: PUT /api/risk/rules answered ${res.status} ${await res.text()}`);
+}
+
+/** One blocklist entry of each kind, none of them the benchmark's, so the blocklist's lookups find entries to match. */
+async function seedBlocklist(apiUrl: string, token: string): Promise<void> {
+  for (const [kind, value] of [
+    ['email', 'blocked@bench.invalid'],
+    ['domain', 'blocked.invalid'],
+    ['address', '203.0.113.0/24'],
+    ['phone', '+44 20 7946 0000'],
+  ]) {
+    const res = await fetch(`${apiUrl}/api/risk/blocklist`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind, value }),
+    });
+    if (!res.ok && res.status !== 409) throw new Error(`bench: POST /api/risk/blocklist answered ${res.status}`);
+  }
+}
 
 /**
  * A licence-managed product with `codes` codes per prefix (`${prefix}1` …) and a sealed pool key for each of them,
@@ -232,51 +281,78 @@ async function http(urls: string[]): Promise<WrkResult> {
   };
 }
 
+/** One mode's API rounds: req/s of each; CPU per redemption of the APIs and of PostgreSQL; main-thread shares. */
+interface ApiRounds {
+  spread: ReturnType<typeof spread>;
+  median: WrkResult;
+  cpuMs: number;
+  postgresCpuMs: number;
+  thread: { running: number; waiting: number };
+}
+
 /**
  * RUNS measured runs, each on `instances` new API processes on the full schema (workers off, as a scaled-out
  * deployment's APIs: they queue nothing, the workers' relay queues the e-mails) after a warm-up run of their own: one
  * process kept its own CPU figure run after run, up to 1.4 times another's of the same build (`api-cpu`,
- * docs/benchmarks.md "One process per round"), so each run's figures are a new process's. Answers req/s over the runs
- * and the median run; CPU per redemption of the APIs and of PostgreSQL (every process of the server) over all runs;
- * the mean shares of the runs' time the APIs' main threads were on a core and waited for one.
+ * docs/benchmarks.md "One process per round"), so each run's figures are a new process's. Each run has a round per
+ * risk mode (`modes`: rules off, then rules on, when BENCH_RISK_RULES=both), each on new processes, the rules set
+ * through the admin API of the round's first process before its warm-up. Answers, per mode, req/s over the runs and
+ * the median run; CPU per redemption of the APIs and of PostgreSQL (every process of the server) over all runs; the
+ * mean shares of the runs' time the APIs' main threads were on a core and waited for one.
  */
-async function apiRuns(url: string, instances: number) {
+async function apiRuns(url: string, instances: number, modes: RiskMode[]): Promise<Record<RiskMode, ApiRounds>> {
   const prefix = `bench-${Date.now()}`;
   const env = { DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false', ...API_ENV };
-  const sum = { cpu: 0, postgres: 0, requests: 0, running: 0, waiting: 0 };
+  const token = await adminToken(url);
+  const blank = () => ({ cpu: 0, postgres: 0, requests: 0, running: 0, waiting: 0, results: [] as WrkResult[] });
+  const sums = { off: blank(), on: blank() };
+  const round = async (mode: RiskMode) => {
+    const sum = sums[mode];
+    const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
+    try {
+      for (let i = 0; i < instances; i++) apis.push(await startApi(env));
+      const urls = apis.map((api) => api.url);
+      if (modes.includes('on')) await setRiskRules(urls[0], token, mode);
+      await withPoolStarts(url, () => http(urls)); // warm-up
+      const cpu = () => apis.reduce((total, api) => total + cpuMs(api.child.pid!), 0);
+      const [cpuBefore, pgBefore] = [cpu(), await postgresCpuMs(url)];
+      const threads = watchThreads(apis.map((api) => api.child.pid!));
+      const result = await withPoolStarts(url, () => http(urls));
+      const thread = threads();
+      sum.cpu += cpu() - cpuBefore;
+      sum.postgres += (await postgresCpuMs(url)) - pgBefore;
+      sum.requests += result.rps * SECONDS;
+      sum.running += thread.running / RUNS;
+      sum.waiting += thread.waiting / RUNS;
+      sum.results.push(result);
+      console.log(`API round, rules ${mode}: ${result.rps.toFixed(0)} req/s, ${result.errors} errors`);
+    } finally {
+      for (const api of apis) await api.stop();
+    }
+  };
   try {
-    const runs = await measured(
-      async () => {
-        const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
-        try {
-          for (let i = 0; i < instances; i++) apis.push(await startApi(env));
-          const urls = apis.map((api) => api.url);
-          await withPoolStarts(url, () => http(urls)); // warm-up
-          const cpu = () => apis.reduce((total, api) => total + cpuMs(api.child.pid!), 0);
-          const [cpuBefore, pgBefore] = [cpu(), await postgresCpuMs(url)];
-          const threads = watchThreads(apis.map((api) => api.child.pid!));
-          const result = await withPoolStarts(url, () => http(urls));
-          const thread = threads();
-          sum.cpu += cpu() - cpuBefore;
-          sum.postgres += (await postgresCpuMs(url)) - pgBefore;
-          sum.requests += result.rps * SECONDS;
-          sum.running += thread.running / RUNS;
-          sum.waiting += thread.waiting / RUNS;
-          return result;
-        } finally {
-          for (const api of apis) await api.stop();
-        }
-      },
-      (r) => r.rps,
-    );
-    return {
-      spread: runs.spread,
-      // The latencies and errors of the median run.
-      median: runs.results.find((r) => r.rps === runs.spread.median) ?? runs.results[0],
-      cpuMs: sum.cpu / sum.requests,
-      postgresCpuMs: sum.postgres / sum.requests,
-      thread: { running: sum.running, waiting: sum.waiting },
+    if (modes.includes('on')) {
+      const api = await startApi(env);
+      try {
+        await seedBlocklist(api.url, token);
+      } finally {
+        await api.stop();
+      }
+    }
+    for (let run = 0; run < RUNS; run++) for (const mode of modes) await round(mode);
+    const summary = (mode: RiskMode): ApiRounds => {
+      const sum = sums[mode];
+      const rps = spread(sum.results.map((r) => r.rps));
+      return {
+        spread: rps,
+        // The latencies and errors of the median run.
+        median: sum.results.find((r) => r.rps === rps.median) ?? sum.results[0],
+        cpuMs: sum.cpu / sum.requests,
+        postgresCpuMs: sum.postgres / sum.requests,
+        thread: { running: sum.running, waiting: sum.waiting },
+      };
     };
+    return Object.fromEntries(modes.map((mode) => [mode, summary(mode)])) as Record<RiskMode, ApiRounds>;
   } finally {
     execFileSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}:*' | xargs -r redis-cli del > /dev/null`]);
   }
@@ -358,6 +434,18 @@ async function seedLean(url: string): Promise<string[]> {
   return leanSchema(url);
 }
 
+/**
+ * The rules' cost, side by side: each run's rules-on round over the rules-off round right before it (the pairs share
+ * the machine's drift), API / pgbench each way, and the CPU per redemption. The full/lean pairs run pgbench on the
+ * statement, which the rules do not change: the rules' work is the API's (counter upserts, blocklist lookups).
+ */
+function riskComparison(off: ApiRounds, on: ApiRounds, tps: number, held: number): string {
+  const pairs = spread(on.spread.runs.map((rps, i) => rps / off.spread.runs[i]));
+  return `
+
+Risk rules (\`BENCH_RISK_RULES=both\`, issue 53): every rule on through \`PUT /api/risk/rules\` (thresholds 100,000, a blocklist entry of each kind, none matching), each run's rules-on round right after its rules-off round on the same database. Rules on / rules off = **${pairs.median.toFixed(2)}** (the pairs ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.95); API / pgbench ${(off.spread.median / tps).toFixed(2)} rules off, ${(on.spread.median / tps).toFixed(2)} rules on; the API's CPU per redemption ${off.cpuMs.toFixed(2)} ms rules off, ${on.cpuMs.toFixed(2)} ms rules on, PostgreSQL's ${off.postgresCpuMs.toFixed(2)} and ${on.postgresCpuMs.toFixed(2)} ms. Redemptions held or refused: ${held}. Full/lean is pgbench's, on the same statement either way.`;
+}
+
 export async function main(): Promise<void> {
   await withDatabase((url) => withDatabase((leanUrl) => measure(url, leanUrl)));
 }
@@ -378,7 +466,12 @@ async function measure(url: string, leanUrl: string): Promise<void> {
   const [fullPages, leanPages] = [schemas.full.pages, schemas.lean.pages];
   const [fullCpu, leanCpu] = [schemas.full.cpu, schemas.lean.cpu];
   const tps = full.median;
-  const api = await apiRuns(url, INSTANCES);
+  const modes: RiskMode[] = RISK_MODE === 'both' ? ['off', 'on'] : [RISK_MODE];
+  const byMode = await apiRuns(url, INSTANCES, modes);
+  const api = byMode[modes[0]];
+  // Nothing may have been held or refused: with the rules on the outcome is meant to be the same, only the checks added.
+  const [{ held }] = await sql(url, [`SELECT count(*)::int AS held FROM redemptions WHERE held_at IS NOT NULL`]);
+  const risk = byMode.on && byMode.off ? riskComparison(byMode.off, byMode.on, tps, Number(held)) : '';
   const soaked = SOAK_SECONDS > 0 ? await withPoolStarts(url, () => soak(url)) : undefined;
   const md = `## Redemption throughput
 
@@ -388,11 +481,11 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, ${CLIENTS} concurrent cl
 |---|---|---|
 | pgbench running the redemption statement (prepared), full schema | ${formatSpread(full)} tps | |
 | pgbench, same statement, lean schema (only the indexes a redemption needs) | ${formatSpread(lean)} tps | |
-| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement; no job queued: the workers' relay queues the e-mail), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`} (new for each run)${process.env.BENCH_API_ENV ? `, \`${process.env.BENCH_API_ENV}\`` : ''} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
-
+| \`POST /api/redeem-voucher\` over HTTP (validation, geo, statement; no job queued: the workers' relay queues the e-mail), ${INSTANCES === 1 ? 'one API process' : `${INSTANCES} API processes`} (new for each run)${process.env.BENCH_API_ENV ? `, \`${process.env.BENCH_API_ENV}\`` : ''}, risk rules ${modes[0]} | ${formatSpread(api.spread)} req/s (${api.median.errors} errors) | ${api.median.p50.toFixed(1)} / ${api.median.p99.toFixed(1)} ms |
+${byMode.on && modes.length > 1 ? `| the same, every risk rule on (\`BENCH_RISK_RULES=both\`: a rules-on round right after each rules-off one) | ${formatSpread(byMode.on.spread)} req/s (${byMode.on.median.errors} errors) | ${byMode.on.median.p50.toFixed(1)} / ${byMode.on.median.p99.toFixed(1)} ms |\n` : ''}
 API / pgbench = **${(api.spread.median / tps).toFixed(2)}**, CPU per redemption: the API **${api.cpuMs.toFixed(2)} ms**, PostgreSQL ${api.postgresCpuMs.toFixed(2)} ms; target ≥ 0.6 at ≤ 0.5 ms. Full schema / lean schema = **${pairs.median.toFixed(2)}** (the median of ${RUNS} pairs' ratios, ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}: each pair the full schema's run and, right after it, the lean one's, on two databases of the same server; target ≥ 0.8; the lean schema dropped ${dropped.join(', ')}; neither schema has counter triggers since issue 26, both run the statement's own counter upserts). Load generator (wrk, one process per API, ${api.median.loadCpuMs.toFixed(3)} ms of CPU per request; pgbench for the statement), API and PostgreSQL share the same cores: the API's main thread, which every request and every answer from PostgreSQL and Redis passes, was on a core ${(100 * api.thread.running).toFixed(0)}% of the runs' time and waited for one ${(100 * api.thread.waiting).toFixed(0)}% (\`/proc/<pid>/schedstat\`).
 
-Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`: without the CPU of the load generator, which shares the cores): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). WAL per redemption (\`pg_stat_wal\`; each run starts right after a CHECKPOINT): full schema **${(schemas.full.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.full.wal.fullPages.toFixed(2)} full-page images, lean schema **${(schemas.lean.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.lean.wal.fullPages.toFixed(2)} (ratio ${(schemas.lean.wal.bytes / Math.max(schemas.full.wal.bytes, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${
+Pages per redemption (buffer hits and reads of the redemption's tables and their indexes, \`pg_statio_user_*\`: a figure of the schema, not of the machine's speed): full schema **${sumPages(fullPages).toFixed(1)}**, lean schema **${sumPages(leanPages).toFixed(1)}** (ratio ${(sumPages(leanPages) / Math.max(sumPages(fullPages), 1e-9)).toFixed(2)}). PostgreSQL's CPU per redemption (every process of the server, \`postgresCpuMs\`: without the CPU of the load generator, which shares the cores): full schema **${fullCpu.toFixed(3)} ms**, lean schema **${leanCpu.toFixed(3)} ms** (ratio ${(leanCpu / Math.max(fullCpu, 1e-9)).toFixed(2)}). WAL per redemption (\`pg_stat_wal\`; each run starts right after a CHECKPOINT): full schema **${(schemas.full.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.full.wal.fullPages.toFixed(2)} full-page images, lean schema **${(schemas.lean.wal.bytes / 1024).toFixed(1)} KB** with ${schemas.lean.wal.fullPages.toFixed(2)} (ratio ${(schemas.lean.wal.bytes / Math.max(schemas.full.wal.bytes, 1e-9)).toFixed(2)}). Full schema pages by index and table: ${fullPages.map((p) => `${p.name} ${p.pages.toFixed(1)}`).join(', ')}.${risk}${
     soaked
       ? `
 

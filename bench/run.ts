@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   resilience: () => import('./resilience'),
   pages: () => import('./pages'),
   mail: () => import('./mail'),
+  marketplace: () => import('./marketplace'),
   'index-costs': () => import('./index-costs'),
   'seed-check': () => import('./seed-check'),
 };
