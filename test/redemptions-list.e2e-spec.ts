@@ -122,6 +122,8 @@ describe('GET /api/redemptions', () => {
         heldForReview: false,
         erasedAt: null,
         assignedLicenseKey: { licenseKey: 'KEYED-00001', downloadLink: 'https://dl.example.com/pp.exe' },
+        // A Windows product: no licence package (docs/product.md §12.7).
+        activationLink: null,
       });
       const recent = await list();
       expect(recent.redemptions.map((r: { id: string }) => r.id)).toEqual(ids);
