@@ -26,7 +26,7 @@ const ADMIN_PASSWORD = 'W0rker!Crash#Admin';
  * Issue 55: the Bull worker (`npm run worker`: the built app's `--worker`, REDIS_URL set, WORKERS_IN_API=false) killed
  * with SIGKILL in the middle of a job, while the webhook receiver or the SMTP server holds the job's request
  * unanswered; a new worker is started. Each job is done exactly once afterwards: one answered delivery, one sign-in
- * e-mail delivered and usable. The dead worker's job comes back when Bull finds it stalled (its lock lapsed: 30 s,
+ * e-mail delivered and usable, one low-pool alert per admin. The dead worker's job comes back when Bull finds it stalled (its lock lapsed: 30 s,
  * then two stalled checks 30 s apart); until then the sweeps cannot queue its id again, so each case takes 60-90 s.
  * (The order e-mail's case: test/failure-mail-crash.e2e-spec.ts.)
  */
@@ -43,8 +43,8 @@ describe('failure paths: the Bull worker killed mid-job', () => {
   let worker: Spawned;
   let admin: Record<string, string>;
   let product: string;
-  /** What the SMTP server does with the next message, and what the receiver answers next (then plain accepts). */
-  let nextMail: DataAnswer | undefined;
+  /** The subject whose next message the SMTP server holds unanswered, and what the receiver answers next. */
+  let holdSubject: string | undefined;
   let nextHook: HookAnswer | undefined;
   let held = 0;
 
@@ -54,11 +54,11 @@ describe('failure paths: the Bull worker killed mid-job', () => {
     redis = await startRedisServer();
     database = await createMigratedDatabase('ovr_wcrash');
     smtp = await startSmtpServer({
-      onMessage: () => {
-        const answer = nextMail ?? 'accept';
-        nextMail = undefined;
-        if (answer === 'stall') held++;
-        return answer;
+      onMessage: (mail): DataAnswer => {
+        if (!holdSubject || !mail.subject?.startsWith(holdSubject)) return 'accept';
+        holdSubject = undefined;
+        held++;
+        return 'stall';
       },
     });
     receiver = await startReceiver(() => {
@@ -88,8 +88,9 @@ describe('failure paths: the Bull worker killed mid-job', () => {
       DB_POOL_SIZE: '4',
       REDEEM_RATE_LIMIT: '0',
       GEO_BLOCKED_COUNTRIES: '',
-      POOL_ALERT_MIN: '0',
-      POOL_ALERT_DAYS: '0',
+      // A pool with fewer than 3 activations left alerts the admins (the pool alert's case).
+      POOL_ALERT_MIN: '3',
+      POOL_ALERT_DAYS: '7',
       // A dead worker's claim lapses quickly and the next worker's sweep takes the row again.
       MAIL_CLAIM_SECONDS: '2',
       MAIL_SWEEP_INTERVAL_MS: '500',
@@ -194,7 +195,7 @@ describe('failure paths: the Bull worker killed mid-job', () => {
     const email = `link.${randomCode('E').toLowerCase()}@example.com`;
     await orderMailSent(await redeem(email));
     const heldBefore = held;
-    nextMail = 'stall';
+    holdSubject = 'Sign in';
     const asked = await httpFrom('127.0.0.1', `${api.url}/api/customer/access`, { body: { email } });
     expect(asked.status).toBe(202);
     await eventually(async () => held > heldBefore, 30_000, 'the SMTP server to hold the sign-in e-mail');
@@ -214,5 +215,36 @@ describe('failure paths: the Bull worker killed mid-job', () => {
     expect(token).toBeDefined();
     const session = await httpFrom('127.0.0.1', `${api.url}/api/customer/session`, { body: { token } });
     expect(session.status).toBe(200);
+  });
+
+  it('a low-pool alert whose SMTP server holds the message: sent once to each admin after the restart', async () => {
+    const own = await licenseManagedProduct(db, `Pool alert ${randomCode('P')}`);
+    const [{ name }] = await db.query(`SELECT name FROM products WHERE id = $1`, [own]);
+    // Two activations, POOL_ALERT_MIN 3: the redemption leaves one, under the line.
+    for (let i = 0; i < 2; i++) await addLicenseKey(db, own, `PA-${randomCode('K')}`);
+    const [code] = await addCodes(db, own, [randomCode('PA')]);
+    const heldBefore = held;
+    holdSubject = `Licence pool low: ${name}`;
+    const res = await httpFrom('127.0.0.1', `${api.url}/api/redeem-voucher`, {
+      body: redeemBody({ voucherCode: code }),
+    });
+    expect(res.status).toBe(201);
+    await eventually(async () => held > heldBefore, 30_000, 'the SMTP server to hold the pool alert');
+    await restartWorker();
+
+    const alerts = async () =>
+      db.query(`SELECT recipient AS email, status FROM pool_alerts WHERE product_id = $1 ORDER BY recipient`, [own]);
+    await eventually(
+      async () => {
+        const rows = await alerts();
+        return rows.length > 0 && rows.every((r: { status: string }) => r.status === 'sent');
+      },
+      180_000,
+      'the pool alerts to be sent',
+    );
+    const rows: Array<{ email: string }> = await alerts();
+    const delivered = smtp.messages.filter((m) => m.subject === `Licence pool low: ${name}`);
+    // One e-mail per admin: the held one was never accepted, its resend was.
+    expect(delivered.map((m) => [m.to].flat()[0]!.value[0].address).sort()).toEqual(rows.map((r) => r.email));
   });
 });
