@@ -67,10 +67,13 @@ describe.each([
   });
 
   afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-    await removeAllClusters();
-    jest.restoreAllMocks();
+    try {
+      await t?.close();
+      await smtp?.close();
+    } finally {
+      await removeAllClusters();
+      jest.restoreAllMocks();
+    }
   });
 
   /** The database's and the app's UTC dates now: different ones throughout (checked by every test). */

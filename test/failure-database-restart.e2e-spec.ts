@@ -59,9 +59,12 @@ describe('failure paths: PostgreSQL restarts, refusing connections for a while, 
   });
 
   afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-    await removeAllClusters();
+    try {
+      await t?.close();
+      await smtp?.close();
+    } finally {
+      await removeAllClusters();
+    }
   });
 
   it('answers 503 with Retry-After while refused, and serves again once the server is back', async () => {

@@ -52,11 +52,14 @@ describe('failure paths: PostgreSQL fails over to its standby during a redemptio
   });
 
   afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-    await proxy?.close();
-    await stopAllSpawned();
-    await removeAllClusters();
+    try {
+      await t?.close();
+      await smtp?.close();
+      await proxy?.close();
+      await stopAllSpawned();
+    } finally {
+      await removeAllClusters();
+    }
   });
 
   it('serves again within 10 s, loses no 201, answers 503 meanwhile, and nothing happens twice', async () => {

@@ -56,7 +56,8 @@ process.once('exit', () => {
       }
     }
   }
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
+  // The killed servers may still be closing their files: a few tries.
+  for (const root of roots) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
 });
 
 function run(command: string, args: string[], env: Record<string, string> = {}): Promise<string> {
@@ -302,6 +303,6 @@ export async function removeAllClusters(): Promise<void> {
     await new Promise((resolve) => link.server.close(resolve));
   }
   links.clear();
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
+  for (const root of roots) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
   roots.clear();
 }
