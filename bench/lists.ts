@@ -127,6 +127,11 @@ function listQueries(seeded: Seeded): Array<[string, string]> {
     ]),
     ['license pool forecast', '/api/license-pool/forecast'],
     ['upload batches of a product (live counts)', `/api/products/${seeded.windows}/batches`],
+    ['review queue, held (oldest first)', '/api/reviews?status=held&limit=50'],
+    // A seed made before the held redemptions has none: the query is left out.
+    ...(seeded.heldId
+      ? [['review evidence of a held case', `/api/reviews/${seeded.heldId}/evidence`] as [string, string]]
+      : []),
   ];
 }
 
@@ -181,8 +186,10 @@ async function measureRun(
 
 /** "50 rows, total 1000": what a list answered (its first request), as the table shows it. */
 function answerOf(body: Record<string, any>): string {
-  const total = body.pagination?.totalCount ?? body.totalCount ?? body.pagination?.total;
-  const items = body.redemptions ?? body.codes ?? body.licenseKeys ?? body.keys ?? body.products;
+  const total = body.pagination?.totalCount ?? body.totalCount ?? body.pagination?.total ?? body.total;
+  const items = body.redemptions ?? body.codes ?? body.licenseKeys ?? body.keys ?? body.products ?? body.items;
+  const related = ['sameEmail', 'sameAddress', 'samePhone'].filter((k) => Array.isArray(body[k]));
+  if (related.length) return related.map((k) => `${k} ${body[k].length}`).join(', ');
   return [Array.isArray(items) ? `${items.length} rows` : '', total !== undefined ? `total ${total}` : '']
     .filter(Boolean)
     .join(', ');

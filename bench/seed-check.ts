@@ -27,7 +27,9 @@ async function seedOnce(): Promise<{ checksum: string; shapes: Record<string, nu
                 (SELECT count(*)::int FROM customers WHERE email LIKE '%.' || $3) AS "sharedDomain",
                 (SELECT count(*)::int FROM customers) AS customers,
                 (SELECT count(*)::int FROM voucher_codes WHERE code LIKE $4 || '%') AS "sharedCodePrefix",
-                (SELECT count(*)::int FROM voucher_codes) AS codes`,
+                (SELECT count(*)::int FROM voucher_codes) AS codes,
+                (SELECT count(*)::int FROM redemptions WHERE held_at IS NOT NULL) AS held,
+                (SELECT count(*)::int FROM redemptions) AS redemptions`,
         [SHAPES.sharedName.first, SHAPES.sharedName.last, SHAPES.sharedDomain, SHAPES.sharedCodePrefix.prefix],
       );
       return { checksum: await seedChecksum(pg), shapes: rows[0] };
@@ -45,7 +47,8 @@ export async function main(): Promise<void> {
   console.log(
     `${REDEMPTIONS} redemptions, seed ${SEED}: the name ${SHAPES.sharedName.first} ${SHAPES.sharedName.last} on ${s.sharedName} customers ` +
       `(${pct(s.sharedName, s.customers)}), the domain ${SHAPES.sharedDomain} on ${s.sharedDomain} of ${s.customers}, ` +
-      `the prefix ${SHAPES.sharedCodePrefix.prefix} on ${s.sharedCodePrefix} of ${s.codes} codes (${pct(s.sharedCodePrefix, s.codes)})`,
+      `the prefix ${SHAPES.sharedCodePrefix.prefix} on ${s.sharedCodePrefix} of ${s.codes} codes (${pct(s.sharedCodePrefix, s.codes)}), ` +
+      `${s.held} redemptions held for review (${pct(s.held, s.redemptions)})`,
   );
   console.log(`checksums: ${first.checksum} and ${second.checksum}`);
   if (first.checksum !== second.checksum || JSON.stringify(first.shapes) !== JSON.stringify(second.shapes)) {

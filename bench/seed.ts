@@ -10,6 +10,8 @@ export interface Seeded {
   mac: string;
   /** A code that exists (redeemed), for an exact search. */
   someCode: string;
+  /** A redemption held for review (the middle one of the queue), for its evidence; none in a seed made before them. */
+  heldId?: string;
 }
 
 const FIRST = [
@@ -79,6 +81,12 @@ export const SHAPES = {
    * 100,000 codes on (a million shared ones at ten million redemptions).
    */
   sharedCodePrefix: { prefix: 'PROMO24-', every: 10 },
+  /**
+   * 1 in 500 of the Mac product's redemptions (0.1% of all: about 1,000 at a million) held for review by the address
+   * rule, still waiting (docs/product.md §25.2): the review queue and its evidence are measured against them. Every
+   * redemption comes from one of `addresses` addresses, so a held case's address has others within its day.
+   */
+  held: { every: 500, addresses: 250 },
 } as const;
 
 /** The codes of one upload in the seed: each product's redeemed codes are stored in batches of this many. */
@@ -135,7 +143,9 @@ export async function seedRedemptions(
               date_trunc('day', now()) - make_interval(secs => (g::float8 / $3) * 400 * 86400) AS at,
               'user' || g || '@mail' || (g % 40) || '.' || $5 AS email,
               CASE WHEN r % 50 < 3 THEN 'pending' WHEN r % 50 < 5 THEN 'failed' ELSE 'sent' END AS status,
-              (r >> 8) % 100 < $8 AS exported
+              (r >> 8) % 100 < $8 AS exported,
+              g % 2 = 1 AND (r >> 44) % $9 = 0 AS held,
+              '10.20.0.' || (1 + (r >> 48) % $10) AS ip
          FROM (SELECT g, hashint8extended(g, $4::bigint) & 9223372036854775807 AS r FROM generate_series(1, $3::int) g) x`,
       [
         windows.id,
@@ -146,6 +156,8 @@ export async function seedRedemptions(
         sharedCodePrefix.every,
         sharedCodePrefix.prefix,
         Math.round(opts.exportedShare * 100),
+        SHAPES.held.every,
+        SHAPES.held.addresses,
       ],
     );
     // Codes enter the table as uploads put them there, a product's batch at a time (UPLOAD_BATCH codes, the products
@@ -166,10 +178,14 @@ export async function seedRedemptions(
       [FIRST, LAST, sharedName.every, sharedName.first, sharedName.last, ENDINGS],
     );
     await pg.query(
+      // A held redemption's order e-mail waits for the decision (pending), its rule's finding as the API stores it.
       `INSERT INTO redemptions (voucher_code_id, customer_id, product_id, email_status, redeemed_at, exported, exported_at,
-                                first_name, last_name, phone, country)
-       SELECT v.id, c.id, s.product_id, s.status, s.at, s.exported, CASE WHEN s.exported THEN s.at + interval '1 day' END,
-              c.first_name, c.last_name, c.phone, c.country
+                                first_name, last_name, phone, country, ip_address, held_at, held_rules)
+       SELECT v.id, c.id, s.product_id, CASE WHEN s.held THEN 'pending' ELSE s.status END, s.at, s.exported,
+              CASE WHEN s.exported THEN s.at + interval '1 day' END, c.first_name, c.last_name, c.phone, c.country, s.ip,
+              CASE WHEN s.held THEN s.at END,
+              CASE WHEN s.held THEN jsonb_build_array(jsonb_build_object('rule', 'addressPerHour', 'action', 'review',
+                'evidence', jsonb_build_object('addressGroup', s.ip, 'redemptions1h', 6))) END
          FROM s JOIN voucher_codes v ON v.code = s.code JOIN customers c ON c.email = s.email
         ORDER BY s.n DESC`,
     );
@@ -209,7 +225,7 @@ export async function seedRedemptions(
       [Math.floor(n / 3), windows.id],
     );
     console.log(`seed checksum (${n} redemptions, seed ${SEED}): ${await seedChecksum(pg)}`);
-    return { windows: windows.id, mac: mac.id, someCode: some.code };
+    return { windows: windows.id, mac: mac.id, someCode: some.code, heldId: await middleHeld(pg) };
   } finally {
     await pg.end();
   }
@@ -227,11 +243,21 @@ export async function seedChecksum(pg: Client): Promise<string> {
            (SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', c.first_name, c.last_name, c.email, c.phone, c.country), 0)::numeric), 0)
               FROM customers c) AS customers,
            (SELECT count(*) || ':' || coalesce(sum(hashtextextended(concat_ws('|', v.code, c.email, r.email_status, r.exported,
-                     round(extract(epoch FROM (SELECT max(redeemed_at) FROM redemptions) - r.redeemed_at) * 1000), encode(k.key_hash, 'hex')), 0)::numeric), 0)
+                     round(extract(epoch FROM (SELECT max(redeemed_at) FROM redemptions) - r.redeemed_at) * 1000), encode(k.key_hash, 'hex'),
+                     r.ip_address, r.held_at IS NOT NULL, r.held_rules), 0)::numeric), 0)
               FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id JOIN customers c ON c.id = r.customer_id
               LEFT JOIN license_assignments a ON a.redemption_id = r.id LEFT JOIN license_keys k ON k.id = a.license_key_id) AS redemptions`);
   const { codes, customers, redemptions } = rows[0];
   return createHash('sha256').update(`${codes}/${customers}/${redemptions}`).digest('hex').slice(0, 16);
+}
+
+/** The middle case of the review queue (oldest first), by `idx_redemptions_held`. */
+async function middleHeld(pg: Client): Promise<string | undefined> {
+  const { rows } = await pg.query(
+    `SELECT id FROM redemptions WHERE held_at IS NOT NULL ORDER BY held_at, id
+      OFFSET (SELECT count(*) / 2 FROM redemptions WHERE held_at IS NOT NULL) LIMIT 1`,
+  );
+  return rows[0]?.id;
 }
 
 /** The products and a code of a database `seedRedemptions` filled earlier; undefined when it was not seeded. */
@@ -251,6 +277,7 @@ export async function findSeeded(url: string): Promise<Seeded | undefined> {
       windows,
       mac: rows.find((r) => r.name.includes('Mac')).id,
       someCode: some[0].code,
+      heldId: await middleHeld(pg),
     };
   } finally {
     await pg.end();
