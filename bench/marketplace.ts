@@ -15,6 +15,7 @@
  */
 import { createServer, request, Agent } from 'http';
 import type { AddressInfo } from 'net';
+import { loadavg } from 'os';
 import { Client } from 'pg';
 import { runMigrations } from '../backend/src/database/migrate';
 import {
@@ -36,6 +37,7 @@ import {
   withPoolStarts,
   writeResult,
 } from './lib';
+import { cpuMs, watchThreads } from './proc';
 import { recountCounters } from './recount';
 
 const RATE = Number(process.env.BENCH_MARKETPLACE_RATE ?? 200);
@@ -54,6 +56,8 @@ interface Latencies {
   failed: number;
   /** The rate the requests actually left at. */
   rate: number;
+  /** The API's CPU per redemption (ms) and the shares of the round its main thread ran and waited for a core. */
+  api?: { cpuMs: number; running: number; waiting: number };
 }
 
 function latencies(times: number[], failed: number, rate: number): Latencies {
@@ -122,8 +126,19 @@ async function seedProduct(pg: Client, name: string, prefix: string): Promise<st
   return product.id;
 }
 
-/** `seconds` at RATE of redemptions of `${prefix}<n>` from `next[prefix]` on; their latencies (201 expected). */
-async function redeemRound(api: URL, agent: Agent, prefix: string, next: Record<string, number>, seconds: number) {
+/**
+ * `seconds` at RATE of redemptions of `${prefix}<n>` from `next[prefix]` on; their latencies (201 expected), and the
+ * API process's (`pid`) CPU per redemption and main-thread shares over the round.
+ */
+async function redeemRound(
+  api: URL,
+  pid: number,
+  agent: Agent,
+  prefix: string,
+  next: Record<string, number>,
+  seconds: number,
+): Promise<Latencies> {
+  const [cpuBefore, threads] = [cpuMs(pid), watchThreads([pid])];
   const times: number[] = [];
   let failed = 0;
   const start = next[prefix];
@@ -136,7 +151,8 @@ async function redeemRound(api: URL, agent: Agent, prefix: string, next: Record<
     times.push(Number(process.hrtime.bigint() - began) / 1e6);
     if (status !== 201) failed++;
   });
-  return latencies(times, failed, rate);
+  const thread = threads();
+  return { ...latencies(times, failed, rate), api: { cpuMs: (cpuMs(pid) - cpuBefore) / total, ...thread } };
 }
 
 /** `seconds` at RATE of signed checks straight to the marketplace, a new connection each as the service's. */
@@ -214,16 +230,17 @@ export async function main(): Promise<void> {
       }
       mp.useSecret(((await res.json()) as { secret: string }).secret);
       const target = new URL(api.url);
+      const pid = api.child.pid!;
       const next: Record<string, number> = { 'MPC-': 1, 'MPU-': 1 };
       const rounds = { unconnected: [] as Latencies[], connected: [] as Latencies[], check: [] as Latencies[] };
       await withPoolStarts(url, async () => {
         // Warm-up: the API's first plans and connections, the marketplace's first calls.
-        await redeemRound(target, agent, 'MPU-', next, WARM_UP_SECONDS);
-        await redeemRound(target, agent, 'MPC-', next, WARM_UP_SECONDS);
+        await redeemRound(target, pid, agent, 'MPU-', next, WARM_UP_SECONDS);
+        await redeemRound(target, pid, agent, 'MPC-', next, WARM_UP_SECONDS);
         for (let run = 0; run < RUNS; run++) {
-          rounds.unconnected.push(await redeemRound(target, agent, 'MPU-', next, SECONDS));
+          rounds.unconnected.push(await redeemRound(target, pid, agent, 'MPU-', next, SECONDS));
           const checksBefore = mp.checks();
-          rounds.connected.push(await redeemRound(target, agent, 'MPC-', next, SECONDS));
+          rounds.connected.push(await redeemRound(target, pid, agent, 'MPC-', next, SECONDS));
           const checked = mp.checks() - checksBefore;
           if (checked < RATE * SECONDS) throw new Error(`bench: ${checked} checks for ${RATE * SECONDS} redemptions`);
           rounds.check.push(await checkRound(mp, SECONDS));
@@ -249,6 +266,8 @@ function write(rounds: { unconnected: Latencies[]; connected: Latencies[]; check
   const extra = spread(rounds.connected.map((c, i) => c.p95 - rounds.check[i].p95));
   const overUnconnected = spread(rounds.connected.map((c, i) => c.p95 - rounds.unconnected[i].p95));
   const met = extra.median <= TARGET_EXTRA_MS;
+  const apiUse = (r: Latencies[]) =>
+    `${formatSpread(spread(r.map((x) => x.api!.cpuMs)), 2)} ms of CPU per redemption, its main thread on a core ${formatSpread(spread(r.map((x) => 100 * x.api!.running)))}% of the round and waiting for one ${formatSpread(spread(r.map((x) => 100 * x.api!.waiting)))}%`;
   const md = `## Live check at redeem
 
 ${new Date().toISOString().slice(0, 10)}, ${machine()}, one API process (workers off, \`NODE_ENV=development\` for \`WEBHOOK_ALLOW_INSECURE_TARGETS=127.0.0.1\`), a marketplace in the benchmark's process on loopback answering each signed check after ${DELAY_MS} ms, connected through \`POST /api/marketplaces\` with \`checkAtRedeem\`; ${RUNS} runs of three rounds in turn, ${SECONDS} s each at ${RATE}/s sent at fixed intervals (open loop) after a ${WARM_UP_SECONDS} s warm-up of each product: redemptions of a product without a connection, of the connected product, and signed checks sent straight to the marketplace (a new connection each, as the service's). Each figure is the median of the runs (min–max); latency from the request's start to its answer, ms.
@@ -259,7 +278,9 @@ ${row('redemption, product without a connection', rounds.unconnected)}
 ${row('redemption, connected product (live check)', rounds.connected)}
 ${row("the marketplace's own answer to the check", rounds.check)}
 
-The connected redemption's p95 less the marketplace's own, run by run: **${formatSpread(extra, 1)} ms** (target ≤ ${TARGET_EXTRA_MS} ms: ${met ? 'met' : '**not met**'}); less the unconnected redemption's p95: ${formatSpread(overUnconnected, 1)} ms.`;
+The connected redemption's p95 less the marketplace's own, run by run: **${formatSpread(extra, 1)} ms** (target ≤ ${TARGET_EXTRA_MS} ms: ${met ? 'met' : '**not met**'}); less the unconnected redemption's p95: ${formatSpread(overUnconnected, 1)} ms. The API (\`/proc\`): without a connection ${apiUse(rounds.unconnected)}; connected ${apiUse(rounds.connected)}; load average at the end ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ')}.`;
   console.log(md);
   writeResult('marketplace', md);
 }
