@@ -26,8 +26,9 @@ const ADMIN_PASSWORD = 'W0rker!Crash#Admin';
  * Issue 55: the Bull worker (`npm run worker`: the built app's `--worker`, REDIS_URL set, WORKERS_IN_API=false) killed
  * with SIGKILL in the middle of a job, while the webhook receiver or the SMTP server holds the job's request
  * unanswered; a new worker is started. Each job is done exactly once afterwards: one answered delivery, one sign-in
- * e-mail delivered and usable, one low-pool alert per admin. The dead worker's job comes back when Bull finds it stalled (its lock lapsed: 30 s,
- * then two stalled checks 30 s apart); until then the sweeps cannot queue its id again, so each case takes 60-90 s.
+ * e-mail delivered and usable, one low-pool alert per admin. The dead worker's job comes back when Bull finds it
+ * stalled: its lock lapsed, then a stalled check (JOB_LOCK_MS, 3 s here; 30 s by default, 60-90 s a case); until then
+ * the sweeps cannot queue its id again.
  * (The order e-mail's case: test/failure-mail-crash.e2e-spec.ts.)
  */
 describe('failure paths: the Bull worker killed mid-job', () => {
@@ -91,6 +92,8 @@ describe('failure paths: the Bull worker killed mid-job', () => {
       // A pool with fewer than 3 activations left alerts the admins (the pool alert's case).
       POOL_ALERT_MIN: '3',
       POOL_ALERT_DAYS: '7',
+      // A dead worker's Bull job is found stalled within seconds, not the default 30 s lock and check.
+      JOB_LOCK_MS: '3000',
       // A dead worker's claim lapses quickly and the next worker's sweep takes the row again.
       MAIL_CLAIM_SECONDS: '2',
       MAIL_SWEEP_INTERVAL_MS: '500',

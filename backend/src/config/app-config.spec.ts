@@ -112,9 +112,15 @@ describe('loadConfig', () => {
     [{ DB_POOL_SIZE: '10', DB_BULK_CONNECTIONS: '10' }, 'DB_BULK_CONNECTIONS'],
     [{ DB_BULK_WAIT_MS: 'soon' }, 'DB_BULK_WAIT_MS'],
     [{ DB_POOL_IDLE_MS: '-1' }, 'DB_POOL_IDLE_MS'],
+    [{ JOB_LOCK_MS: '500' }, 'JOB_LOCK_MS'],
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`^${variable}`));
+  });
+
+  it("takes JOB_LOCK_MS for the jobs' lock, 30 s unless set", () => {
+    expect(load({}).jobLockMs).toBe(30_000);
+    expect(load({ JOB_LOCK_MS: '3000' }).jobLockMs).toBe(3000);
   });
 
   it('generates a DATA_KEY once into the data folder and reads a given one', () => {

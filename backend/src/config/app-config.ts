@@ -37,6 +37,11 @@ export interface AppConfig {
   redisUrl?: string;
   /** Key prefix of every Bull queue; lets several apps (and tests) share one Redis. */
   redisPrefix: string;
+  /**
+   * JOB_LOCK_MS: how long a Bull job's lock lasts without renewal (renewed every half of it while the job runs), and
+   * how often a worker looks for stalled jobs. A job whose worker died is run again within about twice this.
+   */
+  jobLockMs: number;
   workersInApi: boolean;
   /** Without REDIS_URL: `npm start` runs the jobs in a worker process it forks and restarts (false: in the API process). */
   embeddedWorker: boolean;
@@ -290,6 +295,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbBulkWaitMs: int(env, 'DB_BULK_WAIT_MS', 2000, 0, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: str(env, 'REDIS_PREFIX', 'ovr'),
+    jobLockMs: int(env, 'JOB_LOCK_MS', 30_000, 1000, 600_000),
     workersInApi: bool(env, 'WORKERS_IN_API', true),
     embeddedWorker: bool(env, 'EMBEDDED_WORKER', true),
     adminUsername,

@@ -30,8 +30,15 @@ export class JobsModule {
     let queue: Provider[];
     let imports: DynamicModule[] = [];
     if (config.redisUrl) {
-      // The connection and key prefix of every Bull queue (BullJobQueue builds the queues the jobs name).
-      imports = [BullModule.forRoot({ redis: config.redisUrl, prefix: config.redisPrefix })];
+      // The connection and key prefix of every Bull queue (BullJobQueue builds the queues the jobs name), and how
+      // soon a dead worker's job is found stalled and run again (JOB_LOCK_MS).
+      imports = [
+        BullModule.forRoot({
+          redis: config.redisUrl,
+          prefix: config.redisPrefix,
+          settings: { lockDuration: config.jobLockMs, stalledInterval: config.jobLockMs },
+        }),
+      ];
       queue = [
         { provide: PROCESS_JOBS, useValue: options.processJobs },
         { provide: JobQueue, useClass: BullJobQueue },
