@@ -18,7 +18,8 @@ import { RECEIVERS_ON_LOOPBACK, startReceiver } from '../helpers/webhook-receive
 
 /**
  * axe-core (WCAG 2.1 A and AA) over every screen: the public pages, the success pages in each state, the admin
- * login, every dashboard tab, the voucher-codes page and the main dialogs. 0 violations.
+ * login, every dashboard tab (the review queue and Settings' risk and marketplace cards among them), the voucher-codes
+ * page and the main dialogs. 0 violations.
  */
 describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
   jest.setTimeout(120_000);
@@ -218,7 +219,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
       await expectNoAxeViolations(page);
       await signIn(page);
       await expectNoAxeViolations(page);
-      for (const name of ['License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Settings']) {
+      for (const name of ['License Manager', 'Recent Redemptions', 'Exported Vouchers', 'Review', 'Settings']) {
         await tab(page, name);
         await expectNoAxeViolations(page);
       }
