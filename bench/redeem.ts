@@ -70,6 +70,11 @@ const RISK_MODE = (process.env.BENCH_RISK_RULES ?? 'off') as 'off' | 'on' | 'bot
 if (!['off', 'on', 'both'].includes(RISK_MODE)) throw new Error('bench: BENCH_RISK_RULES is off, on or both');
 type RiskMode = 'off' | 'on';
 /**
+ * BENCH_REDEEM_ADDRESSES (one): `many` sends each API request from an address of its own (X-Forwarded-For, the API
+ * with TRUST_PROXY=loopback), as customers arrive, instead of every request from loopback, one address group.
+ */
+const MANY_ADDRESSES = process.env.BENCH_REDEEM_ADDRESSES === 'many';
+/**
  * Every rule on, thresholds no benchmark round reaches: each redemption is counted and looked up by every rule and none
  * is held or refused (the codes' e-mails are distinct, the addresses one loopback group counted only in rules-on
  * rounds, `bench.test` is no disposable domain, the phone's country is the US and a loopback address has none).
@@ -264,6 +269,7 @@ async function http(urls: string[]): Promise<WrkResult> {
         prefix: 'HTTP-',
         start: next + i,
         step: urls.length,
+        manyAddresses: MANY_ADDRESSES,
       }),
     ),
   );
@@ -302,7 +308,14 @@ interface ApiRounds {
  */
 async function apiRuns(url: string, instances: number, modes: RiskMode[]): Promise<Record<RiskMode, ApiRounds>> {
   const prefix = `bench-${Date.now()}`;
-  const env = { DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: prefix, WORKERS_IN_API: 'false', ...API_ENV };
+  const env = {
+    DATABASE_URL: url,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    WORKERS_IN_API: 'false',
+    ...(MANY_ADDRESSES ? { TRUST_PROXY: 'loopback' } : {}),
+    ...API_ENV,
+  };
   const token = await adminToken(url);
   const blank = () => ({ cpu: 0, postgres: 0, requests: 0, running: 0, waiting: 0, results: [] as WrkResult[] });
   const sums = { off: blank(), on: blank() };
@@ -443,7 +456,7 @@ function riskComparison(off: ApiRounds, on: ApiRounds, tps: number, held: number
   const pairs = spread(on.spread.runs.map((rps, i) => rps / off.spread.runs[i]));
   return `
 
-Risk rules (\`BENCH_RISK_RULES=both\`, issue 53): every rule on through \`PUT /api/risk/rules\` (thresholds 100,000, a blocklist entry of each kind, none matching), each run's rules-on round right after its rules-off round on the same database. Rules on / rules off = **${pairs.median.toFixed(2)}** (the pairs ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.95); API / pgbench ${(off.spread.median / tps).toFixed(2)} rules off, ${(on.spread.median / tps).toFixed(2)} rules on; the API's CPU per redemption ${off.cpuMs.toFixed(2)} ms rules off, ${on.cpuMs.toFixed(2)} ms rules on, PostgreSQL's ${off.postgresCpuMs.toFixed(2)} and ${on.postgresCpuMs.toFixed(2)} ms. Redemptions held or refused: ${held}. Full/lean is pgbench's, on the same statement either way.`;
+Risk rules (\`BENCH_RISK_RULES=both\`, issue 53): every rule on through \`PUT /api/risk/rules\` (thresholds 100,000, a blocklist entry of each kind, none matching), ${MANY_ADDRESSES ? 'each request from an address of its own (`BENCH_REDEEM_ADDRESSES=many`)' : 'every request from loopback (one address group, one counter row)'}, each run's rules-on round right after its rules-off round on the same database. Rules on / rules off = **${pairs.median.toFixed(2)}** (the pairs ${pairs.runs.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.95); API / pgbench ${(off.spread.median / tps).toFixed(2)} rules off, ${(on.spread.median / tps).toFixed(2)} rules on; the API's CPU per redemption ${off.cpuMs.toFixed(2)} ms rules off, ${on.cpuMs.toFixed(2)} ms rules on, PostgreSQL's ${off.postgresCpuMs.toFixed(2)} and ${on.postgresCpuMs.toFixed(2)} ms. Redemptions held or refused: ${held}. Full/lean is pgbench's, on the same statement either way.`;
 }
 
 export async function main(): Promise<void> {

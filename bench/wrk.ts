@@ -27,7 +27,8 @@ export interface WrkResult {
  */
 export async function wrkRedeem(
   baseUrl: string,
-  opts: { clients: number; seconds: number; prefix: string; start: number; step: number },
+  /** `manyAddresses`: each request from an address of its own in X-Forwarded-For (bench/redeem.lua). */
+  opts: { clients: number; seconds: number; prefix: string; start: number; step: number; manyAddresses?: boolean },
 ): Promise<WrkResult> {
   const args = [
     '-t1',
@@ -49,6 +50,7 @@ export async function wrkRedeem(
     opts.prefix,
     String(opts.start),
     String(opts.step),
+    ...(opts.manyAddresses ? ['many'] : []),
   ]);
   const out = await run.catch((err: { stderr?: string; code?: string | number }) => {
     throw new Error(
