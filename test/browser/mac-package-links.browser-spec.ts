@@ -1,6 +1,7 @@
 import { createAdminUser } from '../helpers/auth';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from '../helpers/factories';
 import { page, shot, signIn, t, tab, toastTitled, useAdminConsole } from '../helpers/admin-browser';
+import { expectNoAxeViolations } from './axe';
 
 /**
  * docs/product.md §12.7 in the console, in Chromium against the real API and database: an admin sets the Mac product's
@@ -35,6 +36,8 @@ describe('Mac package links in the admin console', () => {
     await dialog.getByText('Must be an HTTPS URL').waitFor();
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     expect(await storedLink()).toBeNull();
+    // axe (WCAG 2.1 AA) on the dialog with its refused field.
+    await expectNoAxeViolations(page);
     await shot('mac-package-links-refused');
 
     await field.fill(link);

@@ -5,6 +5,7 @@ import { randomCode, redeemBody } from '../helpers/factories';
 import { signed, startMarketplace, type TestMarketplace } from '../helpers/marketplace';
 import { eventually } from '../helpers/redemptions';
 import { RECEIVERS_ON_LOOPBACK } from '../helpers/webhook-receiver';
+import { expectNoAxeViolations } from './axe';
 import { connectChromium, downloadedText, openPage, screenshot } from './browser';
 
 /**
@@ -59,6 +60,8 @@ describe('marketplace connections in a real browser', () => {
     const secret = (await dialog.getByTestId('marketplace-secret').innerText()).trim();
     expect(secret).toMatch(/^mksec_/);
     marketplace.useSecret(secret);
+    // axe (WCAG 2.1 AA) on the secret shown once, and below on the connection with its reconciliation.
+    await expectNoAxeViolations(page);
     await screenshot(page, 'marketplaces-secret');
     await dialog.getByRole('button', { name: 'Done' }).click();
     const [{ id }] = await t.db.query(`SELECT id FROM marketplace_connections WHERE name = 'Partner'`);
@@ -85,6 +88,7 @@ describe('marketplace connections in a real browser', () => {
     await expect(connection.getByTestId('marketplace-status').innerText()).resolves.toContain(
       'Codes received 1 · redeemed 1 · reports acked 2, pending 0, dead 0 · refunds applied 1',
     );
+    await expectNoAxeViolations(page);
     await screenshot(page, 'marketplaces-card');
 
     const [download] = await Promise.all([

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createAdminUser, issueToken } from '../helpers/auth';
 import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody } from '../helpers/factories';
+import { expectNoAxeViolations } from './axe';
 import { connectChromium, openPage, screenshot } from './browser';
 
 const OFF = {
@@ -79,6 +80,8 @@ describe('risk review in a real browser', () => {
       await held.getByText(email).waitFor();
       await held.getByRole('button', { name: 'Evidence' }).click();
       await held.getByText('Same e-mail: none').waitFor();
+      // axe (WCAG 2.1 AA) on the case with its rules and evidence open.
+      await expectNoAxeViolations(operator.page);
       await screenshot(operator.page, 'risk-review-tab');
       await held.getByRole('button', { name: 'Approve' }).click();
       await operator.page.getByText('Redemption approved', { exact: true }).waitFor();
