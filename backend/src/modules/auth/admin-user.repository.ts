@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
-import { queryRows } from '../../database/query-rows';
+import { queryRows, resealColumn } from '../../database/query-rows';
 import { AdminUser } from './entities/admin-user.entity';
 import { LOGIN_FAILURES_FORGOTTEN_HOURS, LockoutRule } from './login-lockout';
 
@@ -243,21 +243,8 @@ export class AdminUserRepository {
   }
 
   /** `rotate-data-key`: the TOTP secrets still under DATA_KEY_PREVIOUS re-sealed under DATA_KEY; answers how many. */
-  async rotateTotpSecrets(): Promise<number> {
-    const rows = await queryRows<{ id: string; sealed: Buffer }>(
-      this.database.manager,
-      `SELECT id, two_factor_secret_ciphertext AS sealed FROM admin_users WHERE two_factor_secret_ciphertext IS NOT NULL`,
-    );
-    let rotated = 0;
-    for (const row of rows.filter((r) => this.cipher.isRotatable(r.sealed))) {
-      const done = await queryRows(
-        this.database.manager,
-        `UPDATE admin_users SET two_factor_secret_ciphertext = $3 WHERE id = $1 AND two_factor_secret_ciphertext = $2 RETURNING id`,
-        [row.id, row.sealed, this.cipher.seal(this.cipher.open(row.sealed))],
-      );
-      rotated += done.length;
-    }
-    return rotated;
+  rotateTotpSecrets(): Promise<number> {
+    return resealColumn(this.database.manager, this.cipher, 'admin_users', 'two_factor_secret_ciphertext');
   }
 
   /** `rotate-data-key`'s closing check: TOTP secrets not under DATA_KEY (sealed under another key, or still in clear). */

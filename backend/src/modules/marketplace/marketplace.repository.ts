@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
-import { queryRows } from '../../database/query-rows';
+import { queryRows, resealColumn } from '../../database/query-rows';
 import type { AdapterKind, OnUnreachable } from './entities/marketplace-connection.entity';
 
 export interface ConnectionSettings {
@@ -168,22 +168,8 @@ export class MarketplaceRepository {
   }
 
   /** `rotate-data-key`: every connection's signing secret not yet under DATA_KEY re-sealed (a handful of rows; rerun-safe). */
-  async rotateSecrets(): Promise<number> {
-    const rows = await queryRows<{ id: string; secret: Buffer }>(
-      this.database.manager,
-      `SELECT id, secret_ciphertext AS secret FROM marketplace_connections`,
-    );
-    let rotated = 0;
-    for (const row of rows.filter((r) => this.cipher.isRotatable(r.secret))) {
-      // Guarded by the value read: a secret changed meanwhile is left to the next run.
-      const done = await queryRows(
-        this.database.manager,
-        `UPDATE marketplace_connections SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id`,
-        [row.id, row.secret, this.cipher.seal(this.cipher.open(row.secret))],
-      );
-      rotated += done.length;
-    }
-    return rotated;
+  rotateSecrets(): Promise<number> {
+    return resealColumn(this.database.manager, this.cipher, 'marketplace_connections', 'secret_ciphertext');
   }
 
   /** `rotate-data-key`'s closing check: connection secrets not under DATA_KEY. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataCipher } from '../../config/data-cipher';
 import { DatabaseService } from '../../database/database.service';
-import { deleteBatch, queryRows } from '../../database/query-rows';
+import { deleteBatch, queryRows, resealColumn } from '../../database/query-rows';
 import { WebhookDeliveryStatus } from './entities/webhook-delivery.entity';
 
 /** WEBHOOK_TEST_EVENT (webhook-events.ts imports this file): "Send test event" still goes to a paused endpoint. */
@@ -84,21 +84,8 @@ export class WebhookRepository {
   }
 
   /** `rotate-data-key`: every endpoint secret not yet under DATA_KEY re-sealed (a handful of rows; rerun-safe). */
-  async rotateSecrets(): Promise<number> {
-    const rows = await queryRows<{ id: string; secret: Buffer }>(
-      this.database.manager,
-      `SELECT id, secret_ciphertext AS secret FROM webhook_endpoints`,
-    );
-    let rotated = 0;
-    for (const row of rows.filter((r) => this.cipher.isRotatable(r.secret))) {
-      const done = await queryRows(
-        this.database.manager,
-        `UPDATE webhook_endpoints SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id`,
-        [row.id, row.secret, this.cipher.seal(this.cipher.open(row.secret))],
-      );
-      rotated += done.length;
-    }
-    return rotated;
+  rotateSecrets(): Promise<number> {
+    return resealColumn(this.database.manager, this.cipher, 'webhook_endpoints', 'secret_ciphertext');
   }
 
   /** `rotate-data-key`'s closing check: endpoint secrets not under DATA_KEY. */
