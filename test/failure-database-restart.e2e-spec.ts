@@ -7,6 +7,7 @@ import {
   expectDatabaseUnavailable,
   expectNothingPartial,
   expectOneMessageEach,
+  orderMailsSent,
   retryingBurst,
 } from './helpers/failures';
 import { PgCluster, removeAllClusters, startPrimary } from './helpers/pg-cluster';
@@ -136,17 +137,7 @@ describe('failure paths: PostgreSQL restarts, refusing connections for a while, 
     await expectNothingPartial(t.db);
 
     // The jobs went on too: every order e-mail goes out, as one message each.
-    await eventually(
-      async () =>
-        (
-          await t.db.query(
-            `SELECT count(*)::int AS n FROM redemptions WHERE product_id = $1 AND email_status = 'sent'`,
-            [product],
-          )
-        )[0].n === BURST,
-      60_000,
-      'every order e-mail to be sent',
-    );
+    await orderMailsSent(t.db, product, BURST);
     expectOneMessageEach(
       smtp,
       requests.map((r) => r.body.email),

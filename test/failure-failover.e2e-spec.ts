@@ -6,6 +6,7 @@ import {
   expectDatabaseUnavailable,
   expectNothingPartial,
   expectOneMessageEach,
+  orderMailsSent,
   retryingBurst,
 } from './helpers/failures';
 import { startPostgresProxy, TestPostgresProxy } from './helpers/haproxy';
@@ -162,17 +163,7 @@ describe('failure paths: PostgreSQL fails over to its standby during a redemptio
 
     // Every order e-mail goes out as one message: once, or a second copy with the same Message-ID where the
     // primary died between the SMTP server's acceptance and the write that marked it sent.
-    await eventually(
-      async () =>
-        (
-          await t.db.query(
-            `SELECT count(*)::int AS n FROM redemptions WHERE product_id = $1 AND email_status = 'sent'`,
-            [product],
-          )
-        )[0].n === BURST,
-      60_000,
-      'every order e-mail to be sent',
-    );
+    await orderMailsSent(t.db, product, BURST);
     expectOneMessageEach(
       smtp,
       requests.map((r) => r.body.email),

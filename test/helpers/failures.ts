@@ -8,6 +8,7 @@ import { MISMATCHES_SQL } from './counters';
 import { createMigratedDatabase, TestDatabase } from './database';
 import { RedeemBody, testCiphers } from './factories';
 import { childProcesses, httpFrom, HttpAnswer, Spawned, startBuiltApp, stopAllSpawned, waitUntil } from './processes';
+import { eventually } from './redemptions';
 import { freePort, TestSmtpServer } from './smtp';
 
 /*
@@ -165,6 +166,20 @@ export function expectDatabaseUnavailable(answer: HttpAnswer): void {
       error: 'Service Unavailable',
     },
   });
+}
+
+/** Waits until `count` redemptions of `product` have their order e-mail sent (the jobs went on after the fault). */
+export async function orderMailsSent(db: DataSource, product: string, count: number, timeoutMs = 60_000) {
+  await eventually(
+    async () =>
+      (
+        await db.query(`SELECT count(*)::int AS n FROM redemptions WHERE product_id = $1 AND email_status = 'sent'`, [
+          product,
+        ])
+      )[0].n === count,
+    timeoutMs,
+    'every order e-mail to be sent',
+  );
 }
 
 /**
