@@ -22,3 +22,15 @@ export function likeContains(text: string): string {
 export function likePrefix(text: string): string {
   return `${escapeLike(text)}%`;
 }
+
+/** The PostgreSQL error behind `err`: a pg error straight from the pool, or the same wrapped by TypeORM. */
+export function pgError(err: unknown): { code?: string; constraint?: string } {
+  const e = err as { driverError?: unknown } | null;
+  return ((e && typeof e === 'object' && e.driverError) || err || {}) as { code?: string; constraint?: string };
+}
+
+/** A unique violation (23505) of `constraint`. */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const pg = pgError(err);
+  return pg.code === '23505' && pg.constraint === constraint;
+}

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { QueryFailedError } from 'typeorm';
+import { isUniqueViolation } from '../../common/utils/sql';
 import { pagination } from '../../database/list/list-rules';
 import type { RequestActor } from '../../common/utils/request-actor';
 import { CreateLicenseKeyDto, ListLicenseKeysQuery } from './dto/license-key.dto';
@@ -136,10 +136,4 @@ export class LicenseKeyService {
     if (!view) throw new NotFoundException(LICENSE_KEY_MESSAGES.notFound);
     return view;
   }
-}
-
-export function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const driverError =
-    err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : null;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
 }

@@ -1,3 +1,4 @@
+import { pgError } from '../../common/utils/sql';
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import { RequestActor } from '../../common/utils/request-actor';
@@ -204,7 +205,7 @@ export class MarketplaceConnectionService {
     try {
       return await work();
     } catch (err) {
-      const pg = ((err as { driverError?: unknown }).driverError ?? err) as { code?: string; constraint?: string };
+      const pg = pgError(err);
       if (pg.code === '23505' && pg.constraint === 'pk_marketplace_products') {
         throw new ConflictException(MARKETPLACE_MESSAGES.productTaken);
       }

@@ -8,7 +8,7 @@ import {
   Optional,
   ServiceUnavailableException,
 } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { isUniqueViolation } from '../../common/utils/sql';
 import { Clock } from '../../common/clock';
 import { randomToken } from '../../common/utils/random-token';
 import { AppMetrics, RedemptionOutcome } from '../../common/metrics';
@@ -279,10 +279,4 @@ function outcomeOf(err: unknown): RedemptionOutcome {
   }
   if (err instanceof BadRequestException) return 'inactive_product';
   return 'error';
-}
-
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  // A pg error straight from the pool, or the same wrapped by TypeORM.
-  const pgError = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string; constraint?: string };
-  return pgError?.code === '23505' && pgError.constraint === constraint;
 }

@@ -1,3 +1,4 @@
+import { pgError } from '../../common/utils/sql';
 import { HttpException, Injectable, Logger, NotFoundException, BadRequestException } from '@nestjs/common';
 import { Readable } from 'stream';
 import { pipeline } from 'stream/promises';
@@ -33,12 +34,6 @@ export const UPLOAD_MESSAGES = {
 
 /** PostgreSQL's `disk_full` (53100): the database could not write for want of space. */
 const DISK_FULL = '53100';
-
-function sqlState(err: unknown): string | undefined {
-  const e = err as { code?: unknown; driverError?: { code?: unknown } } | null;
-  const code = e?.code ?? e?.driverError?.code;
-  return typeof code === 'string' ? code : undefined;
-}
 
 export interface UploadResult {
   message: string;
@@ -115,7 +110,7 @@ export class VoucherUploadService {
       // Whatever happened, the request body must be consumed before answering, or the client sees a reset.
       await drain(body);
       const err =
-        sqlState(caught) === DISK_FULL ? new HttpException({ message: UPLOAD_MESSAGES.noSpace }, 507) : caught;
+        pgError(caught).code === DISK_FULL ? new HttpException({ message: UPLOAD_MESSAGES.noSpace }, 507) : caught;
       // A file whose load began and failed on the server's side stays listed, as failed (docs/product.md §20.6).
       const failure = filename === undefined ? undefined : this.failure(err, body);
       if (failure) await this.recordFailed(productId, filename!, failure, ctx);
