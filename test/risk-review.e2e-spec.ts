@@ -1,3 +1,4 @@
+import { randomBytes } from 'crypto';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { startTestApp, TestApp } from './helpers/app';
@@ -37,7 +38,15 @@ describe('Risk rules: held redemptions and the review queue', () => {
   let operator: { Authorization: string };
 
   beforeAll(async () => {
-    t = await startTestApp({ TRUST_PROXY: 'loopback', GEO_BLOCKED_COUNTRIES: '', METRICS_TOKEN: METRICS });
+    // The shared Redis the counting rules count in (docs/product.md §25.1), as in production: the racers' counts are
+    // the attempt store's.
+    t = await startTestApp({
+      TRUST_PROXY: 'loopback',
+      GEO_BLOCKED_COUNTRIES: '',
+      METRICS_TOKEN: METRICS,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,
+    });
     admin = bearer(await tokenFor(t, 'admin'));
     operator = bearer(await tokenFor(t, 'operator'));
   });

@@ -33,7 +33,6 @@ import { MarketplaceEvent } from '../modules/marketplace/entities/marketplace-ev
 import { MarketplaceProduct } from '../modules/marketplace/entities/marketplace-product.entity';
 import { MarketplaceReport } from '../modules/marketplace/entities/marketplace-report.entity';
 import { RiskBlocklistEntry } from '../modules/risk/entities/risk-blocklist-entry.entity';
-import { RiskCounter } from '../modules/risk/entities/risk-counter.entity';
 import { RiskSettings } from '../modules/risk/entities/risk-settings.entity';
 
 export const ENTITIES = [
@@ -73,5 +72,4 @@ export const ENTITIES = [
   MarketplaceReport,
   RiskSettings,
   RiskBlocklistEntry,
-  RiskCounter,
 ];

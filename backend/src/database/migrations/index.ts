@@ -45,6 +45,7 @@ import { RiskRules1796191618692 } from './1796191618692-risk-rules';
 import { HeldRedemptions1796192990816 } from './1796192990816-held-redemptions';
 import { ReviewDecisions1796223746948 } from './1796223746948-review-decisions';
 import { ReviewRefusalMail1796226723984 } from './1796226723984-review-refusal-mail';
+import { RiskCountersInAttemptStore1796239694315 } from './1796239694315-risk-counters-in-attempt-store';
 import { FailedUploads1796225739684 } from './1796225739684-failed-uploads';
 import { Backorders1796192804930 } from './1796192804930-backorders';
 import { MacActivationLink1796223742298 } from './1796223742298-mac-activation-link';
@@ -102,4 +103,5 @@ export const MIGRATIONS = [
   ReviewDecisions1796223746948,
   FailedUploads1796225739684,
   ReviewRefusalMail1796226723984,
+  RiskCountersInAttemptStore1796239694315,
 ];

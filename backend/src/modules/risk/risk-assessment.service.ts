@@ -1,22 +1,25 @@
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { addressGroup } from '../../common/utils/client-ip';
+import { AttemptStore } from '../attempts/attempt-store';
 import { RedeemRisk, RiskFinding, RiskSubject, RiskVerdict } from '../redemption/redeem-risk';
-import { RiskRepository } from './risk.repository';
-import { COUNTING, emailDomain, isDisposable, normalPhone, phoneCountry, RiskRules, subjectHash } from './risk-rules';
-import { RiskService } from './risk.service';
+import { COUNTING, emailDomain, isDisposable, phoneFacts, subjectHash } from './risk-rules';
+import { HeldRules, RiskService } from './risk.service';
 
 /**
  * The rules' check of a redemption (docs/product.md §25.1), before its code is claimed. With every rule off it answers
- * undefined at once (one look at the rules held in memory). Otherwise it reads only counters and indexed rows:
- * the counting rules add this redemption to their subject's bucket and read at most 24 (e-mail) or 12 (address
- * group) buckets by primary key, the blocklist matches by its unique index (and the few address entries).
- * A rule's count that is over its threshold flags it; the strictest action of the rules that matched wins.
+ * undefined at once (one look at the rules held in memory). Otherwise nothing of it reads or writes PostgreSQL on a
+ * redemption no entry matches: the counting rules add this redemption to their subject's sliding window in the
+ * attempt store every instance shares (Redis; one round trip for both, atomic per subject), and the blocklist is
+ * matched in memory (held with the rules), a hit counted in its row. A rule's count that is over its threshold flags
+ * it; the strictest action of the rules that matched wins.
  */
 @Injectable()
 export class RiskAssessmentService extends RedeemRisk {
   constructor(
     private readonly risk: RiskService,
-    private readonly repository: RiskRepository,
+    private readonly attempts: AttemptStore,
+    private readonly clock: Clock,
   ) {
     super();
   }
@@ -24,8 +27,8 @@ export class RiskAssessmentService extends RedeemRisk {
   assess(subject: RiskSubject): Promise<RiskVerdict> | undefined {
     const held = this.risk.held();
     if (held && !held.anyOn) return undefined;
-    return (held ? Promise.resolve(held) : this.risk.heldFresh()).then(({ rules, anyOn }) =>
-      anyOn ? this.evaluate(rules, subject) : pass(),
+    return (held ? Promise.resolve(held) : this.risk.heldFresh()).then((fresh) =>
+      fresh.anyOn ? this.evaluate(fresh, subject) : pass(),
     );
   }
 
@@ -34,31 +37,37 @@ export class RiskAssessmentService extends RedeemRisk {
     for (const { kind, value } of entries) await this.risk.addToBlocklist(kind, value, actor);
   }
 
-  private async evaluate(rules: RiskRules, subject: RiskSubject): Promise<RiskVerdict> {
+  private async evaluate({ rules, blocklist }: HeldRules, subject: RiskSubject): Promise<RiskVerdict> {
     const findings: RiskFinding[] = [];
-    const counted: Array<{ rule: keyof typeof COUNTING; subject: Buffer }> = [];
     const group = subject.ip ? addressGroup(subject.ip) : null;
-    const counts: Array<[keyof typeof COUNTING, string | null]> = [
-      ['emailPerDay', subject.email],
-      ['addressPerHour', group],
-    ];
-    for (const [rule, value] of counts) {
-      const setting = rules[rule];
-      if (!setting.enabled || !value) continue;
-      const hash = subjectHash(value);
-      const total = await this.repository.count(rule, hash, COUNTING[rule].bucketMs, COUNTING[rule].windowMs);
-      counted.push({ rule, subject: hash });
-      if (total > (setting.threshold ?? 0)) {
-        findings.push({
-          rule,
-          action: setting.action,
-          evidence:
-            rule === 'emailPerDay'
-              ? { email: subject.email, redemptions24h: total }
-              : { addressGroup: group, redemptions1h: total },
-        });
-      }
-    }
+    const now = this.clock.now();
+    const counts = (
+      [
+        ['emailPerDay', subject.email],
+        ['addressPerHour', group],
+      ] as const
+    ).filter(([rule, value]) => rules[rule].enabled && value);
+    const taken = counts.length
+      ? await this.attempts.take(
+          counts.map(([rule, value]) => ({
+            key: `risk:${rule}:${subjectHash(value!).toString('base64url')}`,
+            windowMs: COUNTING[rule].windowMs,
+          })),
+          now,
+        )
+      : undefined;
+    counts.forEach(([rule], i) => {
+      const total = taken!.totals[i];
+      if (total <= (rules[rule].threshold ?? 0)) return;
+      findings.push({
+        rule,
+        action: rules[rule].action,
+        evidence:
+          rule === 'emailPerDay'
+            ? { email: subject.email, redemptions24h: total }
+            : { addressGroup: group, redemptions1h: total },
+      });
+    });
     if (rules.disposableEmail.enabled && isDisposable(subject.email)) {
       findings.push({
         rule: 'disposableEmail',
@@ -66,8 +75,9 @@ export class RiskAssessmentService extends RedeemRisk {
         evidence: { domain: emailDomain(subject.email) },
       });
     }
+    const phoneFact = phoneFacts(subject.phone);
     if (rules.countryMismatch.enabled) {
-      const phone = phoneCountry(subject.phone);
+      const phone = phoneFact.country;
       if (phone && subject.country && phone !== subject.country) {
         findings.push({
           rule: 'countryMismatch',
@@ -77,14 +87,19 @@ export class RiskAssessmentService extends RedeemRisk {
       }
     }
     if (rules.blocklist.enabled) {
-      const hits = await this.repository.hitBlocklist({
+      const hits = blocklist.match({
         email: subject.email,
         domain: emailDomain(subject.email),
         ip: subject.ip || null,
-        phone: subject.phone ? normalPhone(subject.phone) : null,
+        phone: phoneFact.normal,
       });
       if (hits.length) {
-        findings.push({ rule: 'blocklist', action: rules.blocklist.action, evidence: { entries: hits } });
+        await this.risk.countHits(hits.map((h) => h.id));
+        findings.push({
+          rule: 'blocklist',
+          action: rules.blocklist.action,
+          evidence: { entries: hits.map(({ kind, value }) => ({ kind, value })) },
+        });
       }
     }
     const action = findings.some((f) => f.action === 'refuse') ? 'refuse' : findings.length ? 'review' : 'pass';
@@ -92,7 +107,7 @@ export class RiskAssessmentService extends RedeemRisk {
       action,
       findings,
       undo: async () => {
-        for (const c of counted) await this.repository.uncount(c.rule, c.subject, COUNTING[c.rule].bucketMs);
+        await taken?.takeBack();
       },
     };
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { isIP } from 'net';
+import { BlockList, isIP } from 'net';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { RISK_RULES, RiskAction, RiskRule } from '../redemption/redeem-risk';
 
@@ -62,6 +62,13 @@ export function phoneCountry(phone: string | null): string | null {
   return parsePhoneNumberFromString(phone)?.country ?? null;
 }
 
+/** The phone number's country and blocklist form (`phoneCountry`, `normalPhone`) from one parse. */
+export function phoneFacts(phone: string | null): { country: string | null; normal: string | null } {
+  if (!phone) return { country: null, normal: null };
+  const parsed = parsePhoneNumberFromString(phone);
+  return { country: parsed?.country ?? null, normal: parsed?.number ?? phone.replace(/[^\d+]/g, '') };
+}
+
 /** A phone number as the blocklist keeps it: E.164 when it parses, else its digits with a leading +. */
 export function normalPhone(phone: string): string {
   const parsed = parsePhoneNumberFromString(phone);
@@ -81,4 +88,60 @@ export function validNetwork(value: string): string | null {
   if (bits === undefined) return address;
   if (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return null;
   return `${address}/${Number(bits)}`;
+}
+
+/** A blocklist entry as the redemption path matches it. */
+export interface BlocklistEntry {
+  id: string;
+  kind: (typeof BLOCKLIST_KINDS)[number];
+  value: string;
+}
+
+/** What a redemption is matched against the blocklist with; null parts match nothing. */
+export interface BlocklistProbe {
+  email: string;
+  domain: string;
+  ip: string | null;
+  phone: string | null;
+}
+
+/**
+ * The blocklist held in memory (it is staff-made and small): e-mails, domains and phones by value, addresses by
+ * containment in each entry's network (`network(inet)` form: `203.0.113.0/24`, `2001:db8::1/128`).
+ */
+export class BlocklistMatcher {
+  private readonly byValue = new Map<string, BlocklistEntry>();
+  private readonly networks: Array<{ entry: BlocklistEntry; list: BlockList }> = [];
+
+  constructor(entries: BlocklistEntry[]) {
+    for (const entry of entries) {
+      if (entry.kind !== 'address') {
+        this.byValue.set(`${entry.kind}:${entry.value}`, entry);
+        continue;
+      }
+      const [address, bits] = entry.value.split('/');
+      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+      const list = new BlockList();
+      list.addSubnet(address, Number(bits ?? (family === 'ipv6' ? 128 : 32)), family);
+      this.networks.push({ entry, list });
+    }
+  }
+
+  match(probe: BlocklistProbe): BlocklistEntry[] {
+    const found: BlocklistEntry[] = [];
+    for (const [kind, value] of [
+      ['email', probe.email],
+      ['domain', probe.domain],
+      ['phone', probe.phone],
+    ] as const) {
+      const entry = value === null ? undefined : this.byValue.get(`${kind}:${value}`);
+      if (entry) found.push(entry);
+    }
+    const family = probe.ip ? isIP(probe.ip) : 0;
+    if (family) {
+      const type = family === 6 ? 'ipv6' : 'ipv4';
+      for (const { entry, list } of this.networks) if (list.check(probe.ip!, type)) found.push(entry);
+    }
+    return found;
+  }
 }

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { AttemptsModule } from '../attempts/attempts.module';
 import { RedeemRisk } from '../redemption/redeem-risk';
 import { RiskAssessmentService } from './risk-assessment.service';
 import { RiskController } from './risk.controller';
@@ -11,6 +12,7 @@ import { RiskService } from './risk.service';
  */
 @Global()
 @Module({
+  imports: [AttemptsModule],
   controllers: [RiskController],
   providers: [
     RiskRepository,

@@ -6,7 +6,7 @@ import { DomainEvents } from '../../events/domain-events.service';
 import { RISK_RULES } from '../redemption/redeem-risk';
 import { BlocklistKind } from './entities/risk-blocklist-entry.entity';
 import { BlocklistRow, RiskRepository } from './risk.repository';
-import { normalPhone, readRules, RiskRules, validNetwork } from './risk-rules';
+import { BlocklistMatcher, normalPhone, readRules, RiskRules, validNetwork } from './risk-rules';
 
 export const RISK_MESSAGES = {
   notFound: 'Blocklist entry not found.',
@@ -17,13 +17,17 @@ export const RISK_MESSAGES = {
   badPhone: 'A phone entry is a phone number.',
 } as const;
 
-/** How long an instance keeps the rules before reading them again (another instance's change shows up within it). */
+/**
+ * How long an instance keeps the rules and the blocklist before reading them again (another instance's change shows
+ * up within it; this instance's at once).
+ */
 export const RULES_TTL_MS = 5_000;
 
-/** The rules as the redemption path reads them: the rules and whether any is on. */
+/** The rules as the redemption path reads them: the rules, whether any is on, and the blocklist. */
 export interface HeldRules {
   rules: RiskRules;
   anyOn: boolean;
+  blocklist: BlocklistMatcher;
 }
 
 /** The risk rules' settings and blocklist (docs/product.md §25.1), each change audited. */
@@ -38,8 +42,13 @@ export class RiskService implements OnModuleInit {
   ) {
     this.cache = new CachedValue(
       async () => {
-        const rules = readRules(await this.repository.rules());
-        return { rules, anyOn: RISK_RULES.some((name) => rules[name].enabled) };
+        const [stored, entries] = await Promise.all([this.repository.rules(), this.repository.blocklist()]);
+        const rules = readRules(stored);
+        return {
+          rules,
+          anyOn: RISK_RULES.some((name) => rules[name].enabled),
+          blocklist: new BlocklistMatcher(entries),
+        };
       },
       () => RULES_TTL_MS,
       clock,
@@ -63,6 +72,11 @@ export class RiskService implements OnModuleInit {
     return this.cache.get();
   }
 
+  /** Counts a hit on each of the entries a redemption matched. */
+  async countHits(ids: string[]): Promise<void> {
+    await this.repository.countHits(ids);
+  }
+
   async rules(): Promise<RiskRules> {
     return readRules(await this.repository.rules());
   }
@@ -83,6 +97,7 @@ export class RiskService implements OnModuleInit {
   async addToBlocklist(kind: BlocklistKind, value: string, actor: RequestActor): Promise<BlocklistRow> {
     const { row, created } = await this.repository.addToBlocklist(kind, validEntry(kind, value));
     if (created) {
+      this.cache.invalidate();
       await this.events.publish('risk.blocklist-add', {
         ...actor,
         success: true,
@@ -97,6 +112,7 @@ export class RiskService implements OnModuleInit {
   async removeFromBlocklist(id: string, actor: RequestActor): Promise<{ success: true; message: string }> {
     const row = await this.repository.removeFromBlocklist(id);
     if (!row) throw new NotFoundException(RISK_MESSAGES.notFound);
+    this.cache.invalidate();
     await this.events.publish('risk.blocklist-remove', {
       ...actor,
       success: true,
