@@ -35,7 +35,8 @@ describe('failure paths: webhook receivers that fail until the retry window ends
       ...RECEIVERS_ON_LOOPBACK,
       GEO_BLOCKED_COUNTRIES: '',
       WEBHOOK_BACKOFF_MS: '20',
-      WEBHOOK_TIMEOUT_MS: '300',
+      // Long enough for a 503 to arrive on a loaded machine (300 ms once timed one out), short for the silent receiver.
+      WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_HOURS: '1',
       WEBHOOK_PAUSE_AFTER_FAILURES: '4',
       WEBHOOK_PAUSE_AFTER_MINUTES: '60',
@@ -105,7 +106,7 @@ describe('failure paths: webhook receivers that fail until the retry window ends
     const byEndpoint = (id: string) => failed.find((d) => d.endpoint_id === id)!;
     expect(byEndpoint(ids[0]).last_error).toMatch(/ECONNREFUSED/);
     expect(byEndpoint(ids[1]).last_error).toMatch(/socket hang up|ECONNRESET|EPIPE/);
-    expect(byEndpoint(ids[2]).last_error).toBe('No answer within 300 ms');
+    expect(byEndpoint(ids[2]).last_error).toBe('No answer within 1000 ms');
     expect(byEndpoint(ids[3])).toMatchObject({ response_status: 503, last_error: 'The receiver answered 503' });
     const paused = await eventually(
       async () => {
