@@ -90,13 +90,12 @@ describe('failure paths: PostgreSQL fails over to its standby during a redemptio
       // The standby falls behind, then the primary dies: a commit it acknowledged alone would be lost. With
       // synchronous replication none is acknowledged meanwhile: the redemptions wait for the standby (SyncRep).
       standby.holdReplication();
-      const heldAt = Date.now();
+      // Only waiting ones count: on a loaded machine redemptions started after the hold may not have reached their
+      // commit yet (once 3 of 8 were waiting when the primary died). One answered meanwhile fails the checks below.
       await eventually(
-        async () =>
-          burst.attempts.filter((a) => a.startedAt > heldAt).length >= PARALLEL ||
-          (await waitingForStandby()) >= PARALLEL / 2,
+        async () => (await waitingForStandby()) >= PARALLEL / 2,
         30_000,
-        'redemptions answered or waiting for the standby',
+        'redemptions waiting for the standby',
       );
       waitingAtKill = await waitingForStandby();
       killedAt = Date.now();
