@@ -21,10 +21,10 @@ export const RULES_OFF: RiskRules = {
   blocklist: { enabled: false, action: 'refuse' },
 };
 
-/** The counting rules: their window, the bucket the counters keep, and the threshold when none is set. */
+/** The counting rules' windows. */
 export const COUNTING = {
-  emailPerDay: { windowMs: 24 * 3600_000, bucketMs: 3600_000 },
-  addressPerHour: { windowMs: 3600_000, bucketMs: 300_000 },
+  emailPerDay: { windowMs: 24 * 3600_000 },
+  addressPerHour: { windowMs: 3600_000 },
 } as const;
 
 /** The stored rules, each read as `{enabled, threshold?, action}`, a missing or broken one as its default. */
@@ -56,13 +56,10 @@ export function isDisposable(email: string): boolean {
   return DISPOSABLE.has(emailDomain(email));
 }
 
-/** The phone number's country (ISO 3166 alpha-2), when the number says it (international form), else null. */
-export function phoneCountry(phone: string | null): string | null {
-  if (!phone) return null;
-  return parsePhoneNumberFromString(phone)?.country ?? null;
-}
-
-/** The phone number's country and blocklist form (`phoneCountry`, `normalPhone`) from one parse. */
+/**
+ * The phone number's country (ISO 3166 alpha-2, when the number says it: international form) and its blocklist form
+ * (`normalPhone`), from one parse.
+ */
 export function phoneFacts(phone: string | null): { country: string | null; normal: string | null } {
   if (!phone) return { country: null, normal: null };
   const parsed = parsePhoneNumberFromString(phone);
@@ -71,8 +68,7 @@ export function phoneFacts(phone: string | null): { country: string | null; norm
 
 /** A phone number as the blocklist keeps it: E.164 when it parses, else its digits with a leading +. */
 export function normalPhone(phone: string): string {
-  const parsed = parsePhoneNumberFromString(phone);
-  return parsed?.number ?? phone.replace(/[^\d+]/g, '');
+  return phoneFacts(phone).normal ?? '';
 }
 
 /** A counter's subject: no e-mail or address is kept in clear in the counters. */
