@@ -164,6 +164,40 @@ describe('Marketplace connections', () => {
       expect(badPolicy.body.message).toBe("onUnreachable must be 'accept' or 'refuse'.");
       expect((await t.db.query(`SELECT count(*)::int AS n FROM marketplace_connections`))[0].n).toBe(before);
     });
+
+    it('status counts the redemptions of each product while the connection serves it, none from before or after', async () => {
+      const earlier = await createProduct(t, admin);
+      await redeemNew(t, earlier, {}, 'MKB');
+      await redeemNew(t, earlier, {}, 'MKB');
+      const c = await connect();
+      const redeemed = async () =>
+        (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin).expect(200)).body.redeemed;
+      expect(await redeemed()).toBe(0);
+      await redeemNew(t, c.product, {}, 'MKB');
+      expect(await redeemed()).toBe(1);
+      // `earlier` joins (its two redemptions before are not the connection's); the first product keeps its count.
+      const both = [
+        { productId: c.product, externalRef: c.ref },
+        { productId: earlier, externalRef: 'SKU-EARLIER' },
+      ];
+      await t.http().patch(`/api/marketplaces/${c.id}`).set(admin).send({ products: both }).expect(200);
+      expect(await redeemed()).toBe(1);
+      await redeemNew(t, earlier, {}, 'MKB');
+      await redeemNew(t, c.product, {}, 'MKB');
+      expect(await redeemed()).toBe(3);
+      // The first product leaves: what it counted stays, what it redeems afterwards is not the connection's.
+      await t
+        .http()
+        .patch(`/api/marketplaces/${c.id}`)
+        .set(admin)
+        .send({ products: both.slice(1) })
+        .expect(200);
+      expect(await redeemed()).toBe(3);
+      await redeemNew(t, c.product, {}, 'MKB');
+      expect(await redeemed()).toBe(3);
+      await redeemNew(t, earlier, {}, 'MKB');
+      expect(await redeemed()).toBe(4);
+    });
   });
 
   describe('inbound events', () => {

@@ -50,6 +50,7 @@ import { FailedUploads1796225739684 } from './1796225739684-failed-uploads';
 import { Backorders1796192804930 } from './1796192804930-backorders';
 import { MacActivationLink1796223742298 } from './1796223742298-mac-activation-link';
 import { MarketplaceAdapters1796223719782 } from './1796223719782-marketplace-adapters';
+import { MarketplaceRedeemedFromCounters1796300000000 } from './1796300000000-marketplace-redeemed-from-counters';
 /** Listed explicitly so the same list works from TypeScript (tests, CLI) and from the compiled build. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -104,4 +105,5 @@ export const MIGRATIONS = [
   FailedUploads1796225739684,
   ReviewRefusalMail1796226723984,
   RiskCountersInAttemptStore1796239694315,
+  MarketplaceRedeemedFromCounters1796300000000,
 ];

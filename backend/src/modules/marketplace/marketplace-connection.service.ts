@@ -5,6 +5,7 @@ import { RequestActor } from '../../common/utils/request-actor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainEvents } from '../../events/domain-events.service';
 import { JobQueue } from '../jobs/job-queue';
+import { ProductRepository } from '../product/product.repository';
 import {
   insecureTargetList,
   resolveWebhookTarget,
@@ -43,6 +44,7 @@ export class MarketplaceConnectionService {
 
   constructor(
     private readonly connections: MarketplaceRepository,
+    private readonly products: ProductRepository,
     private readonly reports: MarketplaceReportRepository,
     private readonly links: MarketplaceLinks,
     private readonly events: DomainEvents,
@@ -65,7 +67,10 @@ export class MarketplaceConnectionService {
     const settings = await this.settingsOf(dto, adapter);
     const products = this.productsOf(dto.products ?? []);
     const secret = dto.apiKey ?? `mksec_${randomBytes(32).toString('base64url')}`;
-    const connection = await this.write(() => this.connections.create(settings, secret, products, adapter));
+    const redemptions = await this.products.redemptionsOf(products.map((p) => p.productId));
+    const connection = await this.write(() =>
+      this.connections.create(settings, secret, products, redemptions, adapter),
+    );
     await this.links.changed();
     await this.events.publish('marketplace.create', {
       ...actor,
@@ -85,7 +90,15 @@ export class MarketplaceConnectionService {
     const current = await this.require(id);
     const given = Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined)) as UpdateMarketplaceDto;
     const settings = await this.settingsOf({ ...current, ...given }, current.adapter, given.baseUrl !== undefined);
-    const products = dto.products && this.productsOf(dto.products);
+    const list = dto.products && this.productsOf(dto.products);
+    // The redemptions of the products it serves and will serve: where a new one starts counting, and what one it
+    // stops serving counted.
+    const products = list && {
+      list,
+      redemptions: await this.products.redemptionsOf([
+        ...new Set([...current.products, ...list].map((p) => p.productId)),
+      ]),
+    };
     const updated = await this.write(() => this.connections.update(id, settings, products));
     if (!updated) throw new NotFoundException(MARKETPLACE_MESSAGES.notFound);
     await this.links.changed();
@@ -116,9 +129,12 @@ export class MarketplaceConnectionService {
   async status(id: string) {
     const connection = await this.require(id);
     const [figures, reports] = await Promise.all([this.connections.figures(id), this.reports.counts(id)]);
+    // Counted from the products' own redemption counters: the redemption's path writes nothing for it.
+    const now = await this.products.redemptionsOf(figures.servedFrom.map((p) => p.productId));
+    const served = figures.servedFrom.reduce((sum, p) => sum + Math.max(0, (now.get(p.productId) ?? 0) - p.before), 0);
     return {
       codesReceived: figures.codesReceived,
-      redeemed: figures.redeemed,
+      redeemed: figures.redeemed + served,
       reports: { acked: reports.acked, pending: reports.pending, dead: reports.dead },
       refundsApplied: figures.refundsApplied,
       lastEventAt: connection.lastEventAt,

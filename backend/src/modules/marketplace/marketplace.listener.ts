@@ -6,7 +6,6 @@ import { JobQueue } from '../jobs/job-queue';
 import { MarketplaceCheckService } from './marketplace-check.service';
 import { MarketplaceLinks } from './marketplace-links';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
-import { MarketplaceRepository } from './marketplace.repository';
 import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
 
 /**
@@ -18,7 +17,6 @@ import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
 export class MarketplaceListener {
   constructor(
     private readonly links: MarketplaceLinks,
-    private readonly connections: MarketplaceRepository,
     private readonly reports: MarketplaceReportRepository,
     private readonly check: MarketplaceCheckService,
     private readonly jobs: JobQueue,
@@ -29,7 +27,6 @@ export class MarketplaceListener {
   async redeemed(e: Events['redemption.created']): Promise<void> {
     const link = this.links.of(e.productId);
     if (!link) return;
-    await this.connections.countRedeemed(link.connectionId);
     const row = {
       connectionId: link.connectionId,
       redemptionId: e.redemptionId,

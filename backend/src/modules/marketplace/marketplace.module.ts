@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ProductModule } from '../product/product.module';
 import { RedeemCheck } from '../redemption/redeem-check';
 import { VoucherModule } from '../voucher/voucher.module';
 import { MarketplaceCheckService } from './marketplace-check.service';
@@ -24,7 +25,7 @@ import { MarketplaceRepository } from './marketplace.repository';
  */
 @Global()
 @Module({
-  imports: [VoucherModule, RedemptionModule],
+  imports: [ProductModule, VoucherModule, RedemptionModule],
   controllers: [MarketplaceController, MarketplaceEventsController],
   providers: [
     MarketplaceRepository,

@@ -77,6 +77,7 @@ export class MarketplaceRepository {
     s: ConnectionSettings,
     secret: string,
     products: ConnectedProduct[],
+    redemptions: Map<string, number>,
     adapter: AdapterKind = 'generic',
   ): Promise<ConnectionView> {
     return this.database.transaction(async (db) => {
@@ -96,12 +97,17 @@ export class MarketplaceRepository {
           adapter,
         ],
       );
-      await this.replaceProducts(db, id, products);
+      await this.replaceProducts(db, id, products, redemptions);
       return (await this.find(id, db))!;
     });
   }
 
-  async update(id: string, s: ConnectionSettings, products?: ConnectedProduct[]): Promise<ConnectionView | undefined> {
+  /** `redemptions`: the redemptions of every product it serves now or is to serve (`products`). */
+  async update(
+    id: string,
+    s: ConnectionSettings,
+    products?: { list: ConnectedProduct[]; redemptions: Map<string, number> },
+  ): Promise<ConnectionView | undefined> {
     return this.database.transaction(async (db) => {
       const rows = await queryRows(
         db,
@@ -113,18 +119,50 @@ export class MarketplaceRepository {
         [id, s.name, s.baseUrl, s.checkAtRedeem, s.reportRedemptions, s.onUnreachable, s.pullIntervalSeconds],
       );
       if (!rows.length) return undefined;
-      if (products) await this.replaceProducts(db, id, products);
+      if (products) await this.replaceProducts(db, id, products.list, products.redemptions);
       return this.find(id, db);
     });
   }
 
-  private async replaceProducts(db: DatabaseService['manager'], id: string, products: ConnectedProduct[]) {
-    await db.query(`DELETE FROM marketplace_products WHERE connection_id = $1`, [id]);
+  /**
+   * The connection's products become `products`. A product it keeps keeps the redemptions it started from; a new one
+   * starts from its redemptions now (`redemptions`); one it no longer serves leaves what it counted in the connection's
+   * `redeemed`.
+   */
+  private async replaceProducts(
+    db: DatabaseService['manager'],
+    id: string,
+    products: ConnectedProduct[],
+    redemptions: Map<string, number>,
+  ) {
+    const before = new Map(
+      (
+        await queryRows<{ productId: string; before: number }>(
+          db,
+          `DELETE FROM marketplace_products WHERE connection_id = $1
+           RETURNING product_id AS "productId", redemptions_before::int AS before`,
+          [id],
+        )
+      ).map((r) => [r.productId, r.before]),
+    );
+    const kept = new Set(products.map((p) => p.productId));
+    const counted = [...before]
+      .filter(([productId]) => !kept.has(productId))
+      .reduce((sum, [productId, from]) => sum + Math.max(0, (redemptions.get(productId) ?? from) - from), 0);
+    if (counted) {
+      await db.query(`UPDATE marketplace_connections SET redeemed = redeemed + $2 WHERE id = $1`, [id, counted]);
+    }
     if (!products.length) return;
     await db.query(
-      `INSERT INTO marketplace_products (connection_id, product_id, external_ref)
-       SELECT $1, p.product_id, p.external_ref FROM unnest($2::uuid[], $3::text[]) AS p (product_id, external_ref)`,
-      [id, products.map((p) => p.productId), products.map((p) => p.externalRef)],
+      `INSERT INTO marketplace_products (connection_id, product_id, external_ref, redemptions_before)
+       SELECT $1, p.product_id, p.external_ref, p.before
+         FROM unnest($2::uuid[], $3::text[], $4::bigint[]) AS p (product_id, external_ref, before)`,
+      [
+        id,
+        products.map((p) => p.productId),
+        products.map((p) => p.externalRef),
+        products.map((p) => before.get(p.productId) ?? redemptions.get(p.productId) ?? 0),
+      ],
     );
   }
 
@@ -247,18 +285,19 @@ export class MarketplaceRepository {
     return rows.length > 0;
   }
 
-  /** A redemption of one of the connection's products (the status's `redeemed`). */
-  async countRedeemed(connectionId: string): Promise<void> {
-    await this.database.manager.query(`UPDATE marketplace_connections SET redeemed = redeemed + 1 WHERE id = $1`, [
-      connectionId,
-    ]);
-  }
-
+  /** The status's figures; `redeemed` still wants its products' redemptions since they were served (`servedFrom`). */
   async figures(id: string) {
-    const [row] = await queryRows<{ codesReceived: number; redeemed: number; refundsApplied: number }>(
+    const [row] = await queryRows<{
+      codesReceived: number;
+      redeemed: number;
+      refundsApplied: number;
+      servedFrom: Array<{ productId: string; before: number }>;
+    }>(
       this.database.manager,
-      `SELECT codes_received AS "codesReceived", redeemed, refunds_applied AS "refundsApplied"
-         FROM marketplace_connections WHERE id = $1`,
+      `SELECT codes_received AS "codesReceived", redeemed, refunds_applied AS "refundsApplied",
+              coalesce((SELECT json_agg(json_build_object('productId', p.product_id, 'before', p.redemptions_before))
+                          FROM marketplace_products p WHERE p.connection_id = c.id), '[]'::json) AS "servedFrom"
+         FROM marketplace_connections c WHERE c.id = $1`,
       [id],
     );
     return row;

@@ -83,6 +83,17 @@ export class ProductRepository {
     return new Map(rows.map(({ product_id, ...counts }) => [product_id, counts]));
   }
 
+  /** Redemption rows per product of `productIds` (`product_counts.redemptions` summed); a product without any: 0. */
+  async redemptionsOf(productIds: string[]): Promise<Map<string, number>> {
+    const rows: Array<{ product_id: string; n: number }> = await this.database.manager.query(
+      `SELECT product_id, sum(redemptions)::int AS n FROM product_counts WHERE product_id = ANY($1::uuid[])
+        GROUP BY product_id`,
+      [productIds],
+    );
+    const byProduct = new Map(rows.map((r) => [r.product_id, r.n]));
+    return new Map(productIds.map((id) => [id, byProduct.get(id) ?? 0]));
+  }
+
   /**
    * Figures per batch of one product (migration 1763823000000): its counter rows summed per batch, a few rows per
    * batch (the shards that wrote) found through pk_product_counts (product_id, batch_id, shard), whatever the number of

@@ -64,7 +64,10 @@ export class MarketplaceConnection {
   @Column({ name: 'codes_received', type: 'int', default: 0 })
   codesReceived: number;
 
-  /** Codes of the connection's products redeemed since it was made. */
+  /**
+   * Redemptions of products the connection no longer serves, counted while it served them. The status's `redeemed`
+   * adds those of its products now: their redemptions less `marketplace_products.redemptions_before`.
+   */
   @Column({ type: 'int', default: 0 })
   redeemed: number;
 

@@ -15,6 +15,13 @@ export class MarketplaceProduct {
   @Column({ name: 'external_ref', type: 'varchar', length: 200 })
   externalRef: string;
 
+  /**
+   * The product's redemptions (`product_counts.redemptions`) when the connection began serving it: the connection's
+   * `redeemed` counts those after it without a write on the redemption's path.
+   */
+  @Column({ name: 'redemptions_before', type: 'bigint', default: 0 })
+  redemptionsBefore: string;
+
   @ManyToOne(() => MarketplaceConnection, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'connection_id', foreignKeyConstraintName: 'marketplace_products_connection_id_fkey' })
   connection?: MarketplaceConnection;
