@@ -4,7 +4,7 @@
  * process on loopback (the protocol's check, reports acknowledged) that answers each check after a fixed delay; it is
  * connected through the admin API (`POST /api/marketplaces`). Each run has three rounds at the same fixed rate, in
  * turn: redemptions of a product without a connection, redemptions of the connected one, and signed checks sent
- * straight to the marketplace as the service sends them (a new connection each: the service's calls use none kept).
+ * straight to the marketplace as the service sends them (over kept connections, as the service's).
  * Target: the connected product's redemption p95 ≤ the marketplace's own answer p95 + 5 ms at 200 redemptions/s.
  *
  *   npm run bench -- marketplace   (BENCH_MARKETPLACE_RATE (200/s), BENCH_MARKETPLACE_DELAY_MS (20),
@@ -155,8 +155,9 @@ async function redeemRound(
   return { ...latencies(times, failed, rate), api: { cpuMs: (cpuMs(pid) - cpuBefore) / total, ...thread } };
 }
 
-/** `seconds` at RATE of signed checks straight to the marketplace, a new connection each as the service's. */
+/** `seconds` at RATE of signed checks straight to the marketplace, over kept connections as the service's. */
 async function checkRound(mp: Marketplace, seconds: number) {
+  const agent = new Agent({ keepAlive: true, timeout: 4_000, maxSockets: 64, maxFreeSockets: 16 });
   const times: number[] = [];
   let failed = 0;
   const rate = await openLoop(RATE, RATE * seconds, async (i) => {
@@ -165,7 +166,7 @@ async function checkRound(mp: Marketplace, seconds: number) {
     const status = await new Promise<number>((resolve) => {
       const req = request(
         {
-          agent: false,
+          agent,
           hostname: '127.0.0.1',
           port: mp.port,
           path: '/mp/vouchers/check',
@@ -183,6 +184,7 @@ async function checkRound(mp: Marketplace, seconds: number) {
     times.push(Number(process.hrtime.bigint() - began) / 1e6);
     if (status !== 200) failed++;
   });
+  agent.destroy();
   return latencies(times, failed, rate);
 }
 
@@ -280,7 +282,7 @@ function write(rounds: {
     `${formatSpread(spread(r.map((x) => x.api!.cpuMs)), 2)} ms of CPU per redemption, its main thread on a core ${formatSpread(spread(r.map((x) => 100 * x.api!.running)))}% of the round and waiting for one ${formatSpread(spread(r.map((x) => 100 * x.api!.waiting)))}%`;
   const md = `## Live check at redeem
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}, one API process (workers off, \`NODE_ENV=development\` for \`WEBHOOK_ALLOW_INSECURE_TARGETS=127.0.0.1\`), a marketplace in the benchmark's process on loopback answering each signed check after ${DELAY_MS} ms, connected through \`POST /api/marketplaces\` with \`checkAtRedeem\`; ${RUNS} runs of three rounds in turn, ${SECONDS} s each at ${RATE}/s sent at fixed intervals (open loop) after a ${WARM_UP_SECONDS} s warm-up of each product: redemptions of a product without a connection, of the connected product, and signed checks sent straight to the marketplace (a new connection each, as the service's). Each figure is the median of the runs (min–max); latency from the request's start to its answer, ms.
+${new Date().toISOString().slice(0, 10)}, ${machine()}, one API process (workers off, \`NODE_ENV=development\` for \`WEBHOOK_ALLOW_INSECURE_TARGETS=127.0.0.1\`), a marketplace in the benchmark's process on loopback answering each signed check after ${DELAY_MS} ms, connected through \`POST /api/marketplaces\` with \`checkAtRedeem\`; ${RUNS} runs of three rounds in turn, ${SECONDS} s each at ${RATE}/s sent at fixed intervals (open loop) after a ${WARM_UP_SECONDS} s warm-up of each product: redemptions of a product without a connection, of the connected product, and signed checks sent straight to the marketplace (over kept connections, as the service's). Each figure is the median of the runs (min–max); latency from the request's start to its answer, ms.
 
 | round | sent per second | p50 | p95 | p99 | failed |
 |---|---|---|---|---|---|

@@ -23,8 +23,8 @@ export interface MarketplaceCall {
 
 /**
  * One signed call to `{baseUrl}{path}` (docs/product.md §24.2): the base URL is checked by the webhook SSRF guard on
- * every call and the connection goes to the address it checked; redirects are not followed; the whole exchange (DNS
- * included) has `timeoutMs`. GET calls sign an empty body. Throws on a network error or the timeout; any status is an
+ * every call and the connection goes to the address it checked (a kept one, of that address's pool); redirects are not
+ * followed; the whole exchange (DNS included) has `timeoutMs`. GET calls sign an empty body. Throws on a network error or the timeout; any status is an
  * answer.
  */
 export async function callMarketplace(
@@ -42,38 +42,90 @@ export async function callMarketplace(
     budget,
     timeoutMessage(budget),
   );
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+  const unix = Math.floor(call.now().getTime() / 1000);
+  const request = {
+    method,
+    headers: {
+      ...headers,
+      ...signedHeaders(call.secret, unix, body),
+      'user-agent': 'office-licences-marketplace/1',
+      accept: 'application/json',
+      ...(method === 'POST'
+        ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+        : {}),
+    },
+  };
+  const attempt = () => send(target, request, method === 'POST' ? body : undefined, budget, started);
+  try {
+    return await attempt();
+  } catch (err) {
+    // A kept connection the marketplace closed as it was reused: every call is safe to repeat (a check reads, a report
+    // carries its Idempotency-Key, a pull its cursor), once, within the same budget.
+    if (!(err instanceof ReusedSocketClosed)) throw err;
+    if (Date.now() - started >= budget) throw err.cause;
+    return attempt();
+  }
+}
+
+/** The error of a request on a kept connection that the other end had closed (Node.js's advice: send it again). */
+class ReusedSocketClosed extends Error {}
+
+/**
+ * Kept connections, one pool per checked address (and protocol, port and host name): a connection only ever goes to
+ * the address the SSRF guard checked for its call. An idle connection is closed after 4 s, before the 5 s after which
+ * Node.js's own servers close theirs; at most 64 per address. An idle one keeps no process alive (the agent unrefs it).
+ */
+const agents = new Map<string, http.Agent>();
+const MAX_AGENTS = 256;
+const KEEP_ALIVE = { keepAlive: true, timeout: 4_000, maxSockets: 64, maxFreeSockets: 16 };
+
+function agentFor(target: ResolvedTarget): http.Agent {
+  const key = `${target.url.protocol}//${target.url.hostname}@${target.address}:${target.url.port}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    if (agents.size >= MAX_AGENTS) {
+      const [oldest] = agents;
+      oldest[1].destroy();
+      agents.delete(oldest[0]);
+    }
+    agent = target.url.protocol === 'https:' ? new https.Agent(KEEP_ALIVE) : new http.Agent(KEEP_ALIVE);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+type ResolvedTarget = Awaited<ReturnType<typeof resolveWebhookTarget>>;
+
+function send(
+  target: ResolvedTarget,
+  options: http.RequestOptions,
+  body: string | undefined,
+  budget: number,
+  started: number,
+): Promise<MarketplaceAnswer> {
+  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   };
-  const unix = Math.floor(call.now().getTime() / 1000);
   const client = target.url.protocol === 'https:' ? https : http;
   return new Promise<MarketplaceAnswer>((resolve, reject) => {
-    const req = client.request(target.url, {
-      method,
-      agent: false,
-      lookup: pinned,
-      headers: {
-        ...headers,
-        ...signedHeaders(call.secret, unix, body),
-        'user-agent': 'office-licences-marketplace/1',
-        accept: 'application/json',
-        ...(method === 'POST'
-          ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
-          : {}),
-      },
-    });
+    const req = client.request(target.url, { ...options, agent: agentFor(target), lookup: pinned });
     const timer = setTimeout(
       () => req.destroy(new Error(timeoutMessage(budget))),
       Math.max(1, budget - (Date.now() - started)),
     );
+    let answered = false;
     const finish = (err: Error | null, answer?: MarketplaceAnswer) => {
       clearTimeout(timer);
       if (err) reject(err);
       else resolve(answer!);
     };
-    req.on('error', (err) => finish(err));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const closedUnderUs = req.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      finish(closedUnderUs ? new ReusedSocketClosed(err.message, { cause: err }) : err);
+    });
     req.on('response', (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -84,7 +136,7 @@ export async function callMarketplace(
       res.on('end', () => finish(null, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', (err) => finish(err));
     });
-    req.end(method === 'POST' ? body : undefined);
+    req.end(body);
   });
 }
 
