@@ -7,6 +7,7 @@ import { signed, startMarketplace, TestMarketplace } from './helpers/marketplace
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 import { Clock } from '../backend/src/common/clock';
 import { MarketplaceListener } from '../backend/src/modules/marketplace/marketplace.listener';
+import { MarketplaceReportRepository } from '../backend/src/modules/marketplace/marketplace-report.repository';
 
 const INVALID_SIGNATURE = 'Invalid signature';
 const UNCONFIRMED = 'We cannot confirm this voucher right now. Please try again in a few minutes.';
@@ -479,10 +480,37 @@ describe('Marketplace connections', () => {
       expect(status).toMatchObject({ redeemed: 1, reports: { acked: 1, pending: 0, dead: 0 }, reportLagSeconds: 0 });
     });
 
+    it("the customer's answer does not wait for the report row, which is written after it", async () => {
+      const c = await connect();
+      const reports = t.app.get(MarketplaceReportRepository);
+      const insert = reports.insert.bind(reports);
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      // Should the answer wait for the row, it comes once this opens the gate, with the row already written.
+      const valve = setTimeout(() => open(), 5_000);
+      const held = jest.spyOn(reports, 'insert').mockImplementation(async (row) => {
+        await gate;
+        return insert(row);
+      });
+      try {
+        const redemption = await redeemNew(t, c.product, {}, 'MKW');
+        const rows = () =>
+          t.db.query(`SELECT status FROM marketplace_reports WHERE redemption_id = $1`, [redemption.id]);
+        expect(await rows()).toEqual([]);
+        open();
+        await eventually(async () => c.marketplace.callsTo('/redemptions').length === 1, 10_000, 'the report');
+        expect((await rows()).length).toBe(1);
+      } finally {
+        clearTimeout(valve);
+        open();
+        held.mockRestore();
+      }
+    });
+
     it('a redemption whose process died before its report row was written is still reported, once', async () => {
       const c = await connect();
       // The listener that writes the row after the commit never runs: as if the API died right after the redemption.
-      jest.spyOn(t.app.get(MarketplaceListener), 'redeemed').mockResolvedValue(undefined);
+      jest.spyOn(t.app.get(MarketplaceListener), 'redeemed').mockReturnValue(undefined);
       const redemption = await redeemNew(t, c.product, {}, 'MKK');
       await eventually(async () => c.marketplace.callsTo('/redemptions').length > 0, 15_000, 'the swept report');
       jest.restoreAllMocks();

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { DomainEventMap as Events } from '../../events/domain-events';
 import { OnDomainEvent } from '../../events/domain-events.service';
@@ -6,6 +6,7 @@ import { JobQueue } from '../jobs/job-queue';
 import { MarketplaceCheckService } from './marketplace-check.service';
 import { MarketplaceLinks } from './marketplace-links';
 import { MarketplaceReportRepository } from './marketplace-report.repository';
+import type { ProductLink } from './marketplace.repository';
 import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
 
 /**
@@ -14,7 +15,11 @@ import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
  * sweep.
  */
 @Injectable()
-export class MarketplaceListener {
+export class MarketplaceListener implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(MarketplaceListener.name);
+  /** Report rows being written after their redemption's answer left; a shutdown waits for them. */
+  private readonly writing = new Set<Promise<void>>();
+
   constructor(
     private readonly links: MarketplaceLinks,
     private readonly reports: MarketplaceReportRepository,
@@ -23,10 +28,28 @@ export class MarketplaceListener {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Not awaited: the customer's answer does not wait for the outbox row (1–5 ms at 200 redemptions/s,
+   * docs/benchmarks.md "Live check at redeem"). A row this process does not write (it died, or the write failed) is
+   * written by the reconcile sweep, as before.
+   */
   @OnDomainEvent('redemption.created', 'after-commit')
-  async redeemed(e: Events['redemption.created']): Promise<void> {
+  redeemed(e: Events['redemption.created']): void {
     const link = this.links.of(e.productId);
     if (!link) return;
+    const write = this.writeReports(e, link)
+      .catch((err: unknown) => {
+        this.logger.warn(`Report row of ${e.redemptionId} not written (the sweep writes it): ${String(err)}`);
+      })
+      .finally(() => this.writing.delete(write));
+    this.writing.add(write);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.writing);
+  }
+
+  private async writeReports(e: Events['redemption.created'], link: ProductLink): Promise<void> {
     const row = {
       connectionId: link.connectionId,
       redemptionId: e.redemptionId,
