@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
   pages: () => import('./pages'),
   mail: () => import('./mail'),
   marketplace: () => import('./marketplace'),
+  'marketplace-inbound': () => import('./marketplace-inbound'),
   'index-costs': () => import('./index-costs'),
   'seed-check': () => import('./seed-check'),
 };
