@@ -6,6 +6,7 @@ import { JobQueue } from '../jobs/job-queue';
 import { VoucherVoidService } from '../voucher/voucher-void.service';
 import { adapterFor } from './marketplace-adapters';
 import { MarketplaceCheckService } from './marketplace-check.service';
+import { claimSecondsFor } from '../webhook/webhook-http';
 import { ClaimedReport, MarketplaceReportRepository } from './marketplace-report.repository';
 import { MarketplaceRepository } from './marketplace.repository';
 import { SEND_MARKETPLACE_REPORT } from './marketplace.jobs';
@@ -35,7 +36,7 @@ export class MarketplaceReportService {
   ) {}
 
   async send(reportId: string): Promise<ReportOutcome> {
-    const claimSeconds = Math.ceil((this.config.marketplaceTimeoutMs * 2) / 1000) + 30;
+    const claimSeconds = claimSecondsFor(this.config.marketplaceTimeoutMs);
     const row = await this.reports.claim(reportId, claimSeconds);
     if (!row) return 'skipped';
     let error: string | null = null;

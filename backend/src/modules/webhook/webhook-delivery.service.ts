@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobQueue } from '../jobs/job-queue';
-import { postWebhook, withDeadline } from './webhook-http';
+import { claimSecondsFor, postWebhook, withDeadline } from './webhook-http';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { insecureTargetList, resolveWebhookTarget, WebhookUrlPolicy } from './webhook-url-guard';
 import { AttemptResult, WebhookRepository } from './webhook.repository';
@@ -35,7 +35,7 @@ export class WebhookDeliveryService {
   }
 
   async deliver(deliveryId: string): Promise<WebhookAttemptOutcome> {
-    const claimSeconds = Math.ceil((this.config.webhookTimeoutMs * 2) / 1000) + 30;
+    const claimSeconds = claimSecondsFor(this.config.webhookTimeoutMs);
     const row = await this.webhooks.claim(deliveryId, this.clock.now(), claimSeconds);
     if (!row) return 'skipped';
     const body = JSON.stringify({ id: row.id, event: row.event, createdAt: row.createdAt, data: row.payload });

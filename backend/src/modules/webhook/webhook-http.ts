@@ -11,6 +11,14 @@ export interface WebhookResponse {
   body: string;
 }
 
+/**
+ * How long an outbox row (a webhook delivery, a marketplace report) is claimed for one attempt: twice the call's
+ * budget and 5 s for the writes around it: a worker that dies mid-attempt holds its row that long, and no longer.
+ * A claim that ends before a stalled attempt does lets a second send happen, which the receiver's idempotency key
+ * (the delivery id, the redemption id) makes harmless.
+ */
+export const claimSecondsFor = (timeoutMs: number): number => Math.ceil((timeoutMs * 2) / 1000) + 5;
+
 /** `work`, or a rejection with `message` once `ms` have passed (a DNS answer that never comes holds no worker). */
 export function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
