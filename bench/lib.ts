@@ -10,6 +10,7 @@ import { JwtService } from '@nestjs/jwt';
 import { createHash, randomBytes } from 'crypto';
 import { DataCipher } from '../backend/src/config/data-cipher';
 import { sealedKeyColumns } from '../backend/src/modules/license/license.repository';
+import { runMigrations } from '../backend/src/database/migrate';
 
 export const ROOT = join(__dirname, '..');
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -115,6 +116,29 @@ export async function withDatabase<T>(fn: (url: string, name: string) => Promise
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
+}
+
+/** `withDatabase`, migrated, with one client on it for the bench's own reads and writes (ended after `fn`). */
+export function withMigratedDatabase<T>(fn: (url: string, pg: Client) => Promise<T>): Promise<T> {
+  return withDatabase(async (url) => {
+    await runMigrations(url);
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+    try {
+      return await fn(url, pg);
+    } finally {
+      await pg.end();
+    }
+  });
+}
+
+/** A product with a placeholder e-mail, for benches that only need codes to belong somewhere; its id. */
+export async function insertPlainProduct(pg: Client, name: string): Promise<string> {
+  const { rows } = await pg.query(
+    `INSERT INTO products (name, email_subject, email_template) VALUES ($1, 'S', '<p>x</p>') RETURNING id`,
+    [name],
+  );
+  return rows[0].id as string;
 }
 
 /** The compiled API (built first when missing), as `npm start` runs it. */

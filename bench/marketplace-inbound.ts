@@ -17,9 +17,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
-import { runMigrations } from '../backend/src/database/migrate';
 import { marketplaceSignature } from '../backend/src/modules/marketplace/marketplace-signature';
-import { adminToken, formatSpread, machine, RUNS, spread, startApi, timeMs, withDatabase, writeResult } from './lib';
+import {
+  adminToken,
+  formatSpread,
+  insertPlainProduct,
+  machine,
+  RUNS,
+  spread,
+  startApi,
+  timeMs,
+  withMigratedDatabase,
+  writeResult,
+} from './lib';
 
 const CODES = Number(process.env.BENCH_UPLOAD_CODES ?? 1_000_000);
 const PER_EVENT = 1_000;
@@ -92,18 +102,11 @@ interface InboundRun {
 export async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ovr-inbound-'));
   try {
-    await withDatabase(async (url) => {
-      await runMigrations(url);
-      const pg = new Client({ connectionString: url });
-      await pg.connect();
-      const {
-        rows: [product],
-      } = await pg.query(
-        `INSERT INTO products (name, email_subject, email_template) VALUES ('Bench Inbound', 'S', '<p>x</p>') RETURNING id`,
-      );
+    await withMigratedDatabase(async (url, pg) => {
+      const productId = await insertPlainProduct(pg, 'Bench Inbound');
       const codes = randomCodes(CODES);
       const psqlFile = join(dir, 'codes-psql.csv');
-      writeFileSync(psqlFile, codes.map((c) => `${c},${product.id}\n`).join(''));
+      writeFileSync(psqlFile, codes.map((c) => `${c},${productId}\n`).join(''));
       const api = await startApi({
         DATABASE_URL: url,
         WORKERS_IN_API: 'false',
@@ -119,7 +122,7 @@ export async function main(): Promise<void> {
           body: JSON.stringify({
             name: 'Bench inbound',
             baseUrl: 'http://127.0.0.1:9/mp',
-            products: [{ productId: product.id, externalRef: REF }],
+            products: [{ productId, externalRef: REF }],
           }),
         });
         if (res.status !== 201) throw new Error(`bench: POST /api/marketplaces answered ${res.status}`);
@@ -150,7 +153,6 @@ export async function main(): Promise<void> {
         }
       } finally {
         await api.stop();
-        await pg.end();
       }
       write(runs);
     });

@@ -8,10 +8,8 @@
  *
  *   npm run bench -- resilience   (BENCH_RESILIENCE_REDEMPTIONS to change the count)
  */
-import { Client } from 'pg';
-import { runMigrations } from '../backend/src/database/migrate';
 import { startRedisServer } from '../test/helpers/redis';
-import { machine, startApi, withDatabase, writeResult } from './lib';
+import { machine, startApi, withMigratedDatabase, writeResult } from './lib';
 import { listAvailableCodes } from './recount';
 import { startSmtp } from './smtp';
 
@@ -22,10 +20,7 @@ const WAIT_LIMIT_MS = 180_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function main(): Promise<void> {
-  await withDatabase(async (url) => {
-    await runMigrations(url);
-    const pg = new Client({ connectionString: url });
-    await pg.connect();
+  await withMigratedDatabase(async (url, pg) => {
     const {
       rows: [product],
     } = await pg.query(
@@ -148,7 +143,6 @@ export async function main(): Promise<void> {
     const { rows } = await pg.query(
       `SELECT lower(c.email) AS email, r.email_status FROM redemptions r JOIN customers c ON c.id = r.customer_id`,
     );
-    await pg.end();
     const storedEmails = new Set(rows.map((r) => r.email as string));
     const lostRedemptions = accepted.filter((e) => !storedEmails.has(e));
     const missingMail = [...storedEmails].filter((e) => !smtp.received.has(e));

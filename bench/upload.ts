@@ -14,7 +14,6 @@ import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
-import { runMigrations } from '../backend/src/database/migrate';
 import {
   adminToken,
   formatSpread,
@@ -24,7 +23,8 @@ import {
   startApi,
   timeAsync,
   timeMs,
-  withDatabase,
+  insertPlainProduct,
+  withMigratedDatabase,
   writeResult,
 } from './lib';
 import { peakRssMb, resetPeakRss } from './proc';
@@ -166,22 +166,14 @@ async function measureRun(url: string, pg: Client, productId: string, files: { c
 export async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ovr-upload-'));
   try {
-    await withDatabase(async (url) => {
-      await runMigrations(url);
-      const pg = new Client({ connectionString: url });
-      await pg.connect();
-      const {
-        rows: [product],
-      } = await pg.query(
-        `INSERT INTO products (name, email_subject, email_template) VALUES ('Bench Upload', 'S', '<p>x</p>') RETURNING id`,
-      );
-      const files = await writeFiles(dir, product.id);
+    await withMigratedDatabase(async (url, pg) => {
+      const productId = await insertPlainProduct(pg, 'Bench Upload');
+      const files = await writeFiles(dir, productId);
       const runs: UploadRun[] = [];
       for (let i = 0; i < RUNS; i++) {
-        runs.push(await measureRun(url, pg, product.id, files));
+        runs.push(await measureRun(url, pg, productId, files));
         console.log(JSON.stringify(runs[i]));
       }
-      await pg.end();
 
       const of = (f: (r: UploadRun) => number) => spread(runs.map(f));
       const seconds = (f: (r: UploadRun) => number) =>

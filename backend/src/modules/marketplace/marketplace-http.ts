@@ -24,8 +24,8 @@ export interface MarketplaceCall {
 /**
  * One signed call to `{baseUrl}{path}` (docs/product.md §24.2): the base URL is checked by the webhook SSRF guard on
  * every call and the connection goes to the address it checked (a kept one, of that address's pool); redirects are not
- * followed; the whole exchange (DNS included) has `timeoutMs`. GET calls sign an empty body. Throws on a network error or the timeout; any status is an
- * answer.
+ * followed; the whole exchange (DNS included) has `timeoutMs`. GET calls sign an empty body. Throws on a network error
+ * or the timeout; any status is an answer.
  */
 export async function callMarketplace(
   call: MarketplaceCall,
