@@ -6,7 +6,7 @@ import { DomainEvents } from '../../events/domain-events.service';
 import { RISK_RULES } from '../redemption/redeem-risk';
 import { BlocklistKind } from './entities/risk-blocklist-entry.entity';
 import { BlocklistRow, RiskRepository } from './risk.repository';
-import { BlocklistMatcher, normalPhone, readRules, RiskRules, validNetwork } from './risk-rules';
+import { BlocklistMatcher, disposableDomains, normalPhone, readRules, RiskRules, validNetwork } from './risk-rules';
 
 export const RISK_MESSAGES = {
   notFound: 'Blocklist entry not found.',
@@ -44,6 +44,7 @@ export class RiskService implements OnModuleInit {
       async () => {
         const [stored, entries] = await Promise.all([this.repository.rules(), this.repository.blocklist()]);
         const rules = readRules(stored);
+        if (rules.disposableEmail.enabled) disposableDomains();
         return {
           rules,
           anyOn: RISK_RULES.some((name) => rules[name].enabled),
