@@ -1,8 +1,8 @@
 // One `npm test` runs every suite: backend unit specs, API end-to-end specs on real PostgreSQL/Redis/SMTP,
 // frontend component tests (jsdom) and real-browser flows (Debian's Chromium through playwright-core).
 // TypeScript is compiled by SWC; types are checked by `npm run typecheck`, not here. On an empty cache and a quiet
-// 2-core machine the whole suite took 611 s under it and 577 s under ts-jest (docs/testing.md "Time per tier"), where
-// three web files failed that pass under SWC and in the browser.
+// 2-core machine the whole suite took 611 s under it and 577 s under ts-jest (2026-12-02, `c3ce30a`), where three
+// web files failed that pass under SWC and in the browser: the compiler does not decide the suite's time.
 const swc = (parser, transform) => [
   '@swc/jest',
   {
