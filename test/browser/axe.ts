@@ -19,6 +19,7 @@ export async function expectNoAxeViolations(page: Page, opts: { exclude?: string
   let axe = new AxeBuilder({ page }).options({
     runOnly: { type: 'tag', values: WCAG_21_AA },
     rules: { 'heading-order': { enabled: true } },
+    resultTypes: ['violations'],
   });
   // axe.run in the page itself: the default (runPartial, then finishRun in a new blank page of the context) opened a
   // page per check and took twice as long. Its gain, judging cross-origin frames, does not apply: the app's one
