@@ -141,6 +141,21 @@ export async function insertPlainProduct(pg: Client, name: string): Promise<stri
   return rows[0].id as string;
 }
 
+/** `psql \copy` of a CSV of `code,product_id` lines into `table`: its time in ms. */
+export function psqlCopyCodes(url: string, table: string, file: string): number {
+  return timeMs(() =>
+    execFileSync('psql', [
+      '-X',
+      '-q',
+      '-v',
+      'ON_ERROR_STOP=1',
+      url,
+      '-c',
+      `\\copy ${table} (code, product_id) from '${file}' with (format csv)`,
+    ]),
+  );
+}
+
 /** The compiled API (built first when missing), as `npm start` runs it. */
 export async function startApi(
   env: Record<string, string>,

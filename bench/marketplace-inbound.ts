@@ -11,7 +11,6 @@
  * The API runs with NODE_ENV=development: a connection's base URL on loopback needs WEBHOOK_ALLOW_INSECURE_TARGETS,
  * which production refuses; nothing calls it.
  */
-import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
@@ -22,11 +21,11 @@ import {
   adminToken,
   formatSpread,
   insertPlainProduct,
+  psqlCopyCodes,
   machine,
   RUNS,
   spread,
   startApi,
-  timeMs,
   withMigratedDatabase,
   writeResult,
 } from './lib';
@@ -129,17 +128,7 @@ export async function main(): Promise<void> {
         const { id, secret } = (await res.json()) as { id: string; secret: string };
         for (let r = 0; r < RUNS; r++) {
           await reset(pg);
-          const psqlMs = timeMs(() =>
-            execFileSync('psql', [
-              '-X',
-              '-q',
-              '-v',
-              'ON_ERROR_STOP=1',
-              url,
-              '-c',
-              `\\copy voucher_codes (code, product_id) from '${psqlFile}' with (format csv)`,
-            ]),
-          );
+          const psqlMs = psqlCopyCodes(url, 'voucher_codes', psqlFile);
           const measured: number[] = [];
           for (const concurrency of [1, CONCURRENCY]) {
             if ((await countCodes(pg)) !== CODES) throw new Error('bench: the \\copy did not load every code');
