@@ -6,11 +6,19 @@
  *   npm run bench -- export   (BENCH_EXPORT_ROWS to change the size, BENCH_RUNS (3) the runs)
  */
 import { spawnSync } from 'child_process';
-import { Client } from 'pg';
-import { runMigrations } from '../backend/src/database/migrate';
 import { markAndSelect } from '../backend/src/modules/export/export.repository';
 import { CODE_STATUS_SQL } from '../backend/src/modules/voucher/code-status.sql';
-import { adminToken, formatSpread, machine, RUNS, spread, startApi, timeMs, withDatabase, writeResult } from './lib';
+import {
+  adminToken,
+  formatSpread,
+  machine,
+  RUNS,
+  spread,
+  startApi,
+  timeMs,
+  withMigratedDatabase,
+  writeResult,
+} from './lib';
 import { peakRssMb, resetPeakRss } from './proc';
 import { recountCounters } from './recount';
 import { seedRedemptions } from './seed';
@@ -63,12 +71,9 @@ interface ExportRun {
 }
 
 export async function main(): Promise<void> {
-  await withDatabase(async (url) => {
-    await runMigrations(url);
+  await withMigratedDatabase(async (url, pg) => {
     console.log('seeding…');
     const seeded = await seedRedemptions(url, { redemptions: ROWS, exportedShare: 0, unredeemed: ROWS });
-    const pg = new Client({ connectionString: url });
-    await pg.connect();
     // The export alone: no e-mail left pending, else the API's jobs worker retries the seeded pending ones (6% of the
     // rows) against the bench's closed SMTP port, and relays each outcome to the API, while the export runs.
     await pg.query(`UPDATE redemptions SET email_status = 'sent' WHERE email_status = 'pending'`);
@@ -119,7 +124,6 @@ export async function main(): Promise<void> {
     } finally {
       await api.stop();
     }
-    await pg.end();
     const row = (
       name: string,
       copyOf: (r: ExportRun) => { ms: number; bytes: number },

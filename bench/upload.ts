@@ -16,13 +16,13 @@ import { Client } from 'pg';
 import {
   adminToken,
   formatSpread,
+  insertPlainProduct,
   machine,
+  psqlCopyCodes,
   RUNS,
   spread,
   startApi,
   timeAsync,
-  insertPlainProduct,
-  psqlCopyCodes,
   withMigratedDatabase,
   writeResult,
 } from './lib';
