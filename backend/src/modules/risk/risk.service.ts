@@ -44,6 +44,7 @@ export class RiskService implements OnModuleInit {
       async () => {
         const [stored, entries] = await Promise.all([this.repository.rules(), this.repository.blocklist()]);
         const rules = readRules(stored);
+        // The rule's list is read here, as the rule comes on, never on a redemption's path.
         if (rules.disposableEmail.enabled) disposableDomains();
         return {
           rules,
