@@ -84,7 +84,6 @@ describe('failure paths: PostgreSQL fails over to its standby during a redemptio
         )
       ).rows[0].n as number;
     let killedAt = 0;
-    let waitingAtKill = 0;
     const { attempts, succeeded } = await retryingBurst(t.baseUrl, requests, PARALLEL, async (burst) => {
       await eventually(async () => burst.succeeded.size >= BURST / 4, 60_000, 'a quarter of the redemptions');
       // The standby falls behind, then the primary dies: a commit it acknowledged alone would be lost. With
@@ -92,12 +91,13 @@ describe('failure paths: PostgreSQL fails over to its standby during a redemptio
       standby.holdReplication();
       // Only waiting ones count: on a loaded machine redemptions started after the hold may not have reached their
       // commit yet (once 3 of 8 were waiting when the primary died). One answered meanwhile fails the checks below.
+      // The kill follows the look that found them, with no second look: one can catch a waiter between two of its
+      // latch waits, when pg_stat_activity shows no wait event (CI once read 3 right after 4).
       await eventually(
         async () => (await waitingForStandby()) >= PARALLEL / 2,
         30_000,
         'redemptions waiting for the standby',
       );
-      waitingAtKill = await waitingForStandby();
       killedAt = Date.now();
       await primary.kill();
       await watcher.end().catch(() => undefined);
@@ -168,7 +168,5 @@ describe('failure paths: PostgreSQL fails over to its standby during a redemptio
       requests.map((r) => r.body.email),
     );
     expect((await httpFrom('127.0.0.1', `${t.baseUrl}/api/health`)).status).toBe(200);
-    // The kill came while redemptions waited for the standby's copy of their commit.
-    expect(waitingAtKill).toBeGreaterThanOrEqual(PARALLEL / 2);
   });
 });
