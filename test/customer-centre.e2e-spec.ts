@@ -194,6 +194,7 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
         removalToolLink: null,
         isManualProcessing: false,
         heldForReview: false,
+        refundedAt: null,
         emailStatus: expect.stringMatching(/pending|sent/),
       },
     ]);
@@ -242,5 +243,37 @@ describe('licence centre: sign-in link, licences, resend, refusals', () => {
     const stale = await signIn(email);
     jest.restoreAllMocks();
     await t.http().get('/api/customer/licences').set(stale).expect(401);
+  });
+
+  it('shows a refunded licence without key, download or resend; the data export keeps the key as stored', async () => {
+    const email = `refunded.${randomCode('e').toLowerCase()}@example.com`;
+    const key = `CENTRE-${randomCode('K')}`;
+    await addLicenseKey(t.db, windows, key);
+    const refunded = await redeem(windows, { email });
+    const customer = await signIn(email);
+    const before = await t.http().get('/api/customer/licences').set(customer).expect(200);
+    expect(before.body).toEqual([expect.objectContaining({ licenseKey: key, refundedAt: null })]);
+
+    const voided = await t
+      .http()
+      .post(`/api/products/${windows}/voucher-codes/void`)
+      .set(admin)
+      .send({ codes: [refunded.code] })
+      .expect(200);
+    const [{ refundedAt }] = voided.body.refundedAfterRedemption;
+    const after = await t.http().get('/api/customer/licences').set(customer).expect(200);
+    expect(after.body).toEqual([
+      expect.objectContaining({
+        redemptionId: refunded.id,
+        refundedAt,
+        licenseKey: null,
+        downloadLink: '',
+        activationLink: null,
+        removalToolLink: null,
+      }),
+    ]);
+    expect(JSON.stringify(after.body)).not.toContain(key);
+    const data = await t.http().get('/api/customer/data').set(customer).expect(200);
+    expect(data.body.redemptions).toEqual([expect.objectContaining({ licenseKey: key, refundedAt })]);
   });
 });

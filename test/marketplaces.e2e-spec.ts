@@ -327,6 +327,9 @@ describe('Marketplace connections', () => {
         .post('/api/redeem-voucher')
         .send(redeemBody({ voucherCode: unredeemed }));
       expect(again.status).toBe(410);
+      // The refunded redemption's success page is closed (docs/product.md §24.8).
+      const page = await t.http().get(`/api/success-token/${redeemed.successToken}`);
+      expect([page.status, page.body.message]).toEqual([410, 'This order has been refunded. Please contact support.']);
       expect(await audit('marketplace.refund', id)).toBe(1);
       expect((await t.http().get(`/api/marketplaces/${id}/status`).set(admin)).body.refundsApplied).toBe(2);
       // The marketplace sent the refund: it is not reported back to it.

@@ -112,8 +112,10 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
     expect(await keysAssignedTo(t, redeemed.id)).toEqual([
       { license_key: key, max_activations: 1, current_activations: 1 },
     ]);
-    const page = await t.http().get(`/api/success-token/${redeemed.successToken}`).expect(200);
-    expect(page.body.licenseKey).toBe(key);
+    // Its success page is closed: the key is no longer shown there (docs/product.md §19.3).
+    const page = await t.http().get(`/api/success-token/${redeemed.successToken}`).expect(410);
+    expect(page.body.message).toBe('This order has been refunded. Please contact support.');
+    expect(JSON.stringify(page.body)).not.toContain(key);
     const next = await redeemNew(t, product, {}, 'VD-NEXT');
     expect(await keysAssignedTo(t, next.id)).toEqual([]);
 

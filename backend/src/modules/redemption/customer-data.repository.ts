@@ -20,6 +20,8 @@ export interface CustomerLicence {
   isManualProcessing: boolean;
   /** Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it. */
   heldForReview: boolean;
+  /** Refunded (docs/product.md §19.3): the licence centre then shows no key and no download. */
+  refundedAt: Date | null;
   emailStatus: string;
 }
 
@@ -65,13 +67,25 @@ export class CustomerDataRepository {
     return row?.id;
   }
 
-  /** Every redemption of the address, newest first, its licence read live (as the success page reads it). */
+  /**
+   * Every redemption of the address, newest first, its licence read live (as the success page reads it). A refunded
+   * one shows no key and no download, as its success page is closed (docs/product.md §19.3).
+   */
   async licencesOf(email: string): Promise<CustomerLicence[]> {
+    return (await this.licencesAsStored(email)).map((licence) =>
+      licence.refundedAt
+        ? { ...licence, licenseKey: null, downloadLink: '', activationLink: null, removalToolLink: null }
+        : licence,
+    );
+  }
+
+  /** The licences as stored, refunded ones' keys included: the customer's data export gives them as given. */
+  private async licencesAsStored(email: string): Promise<CustomerLicence[]> {
     const rows = await this.database.manager.query(
       `SELECT r.id, p.name AS product_name, v.code, r.redeemed_at, r.email_status, p.is_license_managed,
               -- Held (docs/product.md §25.2): no key shown, like a redemption waiting for one.
               r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
-              r.held_at IS NOT NULL AND r.refunded_at IS NULL AS held,
+              r.held_at IS NOT NULL AND r.refunded_at IS NULL AS held, r.refunded_at,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key, lk.key_ciphertext,
               lk.download_link AS license_link, p.activation_link, p.removal_tool_link
          FROM customers c
@@ -102,6 +116,7 @@ export class CustomerDataRepository {
         removalToolLink: links.removalToolLink,
         isManualProcessing: manual,
         heldForReview: row.held,
+        refundedAt: row.refunded_at,
         emailStatus: row.email_status,
       };
     });
@@ -123,7 +138,7 @@ export class CustomerDataRepository {
       [email],
     );
     if (!customer) return undefined;
-    const licences = new Map((await this.licencesOf(email)).map((l) => [l.redemptionId, l]));
+    const licences = new Map((await this.licencesAsStored(email)).map((l) => [l.redemptionId, l]));
     const rows = await this.database.manager.query(
       `SELECT r.id, v.code, p.name AS product_name, r.first_name, r.last_name, r.phone, r.zip_code, r.country,
               r.ip_address, r.redeemed_at, r.email_status, r.refunded_at

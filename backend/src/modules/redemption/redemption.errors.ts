@@ -18,6 +18,8 @@ export const REDEEM_MESSAGES = {
   inactiveProduct: 'This product is currently not available for redemption.',
   alreadyIssued: 'A licence for this product has already been issued to this e-mail address.',
   invalidToken: 'Invalid or expired access token',
+  /** The success page of a redemption refunded since (docs/product.md §19.3, §24.8): 410. */
+  refundedOrder: 'This order has been refunded. Please contact support.',
   rateLimited: 'Too many redemption attempts. Please wait a minute and try again.',
   invalidIdempotencyKey: 'Invalid Idempotency-Key header',
   /** A connected product's live check got no answer and the connection refuses then (docs/product.md §24.6): 503. */

@@ -92,7 +92,7 @@ export class RedemptionRepository {
   async successTokenView(token: string) {
     const [row] = await this.database.manager.query(
       `SELECT t.customer_email, t.product_name, v.code AS voucher_code,
-              r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license,
+              r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license, r.refunded_at IS NOT NULL AS refunded,
               p.is_license_managed,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key,
               lk.key_ciphertext, lk.download_link AS license_link
@@ -114,6 +114,7 @@ export class RedemptionRepository {
           product_name: string;
           voucher_code: string;
           awaiting_license: boolean;
+          refunded: boolean;
           is_license_managed: boolean;
           product_key: string | null;
           product_link: string | null;

@@ -256,6 +256,8 @@ export class RedemptionService {
   async successToken(token: string): Promise<SuccessTokenView> {
     const row = await this.redemptions.successTokenView(token);
     if (!row) throw new NotFoundException(REDEEM_MESSAGES.invalidToken);
+    // Refunded since: the page is closed, the key no longer shown (docs/product.md §19.3).
+    if (row.refunded) throw new GoneException(REDEEM_MESSAGES.refundedOrder);
     const manual: boolean = row.awaiting_license;
     const key = row.is_license_managed ? row.license_key : row.product_key;
     return {

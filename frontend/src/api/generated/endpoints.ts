@@ -1295,6 +1295,8 @@ export type CustomerLicenceResponse = {
   isManualProcessing: boolean;
   /** Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it */
   heldForReview: boolean;
+  /** Refunded (docs/product.md §19.3): then no key, no download and no resend */
+  refundedAt: string | null;
   emailStatus: 'pending' | 'sent' | 'failed';
 };
 export type CustomerErasureDto = {

@@ -67,7 +67,12 @@ export function LicenceCard({ licence, onExpired }: { licence: CustomerLicence; 
         </Box>
       </Typography>
 
-      {licence.heldForReview ? (
+      {licence.refundedAt ? (
+        <Alert severity="warning">
+          Refunded on {dateOf(licence.refundedAt)}: this licence is no longer available here. Please contact support
+          with any questions.
+        </Alert>
+      ) : licence.heldForReview ? (
         <Alert severity="info">
           Held for review: your licence will be sent to you by e-mail once it is approved, usually within 2-3 hours.
         </Alert>

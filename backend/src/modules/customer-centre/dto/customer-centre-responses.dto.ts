@@ -31,6 +31,13 @@ export class CustomerLicenceResponse {
   @ApiProperty() isManualProcessing: boolean;
   @ApiProperty({ description: 'Held for review by a risk rule (docs/product.md §25.2): no key until staff approve it' })
   heldForReview: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description: 'Refunded (docs/product.md §19.3): then no key, no download and no resend',
+  })
+  refundedAt: string | null;
   @ApiProperty({ enum: ['pending', 'sent', 'failed'] }) emailStatus: string;
 }
 
