@@ -88,7 +88,7 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
     );
     const page = async () => (await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200)).body;
     expect((await page()).isManualProcessing).toBe(true);
-    return { id: id as string, code, key, email, product, page };
+    return { id: id as string, code, key, email, product, page, token: res.body.successToken as string };
   };
   const decide = (id: string, decision: 'approve' | 'refuse', body: object = {}) =>
     t.http().post(`/api/reviews/${id}/${decision}`).set(operator).send(body);
@@ -176,7 +176,9 @@ describe('Risk review: decisions, their events and the two-hour alert', () => {
     expect(await t.app.get(ReviewMailJob).sweepRefusals()).toBeGreaterThanOrEqual(1);
     await eventually(async () => refusals() === 2, 15_000, 'the swept refusal e-mail');
     await eventually(async () => (await mailStatus()) === 'sent', 15_000, 'the swept e-mail marked sent');
-    expect(await c.page()).toMatchObject({ licenseKey: null });
+    // The success page is closed with the refusal's sentence: no key, no "Processing" promise.
+    const closed = await t.http().get(`/api/success-token/${c.token}`).expect(410);
+    expect(closed.body.message).toBe(`We could not complete this redemption. Please contact support at ${SUPPORT}.`);
     const [row] = await t.db.query(`SELECT refunded_at, email_status FROM redemptions WHERE id = $1`, [c.id]);
     expect(row.refunded_at).not.toBeNull();
     expect(row.email_status).toBe('pending');

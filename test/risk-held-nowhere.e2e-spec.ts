@@ -166,4 +166,61 @@ describe('Held for review: the key is nowhere until approved', () => {
       await receiver.close();
     }
   });
+
+  it('lets no staff action deliver a held redemption around the review: assign, bulk assign and resend refuse it', async () => {
+    const product = await licenseManagedProduct(t.db, `Held staff ${randomCode('P')}`);
+    const poolKey = key('SPOOL');
+    await addLicenseKey(t.db, product, poolKey);
+    await t
+      .http()
+      .put('/api/risk/rules')
+      .set(admin)
+      .send({ ...OFF, disposableEmail: { enabled: true, action: 'review' } })
+      .expect(200);
+    try {
+      const [code] = await addCodes(t.db, product, [randomCode('HS')]);
+      const email = `staff.${randomCode('E').toLowerCase()}@mailinator.com`;
+      await t
+        .http()
+        .post('/api/redeem-voucher')
+        .set('X-Forwarded-For', centre.newIp())
+        .send(redeemBody({ voucherCode: code, email }))
+        .expect(201);
+      const [{ id }] = await t.db.query(
+        `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+        [code],
+      );
+      const manual = { licenseKey: key('MANUAL'), downloadLink: 'https://dl.example.com/m.exe' };
+      const HELD = 'This redemption is held for review: approve it in the Review tab to deliver its licence.';
+
+      const assign = await t.http().post(`/api/redemptions/${id}/assign-license`).set(admin).send(manual);
+      expect([assign.status, assign.body.message]).toEqual([409, HELD]);
+      const bulk = await t
+        .http()
+        .post('/api/redemptions/bulk-assign-license')
+        .set(admin)
+        .send({ ...manual, redemptionIds: [id] })
+        .expect(200);
+      expect(bulk.body.successCount).toBe(0);
+      const resend = await t.http().post(`/api/redemptions/${id}/resend-email`).set(admin);
+      expect([resend.status, resend.body.message]).toEqual([409, HELD]);
+      const assignments = async () =>
+        (await t.db.query(`SELECT count(*)::int AS n FROM license_assignments WHERE redemption_id = $1`, [id]))[0]
+          .n as number;
+      expect(await assignments()).toBe(0);
+      expect(smtp.messages.filter((m) => JSON.stringify(m.to).includes(email))).toEqual([]);
+
+      // Approve delivers it: the pool's key, one assignment, the order e-mail with it.
+      await t.http().post(`/api/reviews/${id}/approve`).set(admin).send({}).expect(200);
+      await eventually(
+        async () => smtp.messages.some((m) => JSON.stringify(m.to).includes(email) && m.text?.includes(poolKey)),
+        20_000,
+        'the order e-mail',
+      );
+      expect(await assignments()).toBe(1);
+      await t.http().post(`/api/redemptions/${id}/resend-email`).set(admin).expect(200);
+    } finally {
+      await t.http().put('/api/risk/rules').set(admin).send(OFF);
+    }
+  });
 });

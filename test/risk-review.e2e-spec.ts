@@ -204,8 +204,9 @@ describe('Risk rules: held redemptions and the review queue', () => {
       .expect(200);
     expect((await redemptionOf(held.code)).refunded_at).not.toBeNull();
     expect(await keysAssignedTo(t, id)).toEqual([]);
-    const view = (await t.http().get(`/api/success-token/${res.body.successToken}`).expect(200)).body;
-    expect(view.licenseKey).toBeNull();
+    // The success page says what the refusal e-mail says, and shows no key.
+    const view = await t.http().get(`/api/success-token/${res.body.successToken}`).expect(410);
+    expect(view.body.message).toMatch(/^We could not complete this redemption\. Please contact support at .+\.$/);
     const entries = (await t.http().get('/api/risk/blocklist').set(admin).expect(200)).body;
     expect(entries.map((e: { kind: string; value: string }) => [e.kind, e.value])).toEqual([['email', email]]);
     expect((await queue()).items.map((i: { redemptionId: string }) => i.redemptionId)).not.toContain(id);

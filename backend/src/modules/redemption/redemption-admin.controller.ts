@@ -49,7 +49,9 @@ export class RedemptionAdminController {
   @Post('bulk-assign-license')
   @HttpCode(200)
   @RequirePermissions(Permission.LicensesAssign)
-  @ApiOperation({ summary: 'One key and link for every selected redemption without a key; answers {successCount}' })
+  @ApiOperation({
+    summary: 'One key and link for every selected redemption without a key and not held; answers {successCount}',
+  })
   @ApiOkResponse({ type: SuccessCountResponse })
   @ApiErrorResponses(400)
   bulkAssign(@Body() dto: BulkAssignLicenseDto, @Req() req: Request, @CurrentUser() user?: AuthUser) {
@@ -85,7 +87,7 @@ export class RedemptionAdminController {
   @ApiOkResponse({ type: SuccessMessageResponse })
   @ApiErrorResponses({
     404: 'Redemption not found',
-    409: 'This redemption has no license key yet. Assign one first; the e-mail is sent with it.',
+    409: 'No key yet (assign one first), or held for review (approve it in the Review tab)',
   })
   resend(@Param('id', redemptionId) id: string, @Req() req: Request, @CurrentUser() user?: AuthUser) {
     return this.redemptions.resendEmail(id, requestActor(req, user));
@@ -101,6 +103,7 @@ export class RedemptionAdminController {
   @ApiErrorResponses({
     400: 'Validation failures, or a Mac / not licence-managed product',
     404: 'Redemption not found',
+    409: 'This redemption is held for review: approve it in the Review tab to deliver its licence.',
   })
   assign(
     @Param('id', redemptionId) id: string,

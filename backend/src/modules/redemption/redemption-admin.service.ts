@@ -38,15 +38,18 @@ export class RedemptionAdminService {
   async resendEmail(id: string, actor: RequestActor) {
     const requeued = await this.redemptions.requeueEmail(id);
     if (!requeued) {
-      if (!(await this.redemptions.exists(id))) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
+      const held = await this.redemptions.heldForReview(id);
+      if (held === undefined) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
       await this.events.publish('redemption.resend-email', {
         ...actor,
         success: false,
         resource: 'redemption',
         resourceId: id,
-        details: { reason: 'awaiting-license' },
+        details: { reason: held ? 'held-for-review' : 'awaiting-license' },
       });
-      throw new ConflictException(REDEMPTION_ADMIN_MESSAGES.awaitingLicense);
+      throw new ConflictException(
+        held ? REDEMPTION_ADMIN_MESSAGES.heldForReview : REDEMPTION_ADMIN_MESSAGES.awaitingLicense,
+      );
     }
     this.jobs.add(REDEMPTION_MAIL, { redemptionId: id });
     await this.events.publish('redemption.resend-email', {
@@ -70,6 +73,7 @@ export class RedemptionAdminService {
     await this.database.transaction(async () => {
       const r = await this.redemptions.lockForAssignment(id);
       if (!r) throw new NotFoundException(REDEMPTION_ADMIN_MESSAGES.notFound);
+      if (r.held) throw new ConflictException(REDEMPTION_ADMIN_MESSAGES.heldForReview);
       if (!r.isLicenseManaged) {
         throw new BadRequestException(
           isMacProduct(r.productName)

@@ -89,7 +89,7 @@ export class RedemptionController {
   @ApiOkResponse({ type: SuccessTokenResponse })
   @ApiErrorResponses({
     404: 'Invalid or expired access token',
-    410: 'This order has been refunded. Please contact support.',
+    410: 'Refunded since ("This order has been refunded. Please contact support."), or refused in review',
     429: 'Too many invalid voucher codes. Please contact support.',
   })
   successToken(@Param('token') token: string) {

@@ -93,6 +93,7 @@ export class RedemptionRepository {
     const [row] = await this.database.manager.query(
       `SELECT t.customer_email, t.product_name, v.code AS voucher_code,
               r.awaiting_license OR r.held_at IS NOT NULL AS awaiting_license, r.refunded_at IS NOT NULL AS refunded,
+              r.review_decision = 'refused' AS refused_in_review,
               p.is_license_managed,
               p.product_key, p.product_key_ciphertext, p.download_link AS product_link, lk.license_key,
               lk.key_ciphertext, lk.download_link AS license_link
@@ -115,6 +116,7 @@ export class RedemptionRepository {
           voucher_code: string;
           awaiting_license: boolean;
           refunded: boolean;
+          refused_in_review: boolean;
           is_license_managed: boolean;
           product_key: string | null;
           product_link: string | null;
@@ -157,7 +159,8 @@ export class RedemptionRepository {
         `UPDATE redemptions r SET email_status = 'pending', email_locked_until = NULL,
                 email_resends = r.email_resends + CASE WHEN r.email_status = 'pending' THEN 0 ELSE 1 END
           FROM voucher_codes v
-         WHERE r.id = $1 AND NOT r.awaiting_license AND r.erased_at IS NULL AND v.id = r.voucher_code_id
+         WHERE r.id = $1 AND NOT r.awaiting_license AND r.held_at IS NULL AND r.erased_at IS NULL
+           AND v.id = r.voucher_code_id
          RETURNING v.code`,
         [id],
       ),
@@ -220,8 +223,12 @@ export class RedemptionRepository {
     return rows.length > 0;
   }
 
-  async exists(id: string): Promise<boolean> {
-    return this.database.manager.getRepository(Redemption).exists({ where: { id } });
+  /** Whether a redemption was ever held for review (waiting, or refused): undefined when there is none. */
+  async heldForReview(id: string): Promise<boolean | undefined> {
+    const row = await this.database.manager
+      .getRepository(Redemption)
+      .findOne({ where: { id }, select: { id: true, heldAt: true } });
+    return row ? row.heldAt !== null : undefined;
   }
 
   // --- Licence state ---
@@ -245,15 +252,25 @@ export class RedemptionRepository {
   /** Locks one redemption for a manual assignment, with what the rules need of its product and code. */
   async lockForAssignment(
     id: string,
-  ): Promise<{ productId: string; productName: string; isLicenseManaged: boolean; code: string } | undefined> {
+  ): Promise<
+    { productId: string; productName: string; isLicenseManaged: boolean; code: string; held: boolean } | undefined
+  > {
     const db = this.database.current;
     const [r] = await db.query(
-      `SELECT r.id, r.product_id, p.name, p.is_license_managed, v.code
+      `SELECT r.id, r.product_id, p.name, p.is_license_managed, v.code, r.held_at IS NOT NULL AS held
          FROM redemptions r JOIN products p ON p.id = r.product_id JOIN voucher_codes v ON v.id = r.voucher_code_id
         WHERE r.id = $1 FOR NO KEY UPDATE OF r`,
       [id],
     );
-    return r && { productId: r.product_id, productName: r.name, isLicenseManaged: r.is_license_managed, code: r.code };
+    return (
+      r && {
+        productId: r.product_id,
+        productName: r.name,
+        isLicenseManaged: r.is_license_managed,
+        code: r.code,
+        held: r.held,
+      }
+    );
   }
 
   /**
@@ -266,7 +283,7 @@ export class RedemptionRepository {
     await db.query(`SELECT id FROM redemptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [ids]);
     const rows: Array<{ id: string; product_id: string }> = await db.query(
       `SELECT r.id, r.product_id FROM redemptions r JOIN products p ON p.id = r.product_id
-        WHERE r.id = ANY($1::uuid[]) AND p.is_license_managed
+        WHERE r.id = ANY($1::uuid[]) AND p.is_license_managed AND r.held_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM license_assignments a WHERE a.redemption_id = r.id)
         ORDER BY r.product_id, r.id`,
       [ids],

@@ -25,7 +25,7 @@ import { GeoBlockedException, REDEEM_MESSAGES } from './redemption.errors';
 import { DomainEvents } from '../../events/domain-events.service';
 import { RedeemCheck, RedeemCheckVerdict } from './redeem-check';
 import { RedeemRisk } from './redeem-risk';
-import { RiskRefusal, RiskRefusedException } from './risk-refusal';
+import { RiskRefusal, RiskRefusedException, riskRefusedMessage } from './risk-refusal';
 
 export interface RedeemResult {
   success: true;
@@ -256,8 +256,12 @@ export class RedemptionService {
   async successToken(token: string): Promise<SuccessTokenView> {
     const row = await this.redemptions.successTokenView(token);
     if (!row) throw new NotFoundException(REDEEM_MESSAGES.invalidToken);
-    // Refunded since: the page is closed, the key no longer shown (docs/product.md §19.3).
-    if (row.refunded) throw new GoneException(REDEEM_MESSAGES.refundedOrder);
+    // Refunded since, or refused in review: the page is closed, no key shown (docs/product.md §19.3, §25.3).
+    if (row.refunded) {
+      throw new GoneException(
+        row.refused_in_review ? riskRefusedMessage(this.config.supportEmail) : REDEEM_MESSAGES.refundedOrder,
+      );
+    }
     const manual: boolean = row.awaiting_license;
     const key = row.is_license_managed ? row.license_key : row.product_key;
     return {

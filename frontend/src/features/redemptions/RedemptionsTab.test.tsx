@@ -139,15 +139,16 @@ describe('Recent Redemptions tab', () => {
     expect(server.of('GET', '/api/redemptions').at(-1)!.query.get('page')).toBe('1');
   });
 
-  it('a redemption with a licence key cannot be selected; select-all takes the others; Delete Selected asks with the confirmation text', async () => {
+  it('a redemption with a licence key or held for review cannot be selected; select-all takes the others; Delete Selected asks with the confirmation text', async () => {
     const free1 = aRedemption({ code: 'FREE-0001' });
     const free2 = aRedemption({ code: 'FREE-0002' });
     const keyed = aRedemption({
       code: 'KEYED-001',
       assignedLicenseKey: { licenseKey: 'ABCDE-12345', downloadLink: 'https://dl.example.com/x' },
     });
+    const held = aRedemption({ code: 'HELD-0001', isManualProcessing: true, heldForReview: true });
     const { user } = open(false, {
-      list: () => ({ status: 200, body: pageOf([free1, keyed, free2]) }),
+      list: () => ({ status: 200, body: pageOf([free1, keyed, held, free2]) }),
       extra: {
         'POST /api/redemptions/bulk-delete': (req) => ({
           status: 200,
@@ -157,12 +158,14 @@ describe('Recent Redemptions tab', () => {
     });
     await screen.findByText('FREE-0001');
     expect(within(rowOf('KEYED-001')).getByRole('checkbox')).toBeDisabled();
+    expect(within(rowOf('HELD-0001')).getByRole('checkbox')).toBeDisabled();
     expect(screen.queryByRole('region', { name: 'Selection' })).not.toBeInTheDocument();
 
     await user.click(screen.getByRole('checkbox', { name: 'Select all on this page' }));
     const bar = screen.getByRole('region', { name: 'Selection' });
     expect(bar).toHaveTextContent('2 selected');
     expect(within(rowOf('KEYED-001')).getByRole('checkbox')).not.toBeChecked();
+    expect(within(rowOf('HELD-0001')).getByRole('checkbox')).not.toBeChecked();
     for (const name of [
       'Clear Selection',
       'Export Selected CSV',

@@ -6,8 +6,11 @@ import { useRedemptionAdminControllerListQuery } from '../../api';
 /** docs/product.md §10.3: redemptions page size. */
 export const REDEMPTIONS_PAGE_SIZE = 50;
 
-/** A redemption that already has a licence key cannot be selected for bulk actions (docs/product.md §3.5). */
-export const isSelectable = (r: AdminRedemption) => !r.assignedLicenseKey;
+/**
+ * A redemption that already has a licence key (docs/product.md §3.5), or is held for review (§25.2: Approve delivers
+ * it), cannot be selected for bulk actions.
+ */
+export const isSelectable = (r: AdminRedemption) => !r.assignedLicenseKey && !r.heldForReview;
 
 const redemptionsOf = (page: RedemptionsPage) => page.redemptions;
 
