@@ -227,6 +227,24 @@ describe('Marketplace connections', () => {
       expect(status.lastEventAt).not.toBeNull();
     });
 
+    it("one batch per the service's day (TZ), the day the reconciliation's CSV reads", async () => {
+      const { id, secret, product, ref } = await connect();
+      // 23:30 UTC on the 6th is the 7th in Tokyo.
+      const at = new Date('2026-12-06T23:30:00Z');
+      const zone = t.config.timeZone;
+      jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(at);
+      t.config.timeZone = 'Asia/Tokyo';
+      try {
+        const event = { id: 'evt-tz', type: 'voucher.created', externalRef: ref, codes: [randomCode('MKT')] };
+        expect((await push(id, secret, event, at.getTime() / 1000)).status).toBe(200);
+      } finally {
+        t.config.timeZone = zone;
+        jest.restoreAllMocks();
+      }
+      const batches = (await t.http().get(`/api/products/${product}/batches`).set(admin).expect(200)).body;
+      expect(batches.map((b: { fileName: string }) => b.fileName)).toEqual([`marketplace ${ref} 2026-12-07`]);
+    });
+
     it('refuses a forged, missing or stale signature (401) and an unknown externalRef (422), changing nothing', async () => {
       const { id, secret, ref } = await connect();
       const code = randomCode('MKF');
@@ -335,6 +353,24 @@ describe('Marketplace connections', () => {
       // The marketplace sent the refund: it is not reported back to it.
       await eventually(async () => marketplace.callsTo('/redemptions').length === 1, 10_000, 'the redemption report');
       expect(marketplace.callsTo('/refunds')).toEqual([]);
+
+      // The same refund again in a new event (a second refund run): nothing is applied twice.
+      const twice = await push(id, secret, {
+        id: 'evt-r2',
+        type: 'voucher.cancelled',
+        externalRef: ref,
+        codes: [unredeemed, redeemed.code],
+      });
+      expect([twice.status, twice.body]).toEqual([200, { applied: 0, duplicates: 2, unknown: 0 }]);
+      expect((await t.http().get(`/api/marketplaces/${id}/status`).set(admin)).body.refundsApplied).toBe(2);
+      const voids = await t.db.query(
+        `SELECT details FROM security_audit_log WHERE action = 'vouchers.void' AND resource_id = $1
+          ORDER BY created_at`,
+        [product],
+      );
+      expect(
+        voids.map((v: { details: { refundedAfterRedemption: number } }) => v.details.refundedAfterRedemption),
+      ).toEqual([1, 0]);
     });
   });
 
@@ -387,6 +423,32 @@ describe('Marketplace connections', () => {
         [unknown]: 'available',
         [redeemed]: 'available',
       });
+    });
+
+    it('a check that finds a code redeemed here refunded since refunds it, and does not report that back', async () => {
+      const { id, product, marketplace } = await connect({ checkAtRedeem: true, reportRedemptions: true });
+      const [code] = await addCodes(t.db, product, [randomCode('MKQ')]);
+      expect((await redeem(code)).status).toBe(201);
+      const acked = async () => (await t.http().get(`/api/marketplaces/${id}/status`).set(admin)).body.reports.acked;
+      await eventually(async () => (await acked()) === 1, 10_000, 'the redemption report');
+      // The purchase was refunded at the marketplace; someone tries the code again.
+      marketplace.statuses.set(code, 'refunded');
+      const again = await redeem(code);
+      expect([again.status, again.body.message]).toEqual([
+        410,
+        'This voucher code has been cancelled. Please contact support.',
+      ]);
+      const [state] = await codeStates([code]);
+      expect(state.state).toBe('refunded');
+      // Its refund row is written as acknowledged, so never sent: a pending one would be sent at once.
+      const rows = await t.db.query(`SELECT kind, status FROM marketplace_reports WHERE code = $1 ORDER BY kind`, [
+        code,
+      ]);
+      expect(rows).toEqual([
+        { kind: 'redemption', status: 'acked' },
+        { kind: 'refund', status: 'acked' },
+      ]);
+      expect(marketplace.callsTo('/refunds')).toEqual([]);
     });
 
     it('unreachable: refuse answers 503 and claims nothing; accept redeems and re-checks later', async () => {
@@ -544,9 +606,20 @@ describe('Marketplace connections', () => {
         'dead',
       );
       jest.restoreAllMocks();
-      down = false;
+      // A long run of attempts (12 at the default 30 s reach the window's end): the retried report starts its
+      // backoff again, so its first failure leaves it pending for another window, not dead at once.
+      await t.db.query(`UPDATE marketplace_reports SET attempts = 30 WHERE redemption_id = $1`, [redemption.id]);
+      const report = async () =>
+        (
+          await t.db.query(`SELECT status, last_error FROM marketplace_reports WHERE redemption_id = $1`, [
+            redemption.id,
+          ])
+        )[0] as { status: string; last_error: string | null };
       const retried = await t.http().post(`/api/marketplaces/${c.id}/retry-dead`).set(admin).expect(200);
       expect(retried.body).toEqual({ message: '1 dead report queued again.', requeued: 1 });
+      await eventually(async () => (await report()).last_error !== null, 10_000, 'a failed retried attempt');
+      expect((await report()).status).toBe('pending');
+      down = false;
       await eventually(
         async () => (await t.http().get(`/api/marketplaces/${c.id}/status`).set(admin)).body.reports.acked === 1,
         10_000,
@@ -565,6 +638,48 @@ describe('Marketplace connections', () => {
         .expect(200);
       await eventually(async () => marketplace.callsTo('/refunds').length === 1, 10_000, 'the refund report');
       expect(marketplace.callsTo('/refunds')[0].json).toEqual({ redemptionId: redemption.id, code: redemption.code });
+    });
+    it('a void file refunding 1,001 reported redemptions reports each refund once', async () => {
+      const { id, product, marketplace } = await connect({ reportRedemptions: true });
+      const codes = await addCodes(
+        t.db,
+        product,
+        Array.from({ length: 1001 }, () => randomCode('MKV')),
+      );
+      for (let i = 0; i < codes.length; i += 8) {
+        await Promise.all(
+          codes.slice(i, i + 8).map((code) =>
+            t
+              .http()
+              .post('/api/redeem-voucher')
+              .send(redeemBody({ voucherCode: code }))
+              .expect(201),
+          ),
+        );
+      }
+      const acked = async () => (await t.http().get(`/api/marketplaces/${id}/status`).set(admin)).body.reports.acked;
+      await eventually(async () => (await acked()) === 1001, 30_000, 'the redemption reports');
+      const voided = await t
+        .http()
+        .post(`/api/products/${product}/voucher-codes/void`)
+        .set(admin)
+        .attach('file', Buffer.from(codes.join('\n'), 'utf8'), 'refunds.txt')
+        .expect(200);
+      expect(voided.body.refundedAfterRedemption).toHaveLength(1001);
+      // Every refund, past the 1,000 the void's audit row names: one outbox row per redemption, each acknowledged.
+      // Under this burst a few first attempts fail (8-15 of 1,001 in three runs, with MARKETPLACE_TIMEOUT_MS 300) and
+      // are sent again with their key, as the protocol allows (docs/marketplaces.md): the keys are counted.
+      await eventually(async () => (await acked()) === 2002, 30_000, 'the refund reports');
+      const refundIds = voided.body.refundedAfterRedemption.map(
+        (r: { redemptionId: string }) => `refund-${r.redemptionId}`,
+      );
+      const keys = new Set(marketplace.callsTo('/refunds').map((c) => c.headers['idempotency-key']));
+      expect([...keys].sort()).toEqual([...refundIds].sort());
+      const [{ rows }] = await t.db.query(
+        `SELECT count(*)::int AS rows FROM marketplace_reports WHERE kind = 'refund' AND connection_id = $1`,
+        [id],
+      );
+      expect(rows).toBe(1001);
     });
   });
 

@@ -144,14 +144,16 @@ describe('POST /api/products/:id/voucher-codes/void (refunds)', () => {
       }),
     });
 
-    // Again: nothing new to void, the refund keeps its first time.
+    // Again: nothing new to void or refund. The refunded redemption counts as already void and keeps its first time.
     const again = await voidFile(product, csv, 'refunds.csv').expect(200);
     expect(again.body).toMatchObject({
       voided: 0,
-      alreadyVoid: 3,
+      alreadyVoid: 4,
       unknown: 2,
-      refundedAfterRedemption: res.body.refundedAfterRedemption,
+      refundedAfterRedemption: [],
     });
+    const after = await t.http().get(`/api/redemptions/${redeemed.id}`).set(admin).expect(200);
+    expect(after.body.refundedAt).toBe(res.body.refundedAfterRedemption[0].refundedAt);
   });
 
   it('rolls the whole void back when its redemptions cannot be marked refunded', async () => {

@@ -8,6 +8,7 @@ import { insecureTargetList, WebhookUrlPolicy } from '../webhook/webhook-url-gua
 import { adapterFor } from './marketplace-adapters';
 import { MarketplaceLinks } from './marketplace-links';
 import { MarketplaceMetrics } from './marketplace-metrics';
+import { MarketplaceReportRepository } from './marketplace-report.repository';
 import { ProductLink } from './marketplace.repository';
 
 /** How long a code accepted while its marketplace was unreachable waits for its redemption to be re-checked. */
@@ -30,6 +31,7 @@ export class MarketplaceCheckService extends RedeemCheck {
     private readonly links: MarketplaceLinks,
     private readonly codes: VoucherCodeRepository,
     private readonly voids: VoucherVoidService,
+    private readonly reports: MarketplaceReportRepository,
     private readonly metrics: MarketplaceMetrics,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -91,8 +93,12 @@ export class MarketplaceCheckService extends RedeemCheck {
     };
   }
 
-  /** The marketplace refunded it: void it here too (the void's own audit row and webhook tell it). */
+  /**
+   * The marketplace refunded it: void it here too (the void's own audit row and webhook tell it). A redeemed code's
+   * refund is the marketplace's own, so it is never reported back to it, as for its refund events.
+   */
   private async voidCode(link: ProductLink, code: string): Promise<void> {
+    await this.reports.insertRefunds(link.connectionId, [code], 'acked');
     await this.voids.voidList(link.productId, [code], {
       adminUserId: null,
       ipAddress: null,

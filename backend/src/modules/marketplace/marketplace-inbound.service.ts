@@ -1,8 +1,10 @@
-import { Injectable, UnauthorizedException, UnprocessableEntityException } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException, UnprocessableEntityException } from '@nestjs/common';
 import { createHash } from 'crypto';
 import { Clock } from '../../common/clock';
+import { dayIn } from '../../common/utils/day';
 import { RequestActor } from '../../common/utils/request-actor';
 import { createValidationPipe } from '../../common/validation';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainEvents } from '../../events/domain-events.service';
 import { VoucherUploadService } from '../voucher/voucher-upload.service';
 import { VoucherVoidService } from '../voucher/voucher-void.service';
@@ -50,6 +52,7 @@ export class MarketplaceInboundService {
     private readonly events: DomainEvents,
     private readonly metrics: MarketplaceMetrics,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** A pushed request: verified before anything else is read. An unknown connection answers as a bad signature. */
@@ -91,7 +94,8 @@ export class MarketplaceInboundService {
     const codes = [...new Set(event.codes)];
     let outcome: EventOutcome = { applied: 0, duplicates: 0, unknown: 0 };
     if (codes.length && event.type === 'voucher.created') {
-      const day = this.clock.now().toISOString().slice(0, 10);
+      // The service's day (TZ), as the reconciliation's CSV of a day reads it.
+      const day = dayIn(this.config.timeZone, this.clock.now());
       const { inserted, duplicates } = await this.uploads.addListed(
         productId,
         codes,

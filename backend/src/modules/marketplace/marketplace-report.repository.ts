@@ -141,7 +141,9 @@ export class MarketplaceReportRepository {
   retryDead(connectionId: string): Promise<Array<{ id: string; attempts: number }>> {
     return queryRows(
       this.database.manager,
-      `UPDATE marketplace_reports SET status = 'pending', next_attempt_at = now(), created_at = now(), last_error = NULL
+      // A fresh window: its 24 hours and its backoff from the first delay again (attempts count within a window).
+      `UPDATE marketplace_reports SET status = 'pending', next_attempt_at = now(), created_at = now(), last_error = NULL,
+              attempts = 0
         WHERE connection_id = $1 AND status = 'dead' RETURNING id, attempts`,
       [connectionId],
     );

@@ -61,13 +61,16 @@ export class MarketplaceListener implements BeforeApplicationShutdown {
     if (this.check.takeUnconfirmed(e.voucherCode)) this.queue(await this.reports.insert({ ...row, kind: 'recheck' }));
   }
 
-  /** A refund made here (a void) of redemptions the marketplace was told of: it is told of the refund too. */
-  @OnDomainEvent('vouchers.void', 'after-commit')
-  async voided({ changed }: Events['vouchers.void']): Promise<void> {
-    if (!changed?.refundedCodes.length) return;
-    const link = this.links.of(changed.productId);
-    if (!link?.reportRedemptions) return;
-    for (const id of await this.reports.insertRefunds(link.connectionId, changed.refundedCodes, 'pending')) {
+  /**
+   * A refund made here (a void) of redemptions the marketplace was told of: it is told of the refund too, for every
+   * code the void refunded (not the void's audit, which names at most 1,000).
+   */
+  @OnDomainEvent('vouchers.refunded', 'after-commit')
+  async refunded({ productId, codes }: Events['vouchers.refunded']): Promise<void> {
+    const link = this.links.of(productId);
+    if (!link?.reportRedemptions || !codes.length) return;
+    const refunded = codes.map((c) => c.code);
+    for (const id of await this.reports.insertRefunds(link.connectionId, refunded, 'pending')) {
       this.queue(id);
     }
   }

@@ -94,25 +94,28 @@ export class VoucherVoidRepository {
         const [{ found, void_now: voidNow, redeemed }] = state as [
           { found: number; void_now: number; redeemed: RedeemedCode[] },
         ];
-        if (redeemed.length) await refund(redeemed);
-        const refunded = await refundedRedemptions(client, redeemed);
+        // A redeemed code refunded before (another void, another event) counts as already void: nothing of it is
+        // done again, so its refund is told once (the webhook, the marketplace's report, the figures).
+        const fresh = await notRefundedYet(client, redeemed);
+        if (fresh.length) await refund(fresh);
+        const refunded = await refundedRedemptions(client, fresh);
         const outcome = {
           distinct,
           voided,
-          alreadyVoid: voidNow - voided,
+          alreadyVoid: voidNow - voided + redeemed.length - fresh.length,
           unknown: distinct - found,
           refunded,
           batchId,
         };
         if (file && batchId) {
-          if (redeemed.length) {
+          if (fresh.length) {
             // In id order, as the void locked its codes: overlapping void files cannot deadlock.
             await client.query(
               `UPDATE voucher_codes v SET void_batch_id = $1
                  FROM (SELECT id FROM voucher_codes WHERE id = ANY($2::uuid[]) AND void_batch_id IS NULL
                         ORDER BY id FOR UPDATE) t
                 WHERE v.id = t.id`,
-              [batchId, redeemed.map((r) => r.id)],
+              [batchId, fresh.map((r) => r.id)],
             );
           }
           await this.batches.insert({
@@ -134,6 +137,23 @@ export class VoucherVoidRepository {
       { transaction: true, bulk: true },
     );
   }
+}
+
+/**
+ * The redeemed codes whose redemption is not refunded yet (or was deleted: nothing to mark). Their redemptions are
+ * locked in id order, as the refund's own marks lock them: of two voids of one code, the second waits for the
+ * first and then reads its mark, so exactly one refunds it.
+ */
+async function notRefundedYet(client: SqlClient, redeemed: RedeemedCode[]): Promise<RedeemedCode[]> {
+  if (!redeemed.length) return [];
+  // Every one locked, refunded or not: a lock that waited reads the row as the other void committed it.
+  const { rows } = await client.query<{ voucher_code_id: string; refunded: boolean }>(
+    `SELECT voucher_code_id, refunded_at IS NOT NULL AS refunded FROM redemptions
+      WHERE voucher_code_id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+    [redeemed.map((r) => r.id)],
+  );
+  const done = new Set(rows.filter((r) => r.refunded).map((r) => r.voucher_code_id));
+  return redeemed.filter((r) => !done.has(r.id));
 }
 
 /**
