@@ -27,7 +27,18 @@ export interface CustomerLicence {
 
 /** What is stored about one address, for the customer's own data export. */
 export interface CustomerRecord {
-  customer: { id: string; email: string; createdAt: Date };
+  /** The customer row as stored: its details are those of the address's first redemption (uq_customers_email). */
+  customer: {
+    id: string;
+    email: string;
+    firstName: string;
+    lastName: string;
+    phone: string | null;
+    country: string | null;
+    zipCode: string | null;
+    ipAddress: string | null;
+    createdAt: Date;
+  };
   redemptions: Array<{
     redemptionId: string;
     voucherCode: string;
@@ -134,7 +145,8 @@ export class CustomerDataRepository {
   /** Everything the redemption module stores about the address, as given (undefined: nothing). */
   async recordOf(email: string): Promise<CustomerRecord | undefined> {
     const [customer] = await this.database.manager.query(
-      `SELECT id, email, created_at FROM customers WHERE email = $1`,
+      `SELECT id, email, first_name, last_name, phone, country, zip_code, ip_address, created_at
+         FROM customers WHERE email = $1`,
       [email],
     );
     if (!customer) return undefined;
@@ -150,7 +162,17 @@ export class CustomerDataRepository {
       [customer.id],
     );
     return {
-      customer: { id: customer.id, email: customer.email, createdAt: customer.created_at },
+      customer: {
+        id: customer.id,
+        email: customer.email,
+        firstName: customer.first_name,
+        lastName: customer.last_name,
+        phone: customer.phone,
+        country: customer.country,
+        zipCode: customer.zip_code,
+        ipAddress: customer.ip_address,
+        createdAt: customer.created_at,
+      },
       redemptions: rows.map((r: Record<string, any>) => ({
         redemptionId: r.id,
         voucherCode: r.code,
