@@ -207,6 +207,8 @@ describe('Held for review: the key is nowhere until approved', () => {
       const assignments = async () =>
         (await t.db.query(`SELECT count(*)::int AS n FROM license_assignments WHERE redemption_id = $1`, [id]))[0]
           .n as number;
+      // The customer's own resend answers as always and sends nothing; it uses none of their 3 a day.
+      await t.http().post('/api/resend-order-email').send({ voucherCode: code, email }).expect(202);
       expect(await assignments()).toBe(0);
       expect(smtp.messages.filter((m) => JSON.stringify(m.to).includes(email))).toEqual([]);
 
@@ -219,6 +221,14 @@ describe('Held for review: the key is nowhere until approved', () => {
       );
       expect(await assignments()).toBe(1);
       await t.http().post(`/api/redemptions/${id}/resend-email`).set(admin).expect(200);
+      for (let i = 0; i < 3; i++) {
+        await t.http().post('/api/resend-order-email').send({ voucherCode: code, email }).expect(202);
+      }
+      const resends = await t.db.query(
+        `SELECT success FROM security_audit_log WHERE action = 'redemption.customer-resend' AND resource_id = $1`,
+        [id],
+      );
+      expect(resends.map((r: { success: boolean }) => r.success)).toEqual([true, true, true]);
     } finally {
       await t.http().put('/api/risk/rules').set(admin).send(OFF);
     }

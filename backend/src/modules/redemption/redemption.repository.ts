@@ -178,7 +178,7 @@ export class RedemptionRepository {
     email: string,
   ): Promise<{ redemptionId: string | null; hasLicence: boolean; refunded: boolean } | undefined> {
     const [row] = await this.database.manager.query(
-      `SELECT r.id, r.awaiting_license, r.refunded_at
+      `SELECT r.id, r.awaiting_license, r.held_at, r.refunded_at
          FROM voucher_codes v
          LEFT JOIN redemptions r ON r.voucher_code_id = v.id
                                 AND r.customer_id = (SELECT id FROM customers WHERE email = $2)
@@ -188,7 +188,8 @@ export class RedemptionRepository {
     if (!row) return undefined;
     return {
       redemptionId: row.id,
-      hasLicence: row.id !== null && !row.awaiting_license,
+      // Held for review: nothing to receive until approved (docs/product.md §25.2), no resend counted.
+      hasLicence: row.id !== null && !row.awaiting_license && row.held_at === null,
       refunded: row.refunded_at !== null,
     };
   }
@@ -196,10 +197,10 @@ export class RedemptionRepository {
   /** A redemption's resend state by id (the licence centre's resend; the caller checked whose it is). */
   async resendStateOf(id: string): Promise<{ hasLicence: boolean; refunded: boolean } | undefined> {
     const [row] = await this.database.manager.query(
-      `SELECT awaiting_license, refunded_at FROM redemptions WHERE id = $1`,
+      `SELECT awaiting_license, held_at, refunded_at FROM redemptions WHERE id = $1`,
       [id],
     );
-    return row && { hasLicence: !row.awaiting_license, refunded: row.refunded_at !== null };
+    return row && { hasLicence: !row.awaiting_license && row.held_at === null, refunded: row.refunded_at !== null };
   }
 
   /**
