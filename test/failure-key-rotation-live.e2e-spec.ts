@@ -9,6 +9,7 @@ import { createMigratedDatabase, TestDatabase } from './helpers/database';
 import { addCodes, randomCode, redeemBody } from './helpers/factories';
 import { eventually } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { randomHex } from './helpers/seed';
 
 /**
  * A DATA_KEY rotation on a service that keeps serving (docs/operations.md "Rotating DATA_KEY"): the re-sealing runs in
@@ -82,7 +83,7 @@ describe('failure paths: a key rotation while the service serves', () => {
   it('re-seals in batches between concurrent redemptions: each key handed out once, shown and mailed right', async () => {
     const before = await startTestApp({ DATA_KEY: b64(oldKey), SMTP_URL: smtp.url }, { database });
     const product = await newProduct(before);
-    const keys = Array.from({ length: 24 }, (_, i) => `LIVE-${randomBytes(4).toString('hex').toUpperCase()}-${i}`);
+    const keys = Array.from({ length: 24 }, (_, i) => `LIVE-${randomHex(4).toUpperCase()}-${i}`);
     for (const key of keys) await addKey(before, product, key).then((res) => expect(res.status).toBe(201));
     await before.close();
 
@@ -150,7 +151,7 @@ describe('failure paths: a key rotation while the service serves', () => {
     );
     apps.push(late);
     const product = await newProduct(early);
-    const keys = Array.from({ length: 8 }, (_, i) => `MIX-${randomBytes(4).toString('hex').toUpperCase()}-${i}`);
+    const keys = Array.from({ length: 8 }, (_, i) => `MIX-${randomHex(4).toUpperCase()}-${i}`);
     for (const [i, key] of keys.entries()) {
       expect((await addKey(i % 2 ? late : early, product, key)).status).toBe(201);
     }
@@ -181,9 +182,7 @@ describe('failure paths: a key rotation while the service serves', () => {
     // counts it, so DATA_KEY_PREVIOUS is not dropped too early.
     await rotateSealedKeys(late.db, new DataCipher(newKey, oldKey));
     expect((await countKeysNotUnderCurrent(late.db, new DataCipher(newKey))).licenseKeys).toBe(0);
-    const [code] = await addKey(early, product, `MIX-LATE-${randomBytes(4).toString('hex').toUpperCase()}`).then(
-      (res) => [res.status],
-    );
+    const [code] = await addKey(early, product, `MIX-LATE-${randomHex(4).toUpperCase()}`).then((res) => [res.status]);
     expect(code).toBe(201);
     expect((await countKeysNotUnderCurrent(late.db, new DataCipher(newKey))).licenseKeys).toBe(1);
   });

@@ -9,6 +9,7 @@ import { addCodes, randomCode, redeemBody } from './helpers/factories';
 import { expectNothingPartial } from './helpers/failures';
 import { eventually } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { randomHex } from './helpers/seed';
 
 /**
  * Issue 27: an instance serving while a key rotation is half done (docs/architecture.md "Keys at rest", "Rotation"):
@@ -25,7 +26,7 @@ describe('failure paths: a running app during a half-finished key rotation', () 
   let smtp: TestSmtpServer;
   let rotating: TestApp;
   let product: string;
-  const keys = Array.from({ length: 5 }, (_, i) => `ROT-${randomBytes(4).toString('hex').toUpperCase()}-0000${i}`);
+  const keys = Array.from({ length: 5 }, (_, i) => `ROT-${randomHex(4).toUpperCase()}-0000${i}`);
   let tokenBefore: string;
 
   beforeAll(async () => {
@@ -157,7 +158,7 @@ describe('failure paths: a running app during a half-finished key rotation', () 
       .set(auth)
       .send({
         productId: product,
-        licenseKey: `ROT-NEW-${randomBytes(3).toString('hex')}`,
+        licenseKey: `ROT-NEW-${randomHex(3)}`,
         downloadLink: 'https://dl.example.com/x.exe',
         licenseType: 'single-user',
       })

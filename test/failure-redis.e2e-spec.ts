@@ -6,6 +6,7 @@ import { addCodes, addLicenseKey, licenseManagedProduct, randomCode, redeemBody 
 import { expectNothingPartial } from './helpers/failures';
 import { emailStatus, eventually } from './helpers/redemptions';
 import { startRedisServer, TestRedisServer } from './helpers/redis';
+import { randomHex } from './helpers/seed';
 
 const RATE_MESSAGE = 'Too many redemption attempts. Please wait a minute and try again.';
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
@@ -54,7 +55,7 @@ describe('failure paths: Redis down under the rate-limit and guessing counters',
     await redis?.stop();
   });
 
-  const redeem = (t: TestApp, ip: string, voucherCode = `NOPE-${randomBytes(3).toString('hex').toUpperCase()}`) =>
+  const redeem = (t: TestApp, ip: string, voucherCode = `NOPE-${randomHex(3).toUpperCase()}`) =>
     t.http().post('/api/redeem-voucher').set('X-Forwarded-For', ip).send(redeemBody({ voucherCode }));
   const statuses = async (calls: Array<[TestApp, string]>) => {
     const out: number[] = [];

@@ -4,6 +4,7 @@ import { bearer, tokenFor } from './helpers/auth';
 import { createProduct } from './helpers/admin-data';
 import { redeemBody } from './helpers/factories';
 import { signed } from './helpers/marketplace';
+import { randomHex } from './helpers/seed';
 import { RECEIVERS_ON_LOOPBACK } from './helpers/webhook-receiver';
 import { appsumoSignature } from '../backend/src/modules/marketplace/appsumo-adapter';
 
@@ -12,7 +13,9 @@ const ONLY_WEBHOOKS =
   'An AppSumo connection only receives webhooks: checkAtRedeem, reportRedemptions and pullIntervalSeconds stay off.';
 
 /** A plan id as AppSumo writes them (64 hex digits). */
-const planId = () => (randomUUID() + randomUUID()).replace(/-/g, '');
+const planId = () => randomHex(32);
+/** A license key as AppSumo writes them (a UUID), from the file's seed (docs/testing.md "Random data"). */
+const seededUuid = () => randomHex(16).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
 /**
  * The AppSumo adapter (docs/product.md §24.4) through the real inbound route: webhooks in the shape of AppSumo's
@@ -116,7 +119,7 @@ describe('Marketplace connections: AppSumo', () => {
 
   it('purchase brings the license key in as a code of the plan; a replay adds nothing; the customer redeems it', async () => {
     const { id, apiKey, plan, product } = await connect();
-    const licenseKey = randomUUID();
+    const licenseKey = seededUuid();
     const code = licenseKey.toUpperCase();
     const payload = webhook('purchase', licenseKey, plan);
     const first = await send(id, apiKey, payload);
@@ -137,7 +140,7 @@ describe('Marketplace connections: AppSumo', () => {
 
   it('a webhook naming no plan goes to the only product; deactivate voids an unused key and refunds a redeemed one', async () => {
     const { id, apiKey, plan, product } = await connect();
-    const [unused, used] = [randomUUID(), randomUUID()];
+    const [unused, used] = [seededUuid(), seededUuid()];
     expect((await send(id, apiKey, webhook('purchase', unused, undefined))).body.applied).toBe(1);
     expect((await send(id, apiKey, webhook('purchase', used, plan))).body.applied).toBe(1);
     expect(await state(unused.toUpperCase())).toBe(`available:${product}`);
@@ -179,7 +182,7 @@ describe('Marketplace connections: AppSumo', () => {
 
   it('refuses a forged, stale, missing or generic signature and a body it cannot read, changing nothing', async () => {
     const { id, apiKey, plan } = await connect();
-    const licenseKey = randomUUID();
+    const licenseKey = seededUuid();
     const payload = webhook('purchase', licenseKey, plan);
     const body = JSON.stringify(payload);
     const forged = await send(id, randomUUID(), payload);

@@ -1,9 +1,9 @@
-import { randomBytes } from 'crypto';
 import { Clock } from '../backend/src/common/clock';
 import { RetentionJob } from '../backend/src/modules/retention/retention.job';
 import { startTestApp, TEST_ADMIN_PASSWORD, TestApp } from './helpers/app';
 import { createAdminUser } from './helpers/auth';
 import { addCodes, productId, PRODUCTS, randomCode, redeemBody } from './helpers/factories';
+import { randomHex } from './helpers/seed';
 
 const GUESS_MESSAGE = 'Too many invalid voucher codes. Please contact support.';
 const ALREADY_ISSUED = 'A licence for this product has already been issued to this e-mail address.';
@@ -45,7 +45,7 @@ describe('No oracles', () => {
 
     /** A customer who already holds a licence of the product, and an unredeemed code of the same product. */
     async function buyerAndSpareCode(): Promise<{ email: string; spare: string }> {
-      const email = `buyer-${randomBytes(4).toString('hex')}@example.com`;
+      const email = `buyer-${randomHex(4)}@example.com`;
       const [bought, spare] = await addCodes(t.db, mac, [randomCode('BOUGHT'), randomCode('SPARE')]);
       await redeem(newIp(), bought, email).expect(201);
       return { email, spare };
@@ -58,7 +58,7 @@ describe('No oracles', () => {
         const res = await redeem(ip, spare, email).expect(409);
         expect(res.body.message).toBe(ALREADY_ISSUED);
       }
-      const blocked = await redeem(ip, spare, `someone-${randomBytes(4).toString('hex')}@example.com`).expect(429);
+      const blocked = await redeem(ip, spare, `someone-${randomHex(4)}@example.com`).expect(429);
       expect(blocked.body).toEqual({ statusCode: 429, message: GUESS_MESSAGE, error: 'Too Many Requests' });
 
       const rows = await t.db.query(`SELECT reason FROM blocked_ips WHERE ip_address = $1`, [ip]);
@@ -67,7 +67,7 @@ describe('No oracles', () => {
       // The probing never used the code up: its rightful owner, from another address, still redeems it.
       const [code] = await t.db.query(`SELECT is_redeemed FROM voucher_codes WHERE code = $1`, [spare]);
       expect(code.is_redeemed).toBe(false);
-      await redeem(newIp(), spare, `owner-${randomBytes(4).toString('hex')}@example.com`).expect(201);
+      await redeem(newIp(), spare, `owner-${randomHex(4)}@example.com`).expect(201);
     });
 
     it('counts unknown codes and "already issued" answers together', async () => {
@@ -83,13 +83,13 @@ describe('No oracles', () => {
     it('does not count a granted redemption', async () => {
       const ip = newIp();
       const codes = await addCodes(t.db, mac, [randomCode('OK'), randomCode('OK'), randomCode('OK'), randomCode('OK')]);
-      for (const code of codes) await redeem(ip, code, `ok-${randomBytes(4).toString('hex')}@example.com`).expect(201);
+      for (const code of codes) await redeem(ip, code, `ok-${randomHex(4)}@example.com`).expect(201);
       await redeem(ip, randomCode('NOPE'), 'x@example.com').expect(404);
     });
   });
   const login = (username: string, password: string, ip = newIp()) =>
     t.http().post('/api/admin/login').set('X-Forwarded-For', ip).send({ username, password });
-  const unknownName = () => `nobody_${randomBytes(5).toString('hex')}`;
+  const unknownName = () => `nobody_${randomHex(5)}`;
 
   describe('an unknown username locks out exactly like a known one', () => {
     const accounts = async () => Number((await t.db.query(`SELECT count(*) AS n FROM admin_users`))[0].n);
@@ -151,7 +151,7 @@ describe('No oracles', () => {
     });
 
     it('never locks a real account through failures of another spelling of its name', async () => {
-      const user = await createAdminUser(t, { username: `Casey_${randomBytes(3).toString('hex')}` });
+      const user = await createAdminUser(t, { username: `Casey_${randomHex(3)}` });
       expect(await wrongLogins(user.username.toLowerCase(), 6)).toEqual([401, 401, 401, 401, 401, 423]);
       expect(await wrongLogins(user.username.toUpperCase(), 6)).toEqual([401, 401, 401, 401, 401, 423]);
       await login(user.username, user.password).expect(200);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'crypto';
 import { GeoService } from '../backend/src/modules/geo/geo.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { bearer, tokenFor } from './helpers/auth';
@@ -6,6 +5,7 @@ import { addCodes, randomCode, redeemBody } from './helpers/factories';
 import { csvRows, HEADER } from './helpers/exports';
 import { emailStatus, eventually } from './helpers/redemptions';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp';
+import { randomHex } from './helpers/seed';
 
 /**
  * Issue 24, finding "a redemption rewrites the customer" (docs/product.md §11.6): the name, phone, IP and
@@ -50,7 +50,7 @@ describe('each redemption keeps the details given with it', () => {
     const [a, b] = [await product('Details A'), await product('Details B')];
     const [codeA] = await addCodes(t.db, a, [randomCode('ANN')]);
     const [codeB] = await addCodes(t.db, b, [randomCode('BOB')]);
-    const email = `shared.${randomBytes(4).toString('hex')}@example.com`;
+    const email = `shared.${randomHex(4)}@example.com`;
     const [ipA, ipB] = ['8.8.8.8', '81.2.69.142'];
     const geo = t.app.get(GeoService);
     expect(geo.country(ipA)).not.toBe(geo.country(ipB));

@@ -13,6 +13,7 @@ import { WebhookRepository } from '../backend/src/modules/webhook/webhook.reposi
 import { WebhookDeliveryService } from '../backend/src/modules/webhook/webhook-delivery.service';
 import { AddressInfo } from 'net';
 import { SMTPServer } from 'smtp-server';
+import { randomHex } from './helpers/seed';
 
 /**
  * Webhooks (docs/product.md §20.4) through the real API, job queue and an in-test receiver on 127.0.0.1 (allowed by
@@ -502,7 +503,7 @@ describe('Webhooks: paused endpoints and payloads', () => {
         .send({ url: r.url, events: ['email.failed'] })
         .expect(201)
     ).body;
-    const email = `leaky.${randomBytes(4).toString('hex')}@example.com`;
+    const email = `leaky.${randomHex(4)}@example.com`;
     const redeemed = await redeemNew(t, await productId(t.db, PRODUCTS.homeBusinessMac), { email }, 'WHF');
     // Every recipient is refused here, so an earlier test's redemption can fail its e-mail while this hook
     // listens: the delivery asserted is the one for this redemption.

@@ -141,6 +141,7 @@ function serve() {
     ...Object.fromEntries(Object.values(PROBES).map((p) => [`GET ${p.path}`, () => ({ status: 200, body: p.body })])),
     'POST /api/*': declaredSuccess,
     'PUT /api/*': declaredSuccess,
+    'PATCH /api/*': declaredSuccess,
     'DELETE /api/*': declaredSuccess,
   });
 }
