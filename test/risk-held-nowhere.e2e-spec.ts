@@ -51,6 +51,31 @@ describe('Held for review: the key is nowhere until approved', () => {
     await smtp?.close();
   });
 
+  /** Every rule off but the disposable e-mail's, which holds: a @mailinator.com address is held for review. */
+  const holdDisposable = () =>
+    t
+      .http()
+      .put('/api/risk/rules')
+      .set(admin)
+      .send({ ...OFF, disposableEmail: { enabled: true, action: 'review' } })
+      .expect(200);
+  /** A new code of the product redeemed by a disposable address (held): its id, code, e-mail and answer. */
+  const redeemHeld = async (product: string, prefix: string) => {
+    const [code] = await addCodes(t.db, product, [randomCode(prefix)]);
+    const email = `held.${randomCode('E').toLowerCase()}@mailinator.com`;
+    const res = await t
+      .http()
+      .post('/api/redeem-voucher')
+      .set('X-Forwarded-For', centre.newIp())
+      .send(redeemBody({ voucherCode: code, email }))
+      .expect(201);
+    const [{ id }] = await t.db.query(
+      `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
+      [code],
+    );
+    return { id: id as string, code, email, res };
+  };
+
   it('shows "Held for review" instead of the key everywhere, and the key once approved', async () => {
     const receiver = await startReceiver();
     try {
@@ -79,12 +104,7 @@ describe('Held for review: the key is nowhere until approved', () => {
           })
           .expect(201)
       ).body.id as string;
-      await t
-        .http()
-        .put('/api/risk/rules')
-        .set(admin)
-        .send({ ...OFF, disposableEmail: { enabled: true, action: 'review' } })
-        .expect(200);
+      await holdDisposable();
 
       const answersOfRedeem: string[] = [];
       const cases: Array<{ id: string; code: string; email: string; key: string; product: string; token: string }> = [];
@@ -92,20 +112,9 @@ describe('Held for review: the key is nowhere until approved', () => {
         [pooled, poolKey],
         [keyed, productKey],
       ]) {
-        const [code] = await addCodes(t.db, product, [randomCode('HN')]);
-        const email = `held.${randomCode('E').toLowerCase()}@mailinator.com`;
-        const res = await t
-          .http()
-          .post('/api/redeem-voucher')
-          .set('X-Forwarded-For', centre.newIp())
-          .send(redeemBody({ voucherCode: code, email }))
-          .expect(201);
-        const [{ id }] = await t.db.query(
-          `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
-          [code],
-        );
+        const { id, code, email, res } = await redeemHeld(product, 'HN');
         answersOfRedeem.push(res.text);
-        cases.push({ id: id as string, code, email, key: k, product, token: res.body.successToken as string });
+        cases.push({ id, code, email, key: k, product, token: res.body.successToken as string });
       }
       // The licence centre signs the customers in (its link e-mail is read from the SMTP server).
       const customers: Array<Record<string, string>> = [];
@@ -171,25 +180,9 @@ describe('Held for review: the key is nowhere until approved', () => {
     const product = await licenseManagedProduct(t.db, `Held staff ${randomCode('P')}`);
     const poolKey = key('SPOOL');
     await addLicenseKey(t.db, product, poolKey);
-    await t
-      .http()
-      .put('/api/risk/rules')
-      .set(admin)
-      .send({ ...OFF, disposableEmail: { enabled: true, action: 'review' } })
-      .expect(200);
+    await holdDisposable();
     try {
-      const [code] = await addCodes(t.db, product, [randomCode('HS')]);
-      const email = `staff.${randomCode('E').toLowerCase()}@mailinator.com`;
-      await t
-        .http()
-        .post('/api/redeem-voucher')
-        .set('X-Forwarded-For', centre.newIp())
-        .send(redeemBody({ voucherCode: code, email }))
-        .expect(201);
-      const [{ id }] = await t.db.query(
-        `SELECT r.id FROM redemptions r JOIN voucher_codes v ON v.id = r.voucher_code_id WHERE v.code = $1`,
-        [code],
-      );
+      const { id, code, email } = await redeemHeld(product, 'HS');
       const manual = { licenseKey: key('MANUAL'), downloadLink: 'https://dl.example.com/m.exe' };
       const HELD = 'This redemption is held for review: approve it in the Review tab to deliver its licence.';
 
